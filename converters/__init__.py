@@ -1,0 +1,1 @@
+"""Converters from every KAIST annotation format to COCO JSON (`kaist-kit convert`)."""

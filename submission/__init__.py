@@ -1,0 +1,1 @@
+"""Packaging, validating and self-scoring challenge entries (`kaist-kit submit`)."""
