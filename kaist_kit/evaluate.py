@@ -1,0 +1,243 @@
+"""Log-average miss rate: curves and scores per method, protocol, setting and split.
+
+`Evaluation` matches one method's detections once, for every setting, and then scores any split
+and either protocol from that matching. `evaluate` is the one-call entry point.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence, Union
+
+import numpy as np
+
+from .detections import Detections, load_detections, method_name
+from .errors import warn
+from .groundtruth import GroundTruth
+from .matching import FALSE_POSITIVE, IGNORED, TRUE_POSITIVE, greedy_match, ignore_masks, overlaps_by_image
+from .settings import LEADERBOARD, SETTINGS, SPLITS, Protocol, get_protocol, get_setting
+
+
+@dataclass
+class Curve:
+    """The MR-FPPI curve: one point per scored detection, in descending score."""
+
+    scores: np.ndarray
+    fppi: np.ndarray
+    miss_rate: np.ndarray
+
+
+@dataclass
+class Result:
+    method: str
+    protocol: str
+    setting: str
+    split: str
+    lamr: float  # a fraction
+    miss_rates: tuple[float, ...]  # at fppi_refs
+    fppi_refs: tuple[float, ...]
+    recall: float  # at the end of the curve; nan when no pedestrian counts
+    n_images: int
+    n_gt: int  # pedestrians that count (non-ignored)
+    curve: Curve = field(repr=False)
+
+    def to_dict(self, with_curve: bool = False) -> dict:
+        out = {
+            "method": self.method,
+            "protocol": self.protocol,
+            "setting": self.setting,
+            "split": self.split,
+            "lamr": self.lamr,
+            "miss_rates": list(self.miss_rates),
+            "fppi_refs": list(self.fppi_refs),
+            "recall": None if math.isnan(self.recall) else self.recall,
+            "n_images": self.n_images,
+            "n_gt": self.n_gt,
+        }
+        if with_curve:
+            out["curve"] = {
+                "score": self.curve.scores.tolist(),
+                "fppi": self.curve.fppi.tolist(),
+                "miss_rate": [None if math.isnan(v) else v for v in self.curve.miss_rate.tolist()],
+            }
+        return out
+
+
+class Evaluation:
+    """One method's detections matched against the ground truth in every requested setting."""
+
+    def __init__(self, gt: GroundTruth, dets: Detections, settings: Iterable[str] = tuple(SETTINGS),
+                 method: str = ""):
+        self.gt = gt
+        self.method = method
+        self.settings = list(dict.fromkeys(settings))
+        self.setting_row = {name: k for k, name in enumerate(self.settings)}
+
+        # Evaluation order: by image, then by descending score; ties keep file order.
+        order = np.lexsort((-dets.scores, dets.image))
+        self.file_index = order
+        self.image = dets.image[order]
+        self.boxes = dets.boxes[order]
+        self.scores = dets.scores[order]
+        image_start = np.searchsorted(self.image, np.arange(gt.n_images + 1))
+        self.rank = np.arange(len(order)) - image_start[self.image]
+        self.dets_per_image = np.diff(image_start)
+
+        self.ignored = ignore_masks(gt, [get_setting(s) for s in self.settings])
+        pairs = overlaps_by_image(self.image, self.boxes, gt, min_overlap=0.5)
+        self.matches = greedy_match(self.image, pairs, self.ignored)
+        # The curve concatenates images in id order and stable-sorts by descending score.
+        self.score_order = np.argsort(-self.scores, kind="stable")
+
+    def score(self, setting: str, split: str | Sequence = "all", protocol: str | Protocol = "leaderboard",
+              split_name: str | None = None) -> Result:
+        proto = protocol if isinstance(protocol, Protocol) else get_protocol(protocol)
+        row = self.setting_row[setting]
+        images = self.gt.split_mask(split)
+        name = split_name or (split if isinstance(split, str) else "subset")
+
+        status = self.matches.status[row]
+        kept = images[self.image] & (status != IGNORED)
+        if proto.max_detections_per_image is not None:
+            kept &= self.rank < proto.max_detections_per_image
+        sequence = self.score_order[kept[self.score_order]]
+        positive = status[sequence] == TRUE_POSITIVE
+        if proto.id_zero_is_unmatched:
+            taken = self.matches.matched_gt[row, sequence[positive]]
+            positive[positive] = self.gt.ann_ids[taken] != 0
+
+        counted_images = images
+        if proto.skips_images_without_detections:
+            counted_images = images & (self.dets_per_image > 0)
+        counts = ~self.ignored[row] & counted_images[self.gt.ann_image]
+        n_gt = int(counts.sum())
+        n_images = int(images.sum())
+        return score_curve(positive, self.scores[sequence], n_gt, n_images, proto,
+                           self.method, setting, name)
+
+
+def score_curve(positive: np.ndarray, scores: np.ndarray, n_gt: int, n_images: int, proto: Protocol,
+                method: str = "", setting: str = "", split: str = "") -> Result:
+    """Score a sequence of true/false positives (in descending score) under a protocol."""
+    refs = np.array(proto.fppi_refs, np.float64)
+    tp = np.cumsum(positive, dtype=np.float64)
+    fp = np.cumsum(~positive, dtype=np.float64)
+    if n_gt == 0 or n_images == 0:
+        # No pedestrian counts: the devkit reads miss rate 1 everywhere; the leaderboard prints -1.
+        miss = np.ones(len(refs))
+        recall = float("nan")
+        fppi = fp / max(n_images, 1)
+        curve = Curve(scores, fppi, np.full(len(tp), np.nan))
+        return Result(method, proto.name, setting, split, 1.0, tuple(miss.tolist()), proto.fppi_refs,
+                      recall, n_images, n_gt, curve)
+
+    recall_curve = tp / n_gt
+    fppi = fp / n_images
+    if len(recall_curve) == 0:
+        at_refs = np.zeros(len(refs))
+    else:
+        index = np.searchsorted(fppi, refs, side="right") - 1
+        below = recall_curve[-1] if proto.below_first_reads_last else 0.0
+        at_refs = np.where(index >= 0, recall_curve[np.maximum(index, 0)], below)
+    miss = 1.0 - at_refs
+    lamr = log_average(miss, proto)
+    recall = float(recall_curve[-1]) if len(recall_curve) else 0.0
+    curve = Curve(scores, fppi, 1.0 - recall_curve)
+    return Result(method, proto.name, setting, split, lamr, tuple(miss.tolist()), proto.fppi_refs,
+                  recall, n_images, n_gt, curve)
+
+
+def log_average(miss: np.ndarray, proto: Protocol) -> float:
+    """Geometric mean of the miss rates, with each reference implementation's arithmetic."""
+    if proto.miss_rate_floor > 0:
+        # The devkit: exp(mean(log(max(1e-10, mr)))), its mean summing left to right.
+        total = 0.0
+        for value in np.log(np.maximum(proto.miss_rate_floor, miss)):
+            total += float(value)
+        return math.exp(total / len(miss))
+    with np.errstate(divide="ignore"):
+        return float(np.exp(np.mean(np.log(miss))))
+
+
+SplitSpec = Union[str, tuple[str, Sequence]]
+
+
+def _split(spec: SplitSpec) -> tuple[str, str | Sequence]:
+    """(name, selection) of a split given as 'all' / 'day' / 'night' or (name, image names or ids)."""
+    return (spec, spec) if isinstance(spec, str) else (spec[0], spec[1])
+
+
+def evaluate(gt: GroundTruth, dets: Detections, settings: Iterable[str] = ("reasonable",),
+             splits: Iterable[SplitSpec] = SPLITS, protocols: Iterable[str] = ("leaderboard",),
+             method: str = "") -> list[Result]:
+    """Score one method in each protocol, setting and split; warns about input a protocol mishandles."""
+    settings = list(settings)
+    evaluation = Evaluation(gt, dets, settings, method)
+    results = []
+    for protocol in protocols:
+        proto = get_protocol(protocol)
+        if proto.name == "leaderboard":
+            warn_leaderboard_input(evaluation, dets)
+        for setting in settings:
+            for spec in splits:
+                name, selection = _split(spec)
+                results.append(evaluation.score(setting, selection, proto, name))
+    return results
+
+
+def evaluate_files(paths: Sequence[str | os.PathLike], gt: GroundTruth,
+                   settings: Iterable[str] = ("reasonable",), splits: Iterable[SplitSpec] = SPLITS,
+                   protocols: Iterable[str] = ("leaderboard",), names: Sequence[str] | None = None,
+                   format: str = "auto", devkit_shift: bool = True) -> list[Result]:
+    """Read and score several result files; method names default to the file names."""
+    names = list(names) if names else unique_method_names(paths)
+    settings, splits, protocols = list(settings), list(splits), list(protocols)
+    results = []
+    for path, name in zip(paths, names):
+        dets = load_detections(path, gt, format, devkit_shift)
+        results += evaluate(gt, dets, settings, splits, protocols, name)
+    return results
+
+
+def unique_method_names(paths: Sequence[str | os.PathLike]) -> list[str]:
+    names = [method_name(p) for p in paths]
+    if len(set(names)) < len(names):
+        names = [Path(str(p).rstrip("/")).name if names.count(n) > 1 else n for p, n in zip(paths, names)]
+    return names
+
+
+def warn_leaderboard_input(evaluation: Evaluation, dets: Detections) -> None:
+    """Say what the leaderboard's own evaluator would do with input it cannot score correctly."""
+    where = dets.source or None
+    if len(dets) == 0:
+        warn("no detections: scored as miss rate 1 everywhere; the leaderboard's evaluator crashes "
+             "on an empty result", where)
+        return
+    file_order = np.argsort(dets.image, kind="stable")
+    image, scores = dets.image[file_order], dets.scores[file_order]
+    rising = (image[1:] == image[:-1]) & (scores[1:] > scores[:-1])
+    if rising.any():
+        n = len(np.unique(image[1:][rising]))
+        warn(f"detections of {n} images are not sorted by descending score; the leaderboard's "
+             "evaluator scores such a file wrongly (a shuffled MBNet file gets 80.05 instead of 8.13); "
+             "scored here as sorted, as `kaist-kit submit` packages it", where)
+    cap = LEADERBOARD.max_detections_per_image
+    crowded = evaluation.dets_per_image > cap
+    if crowded.any():
+        dropped = int((evaluation.dets_per_image[crowded] - cap).sum())
+        warn(f"{crowded.sum()} images have more than {cap} detections; the leaderboard's evaluator "
+             f"crashes on them; scored here with the {cap} highest-scoring per image "
+             f"({dropped} dropped), as `kaist-kit submit` packages it", where)
+    gt = evaluation.gt
+    without = evaluation.dets_per_image[gt.ann_image] == 0
+    for row, setting in enumerate(evaluation.settings):
+        lost = without & ~evaluation.ignored[row]
+        if lost.any():
+            warn(f"{len(np.unique(gt.ann_image[lost]))} images without any detection hold "
+                 f"{lost.sum()} pedestrians that count in {setting}: the leaderboard leaves them out of "
+                 "the miss rate, which lowers it; the devkit that most papers quote counts them as "
+                 "misses (--protocol matlab)", where)
+            break

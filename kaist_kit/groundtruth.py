@@ -1,0 +1,236 @@
+"""Ground truth for evaluation: the leaderboard's COCO-style JSON or the kit's converter output."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .errors import InputError
+from .files import decode_text, json_line, parse_json, read_bytes
+
+# The leaderboard's test-all-20 ground truth, identified by content as the leaderboard does.
+LEADERBOARD_GT_MD5 = "6cc457f0beeea4fff5392078354e0a51"
+GT_ENV = "KAIST_KIT_GT"
+GT_FILENAME = "test-all-20.leaderboard.json"
+
+_SET_RE = re.compile(r"set(\d\d)")
+# KAIST sets: set00-02 and set06-08 are day, set03-05 and set09-11 night.
+_NIGHT_SETS = {3, 4, 5, 9, 10, 11}
+
+
+def default_gt_path() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "kaist-kit" / GT_FILENAME
+
+
+def find_gt(path: str | os.PathLike | None) -> Path:
+    """The ground-truth file to use: the given path, else $KAIST_KIT_GT, else the default place."""
+    if path:
+        return Path(path)
+    if os.environ.get(GT_ENV):
+        return Path(os.environ[GT_ENV])
+    default = default_gt_path()
+    if default.is_file():
+        return default
+    raise InputError(
+        f"no ground truth given: pass --gt FILE, set {GT_ENV}, or place {GT_FILENAME} at {default} "
+        "(it is published with the KAIST multispectral leaderboard; `kaist-kit convert improved "
+        "--compat leaderboard` rebuilds it from the improved test annotations)"
+    )
+
+
+def period_of(name: str) -> str:
+    """'day' or 'night' from a KAIST frame name, '' when the name has no set number."""
+    match = _SET_RE.search(name)
+    if not match:
+        return ""
+    return "night" if int(match.group(1)) in _NIGHT_SETS else "day"
+
+
+@dataclass
+class GroundTruth:
+    """Images sorted by id, and their annotations grouped by image in file order."""
+
+    image_ids: np.ndarray  # (I,) int64, ascending
+    image_names: list[str]
+    image_periods: list[str]  # 'day', 'night' or ''
+    image_sizes: np.ndarray  # (I, 2) width, height
+    ann_image: np.ndarray  # (N,) index into images, non-decreasing
+    ann_ids: np.ndarray  # (N,) int64
+    boxes: np.ndarray  # (N, 4) float64 x, y, w, h
+    heights: np.ndarray  # (N,) float64
+    occlusion: np.ndarray  # (N,) int64
+    ignore: np.ndarray  # (N,) bool: the annotation's own flag (a non-person label)
+    labels: list[str]
+    path: str | None = None
+    md5: str | None = None
+    index_of_id: dict[int, int] = field(default_factory=dict)
+    index_of_name: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.index_of_id = {int(i): k for k, i in enumerate(self.image_ids)}
+        self.index_of_name = {name: k for k, name in enumerate(self.image_names) if name}
+        self.ann_start = np.searchsorted(self.ann_image, np.arange(len(self.image_ids) + 1))
+
+    @property
+    def n_images(self) -> int:
+        return len(self.image_ids)
+
+    @property
+    def is_leaderboard_file(self) -> bool:
+        return self.md5 == LEADERBOARD_GT_MD5
+
+    def describe(self) -> str:
+        name = Path(self.path).name if self.path else "ground truth"
+        tag = " (the leaderboard's test-all-20)" if self.is_leaderboard_file else ""
+        return f"{name}{tag}: {self.n_images} images, {len(self.ann_ids)} boxes"
+
+    def split_mask(self, split: str | list | tuple | np.ndarray) -> np.ndarray:
+        """Boolean mask over images for 'all', 'day', 'night' or a list of image names or ids."""
+        if isinstance(split, str):
+            if split == "all":
+                return np.ones(self.n_images, bool)
+            if split in ("day", "night"):
+                periods = np.array(self.image_periods)
+                if not np.all(np.isin(periods, ["day", "night"])):
+                    raise InputError(
+                        f"cannot form the {split} split: some images are neither day nor night "
+                        "(no set number in im_name and no 'period' field)", self.path)
+                return periods == split
+            raise ValueError(f"unknown split {split!r}; use all, day, night or a list of images")
+        mask = np.zeros(self.n_images, bool)
+        for item in split:
+            mask[self.image_index(item)] = True
+        return mask
+
+    def image_index(self, item: int | str) -> int:
+        if isinstance(item, (int, np.integer)):
+            if int(item) not in self.index_of_id:
+                raise InputError(f"image id {item} is not in the ground truth", self.path)
+            return self.index_of_id[int(item)]
+        key = str(item).strip().replace("_", "/")
+        if key.isdigit() and int(key) in self.index_of_id:
+            return self.index_of_id[int(key)]
+        if key not in self.index_of_name:
+            raise InputError(f"image {item!r} is not in the ground truth", self.path)
+        return self.index_of_name[key]
+
+
+def load_ground_truth(path: str | os.PathLike) -> GroundTruth:
+    raw = read_bytes(path)
+    text = decode_text(raw, path)
+    gt = ground_truth_from_coco(parse_json(text, path), path, text)
+    gt.md5 = hashlib.md5(raw).hexdigest()
+    return gt
+
+
+def ground_truth_from_coco(data: object, path: str | os.PathLike | None = None,
+                           text: str | None = None) -> GroundTruth:
+    """Build a `GroundTruth` from parsed COCO-style data, validating every field it uses."""
+
+    def fail(message: str, *keys: str | int) -> InputError:
+        line = json_line(text, *keys) if text is not None else None
+        return InputError(message, path, line)
+
+    if not isinstance(data, dict) or not isinstance(data.get("images"), list):
+        raise fail("not a COCO ground-truth file: expected an object with an 'images' list")
+    annotations = data.get("annotations", [])
+    if not isinstance(annotations, list):
+        raise fail("'annotations' must be a list", "annotations")
+    categories = {c.get("id"): c.get("name", "") for c in data.get("categories", []) if isinstance(c, dict)}
+
+    ids, names, periods, sizes = [], [], [], []
+    for k, img in enumerate(data["images"]):
+        if not isinstance(img, dict) or not _is_int(img.get("id")):
+            raise fail("image without an integer 'id'", "images", k)
+        name = str(img.get("im_name") or img.get("file_name") or "")
+        name = _frame_name(name)
+        period = img.get("period") or period_of(name)
+        if period not in ("day", "night", ""):
+            raise fail(f"image period {period!r} is neither 'day' nor 'night'", "images", k)
+        ids.append(int(img["id"]))
+        names.append(name)
+        periods.append(period)
+        sizes.append((_number(img.get("width", 640)), _number(img.get("height", 512))))
+    id_array = np.array(ids, dtype=np.int64)
+    if len(set(ids)) != len(ids):
+        dup = next(i for i in ids if ids.count(i) > 1)
+        raise fail(f"image id {dup} appears twice", "images", ids.index(dup))
+    order = np.argsort(id_array, kind="stable")
+    index_of_id = {ids[k]: rank for rank, k in enumerate(order)}
+
+    n = len(annotations)
+    ann_image = np.empty(n, np.int64)
+    ann_ids = np.empty(n, np.int64)
+    boxes = np.empty((n, 4), np.float64)
+    heights = np.empty(n, np.float64)
+    occlusion = np.empty(n, np.int64)
+    ignore = np.empty(n, bool)
+    labels = []
+    for k, ann in enumerate(annotations):
+        try:
+            image = index_of_id[ann["image_id"]]
+            x, y, w, h = (float(v) for v in ann["bbox"])
+            height = float(ann.get("height", h))
+            occ = int(ann.get("occlusion", 0))
+            flag = bool(ann.get("ignore", 0)) or bool(ann.get("iscrowd", 0))
+            ann_id = int(ann.get("id", k))
+        except KeyError as exc:
+            missing = exc.args[0]
+            if missing == "bbox" or missing == "image_id":
+                raise fail(f"annotation without '{missing}'", "annotations", k) from None
+            raise fail(f"annotation for image_id {ann.get('image_id')!r}, which is not among the images",
+                       "annotations", k) from None
+        except (TypeError, ValueError):
+            raise fail("annotation with a malformed bbox, height, occlusion or id", "annotations", k) from None
+        if not all(np.isfinite((x, y, w, h, height))):
+            raise fail("annotation with a non-finite number", "annotations", k)
+        if w < 0 or h < 0:
+            raise fail(f"annotation with a negative size (w={w:g}, h={h:g})", "annotations", k)
+        if occ not in (0, 1, 2):
+            raise fail(f"annotation with occlusion {occ}; expected 0, 1 or 2", "annotations", k)
+        ann_image[k] = image
+        ann_ids[k] = ann_id
+        boxes[k] = (x, y, w, h)
+        heights[k] = height
+        occlusion[k] = occ
+        ignore[k] = flag
+        labels.append(str(ann.get("label") or categories.get(ann.get("category_id"), "person")))
+
+    by_image = np.argsort(ann_image, kind="stable")
+    return GroundTruth(
+        image_ids=id_array[order],
+        image_names=[names[k] for k in order],
+        image_periods=[periods[k] for k in order],
+        image_sizes=np.array(sizes, np.float64).reshape(-1, 2)[order],
+        ann_image=ann_image[by_image],
+        ann_ids=ann_ids[by_image],
+        boxes=boxes[by_image],
+        heights=heights[by_image],
+        occlusion=occlusion[by_image],
+        ignore=ignore[by_image],
+        labels=[labels[k] for k in by_image],
+        path=None if path is None else str(path),
+    )
+
+
+def _frame_name(name: str) -> str:
+    """'setXX/VYYY/IZZZZZ' from an im_name or an image path such as images/set06/V000/visible/I00019.jpg."""
+    match = re.search(r"(set\d\d)[/_](V\d\d\d)[/_](?:(?:visible|lwir)/)?(I\d{5})", name)
+    return "/".join(match.groups()) if match else name
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value: object) -> float:
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return float("nan")

@@ -1,0 +1,163 @@
+"""Per-image greedy matching of detections to ground truth, for many settings at once.
+
+The rule (docs/evaluation.md, "Per image") is sequential within an image: detections are taken in
+descending score and each may consume a pedestrian. It is vectorised here by noting that
+
+- only a detection that overlaps some ground truth by at least 0.5 (intersection over its own area,
+  which bounds the IoU from above) can match anything; every other detection is a false positive;
+- the k-th such detection of every image can be processed together, since images do not interact;
+- walking the ground truths "non-ignored first, in file order" and keeping the candidate with
+  overlap >= best means: among unmatched non-ignored boxes, the one of largest IoU (the later one on
+  a tie); failing that, the first ignored box with intersection-over-detection >= 0.5.
+
+The result is independent of the protocol: the leaderboard's cap of 1,000 detections per image
+only removes the lowest-scored detections of an image, which come last and cannot change the
+matches of the others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .groundtruth import GroundTruth
+from .settings import BORDER_MARGIN, Setting
+
+MATCH_THRESHOLD = 0.5
+TRUE_POSITIVE, FALSE_POSITIVE, IGNORED = 1, 0, -1
+
+# Pairs are built per chunk of images so that a file with thousands of detections in crowded
+# images does not allocate a huge detection x ground-truth table at once.
+_PAIR_CHUNK = 2_000_000
+
+
+@dataclass
+class Pairs:
+    """Detection / ground-truth pairs of the same image with a positive intersection."""
+
+    det: np.ndarray
+    gt: np.ndarray
+    iou: np.ndarray  # intersection over union
+    iod: np.ndarray  # intersection over the detection's area (used for ignore regions)
+
+
+def overlaps_by_image(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth,
+                      min_overlap: float = 0.0) -> Pairs:
+    """All pairs whose intersection over the detection's area is at least ``min_overlap`` (and > 0).
+
+    Pairs come ordered by detection, then by ground truth in file order. The arithmetic follows
+    both reference evaluators operation by operation so that overlaps of exactly 0.5 compare alike.
+    """
+    counts = np.diff(gt.ann_start)[image] if len(image) else np.zeros(0, np.int64)
+    chunks = []
+    start = 0
+    total = np.cumsum(counts)
+    while start < len(image):
+        # Largest stop such that the pairs of image[start:stop] fit the chunk (at least one detection).
+        base = total[start - 1] if start else 0
+        stop = int(np.searchsorted(total, base + _PAIR_CHUNK, side="right"))
+        stop = max(stop, start + 1)
+        chunks.append(_pairs(np.arange(start, stop), image, boxes, counts, gt, min_overlap))
+        start = stop
+    if not chunks:
+        empty = np.zeros(0, np.int64)
+        return Pairs(empty, empty, np.zeros(0), np.zeros(0))
+    return Pairs(*(np.concatenate([getattr(c, f) for c in chunks]) for f in ("det", "gt", "iou", "iod")))
+
+
+def _pairs(dets: np.ndarray, image: np.ndarray, boxes: np.ndarray, counts: np.ndarray,
+           gt: GroundTruth, min_overlap: float) -> Pairs:
+    n = counts[dets]
+    det = np.repeat(dets, n)
+    first = np.repeat(gt.ann_start[image[dets]], n)
+    offset = np.arange(len(det)) - np.repeat(np.cumsum(n) - n, n)
+    g = first + offset
+
+    d_box = boxes[det]
+    g_box = gt.boxes[g]
+    dx1, dy1, dw, dh = d_box.T
+    gx1, gy1, gw, gh = g_box.T
+    iw = np.minimum(dx1 + dw, gx1 + gw) - np.maximum(dx1, gx1)
+    ih = np.minimum(dy1 + dh, gy1 + gh) - np.maximum(dy1, gy1)
+    positive = (iw > 0) & (ih > 0)
+    det, g, iw, ih = det[positive], g[positive], iw[positive], ih[positive]
+    dw, dh, gw, gh = dw[positive], dh[positive], gw[positive], gh[positive]
+    inter = iw * ih
+    d_area = dw * dh
+    iou = inter / (d_area + gw * gh - inter)
+    iod = inter / d_area
+    keep = iod >= min_overlap
+    return Pairs(det[keep], g[keep], iou[keep], iod[keep])
+
+
+def ignore_masks(gt: GroundTruth, settings: list[Setting]) -> np.ndarray:
+    """(S, N) bool: whether each ground truth is ignored in each setting (inputs are not modified)."""
+    x, y, w, h = gt.boxes.T
+    width, height = gt.image_sizes[gt.ann_image].T
+    outside = ((x < BORDER_MARGIN) | (y < BORDER_MARGIN)
+               | (x + w > width - BORDER_MARGIN) | (y + h > height - BORDER_MARGIN))
+    base = gt.ignore | outside
+    masks = np.empty((len(settings), len(x)), bool)
+    for k, s in enumerate(settings):
+        lo, hi = s.height
+        masks[k] = (base | (gt.heights < lo) | (gt.heights > hi)
+                    | ~np.isin(gt.occlusion, list(s.occlusions)))
+    return masks
+
+
+@dataclass
+class Matches:
+    """Outcome of matching, for detections in evaluation order (by image, then descending score)."""
+
+    status: np.ndarray  # (S, D) int8: TRUE_POSITIVE, FALSE_POSITIVE or IGNORED
+    matched_gt: np.ndarray  # (S, D) int64 index of the ground truth taken, -1 for none
+
+
+def greedy_match(det_image: np.ndarray, pairs: Pairs, ignored: np.ndarray) -> Matches:
+    """Match detections (sorted by image, then by descending score) for each row of ``ignored``.
+
+    ``pairs`` must come from `overlaps_by_image` on the same detections with min_overlap 0.5.
+    """
+    n_settings = ignored.shape[0]
+    n_det = len(det_image)
+    status = np.full((n_settings, n_det), FALSE_POSITIVE, np.int8)
+    matched_gt = np.full((n_settings, n_det), -1, np.int64)
+    if len(pairs.det) == 0:
+        return Matches(status, matched_gt)
+
+    # Detections that can match something, and their rank among such detections of their image.
+    active, pair_active = np.unique(pairs.det, return_inverse=True)
+    active_image = det_image[active]
+    group_start = np.flatnonzero(np.r_[True, active_image[1:] != active_image[:-1]])
+    level = np.arange(len(active)) - np.repeat(group_start, np.diff(np.r_[group_start, len(active)]))
+    pair_level = level[pair_active]
+    order = np.argsort(pair_level, kind="stable")
+    level_bounds = np.searchsorted(pair_level[order], np.arange(level.max() + 2))
+
+    taken = np.zeros_like(ignored)  # (S, N) ground truths already matched
+    for lv in range(len(level_bounds) - 1):
+        p = order[level_bounds[lv]:level_bounds[lv + 1]]
+        det, g, iou, iod = pairs.det[p], pairs.gt[p], pairs.iou[p], pairs.iod[p]
+        seg = np.flatnonzero(np.r_[True, det[1:] != det[:-1]])
+        seg_id = np.repeat(np.arange(len(seg)), np.diff(np.r_[seg, len(det)]))
+        pos = np.arange(len(det))
+
+        ign = ignored[:, g]
+        regular = ~ign & ~taken[:, g] & (iou >= MATCH_THRESHOLD)
+        value = np.where(regular, iou, -1.0)
+        best = np.maximum.reduceat(value, seg, axis=1)
+        is_best = regular & (value == best[:, seg_id])
+        cand = np.maximum.reduceat(np.where(is_best, pos, -1), seg, axis=1)
+        region = ign & (iod >= MATCH_THRESHOLD)
+        first_region = np.minimum.reduceat(np.where(region, pos, len(det)), seg, axis=1)
+
+        dets = det[seg]
+        hit = cand >= 0
+        in_region = ~hit & (first_region < len(det))
+        status[:, dets] = np.where(hit, TRUE_POSITIVE, np.where(in_region, IGNORED, FALSE_POSITIVE))
+        chosen = np.where(hit, cand, np.where(in_region, first_region, -1))
+        matched_gt[:, dets] = np.where(chosen >= 0, g[np.maximum(chosen, 0)], -1)
+        s_idx, d_idx = np.nonzero(hit)
+        taken[s_idx, g[cand[s_idx, d_idx]]] = True
+    return Matches(status, matched_gt)
