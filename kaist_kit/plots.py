@@ -1,0 +1,85 @@
+"""Miss rate against false positives per image, the benchmark's standard figure."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .errors import InputError
+from .evaluate import Result
+from .files import atomic_path
+
+FIGURE_TYPES = (".png", ".pdf", ".svg")
+MISS_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.64, 0.8, 1.0)
+
+
+def check_figure_path(path: str | os.PathLike) -> Path:
+    path = Path(path)
+    if path.suffix.lower() not in FIGURE_TYPES:
+        raise InputError(f"figure type {path.suffix or '(none)'} not supported; use "
+                         f"{', '.join(FIGURE_TYPES)}", path)
+    return path
+
+
+def new_figure(n_rows: int, n_cols: int, width: float = 4.6, height: float = 4.0):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(n_rows, n_cols, figsize=(width * n_cols, height * n_rows), squeeze=False)
+    return fig, axes
+
+
+def save_figure(fig, path: str | os.PathLike) -> None:
+    import matplotlib.pyplot as plt
+
+    path = check_figure_path(path)
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=path.suffix[1:].lower(), dpi=150)
+    plt.close(fig)
+
+
+def draw_mr_fppi(ax, results: Sequence[Result], title: str = "") -> None:
+    """One panel: a curve per result, legend ordered by LAMR as in the benchmark's figures."""
+    for r in sorted(results, key=lambda r: r.lamr):
+        fppi, miss = r.curve.fppi, r.curve.miss_rate
+        keep = (fppi > 0) & np.isfinite(miss)
+        label = f"{100 * r.lamr:.2f}% {r.method}"
+        if keep.any():
+            ax.plot(fppi[keep], np.maximum(miss[keep], 1e-4), drawstyle="steps-post", lw=1.6, label=label)
+        else:
+            ax.plot([], [], label=label)
+        for ref in (r.fppi_refs[0], r.fppi_refs[-1]):
+            ax.axvline(ref, color="0.85", lw=0.8, zorder=0)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(1e-3, 1e1)
+    lowest = min((m for r in results for m in r.miss_rates if m > 0), default=MISS_TICKS[0])
+    ax.set_ylim(max(1e-4, min(MISS_TICKS[0], lowest)), 1)
+    ax.set_yticks(MISS_TICKS)
+    ax.set_yticklabels([f"{t:g}" for t in MISS_TICKS])
+    ax.minorticks_off()
+    ax.grid(True, which="major", color="0.9", lw=0.6)
+    ax.set_xlabel("false positives per image")
+    ax.set_ylabel("miss rate")
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="lower left", fontsize=8, frameon=True)
+
+
+def plot_results(results: Sequence[Result], path: str | os.PathLike) -> None:
+    """MR-FPPI curves of all methods: a row per (protocol, setting), a panel per split."""
+    check_figure_path(path)
+    rows = list(dict.fromkeys((r.protocol, r.setting) for r in results))
+    splits = list(dict.fromkeys(r.split for r in results))
+    fig, axes = new_figure(len(rows), len(splits))
+    for i, (protocol, setting) in enumerate(rows):
+        for j, split in enumerate(splits):
+            panel = [r for r in results if (r.protocol, r.setting, r.split) == (protocol, setting, split)]
+            draw_mr_fppi(axes[i][j], panel, f"{setting}, {split} ({protocol})")
+    save_figure(fig, path)
