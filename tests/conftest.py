@@ -1,0 +1,57 @@
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kaist_kit.detections import detections_from_coco
+from kaist_kit.groundtruth import ground_truth_from_coco
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("KAIST_KIT_SHARED", ROOT.parent / "shared"))
+KAIST = SHARED / "data" / "kaist"
+
+
+@pytest.fixture(scope="session")
+def kaist():
+    """The real benchmark files in ../shared/data/kaist (skips when they are not there)."""
+    if not (KAIST / "test-all-20.leaderboard.json").is_file():
+        pytest.skip(f"real KAIST files not found at {KAIST} (set KAIST_KIT_SHARED to the shared folder)")
+    return KAIST
+
+
+@pytest.fixture(scope="session")
+def leaderboard_gt(kaist):
+    from kaist_kit.groundtruth import load_ground_truth
+
+    return load_ground_truth(kaist / "test-all-20.leaderboard.json")
+
+
+def make_gt(images, annotations):
+    return ground_truth_from_coco({"images": images, "annotations": annotations,
+                                   "categories": [{"id": 1, "name": "person"}]})
+
+
+def make_dets(gt, records):
+    return detections_from_coco(records, gt)
+
+
+def person(ann_id, image_id, bbox, occlusion=0, ignore=0, height=None):
+    return {"id": ann_id, "image_id": image_id, "category_id": 1, "bbox": list(bbox),
+            "height": bbox[3] if height is None else height, "occlusion": occlusion, "ignore": ignore}
+
+
+def frames(n, night_from=None):
+    """n 640 x 512 images with KAIST names; images from night_from on are night frames."""
+    night_from = n if night_from is None else night_from
+    return [{"id": i, "im_name": f"set{'09' if i >= night_from else '06'}/V000/I{i:05d}",
+             "width": 640, "height": 512} for i in range(n)]
+
+
+def det(image_id, bbox, score):
+    return {"image_id": image_id, "category_id": 1, "bbox": list(bbox), "score": score}
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(20261122)

@@ -1,0 +1,94 @@
+"""`kaist-kit eval` on the real result files: output formats, ground-truth lookup, figures."""
+
+import csv
+import io
+import json
+import os
+
+import pytest
+from typer.testing import CliRunner
+
+from kaist_kit.cli import app
+
+from test_inputs import run_cli
+
+runner = CliRunner()
+
+
+def invoke(*args, env=None):
+    result = runner.invoke(app, [str(a) for a in args], env=env)
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
+@pytest.fixture
+def files(kaist):
+    return {"gt": kaist / "test-all-20.leaderboard.json",
+            "MBNet": kaist / "results" / "MBNet_result.txt",
+            "MLPD": kaist / "results" / "MLPD_result.txt"}
+
+
+def test_json_output_keeps_its_field_names(files, kaist):
+    out = invoke("eval", files["MBNet"], files["MLPD"], "--gt", files["gt"], "--format", "json",
+                 "--setting", "reasonable", "--setting", "all-pedestrians").stdout
+    rows = json.loads(out)
+    assert len(rows) == 2 * 2 * 3
+    assert set(rows[0]) == {"method", "protocol", "setting", "split", "lamr", "miss_rates",
+                            "fppi_refs", "recall", "n_images", "n_gt"}
+    ref = json.loads((kaist / "results" / "reference-lamr.leaderboard.json").read_text())["values"]
+    for row in rows:
+        assert row["protocol"] == "leaderboard"
+        assert row["lamr"] == pytest.approx(ref[row["method"]][row["setting"]][row["split"]], abs=1e-12)
+        assert len(row["miss_rates"]) == len(row["fppi_refs"]) == 9
+    assert [r["n_images"] for r in rows[:3]] == [2252, 1455, 797]
+
+
+def test_table_prints_percent_with_two_decimals_and_names_protocol(files):
+    out = invoke("eval", files["MBNet"], "--gt", files["gt"]).stdout
+    assert "8.13" in out and "8.28" in out and "7.86" in out
+    assert "leaderboard protocol" in out and "--protocol matlab" in out
+    out = invoke("eval", files["MBNet"], "--gt", files["gt"], "--protocol", "matlab", "--split", "day").stdout
+    assert "8.28" in out and "matlab protocol" in out and "night" not in out
+
+
+def test_csv_and_markdown(files):
+    out = invoke("eval", files["MLPD"], "--gt", files["gt"], "--format", "csv", "--protocol", "leaderboard",
+                 "--protocol", "matlab").stdout
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [(r["protocol"], r["split"]) for r in rows][:4] == [
+        ("leaderboard", "all"), ("leaderboard", "day"), ("leaderboard", "night"), ("matlab", "all")]
+    assert float(rows[1]["lamr"]) == 0.07963704463424127
+    md = invoke("eval", files["MLPD"], files["MBNet"], "--gt", files["gt"], "--format", "markdown").stdout
+    assert md.splitlines()[0] == "| method | all | day | night |"
+    assert "| MLPD | 7.58 | 7.96 | 6.95 |" in md
+
+
+def test_image_list_subset(files, kaist):
+    out = invoke("eval", files["MBNet"], "--gt", files["gt"], "--images",
+                 kaist / "imageSets" / "test-night-20.txt", "--split", "night", "--format", "json").stdout
+    night, night_list = json.loads(out)
+    assert night_list["split"] == "test-night-20" and night["split"] == "night"
+    assert night_list["lamr"] == night["lamr"] and night_list["n_images"] == 797
+
+
+def test_plot_written(files, tmp_path):
+    figure = tmp_path / "curves.png"
+    invoke("eval", files["MBNet"], files["MLPD"], "--gt", files["gt"], "--plot", figure)
+    assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["curves.png"]
+
+
+def test_ground_truth_from_environment_or_explained(files, tmp_path):
+    env = {**os.environ, "KAIST_KIT_GT": str(files["gt"])}
+    out = invoke("eval", files["MLPD"], "--split", "all", env=env).stdout
+    assert "7.58" in out
+    env = {k: v for k, v in os.environ.items() if k != "KAIST_KIT_GT"}
+    env["XDG_DATA_HOME"] = str(tmp_path)
+    proc = run_cli("eval", files["MLPD"], env=env)
+    assert proc.returncode == 2
+    assert "--gt" in proc.stderr and "KAIST_KIT_GT" in proc.stderr and len(proc.stderr.splitlines()) == 1
+    (tmp_path / "kaist-kit").mkdir()
+    (tmp_path / "kaist-kit" / "test-all-20.leaderboard.json").write_bytes(files["gt"].read_bytes())
+    proc = run_cli("eval", files["MLPD"], "--split", "all", env=env)
+    assert proc.returncode == 0 and "7.58" in proc.stdout

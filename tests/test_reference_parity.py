@@ -1,0 +1,115 @@
+"""Parity with the leaderboard's and the devkit's own numbers on the real benchmark files."""
+
+import json
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+from kaist_kit.detections import load_detections
+from kaist_kit.errors import KitWarning
+from kaist_kit.evaluate import Evaluation, evaluate
+from kaist_kit.settings import SETTINGS
+
+RESULT_FILES = {
+    "MBNet": "MBNet_result.txt",
+    "MLPD": "MLPD_result.txt",
+    "MBNet-per-image": "MBNet-per-image.tar.gz",
+}
+
+
+def reference(kaist, protocol):
+    return json.loads((kaist / "results" / f"reference-lamr.{protocol}.json").read_text())["values"]
+
+
+@pytest.mark.parametrize("protocol", ["leaderboard", "matlab"])
+def test_reference_numbers_reproduced(kaist, leaderboard_gt, protocol):
+    values = reference(kaist, protocol)
+    expected_methods = {"leaderboard": {"MBNet", "MLPD"},
+                        "matlab": {"MBNet", "MLPD", "MBNet-per-image"}}[protocol]
+    assert set(values) == expected_methods
+    checked = 0
+    for method, settings in values.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", KitWarning)
+            dets = load_detections(kaist / "results" / RESULT_FILES[method], leaderboard_gt)
+        evaluation = Evaluation(leaderboard_gt, dets, list(settings))
+        for setting, splits in settings.items():
+            for split, want in splits.items():
+                got = evaluation.score(setting, split, protocol).lamr
+                assert got == pytest.approx(want, abs=1e-12, rel=0), (method, setting, split)
+                checked += 1
+    assert checked == {"leaderboard": 24, "matlab": 27}[protocol]
+
+
+def test_published_reasonable_numbers(kaist, leaderboard_gt):
+    published = {"MBNet": (8.13, 8.28, 7.86), "MLPD": (7.58, 7.96, 6.95)}
+    for method, numbers in published.items():
+        dets = load_detections(kaist / "results" / RESULT_FILES[method], leaderboard_gt)
+        results = evaluate(leaderboard_gt, dets)
+        assert tuple(round(100 * r.lamr, 2) for r in results) == numbers
+
+
+def test_mbnet_day_differs_between_protocols_by_rounded_references(kaist, leaderboard_gt):
+    dets = load_detections(kaist / "results" / "MBNet_result.txt", leaderboard_gt)
+    evaluation = Evaluation(leaderboard_gt, dets, ["reasonable"])
+    lb = evaluation.score("reasonable", "day", "leaderboard")
+    dl = evaluation.score("reasonable", "day", "matlab")
+    assert round(100 * lb.lamr, 4) == 8.2819 and round(100 * dl.lamr, 4) == 8.2759
+    assert lb.n_gt == dl.n_gt  # only the reference points differ here
+
+
+def test_coco_json_scores_exactly_as_txt(kaist, leaderboard_gt):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", KitWarning)
+        from_json = load_detections(kaist / "results" / "MLPD_result.json", leaderboard_gt)
+        from_txt = load_detections(kaist / "results" / "MLPD_result.txt", leaderboard_gt)
+    assert len(from_json) == len(from_txt) == 5939
+    for protocol in ("leaderboard", "matlab"):
+        a = evaluate(leaderboard_gt, from_json, SETTINGS, protocols=[protocol])
+        b = evaluate(leaderboard_gt, from_txt, SETTINGS, protocols=[protocol])
+        assert [r.lamr for r in a] == [r.lamr for r in b]
+        assert [r.miss_rates for r in a] == [r.miss_rates for r in b]
+
+
+def test_shuffled_file_scores_as_published_with_warning(kaist, leaderboard_gt, tmp_path):
+    # The leaderboard scores MBNet's file shuffled within images as 80.05; the kit scores it as the
+    # sorted file and says what the leaderboard would do.
+    lines = (kaist / "results" / "MBNet_result.txt").read_text().splitlines()
+    random.Random(7).shuffle(lines)
+    shuffled = tmp_path / "MBNet_shuffled_result.txt"
+    shuffled.write_text("\n".join(lines) + "\n")
+    dets = load_detections(shuffled, leaderboard_gt)
+    with pytest.warns(KitWarning, match="not sorted by descending score"):
+        results = evaluate(leaderboard_gt, dets)
+    assert round(100 * results[0].lamr, 2) == 8.13
+
+
+def test_per_image_folder_reads_like_the_devkit_aggregator(kaist, leaderboard_gt, tmp_path):
+    import tarfile
+
+    with tarfile.open(kaist / "results" / "MBNet-per-image.tar.gz") as archive:
+        archive.extractall(tmp_path, filter="data")
+    folder = tmp_path / "result"
+    from_folder = load_detections(folder, leaderboard_gt)
+    from_archive = load_detections(kaist / "results" / "MBNet-per-image.tar.gz", leaderboard_gt)
+    assert np.array_equal(from_folder.boxes, from_archive.boxes)
+    line = (folder / "set06_V000_I00019.txt").read_text().splitlines()[0].split()
+    x1, y1, x2, y2 = map(float, line[1:5])
+    first = from_folder.boxes[np.flatnonzero(from_folder.image == 0)[0]]
+    assert list(first) == [round(x1 + 1, 4), round(y1 + 1, 4), round(x2 - x1, 4), round(y2 - y1, 4)]
+    unshifted = load_detections(folder, leaderboard_gt, devkit_shift=False)
+    assert unshifted.boxes[np.flatnonzero(unshifted.image == 0)[0]][0] == x1
+
+
+def test_evaluation_is_reused_across_splits_and_protocols(kaist, leaderboard_gt):
+    dets = load_detections(kaist / "results" / "MLPD_result.txt", leaderboard_gt)
+    evaluation = Evaluation(leaderboard_gt, dets, ["reasonable"])
+    day_ids = [i for i, p in zip(leaderboard_gt.image_ids, leaderboard_gt.image_periods) if p == "day"]
+    assert day_ids == list(range(1455))
+    by_name = evaluation.score("reasonable", "day", "leaderboard").lamr
+    by_ids = evaluation.score("reasonable", day_ids, "leaderboard").lamr
+    names = [leaderboard_gt.image_names[i] for i in day_ids]
+    by_names = evaluation.score("reasonable", names, "leaderboard").lamr
+    assert by_name == by_ids == by_names
