@@ -1,1 +1,298 @@
-"""Converters from every KAIST annotation format to COCO JSON (`kaist-kit convert`)."""
+"""Converters from every KAIST annotation format to COCO JSON (`kaist-kit convert`).
+
+Formats:
+
+- ``original``: the bbGt text tree ``annotations/setXX/VYYY/IZZZZZ.txt``;
+- ``xml``: the official XML tree ``annotations-xml-new/setXX/VYYY/IZZZZZ.xml``;
+- ``sanitized``: flat ``setXX_VYYY_IZZZZZ.txt`` bbGt files (Li et al.'s training labels);
+- ``paired``: ``setXX/VYYY/visible/IZZZZZ.txt`` + ``setXX/VYYY/lwir/IZZZZZ.txt`` (Zhang et al.);
+- ``improved``: flat bbGt files (Liu et al.'s test labels, the benchmark's ground truth).
+
+A source is a folder or an archive (.zip, .tar, .tar.gz). The output schema is documented in
+docs/dataset-format.md. Large sources are read and parsed in chunks by one process per core.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+from kaist_kit import __version__
+from kaist_kit.errors import InputError
+from kaist_kit.files import atomic_path
+from kaist_kit.imagesets import resolve_image_set
+
+from .bbgt import BadFile, parse_bbgt
+from .coco import LICENSE, coco_text, format_frames
+from .kaist_xml import parse_xml_files
+from .problems import Problems
+from .sources import FRAME_PATTERNS, Source, open_source
+
+FORMATS = ("original", "xml", "sanitized", "paired", "improved")
+COMPAT = ("leaderboard",)
+MODALITIES = ("visible", "lwir")
+KAIST_SIZE = (640, 512)
+# Below this many frames one process is quicker than starting workers.
+PARALLEL_FROM = 4000
+
+_EXAMPLES = {
+    "original": "set06/V000/I00019.txt",
+    "xml": "set06/V000/I00019.xml",
+    "sanitized": "set00_V000_I00001.txt",
+    "improved": "set06_V000_I00019.txt",
+    "paired": "set00/V000/visible/I00001.txt and set00/V000/lwir/I00001.txt",
+}
+
+
+@dataclass
+class Conversion:
+    """What a conversion read and wrote."""
+
+    format: str
+    source: str
+    out: str | None
+    n_images: int
+    n_annotations: int
+    labels: dict[str, int]
+    problems: Problems
+    image_set: str | None = None
+    info: dict = field(default_factory=dict)
+    text: str = field(default="", repr=False)
+
+
+@dataclass
+class _Job:
+    """A chunk of frames to read, parse and format; runs in a worker process for large sources."""
+
+    format: str
+    frames: list[tuple[int, str, dict[str, str]]]  # (image id, frame name, {modality or 'file': rel})
+    layout: str
+    reference: str
+    image_size: tuple[int, int]
+
+
+@dataclass
+class _Chunk:
+    manifest: list[str]  # "path<TAB>sha256" of every file read
+    images: list[str]
+    annotations: list[str]
+    labels: Counter
+    problems: list[tuple[str, str]]
+    n_frames: int
+
+
+def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | None = None,
+            image_set: str | None = None, compat: str | None = None, strict: bool = False,
+            reference: str = "lwir", image_size: tuple[int, int] = KAIST_SIZE,
+            echo: Callable[[str], None] | None = None,
+            progress: Callable[[int, int], None] | None = None, workers: int | None = None) -> Conversion:
+    """Convert a KAIST annotation source to COCO JSON at ``out`` (written atomically).
+
+    ``echo`` receives one line per problem; ``progress(done, total)`` follows the frames. Under
+    ``strict``, any problem that changed or dropped annotations raises `InputError` and nothing is
+    written. Image ids follow the image set's order (else sorted frame names); a frame left out
+    for an error leaves its id unused, so that no id depends on another frame's problems.
+    """
+    if format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
+    if compat not in (None, *COMPAT):
+        raise ValueError(f"unknown layout {compat!r}; choose from {', '.join(COMPAT)}")
+    if reference not in MODALITIES:
+        raise ValueError(f"the reference modality is visible or lwir, not {reference!r}")
+    problems = Problems(echo)
+    src = open_source(source)
+    located = _locate_frames(src, format, problems)
+    if not located:
+        raise InputError(f"no {format} annotation files found (expected names like "
+                         f"{_EXAMPLES[format]})", src.root)
+
+    list_name, names = None, sorted(located)
+    if image_set:
+        list_name, names = resolve_image_set(image_set, located, src.search_dirs)
+        missing = [n for n in names if n not in located]
+        if missing:
+            # Some sets (the sanitized one) only have files for some frames of a list; for the
+            # leaderboard's layout a missing frame breaks the id layout, so it is a real problem.
+            kind = "missing frame" if compat else "no annotation file"
+            problems.add(kind, f"{len(missing)} frames of {list_name} have no annotation file and are "
+                         f"left out (first: {missing[0]})", str(src.root))
+            names = [n for n in names if n in located]
+
+    layout = compat or "kit"
+    frames = [(image_id, name, located[name]) for image_id, name in enumerate(names)]
+    images, annotations, manifest, labels, kept = [], [], [], Counter(), 0
+    for chunk in _run(src, format, frames, layout, reference, image_size, workers, progress):
+        problems.extend(chunk.problems)
+        images += chunk.images
+        annotations += chunk.annotations
+        manifest += chunk.manifest
+        labels.update(chunk.labels)
+        kept += chunk.n_frames
+    if strict and problems.failing:
+        raise InputError(f"--strict: {problems.summary()}; nothing written", src.root)
+
+    info = {
+        "description": "KAIST multispectral pedestrian annotations in COCO form",
+        "source_format": format,
+        "source": str(Path(source).resolve()),
+        # sha256 of the manifest "path<TAB>sha256(content)\n" of the files read, in order.
+        "inputs_sha256": hashlib.sha256("".join(manifest).encode()).hexdigest(),
+        "image_set": list_name,
+        "layout": "leaderboard" if compat else "kaist-kit",
+        "kit_version": __version__,
+        "license": LICENSE,
+    }
+    if format == "paired":
+        info["reference_modality"] = reference
+    text = coco_text(info, images, annotations, layout)
+    if out is not None:
+        with atomic_path(out) as tmp:
+            tmp.write_text(text, encoding="utf-8")
+    return Conversion(format, str(source), None if out is None else str(out), kept, len(annotations),
+                      dict(sorted(labels.items())), problems, list_name, info, text)
+
+
+def _locate_frames(src: Source, format: str, problems: Problems) -> dict[str, dict[str, str]]:
+    """Frame name -> {modality or 'file': relative path} for every annotation file of the format."""
+    pattern = FRAME_PATTERNS[format]
+    located: dict[str, dict[str, str]] = {}
+    for rel in src.files:
+        match = pattern.search(rel)
+        if not match:
+            problems.add("stray file", "not an annotation file of this format, skipped", src.display(rel))
+            continue
+        if format == "paired":
+            set_name, video, key, stem = match.groups()
+        else:
+            (set_name, video, stem), key = match.groups(), "file"
+        name = f"{set_name}/{video}/{stem}"
+        entry = located.setdefault(name, {})
+        if key in entry:
+            problems.add("duplicate frame", f"a second file for {name} (the first, {entry[key]}, is used)",
+                         src.display(rel))
+            continue
+        entry[key] = rel
+    return located
+
+
+_SOURCE: Source | None = None  # the source, in a worker process
+
+
+def _init_worker(src: Source) -> None:
+    global _SOURCE
+    _SOURCE = src
+
+
+def _work(job: _Job) -> _Chunk:
+    return _process(_SOURCE, job)
+
+
+def _run(src: Source, format: str, frames: list, layout: str, reference: str, image_size: tuple[int, int],
+         workers: int | None, progress) -> Iterator[_Chunk]:
+    """The chunks' results in frame order, from worker processes when the source is large."""
+    workers = workers or min(os.cpu_count() or 1, 8)
+    parallel = workers > 1 and len(frames) >= PARALLEL_FROM
+    size = -(-len(frames) // (workers * 4)) if parallel else len(frames)
+    jobs = [_Job(format, frames[k:k + size], layout, reference, image_size)
+            for k in range(0, len(frames), size)]
+    if parallel:
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        with ProcessPoolExecutor(workers, multiprocessing.get_context(method), initializer=_init_worker,
+                                 initargs=(src,)) as pool:
+            yield from _reporting(pool.map(_work, jobs), jobs, progress)
+    else:
+        yield from _reporting((_process(src, job) for job in jobs), jobs, progress)
+
+
+def _reporting(chunks, jobs: list[_Job], progress) -> Iterator[_Chunk]:
+    total = sum(len(job.frames) for job in jobs)
+    done = 0
+    for job, chunk in zip(jobs, chunks):
+        done += len(job.frames)
+        if progress:
+            progress(done, total)
+        yield chunk
+
+
+def _process(src: Source, job: _Job) -> _Chunk:
+    """Read, parse and format one chunk of frames."""
+    problems = Problems()
+    rels = [rel for _, _, entry in job.frames for rel in sorted(entry.values())]
+    data = src.read_all(rels)
+    manifest = [f"{rel}\t{hashlib.sha256(d).hexdigest()}\n" for rel, d in zip(rels, data)]
+    contents = dict(zip(rels, data))
+
+    frames: list[tuple[int, str, int, int]] = []
+    rows: list[tuple] = []
+    if job.format == "xml":
+        ids = [image_id for image_id, _, _ in job.frames]
+        rels = [entry["file"] for _, _, entry in job.frames]
+        sizes, rows = parse_xml_files([contents[r] for r in rels], ids, [src.display(r) for r in rels],
+                                      problems, job.image_size)
+        frames = [(image_id, name, *size) for (image_id, name, _), size in zip(job.frames, sizes)
+                  if size is not None]
+    else:
+        for image_id, name, entry in job.frames:
+            try:
+                if job.format == "paired":
+                    objects = _paired_objects(src, entry, contents, problems, job.reference)
+                else:
+                    rel = entry["file"]
+                    objects = [(*obj[:8], None) for obj in
+                               parse_bbgt(_text(contents[rel]), src.display(rel), problems)]
+            except BadFile:
+                continue
+            frames.append((image_id, name, *job.image_size))
+            rows.extend((image_id, *obj) for obj in objects)
+
+    images, annotations = format_frames(frames, rows, job.layout)
+    labels = Counter(row[1] for row in rows)
+    return _Chunk(manifest, images, annotations, labels, problems.records, len(frames))
+
+
+def _text(data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _paired_objects(src: Source, entry: dict[str, str], contents: dict[str, bytes], problems: Problems,
+                    reference: str) -> list[tuple]:
+    """Both boxes of every object; the reference modality's box is the annotation's bbox."""
+    for modality in MODALITIES:
+        if modality not in entry:
+            present = next(iter(entry.values()))
+            problems.add("unpaired file", f"no {modality} file beside it; frame left out", src.display(present))
+            raise BadFile
+    parsed = {}
+    for modality in MODALITIES:
+        rel = entry[modality]
+        # Keep empty boxes here: an object missing from one modality may be written with a zero
+        # box, and dropping it would pair every later object with the wrong partner.
+        parsed[modality] = parse_bbgt(_text(contents[rel]), src.display(rel), problems, keep_empty=True)
+    if len(parsed["visible"]) != len(parsed["lwir"]):
+        problems.add("pair count mismatch", f"{len(parsed['visible'])} objects in the visible file, "
+                     f"{len(parsed['lwir'])} in the lwir file; frame left out", src.display(entry["lwir"]))
+        raise BadFile
+    objects = []
+    for vis, lwir in zip(parsed["visible"], parsed["lwir"]):
+        ref = lwir if reference == "lwir" else vis
+        if ref[3] <= 0 or ref[4] <= 0:
+            ref = vis if ref is lwir else lwir  # seen in the other modality only: placed by that box
+        if ref[3] <= 0 or ref[4] <= 0:
+            problems.add("zero-size box", f"object {ref[0]!r} has no box in either modality, skipped",
+                         src.display(entry[reference]), ref[8])
+            continue
+        paired = {"bbox_visible": vis[1:5], "bbox_lwir": lwir[1:5],
+                  "label_visible": vis[0], "label_lwir": lwir[0]}
+        # A pedestrian only if both modalities say person: unpaired objects are ignore regions.
+        ign = int(bool(vis[7] or lwir[7]) or vis[0] != "person" or lwir[0] != "person")
+        objects.append((ref[0], *ref[1:7], ign, paired))
+    return objects

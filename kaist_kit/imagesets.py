@@ -1,18 +1,36 @@
-"""Image-set lists: one frame name (``setXX/VYYY/IZZZZZ``) or image id per line, any line ending."""
+"""Image-set lists: one frame name (``setXX/VYYY/IZZZZZ``) or image id per line, any line ending.
+
+The official lists follow one rule, checked against every official list on the full frame tree:
+``{train,test}-{all,day,night}-NN`` holds the frames of the train sets (set00-05) or test sets
+(set06-11), day (set00-02, set06-08) or night (set03-05, set09-11), whose frame number is
+``NN - 1`` modulo ``NN``, in name order. So the kit can select a named list from the frames it
+finds, without the list files.
+"""
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+from typing import Iterable
 
 from .errors import InputError
 from .files import read_text
 
+_STANDARD = re.compile(r"^(train|test)-(all|day|night)-(01|02|04|20)$")
+_TRAIN_SETS = {"all": (0, 1, 2, 3, 4, 5), "day": (0, 1, 2), "night": (3, 4, 5)}
+_TEST_SETS = {"all": (6, 7, 8, 9, 10, 11), "day": (6, 7, 8), "night": (9, 10, 11)}
+FRAME = re.compile(r"set(\d\d)/V(\d\d\d)/I(\d{5})")
+
 
 def read_image_list(path: str | os.PathLike) -> list[str]:
     """The non-empty lines of a list file, stripped (CRLF lists are common)."""
-    items = [line.strip() for line in read_text(path).splitlines()]
-    items = [item for item in items if item and not item.startswith("#")]
+    return [item for _, item in _numbered_items(path)]
+
+
+def _numbered_items(path: str | os.PathLike) -> list[tuple[int, str]]:
+    items = [(number, line.strip()) for number, line in enumerate(read_text(path).splitlines(), 1)]
+    items = [(number, item) for number, item in items if item and not item.startswith("#")]
     if not items:
         raise InputError("the image list is empty", path)
     return items
@@ -20,3 +38,51 @@ def read_image_list(path: str | os.PathLike) -> list[str]:
 
 def list_name(path: str | os.PathLike) -> str:
     return Path(path).stem
+
+
+def is_standard_list(name: str) -> bool:
+    return bool(_STANDARD.match(name))
+
+
+def standard_list(name: str, frames: Iterable[str]) -> list[str]:
+    """The frames of a named official list among ``frames`` (names ``setXX/VYYY/IZZZZZ``)."""
+    match = _STANDARD.match(name)
+    if not match:
+        raise ValueError(f"{name!r} is not a standard list name such as train-all-02 or test-all-20")
+    part, period, step = match.group(1), match.group(2), int(match.group(3))
+    sets = (_TRAIN_SETS if part == "train" else _TEST_SETS)[period]
+    chosen = []
+    for frame in frames:
+        m = FRAME.fullmatch(frame)
+        if m and int(m.group(1)) in sets and int(m.group(3)) % step == step - 1:
+            chosen.append(frame)
+    return sorted(chosen)
+
+
+def resolve_image_set(spec: str, frames: Iterable[str], search: Iterable[Path] = ()) -> tuple[str, list[str]]:
+    """(name, frames) of an image set given as a list file, or a list name.
+
+    A name is looked up as ``imageSets/NAME.txt`` in the ``search`` folders, then built from the
+    official rule for the standard names.
+    """
+    path = Path(spec)
+    if path.suffix == ".txt" or path.is_file():
+        return list_name(path), _frames_of(path)
+    for folder in search:
+        candidate = Path(folder) / "imageSets" / f"{spec}.txt"
+        if candidate.is_file():
+            return spec, _frames_of(candidate)
+    if is_standard_list(spec):
+        return spec, standard_list(spec, frames)
+    raise InputError(f"image set {spec!r} is neither a list file nor a known list name "
+                     "(train|test)-(all|day|night)-(01|02|04|20)")
+
+
+def _frames_of(path: Path) -> list[str]:
+    out = []
+    for number, item in _numbered_items(path):
+        m = FRAME.search(item.replace("_", "/"))
+        if not m:
+            raise InputError(f"{item!r} is not a frame name setXX/VYYY/IZZZZZ", path, number)
+        out.append(m.group(0))
+    return out

@@ -1,0 +1,98 @@
+"""Piotr Dollár's bbGt text format, versions 0 to 3, as KAIST's annotation files use it.
+
+    % bbGt version=3
+    person 505 212 20 50 0 0 0 0 0 0 0
+
+One object a line: ``label x y w h`` then, by version, ``occ vx vy vw vh`` (1+), ``ign`` (2+) and
+``ang`` (3). Boxes are copied verbatim (no +1, no clipping), as every evaluator does.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from .problems import Problems
+
+HEADER = re.compile(r"^%\s*bbGt\s+version\s*=\s*(\d+)\s*$")
+NUMBERS_PER_VERSION = {0: 4, 1: 9, 2: 10, 3: 11}
+KNOWN_LABELS = {"person", "people", "person?", "cyclist", "person?a", "unpaired"}
+
+
+class BadFile(Exception):
+    """The file cannot be read as a whole; the frame is left out."""
+
+
+def number(token: str) -> int | float:
+    """An int for an integer token (so output keeps 505, not 505.0), else a float."""
+    try:
+        return int(token)
+    except ValueError:
+        return float(token)
+
+
+def parse_bbgt(text: str, path: str, problems: Problems, keep_empty: bool = False) -> list[tuple]:
+    """Objects ``(label, x, y, w, h, occ, visible_box_or_None, ign, line)`` of one bbGt file.
+
+    Boxes of zero or negative size are reported and skipped, unless ``keep_empty`` (paired files,
+    where position in the file pairs objects across modalities).
+
+    Raises `BadFile` (after reporting it) when a line cannot be read: a frame with an unreadable
+    line would teach a detector that a pedestrian is background, so it is better left out.
+    """
+    lines = text.splitlines()
+    start = next((k for k, line in enumerate(lines) if line.strip()), len(lines))
+    version = 3
+    header = HEADER.match(lines[start].strip()) if start < len(lines) else None
+    if header:
+        version = int(header.group(1))
+        if version not in NUMBERS_PER_VERSION:
+            problems.add("malformed file", f"unsupported bbGt version {version}", path, start + 1)
+            raise BadFile
+        start += 1
+    elif start < len(lines):
+        problems.add("missing header", "no '% bbGt version=N' header; read as version 3", path, start + 1)
+    expected = NUMBERS_PER_VERSION[version]
+
+    objects = []
+    for number_, line in enumerate(lines[start:], start + 1):
+        parts = line.split()
+        if not parts or parts[0].startswith("%"):
+            continue
+        label, tokens = parts[0], parts[1:]
+        if len(tokens) != expected:
+            problems.add("malformed line", f"expected a label and {expected} numbers (bbGt version "
+                         f"{version}), found {len(tokens)}", path, number_)
+            raise BadFile
+        try:
+            values = [number(t) for t in tokens]
+        except ValueError:
+            bad = next(t for t in tokens if not _is_number(t))
+            problems.add("malformed line", f"{bad!r} is not a number", path, number_)
+            raise BadFile from None
+        if not all(math.isfinite(v) for v in values):
+            problems.add("malformed line", "non-finite number", path, number_)
+            raise BadFile
+        x, y, w, h = values[:4]
+        occ = values[4] if version >= 1 else 0
+        visible = tuple(values[5:9]) if version >= 1 and values[7] > 0 and values[8] > 0 else None
+        ign = values[9] if version >= 2 else 0
+        if occ not in (0, 1, 2):
+            problems.add("malformed line", f"occlusion {occ} is not 0, 1 or 2", path, number_)
+            raise BadFile
+        if (w <= 0 or h <= 0) and not keep_empty:
+            kind = "zero-size box" if w == 0 or h == 0 else "negative-size box"
+            problems.add(kind, f"{kind} {label} {x} {y} {w} {h} skipped", path, number_)
+            continue
+        if label not in KNOWN_LABELS:
+            problems.add("unknown label", f"label {label!r} kept as an ignore region", path, number_)
+        objects.append((label, x, y, w, h, int(occ), visible, int(bool(ign)), number_))
+    return objects
+
+
+def _is_number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True

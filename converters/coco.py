@@ -1,0 +1,102 @@
+"""Writing the kit's COCO JSON (schema in docs/dataset-format.md) and the leaderboard's layout.
+
+The text is written with one template per record rather than by json.dumps over dicts: on the
+95,324-frame XML tree that is three to four times faster, and the records are simple (numbers and
+escaped strings) so that the templates stay obviously valid JSON; the tests parse every output.
+An annotation is formatted without its id (``',"image_id":...}'``) so that chunks of frames can be
+formatted in parallel and numbered when they are joined.
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import repeat
+from operator import mul
+
+from kaist_kit.groundtruth import period_of
+
+# The leaderboard's categories. Person is the positive class; every other label is an ignore
+# region at evaluation. The labels of the sanitized and paired sets follow.
+CATEGORIES = ["__ignore__", "person", "cyclist", "people", "person?"]
+EXTRA_CATEGORIES = ["person?a", "unpaired"]
+CATEGORY_ID = {name: k for k, name in enumerate(CATEGORIES + EXTRA_CATEGORIES)}
+LICENSE = "CC BY-NC-SA 4.0: KAIST Multispectral Pedestrian Detection Benchmark, Hwang et al., CVPR 2015"
+LAYOUTS = ("kit", "leaderboard")
+
+
+_IMAGE = ('{"id":%%d,"file_name":"%s/%s/visible/%%s.jpg","lwir_file_name":"%s/%s/lwir/%%s.jpg",'
+          '"im_name":"%s/%s/%%s","set":"%s","video":"%s","frame":%%d,"period":"%s","width":%%d,"height":%%d}')
+_ANNOTATION = (',"image_id":%d,"category_id":%d,"bbox":[%s,%s,%s,%s],"area":%s,"iscrowd":%d,'
+               '"label":%s,"ignore":%d,"occlusion":%d,"height":%s%s}')
+_LEADERBOARD_IMAGE = '{"id":%d,"im_name":"%s","height":%d,"width":%d}'
+_LEADERBOARD_ANNOTATION = ',"image_id":%d,"category_id":1,"bbox":[%s,%s,%s,%s],"height":%s,"occlusion":%d,"ignore":%d}'
+
+
+def categories(layout: str) -> list[dict]:
+    if layout == "leaderboard":
+        return [{"id": k, "name": n} for k, n in enumerate(CATEGORIES)]
+    return [{"id": CATEGORY_ID[n], "name": n} for n in CATEGORIES[1:] + EXTRA_CATEGORIES]
+
+
+def is_ignored(label: str, ign: int) -> int:
+    """Only a person is a pedestrian to detect; every other label, or a flagged box, is ignored."""
+    return int(label != "person" or bool(ign))
+
+
+def format_frames(frames: list[tuple[int, str, int, int]], rows: list[tuple],
+                  layout: str) -> tuple[list[str], list[str]]:
+    """JSON text of the images and of their annotations (without the leading id).
+
+    ``frames`` are (image id, frame name, width, height); ``rows`` are the objects
+    (image id, label, x, y, w, h, occ, visible box, ign, paired boxes) in output order. Columns are
+    formatted with C-level map/zip: the 110k objects of the XML tree take a tenth of a second.
+    """
+    if layout == "leaderboard":
+        images = [_LEADERBOARD_IMAGE % (i, name, height, width) for i, name, width, height in frames]
+        if not rows:
+            return images, []
+        ids, labels, x, y, w, h, occ, _, _, _ = zip(*rows)
+        # The leaderboard's file: ignore is "label is not person", nothing else.
+        ignore = [int(label != "person") for label in labels]
+        return images, list(map(_LEADERBOARD_ANNOTATION.__mod__, zip(ids, x, y, w, h, h, occ, ignore)))
+
+    templates: dict[str, str] = {}
+    images = []
+    for image_id, name, width, height in frames:
+        video, stem = name[:10], name[11:]
+        if video not in templates:
+            set_name, video_name = video.split("/")
+            templates[video] = _IMAGE % (set_name, video_name, set_name, video_name, set_name, video_name,
+                                         set_name, video_name, period_of(name))
+        images.append(templates[video] % (image_id, stem, stem, stem, int(stem[1:]), width, height))
+    if not rows:
+        return images, []
+    ids, labels, x, y, w, h, occ, visible, ign, paired = zip(*rows)
+    quoted = {label: json.dumps(label) for label in set(labels)}
+    ignore = list(map(is_ignored, labels, ign))
+    extras = list(map(_extra_fields, visible, paired)) if any(visible) or any(paired) else repeat("")
+    annotations = list(map(_ANNOTATION.__mod__, zip(
+        ids, map(CATEGORY_ID.get, labels, repeat(0)), x, y, w, h, map(mul, w, h), ignore,
+        map(quoted.__getitem__, labels), ignore, occ, h, extras)))
+    return images, annotations
+
+
+def _extra_fields(visible: tuple | None, paired: dict | None) -> str:
+    out = ',"vis_bbox":[%s,%s,%s,%s]' % visible if visible is not None else ""
+    if paired is not None:
+        out += (',"bbox_visible":[%s,%s,%s,%s]' % paired["bbox_visible"]
+                + ',"bbox_lwir":[%s,%s,%s,%s]' % paired["bbox_lwir"]
+                + f',"label_visible":{json.dumps(paired["label_visible"])}'
+                + f',"label_lwir":{json.dumps(paired["label_lwir"])}')
+    return out
+
+
+def coco_text(info: dict, images: list[str], annotations: list[str], layout: str) -> str:
+    """The whole file: annotations are numbered from 0 in order here."""
+    numbered = map('{"id":%d%s'.__mod__, enumerate(annotations))
+    return "".join([
+        '{\n"info": ', json.dumps(info, indent=1),
+        ',\n"images": [\n', ",\n".join(images),
+        '\n],\n"annotations": [\n', ",\n".join(numbered),
+        '\n],\n"categories": ', json.dumps(categories(layout)), "\n}\n",
+    ])

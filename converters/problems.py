@@ -1,0 +1,54 @@
+"""Collecting what is wrong with the input while a conversion keeps going."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Callable
+
+from kaist_kit.errors import where
+
+# Kinds that only describe the input's surroundings: they never change the output, so --strict
+# does not fail on them.
+NOTES = {"stray file", "no annotation file"}
+
+
+class Problems:
+    """Problems found in the input: each is echoed as one line (the first ``limit`` of each kind),
+    starting with "problem:" or, for the kinds in NOTES, "note:"."""
+
+    def __init__(self, echo: Callable[[str], None] | None = None, limit: int = 20):
+        self.echo = echo
+        self.limit = limit
+        self.counts: Counter[str] = Counter()
+        self.records: list[tuple[str, str]] = []  # (kind, one-line text), in the order found
+
+    def add(self, kind: str, message: str, path: str | None = None, line: int | None = None) -> None:
+        self.extend([(kind, f"{where(path, line)}: {message}" if path else message)])
+
+    def extend(self, records: list[tuple[str, str]]) -> None:
+        """Record problems (also those found in a worker process), echoing them here."""
+        for kind, text in records:
+            self.counts[kind] += 1
+            self.records.append((kind, text))
+            if self.echo and self.counts[kind] <= self.limit:
+                self.echo(f"{'note' if kind in NOTES else 'problem'}: {text}")
+
+    @property
+    def failing(self) -> int:
+        """How many problems changed or dropped annotation content (what --strict rejects)."""
+        return sum(n for kind, n in self.counts.items() if kind not in NOTES)
+
+    def summary(self) -> str:
+        if not self.counts:
+            return "no problems found"
+        parts = [f"{n} {kind if n == 1 else plural(kind)}" for kind, n in sorted(self.counts.items())]
+        hidden = sum(max(0, n - self.limit) for n in self.counts.values())
+        tail = f" ({hidden} not shown)" if hidden and self.echo else ""
+        return ", ".join(parts) + tail
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(sorted(self.counts.items()))
+
+
+def plural(noun_phrase: str) -> str:
+    return noun_phrase + ("es" if noun_phrase.endswith(("s", "x", "ch", "sh")) else "s")
