@@ -1,0 +1,83 @@
+"""`kaist-kit demo`: the kit end to end on a synthetic KAIST, in seconds, with nothing to download."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .converters import convert
+from .detections import detections_from_coco
+from .errors import InputError
+from .evaluate import Result, evaluate
+from .files import write_json_atomic
+from .groundtruth import load_ground_truth
+from .plots import plot_results
+from .show import draw_frame, find_pictures
+from .simulate import DEMO_METHODS, simulate
+from .synth import SynthConfig, generate
+
+MARKER = "demo.json"
+
+
+@dataclass
+class DemoRun:
+    out: Path
+    gt: Path
+    results: dict[str, Path]
+    scores: list[Result]
+    figure: Path
+    frame: Path
+    extra: dict[str, Path] = field(default_factory=dict)
+
+
+def run_demo(out: str | os.PathLike = "kaist-kit-demo", frames: int = 200, seed: int = 0,
+             say: Callable[[str], None] = print) -> DemoRun:
+    """Synthesise a test set, convert it, simulate three detectors, score and draw them."""
+    out = Path(out)
+    _prepare(out)
+    (out / MARKER).write_text(json.dumps({"frames": frames, "seed": seed}) + "\n")
+    dataset = out / "dataset"
+    say(f"1/5 synthesising {frames} visible/thermal test frames (half day, half night) in {dataset}")
+    generate(dataset, SynthConfig(seed=seed, train_frames=0, test_frames=frames))
+
+    gt_path = out / "test-gt.json"
+    say(f"2/5 converting the improved-style test annotations to {gt_path}")
+    convert("improved", dataset / "annotations-improved", gt_path, image_set="test-all-20")
+    gt = load_ground_truth(gt_path)
+
+    say("3/5 simulating three detectors: fusion, visible-only and thermal-only")
+    results = {}
+    for method in DEMO_METHODS:
+        path = out / "results" / f"{method.name}_result.json"
+        write_json_atomic(path, simulate(gt, method, seed))
+        results[method.name] = path
+
+    say("4/5 scoring them (leaderboard protocol, reasonable setting, all / day / night)")
+    scores = []
+    detections = {}
+    for name, path in results.items():
+        detections[name] = detections_from_coco(json.loads(path.read_text()), gt, str(path))
+        scores += evaluate(gt, detections[name], ["reasonable"], method=name)
+    figure = out / "mr-fppi.png"
+    plot_results(scores, figure)
+
+    frame = next((k for k in range(gt.n_images) if gt.image_periods[k] == "night"
+                  and (~gt.ignore[gt.ann_start[k]:gt.ann_start[k + 1]]).sum() >= 2), 0)
+    picture = out / "night-frame.png"
+    say(f"5/5 drawing {gt.image_names[frame]} with every method's detections")
+    visible, lwir = find_pictures(gt.image_names[frame], [dataset / "images"])
+    draw_frame(gt, frame, visible, lwir, picture, list(detections.items()), score_threshold=0.3)
+    return DemoRun(out, gt_path, results, scores, figure, picture)
+
+
+def _prepare(out: Path) -> None:
+    """Start from an empty folder; a previous demo's folder (it has the marker) is replaced."""
+    if out.exists() and any(out.iterdir()):
+        if not (out / MARKER).is_file():
+            raise InputError("the folder exists and is not a previous demo's; choose another with --out", out)
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,73 @@
+"""Drawing ground truth and detections on a frame's visible and thermal pictures side by side."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .detections import Detections
+from .errors import InputError
+from .groundtruth import GroundTruth
+
+PICTURE_SUFFIXES = (".jpg", ".png", ".jpeg")
+
+
+def find_pictures(frame: str, roots: Sequence[str | os.PathLike]) -> tuple[Path, Path]:
+    """The visible and lwir pictures of a frame, in KAIST's tree (``setXX/VYYY/visible/IZZZZZ.jpg``)
+    or flat (``setXX_VYYY_IZZZZZ_visible.png``) under any of ``roots``."""
+    set_name, video, stem = frame.split("/")
+    tried = []
+    for root in roots:
+        root = Path(root)
+        for suffix in PICTURE_SUFFIXES:
+            for pattern in ("{set}/{video}/{m}/{stem}{suffix}", "images/{set}/{video}/{m}/{stem}{suffix}",
+                            "{set}_{video}_{stem}_{m}{suffix}"):
+                pair = [root / pattern.format(set=set_name, video=video, stem=stem, m=m, suffix=suffix)
+                        for m in ("visible", "lwir")]
+                tried.append(pair[0])
+                if pair[0].is_file() and pair[1].is_file():
+                    return pair[0], pair[1]
+    where = ", ".join(str(Path(r)) for r in roots) or "(no folder given)"
+    raise InputError(f"no visible/lwir pictures of {frame} under {where} (looked for names like "
+                     f"{tried[0].name if tried else 'setXX/VYYY/visible/IZZZZZ.jpg'}); pass --images")
+
+
+def draw_frame(gt: GroundTruth, frame: int, visible: Path, lwir: Path, out: str | os.PathLike,
+               detections: Sequence[tuple[str, Detections]] = (), score_threshold: float = 0.0) -> None:
+    """Ground truth (pedestrians solid green, ignore regions dashed grey) and detections (one colour
+    per method, with scores) on both pictures of image index ``frame``."""
+    from matplotlib.patches import Rectangle
+    from PIL import Image
+
+    from .plots import new_figure, save_figure
+
+    pictures = [np.asarray(Image.open(p).convert("RGB")) for p in (visible, lwir)]
+    height, width = pictures[0].shape[:2]
+    fig, axes = new_figure(1, 2, width=width / 100 + 0.4, height=height / 100 + 0.6)
+    start, stop = gt.ann_start[frame], gt.ann_start[frame + 1]
+    colours = ["tab:red", "tab:cyan", "tab:orange", "tab:purple", "tab:olive"]
+    for ax, picture, title in zip(axes[0], pictures, ("visible", "lwir")):
+        ax.imshow(picture)
+        ax.set_title(f"{gt.image_names[frame]}  {title}", fontsize=9)
+        ax.set_axis_off()
+        for k in range(start, stop):
+            x, y, w, h = gt.boxes[k]
+            ignored = bool(gt.ignore[k])
+            ax.add_patch(Rectangle((x, y), w, h, fill=False, lw=1.4,
+                                   ec="0.75" if ignored else "lime", ls="--" if ignored else "-"))
+            ax.text(x, y - 2, gt.labels[k], color="0.85" if ignored else "lime", fontsize=6, va="bottom")
+        for (name, dets), colour in zip(detections, colours * 4):
+            mine = (dets.image == frame) & (dets.scores >= score_threshold)
+            for (x, y, w, h), s in zip(dets.boxes[mine], dets.scores[mine]):
+                ax.add_patch(Rectangle((x, y), w, h, fill=False, lw=1.0, ec=colour))
+                ax.text(x + w, y + h + 1, f"{s:.2f}", color=colour, fontsize=6, ha="right", va="top")
+        ax.set_xlim(0, width)
+        ax.set_ylim(height, 0)
+    if detections:
+        handles = [Rectangle((0, 0), 1, 1, fill=False, ec=c) for c in colours[:len(detections)]]
+        fig.legend(handles, [name for name, _ in detections], loc="lower center", ncol=len(detections),
+                   fontsize=8, frameon=False)
+    save_figure(fig, out)
