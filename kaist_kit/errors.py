@@ -35,3 +35,8 @@ class KitWarning(UserWarning):
 def warn(message: str, path: str | os.PathLike | None = None, line: int | None = None) -> None:
     prefix = where(path, line)
     warnings.warn(f"{prefix}: {message}" if prefix else message, KitWarning, stacklevel=2)
+
+
+def quantity(n: int, noun: str, plural: str | None = None) -> str:
+    """'1 image', '3 images': counts in messages read as English."""
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"

@@ -15,7 +15,7 @@ from typing import Iterable, Sequence, Union
 import numpy as np
 
 from .detections import Detections, load_detections, method_name
-from .errors import warn
+from .errors import quantity, warn
 from .groundtruth import GroundTruth
 from .matching import FALSE_POSITIVE, IGNORED, TRUE_POSITIVE, greedy_match, ignore_masks, overlaps_by_image
 from .settings import LEADERBOARD, SETTINGS, SPLITS, Protocol, get_protocol, get_setting
@@ -221,23 +221,23 @@ def warn_leaderboard_input(evaluation: Evaluation, dets: Detections) -> None:
     rising = (image[1:] == image[:-1]) & (scores[1:] > scores[:-1])
     if rising.any():
         n = len(np.unique(image[1:][rising]))
-        warn(f"detections of {n} images are not sorted by descending score; the leaderboard's "
+        warn(f"detections of {quantity(n, 'image')} are not sorted by descending score; the leaderboard's "
              "evaluator scores such a file wrongly (a shuffled MBNet file gets 80.05 instead of 8.13); "
              "scored here as sorted, as `kaist-kit submit` packages it", where)
     cap = LEADERBOARD.max_detections_per_image
     crowded = evaluation.dets_per_image > cap
     if crowded.any():
         dropped = int((evaluation.dets_per_image[crowded] - cap).sum())
-        warn(f"{crowded.sum()} images have more than {cap} detections; the leaderboard's evaluator "
-             f"crashes on them; scored here with the {cap} highest-scoring per image "
+        warn(f"{quantity(int(crowded.sum()), 'image')} with more than {cap} detections: the leaderboard's "
+             f"evaluator crashes on them; scored here with the {cap} highest-scoring per image "
              f"({dropped} dropped), as `kaist-kit submit` packages it", where)
     gt = evaluation.gt
     without = evaluation.dets_per_image[gt.ann_image] == 0
     for row, setting in enumerate(evaluation.settings):
         lost = without & ~evaluation.ignored[row]
         if lost.any():
-            warn(f"{len(np.unique(gt.ann_image[lost]))} images without any detection hold "
-                 f"{lost.sum()} pedestrians that count in {setting}: the leaderboard leaves them out of "
-                 "the miss rate, which lowers it; the devkit that most papers quote counts them as "
-                 "misses (--protocol matlab)", where)
+            warn(f"{quantity(len(np.unique(gt.ann_image[lost])), 'image')} without any detection: "
+                 f"the leaderboard leaves the {quantity(int(lost.sum()), 'pedestrian')} there that count "
+                 f"in {setting} out of the miss rate, which lowers it; the devkit that most papers quote "
+                 "counts them as misses (--protocol matlab)", where)
             break

@@ -200,7 +200,7 @@ def ground_truth_from_coco(data: object, path: str | os.PathLike | None = None,
         heights[k] = height
         occlusion[k] = occ
         ignore[k] = flag
-        labels.append(str(ann.get("label") or categories.get(ann.get("category_id"), "person")))
+        labels.append(_label(ann, categories, flag))
 
     by_image = np.argsort(ann_image, kind="stable")
     return GroundTruth(
@@ -217,6 +217,15 @@ def ground_truth_from_coco(data: object, path: str | os.PathLike | None = None,
         labels=[labels[k] for k in by_image],
         path=None if path is None else str(path),
     )
+
+
+def _label(ann: dict, categories: dict, ignored: bool) -> str:
+    """The original label; files without one (the leaderboard's) give the category name, and
+    "ignore" for an ignored box filed under person, whose real label was lost."""
+    if ann.get("label"):
+        return str(ann["label"])
+    name = str(categories.get(ann.get("category_id"), "person"))
+    return "ignore" if ignored and name == "person" else name
 
 
 def _frame_name(name: str) -> str:
