@@ -242,7 +242,7 @@ def _structure_findings(inspection: Inspection, normalised: dict) -> list[Findin
         shown = ", ".join(map(str, ids[:3])) + (", ..." if len(ids) > 3 else "")
         found.append(Finding(
             "unknown-ids", CRASH,
-            f"{plural(dropped.unknown_image, 'detection')} with image ids outside {_id_range(inspection)} "
+            f"{plural(dropped.unknown_image, 'detection')} with an image id outside {_id_range(inspection)} "
             f"({shown}; first at {dropped.first['unknown_ids']}): the leaderboard's evaluator crashes "
             "on them; left out of the package"))
     if normalised["over_cap"]:

@@ -67,7 +67,8 @@ def check_lines(report: CheckReport) -> list[str]:
             lines += lamr_table(report.packaged, "once packaged by `kaist-kit submit` (%):")
     elif report.packaged:
         lines.append(f"leaderboard: {verdict}; package it with `kaist-kit submit`")
-        lines += lamr_table(report.packaged, "once packaged, log-average miss rate (%), leaderboard protocol:")
+        lines += lamr_table(report.packaged, "once packaged (as written), log-average miss rate (%), "
+                                             "leaderboard protocol:")
     else:
         need = "; pass --gt FILE for the predicted score" if inspection.gt is None else ""
         lines.append(f"leaderboard: {verdict}{need}")

@@ -93,13 +93,16 @@ def package(result: str | os.PathLike, out_zip: str | os.PathLike,
     if len(text) > UPLOAD_LIMIT_BYTES:
         inspection.findings.append(Finding("size", WARNING, _size_warning(len(text), "the results JSON")))
     manifest = _manifest(inspection, method, results_name, text)
-    with atomic_path(out_zip) as tmp:
-        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as archive:
-            for name, data in ((results_name, text), (SUBMISSION_MANIFEST,
-                                                      json.dumps(manifest, indent=1).encode() + b"\n")):
-                entry = zipfile.ZipInfo(name, _ZIP_TIME)
-                entry.external_attr = 0o644 << 16
-                archive.writestr(entry, data, zipfile.ZIP_DEFLATED)
+    try:
+        with atomic_path(out_zip) as tmp:
+            with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as archive:
+                for name, data in ((results_name, text), (SUBMISSION_MANIFEST,
+                                                          json.dumps(manifest, indent=1).encode() + b"\n")):
+                    entry = zipfile.ZipInfo(name, _ZIP_TIME)
+                    entry.external_attr = 0o644 << 16
+                    archive.writestr(entry, data, zipfile.ZIP_DEFLATED)
+    except OSError as exc:
+        raise InputError(f"cannot write the submission: {exc.strerror or exc}", out_zip) from None
     return PackageReport(out_zip, results_name, len(text), out_zip.stat().st_size, manifest, inspection)
 
 

@@ -280,7 +280,7 @@ def test_a_failed_write_leaves_no_zip_and_keeps_the_old_one(kaist, leaderboard_g
 
     original_writestr = zipfile.ZipFile.writestr
     monkeypatch.setattr(zipfile.ZipFile, "writestr", fail_on_second_entry)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(InputError, match="cannot write the submission: disk full"):
         package(source, out, leaderboard_gt)
     assert len(calls) == 2  # the first entry was written before the failure
     monkeypatch.undo()
@@ -460,13 +460,16 @@ def test_cli_bad_input_is_one_line_with_exit_code_2(tmp_path):
 
     empty = tmp_path / "empty_result.json"
     empty.write_text("[]")
+    (tmp_path / "good_result.txt").write_text("1,100,100,40,100,0.9\n")
     proc = run_cli("submit", empty, "--out", tmp_path / "s.zip")
     assert proc.returncode == 2 and "no detections left to submit" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
 
     for args in (["submit", bad], ["submit", "--check", bad, "--out", tmp_path / "s.zip"],
                  ["submit", tmp_path / "none.json", "--out", tmp_path / "s.zip"],
-                 ["submit", bad, "--out", tmp_path / "s.json"]):
+                 ["submit", bad, "--out", tmp_path / "s.json"],
+                 ["submit", empty.with_name("good_result.txt"), "--out", bad / "s.zip"]):
         proc = run_cli(*args)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, args
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad_result.txt", "empty_result.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad_result.txt", "empty_result.json",
+                                                          "good_result.txt"]
