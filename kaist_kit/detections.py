@@ -11,9 +11,14 @@ Formats (see docs/formats.md):
   ``person x1 y1 x2 y2 score``. Read the devkit's way by default: its aggregator writes
   ``x1+1, y1+1, x2-x1, y2-y1`` with four decimals and the score with eight, and scores those numbers.
   ``devkit_shift=False`` reads a folder written without that shift as ``x1, y1, x2-x1, y2-y1``.
-- any of these inside a ``.zip``, ``.tar``, ``.tar.gz`` or ``.tgz`` archive.
+- any of these inside a ``.zip``, ``.tar``, ``.tar.gz`` or ``.tgz`` archive (a submission zip's
+  ``manifest.json`` is not a result and is passed over).
 
 Detections keep their file order, which decides ties between equal scores.
+
+Reading stops at the first detection the evaluator cannot score (``on_invalid="error"``). The
+submission packager reads with ``on_invalid="drop"`` instead: such detections are left out or
+repaired, and counted in the result's ``dropped``, so that it can report what each costs.
 """
 
 from __future__ import annotations
@@ -23,19 +28,51 @@ import os
 import re
 import tarfile
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError, warn
+from .errors import InputError, KitWarning, warn
+from .errors import where as location
 from .files import decode_text, json_line, parse_json, read_bytes
 from .groundtruth import GroundTruth
 
 FORMATS = ("auto", "coco", "txt", "per-image")
+ON_INVALID = ("error", "drop")
 PERSON_CATEGORY = 1
+# What `kaist-kit submit` writes beside the results file in a submission zip.
+SUBMISSION_MANIFEST = "manifest.json"
 _FRAME_FILE = re.compile(r"(set\d\d)_(V\d\d\d)_(I\d{5})\.txt$")
 _ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
+
+
+class IdBaseWarning(KitWarning):
+    """The image ids look written with the other base (1-based where 0-based is read, or the reverse)."""
+
+
+@dataclass
+class Dropped:
+    """What a read with ``on_invalid="drop"`` left out or rewrote instead of stopping.
+
+    Every count is of detections. ``first`` says where the first case of each reason is.
+    """
+
+    non_finite: int = 0  # a box or score that is nan or infinite: left out
+    negative_size: int = 0  # w < 0 or h < 0 (x2 < x1 or y2 < y1 in per-image files): left out
+    unknown_ids: dict[int, int] = field(default_factory=dict)  # image id as written -> detections left out
+    other_labels: dict[str, int] = field(default_factory=dict)  # per-image label -> detections left out
+    recategorised: dict[float, int] = field(default_factory=dict)  # category_id -> detections read as person
+    first: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def unknown_image(self) -> int:
+        return sum(self.unknown_ids.values())
+
+    def record(self, reason: str, count: int, path, line: int | None) -> None:
+        if reason in ("non_finite", "negative_size"):
+            setattr(self, reason, getattr(self, reason) + int(count))
+        self.first.setdefault(reason, location(path, line))
 
 
 @dataclass
@@ -47,6 +84,7 @@ class Detections:
     scores: np.ndarray  # (D,) float64
     source: str = ""
     format: str = ""
+    dropped: Dropped | None = None  # set by a read with on_invalid="drop"
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -68,37 +106,48 @@ def method_name(path: str | os.PathLike) -> str:
 
 
 def load_detections(path: str | os.PathLike, gt: GroundTruth, format: str = "auto",
-                    devkit_shift: bool = True) -> Detections:
-    """Read a result file, folder or archive and map its detections onto ``gt``'s images."""
+                    devkit_shift: bool = True, on_invalid: str = "error", id_offset: int = 0) -> Detections:
+    """Read a result file, folder or archive and map its detections onto ``gt``'s images.
+
+    ``on_invalid="drop"`` leaves out detections with a non-finite number, a negative size, an image
+    id outside the ground truth or a label other than person, reads any category_id as person, and
+    counts each case in the result's ``dropped`` (malformed structure still stops the read).
+    ``id_offset`` is added to the image ids of a COCO or txt file before they are mapped: -1 reads a
+    COCO file written with 1-based ids.
+    """
     path = Path(path)
     if format not in FORMATS:
         raise ValueError(f"unknown result format {format!r}; choose from {', '.join(FORMATS)}")
+    if on_invalid not in ON_INVALID:
+        raise ValueError(f"unknown on_invalid {on_invalid!r}; choose from {', '.join(ON_INVALID)}")
     if not path.exists():
         raise InputError("no such file or folder", path)
+    dropped = Dropped() if on_invalid == "drop" else None
     if path.is_dir():
         files = {p.name: p for p in sorted(path.rglob("*.txt")) if _FRAME_FILE.search(p.name)}
         if format not in ("auto", "per-image") or not files:
             raise InputError("a folder of results must hold per-image setXX_VYYY_IZZZZZ.txt files", path)
         return _read_per_image({name: (str(p), _LazyFile(p)) for name, p in files.items()},
-                               gt, path, devkit_shift)
+                               gt, path, devkit_shift, dropped)
     if path.name.lower().endswith(_ARCHIVE_SUFFIXES):
-        return _read_archive(path, gt, format, devkit_shift)
+        return _read_archive(path, gt, format, devkit_shift, dropped, id_offset)
     raw = read_bytes(path)
-    return _read_single(raw, str(path), gt, format, devkit_shift)
+    return _read_single(raw, str(path), gt, format, devkit_shift, dropped, id_offset)
 
 
-def _read_single(raw: bytes, where: str, gt: GroundTruth, format: str, devkit_shift: bool) -> Detections:
+def _read_single(raw: bytes, where: str, gt: GroundTruth, format: str, devkit_shift: bool,
+                 dropped: Dropped | None = None, id_offset: int = 0) -> Detections:
     text = decode_text(raw, where)
     if format == "auto":
         format = _sniff(text, where)
     if format == "coco":
-        return read_coco_results(text, where, gt)
+        return read_coco_results(text, where, gt, dropped, id_offset)
     if format == "txt":
-        return read_txt_results(text, where, gt)
+        return read_txt_results(text, where, gt, dropped, id_offset)
     name = Path(where).name
     if not _FRAME_FILE.search(name):
         raise InputError("a per-image result file must be named setXX_VYYY_IZZZZZ.txt", where)
-    return _read_per_image({name: (where, lambda: raw)}, gt, where, devkit_shift)
+    return _read_per_image({name: (where, lambda: raw)}, gt, where, devkit_shift, dropped)
 
 
 def _sniff(text: str, where: str) -> str:
@@ -123,7 +172,8 @@ class _LazyFile:
         return read_bytes(self.path)
 
 
-def _read_archive(path: Path, gt: GroundTruth, format: str, devkit_shift: bool) -> Detections:
+def _read_archive(path: Path, gt: GroundTruth, format: str, devkit_shift: bool,
+                  dropped: Dropped | None = None, id_offset: int = 0) -> Detections:
     members: dict[str, tuple[str, object]] = {}
     try:
         if path.name.lower().endswith(".zip"):
@@ -144,29 +194,34 @@ def _read_archive(path: Path, gt: GroundTruth, format: str, devkit_shift: bool) 
     if frames and format in ("auto", "per-image"):
         for name, member in frames.items():
             members[name] = (f"{path}/{member}", (lambda data=contents[member]: data))
-        return _read_per_image(members, gt, path, devkit_shift)
-    results = [n for n in contents if n.lower().endswith((".json", ".txt"))]
+        return _read_per_image(members, gt, path, devkit_shift, dropped)
+    results = [n for n in contents if n.lower().endswith((".json", ".txt"))
+               and Path(n).name != SUBMISSION_MANIFEST]
     if len(results) != 1:
         raise InputError(
             f"an archive must hold one result file (.json or .txt) or per-image files; found "
             f"{len(results)} result files", path)
     member = results[0]
-    return _read_single(contents[member], f"{path}/{member}", gt, format, devkit_shift)
+    return _read_single(contents[member], f"{path}/{member}", gt, format, devkit_shift, dropped, id_offset)
 
 
-def read_coco_results(text: str, where: str, gt: GroundTruth) -> Detections:
+def read_coco_results(text: str, where: str, gt: GroundTruth, dropped: Dropped | None = None,
+                      id_offset: int = 0) -> Detections:
     data = parse_json(text, where)
     keys: tuple[str, ...] = ()
     if isinstance(data, dict) and isinstance(data.get("annotations"), list):
         data, keys = data["annotations"], ("annotations",)
     if not isinstance(data, list):
         raise InputError("COCO results must be a JSON list of detections", where, 1)
-    return detections_from_coco(data, gt, where, lambda k: json_line(text, *keys, k))
+    return detections_from_coco(data, gt, where, lambda k: json_line(text, *keys, k), dropped, id_offset)
 
 
-def detections_from_coco(records: list, gt: GroundTruth, where: str = "",
-                         line_of=lambda k: None) -> Detections:
-    """Detections from COCO result records (dicts with image_id, bbox, score, category_id)."""
+def detections_from_coco(records: list, gt: GroundTruth, where: str = "", line_of=lambda k: None,
+                         dropped: Dropped | None = None, id_offset: int = 0) -> Detections:
+    """Detections from COCO result records (dicts with image_id, bbox, score, category_id).
+
+    With ``dropped`` (a lenient read), invalid detections are left out and counted there.
+    """
     n = len(records)
     ids = np.empty(n, np.int64)
     boxes = np.empty((n, 4), np.float64)
@@ -192,21 +247,29 @@ def detections_from_coco(records: list, gt: GroundTruth, where: str = "",
                 or image_id != int(image_id):
             raise fail(f"image_id {image_id!r} is not an integer", k)
         ids[k] = int(image_id)
-    _check_values(boxes, scores, line_of, where)
+    keep = _check_values(boxes, scores, line_of, where, dropped)
     bad = np.flatnonzero(categories != PERSON_CATEGORY)
-    if len(bad):
+    if len(bad) and dropped is not None:
+        # A lenient read takes every detection as a person: a category of 0 is usually a class
+        # index counted from 0. The counts let the packager say so, and other classes be removed.
+        values, counts = np.unique(categories[bad], return_counts=True)
+        dropped.recategorised = {_plain_number(v): int(c) for v, c in zip(values, counts)}
+        dropped.record("recategorised", len(bad), where, line_of(int(bad[0])))
+    elif len(bad):
         k = int(bad[0])
         raise fail(
             f"category_id {records[k].get('category_id')!r} is not person ({PERSON_CATEGORY}); "
             f"{len(bad)} detections have another category (the leaderboard crashes on them; "
             "`kaist-kit submit` rewrites every category to person)", k)
-    image = _map_ids(ids, gt, line_of, where, one_based=False)
-    dets = Detections(image, boxes, scores, where, "coco")
-    _check_id_base(dets, ids, gt, where, one_based=False)
+    image, known = _map_ids(ids + id_offset, gt, line_of, where, False, dropped, keep, id_offset)
+    keep &= known
+    dets = Detections(image[keep], boxes[keep], scores[keep], where, "coco", dropped)
+    _check_id_base(dets, gt, where, one_based=False)
     return dets
 
 
-def read_txt_results(text: str, where: str, gt: GroundTruth) -> Detections:
+def read_txt_results(text: str, where: str, gt: GroundTruth, dropped: Dropped | None = None,
+                     id_offset: int = 0) -> Detections:
     rows, lines = _parse_rows(text, where, 6)
     ids = rows[:, 0]
     whole = np.floor(ids) == ids
@@ -218,11 +281,12 @@ def read_txt_results(text: str, where: str, gt: GroundTruth) -> Detections:
     def line_of(k: int) -> int:
         return int(lines[k])
 
-    _check_values(boxes, scores, line_of, where)
-    int_ids = ids.astype(np.int64)
-    image = _map_ids(int_ids, gt, line_of, where, one_based=True)
-    dets = Detections(image, boxes, scores, where, "txt")
-    _check_id_base(dets, int_ids, gt, where, one_based=True)
+    keep = _check_values(boxes, scores, line_of, where, dropped)
+    int_ids = ids.astype(np.int64) + id_offset
+    image, known = _map_ids(int_ids, gt, line_of, where, True, dropped, keep, id_offset)
+    keep &= known
+    dets = Detections(image[keep], boxes[keep], scores[keep], where, "txt", dropped)
+    _check_id_base(dets, gt, where, one_based=True)
     return dets
 
 
@@ -261,22 +325,35 @@ def _is_float(token: str) -> bool:
     return True
 
 
-def _check_values(boxes: np.ndarray, scores: np.ndarray, line_of, where: str) -> None:
+def _check_values(boxes: np.ndarray, scores: np.ndarray, line_of, where: str,
+                  dropped: Dropped | None = None) -> np.ndarray:
+    """Mask of the detections with finite numbers and sizes >= 0; any other stops a strict read."""
     finite = np.isfinite(boxes).all(axis=1) & np.isfinite(scores)
     if not finite.all():
         k = int(np.flatnonzero(~finite)[0])
-        raise InputError(f"non-finite number in a detection ({(~finite).sum()} such detections)",
-                         where, line_of(k))
-    negative = (boxes[:, 2] < 0) | (boxes[:, 3] < 0)
+        if dropped is None:
+            raise InputError(f"non-finite number in a detection ({(~finite).sum()} such detections)",
+                             where, line_of(k))
+        dropped.record("non_finite", (~finite).sum(), where, line_of(k))
+    negative = finite & ((boxes[:, 2] < 0) | (boxes[:, 3] < 0))
     if negative.any():
         k = int(np.flatnonzero(negative)[0])
-        raise InputError(
-            f"negative box size w={boxes[k, 2]:g}, h={boxes[k, 3]:g} ({negative.sum()} such "
-            "detections); boxes are [x, y, width, height]", where, line_of(k))
+        if dropped is None:
+            raise InputError(
+                f"negative box size w={boxes[k, 2]:g}, h={boxes[k, 3]:g} ({negative.sum()} such "
+                "detections); boxes are [x, y, width, height]", where, line_of(k))
+        dropped.record("negative_size", negative.sum(), where, line_of(k))
+    return finite & ~negative
 
 
-def _map_ids(ids: np.ndarray, gt: GroundTruth, line_of, where: str, one_based: bool) -> np.ndarray:
-    """Ground-truth image index of every detection; an unknown id is an error."""
+def _map_ids(ids: np.ndarray, gt: GroundTruth, line_of, where: str, one_based: bool,
+             dropped: Dropped | None = None, valid: np.ndarray | None = None,
+             id_offset: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Ground-truth image index of every detection, and which ids are known.
+
+    An unknown id stops a strict read; a lenient one counts the unknown ids (as written, before
+    ``id_offset``) among the ``valid`` detections.
+    """
     if one_based:
         index = ids - 1
         known = (index >= 0) & (index < gt.n_images)
@@ -286,7 +363,13 @@ def _map_ids(ids: np.ndarray, gt: GroundTruth, line_of, where: str, one_based: b
         known = (pos < gt.n_images) & (gt.image_ids[pos_clipped] == ids) if gt.n_images else \
             np.zeros(len(ids), bool)
         index = pos_clipped
-    if not known.all():
+    if not known.all() and dropped is not None:
+        unknown = ~known if valid is None else ~known & valid
+        if unknown.any():
+            written, counts = np.unique(ids[unknown] - id_offset, return_counts=True)
+            dropped.unknown_ids = {int(i): int(c) for i, c in zip(written, counts)}
+            dropped.record("unknown_ids", 0, where, line_of(int(np.flatnonzero(unknown)[0])))
+    elif not known.all():
         k = int(np.flatnonzero(~known)[0])
         if one_based:
             valid = f"1..{gt.n_images}, 1-based"
@@ -299,27 +382,28 @@ def _map_ids(ids: np.ndarray, gt: GroundTruth, line_of, where: str, one_based: b
         raise InputError(
             f"image id {ids[k]} is not in the ground truth (ids {valid}); {(~known).sum()} detections "
             f"have unknown ids{hint}", where, line_of(k))
-    return index.astype(np.int64)
+    return index.astype(np.int64), known
 
 
-def _check_id_base(dets: Detections, ids: np.ndarray, gt: GroundTruth, where: str, one_based: bool) -> None:
+def _check_id_base(dets: Detections, gt: GroundTruth, where: str, one_based: bool) -> None:
     """Warn when shifting every image id by one matches the ground truth far better."""
     if len(dets) == 0 or gt.n_images < 2:
         return
     shift = 1 if not one_based else -1  # the direction the writer probably got wrong
-    as_read = _hits(dets.image, dets.boxes, gt)
+    as_read = pedestrians_hit(dets.image, dets.boxes, gt)
     shifted_image = dets.image - shift
     ok = (shifted_image >= 0) & (shifted_image < gt.n_images)
-    shifted = _hits(shifted_image[ok], dets.boxes[ok], gt)
+    shifted = pedestrians_hit(shifted_image[ok], dets.boxes[ok], gt)
     if shifted >= 20 and shifted > 3 * max(as_read, 1):
         base, other = ("0-based", "1-based") if not one_based else ("1-based", "0-based")
         warn(f"image ids look {other}: shifted by {-shift:+d} the detections overlap {shifted} "
              f"pedestrians instead of {as_read}; this format is read as {base}, so the score will be "
-             f"near 100% miss rate (the leaderboard reads them the same way)", where)
+             f"near 100% miss rate (the leaderboard reads them the same way)", where,
+             category=IdBaseWarning)
 
 
-def _hits(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth) -> int:
-    """How many detections overlap a pedestrian of their image at IoU >= 0.5."""
+def pedestrians_hit(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth) -> int:
+    """How many detections overlap a pedestrian of their image at IoU >= 0.5 (a plausibility test)."""
     from .matching import overlaps_by_image
 
     pairs = overlaps_by_image(image, boxes, gt, min_overlap=0.5)
@@ -327,7 +411,8 @@ def _hits(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth) -> int:
     return int(np.unique(pairs.det[person & (pairs.iou >= 0.5)]).size)
 
 
-def _read_per_image(files: dict, gt: GroundTruth, where, devkit_shift: bool) -> Detections:
+def _read_per_image(files: dict, gt: GroundTruth, where, devkit_shift: bool,
+                    dropped: Dropped | None = None) -> Detections:
     rows, images, sources, lines = [], [], [], []
     unknown = []
     for name in sorted(files):
@@ -338,8 +423,15 @@ def _read_per_image(files: dict, gt: GroundTruth, where, devkit_shift: bool) -> 
         source, read = files[name]
         file_rows, file_lines, labels = _parse_rows(decode_text(read(), source), source, 5, label=True)
         bad = [k for k, label in enumerate(labels) if label.lower() != "person"]
-        if bad:
+        if bad and dropped is None:
             raise InputError(f"label {labels[bad[0]]!r} is not person", source, int(file_lines[bad[0]]))
+        if bad:
+            for k in bad:
+                dropped.other_labels[labels[k]] = dropped.other_labels.get(labels[k], 0) + 1
+            dropped.record("other_labels", 0, source, int(file_lines[bad[0]]))
+            is_person = np.ones(len(labels), bool)
+            is_person[bad] = False
+            file_rows, file_lines = file_rows[is_person], file_lines[is_person]
         rows.append(file_rows)
         images.append(np.full(len(file_rows), gt.index_of_name[frame], np.int64))
         sources.append(np.full(len(file_rows), len(sources)))
@@ -353,7 +445,9 @@ def _read_per_image(files: dict, gt: GroundTruth, where, devkit_shift: bool) -> 
              "images without detections (the devkit's aggregator would instead shift the id of every "
              "later image and score the folder wrongly)", where)
     if not rows:
-        return Detections.empty(str(where), "per-image")
+        empty = Detections.empty(str(where), "per-image")
+        empty.dropped = dropped
+        return empty
 
     x1, y1, x2, y2, score = np.concatenate(rows).T
     names = [files[n][0] for n in sorted(files) if n not in unknown]
@@ -364,10 +458,19 @@ def _read_per_image(files: dict, gt: GroundTruth, where, devkit_shift: bool) -> 
         return InputError(message, names[file_of[k]], int(line_of[k]))
 
     finite = np.isfinite(x1) & np.isfinite(y1) & np.isfinite(x2) & np.isfinite(y2) & np.isfinite(score)
-    if not finite.all():
-        raise fail("non-finite number", ~finite)
-    if ((x2 < x1) | (y2 < y1)).any():
-        raise fail("corner x2, y2 before x1, y1; lines are label x1 y1 x2 y2 score", (x2 < x1) | (y2 < y1))
+    inverted = finite & ((x2 < x1) | (y2 < y1))
+    if dropped is None:
+        if not finite.all():
+            raise fail("non-finite number", ~finite)
+        if inverted.any():
+            raise fail("corner x2, y2 before x1, y1; lines are label x1 y1 x2 y2 score", inverted)
+    for reason, mask in (("non_finite", ~finite), ("negative_size", inverted)):
+        if mask.any():
+            k = int(np.flatnonzero(mask)[0])
+            dropped.record(reason, mask.sum(), names[file_of[k]], int(line_of[k]))
+    keep = finite & ~inverted
+    image = np.concatenate(images)[keep]
+    x1, y1, x2, y2, score = x1[keep], y1[keep], x2[keep], y2[keep], score[keep]
     if devkit_shift:
         # The devkit's aggregator prints x1+1, y1+1, x2-x1, y2-y1 with %.4f and the score with %.8f,
         # then scores the printed numbers: round the same way.
@@ -376,7 +479,11 @@ def _read_per_image(files: dict, gt: GroundTruth, where, devkit_shift: bool) -> 
         score = _printed(score, 8)
     else:
         box = np.stack([x1, y1, x2 - x1, y2 - y1], 1)
-    return Detections(np.concatenate(images), box, score, str(where), "per-image")
+    return Detections(image, box, score, str(where), "per-image", dropped)
+
+
+def _plain_number(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else float(value)
 
 
 def _printed(values: np.ndarray, decimals: int) -> np.ndarray:

@@ -32,9 +32,10 @@ class KitWarning(UserWarning):
     """Something in the input costs the user accuracy or would be treated differently elsewhere."""
 
 
-def warn(message: str, path: str | os.PathLike | None = None, line: int | None = None) -> None:
+def warn(message: str, path: str | os.PathLike | None = None, line: int | None = None,
+         category: type[KitWarning] = KitWarning) -> None:
     prefix = where(path, line)
-    warnings.warn(f"{prefix}: {message}" if prefix else message, KitWarning, stacklevel=2)
+    warnings.warn(f"{prefix}: {message}" if prefix else message, category, stacklevel=2)
 
 
 def quantity(n: int, noun: str, plural: str | None = None) -> str:

@@ -209,6 +209,17 @@ def unique_method_names(paths: Sequence[str | os.PathLike]) -> list[str]:
     return names
 
 
+def images_not_sorted(dets: Detections) -> np.ndarray:
+    """Indices of the images whose detections, in file order, do not descend in score.
+
+    The leaderboard's evaluator scores such a file wrongly.
+    """
+    file_order = np.argsort(dets.image, kind="stable")
+    image, scores = dets.image[file_order], dets.scores[file_order]
+    rising = (image[1:] == image[:-1]) & (scores[1:] > scores[:-1])
+    return np.unique(image[1:][rising])
+
+
 def warn_leaderboard_input(evaluation: Evaluation, dets: Detections) -> None:
     """Say what the leaderboard's own evaluator would do with input it cannot score correctly."""
     where = dets.source or None
@@ -216,12 +227,9 @@ def warn_leaderboard_input(evaluation: Evaluation, dets: Detections) -> None:
         warn("no detections: scored as miss rate 1 everywhere; the leaderboard's evaluator crashes "
              "on an empty result", where)
         return
-    file_order = np.argsort(dets.image, kind="stable")
-    image, scores = dets.image[file_order], dets.scores[file_order]
-    rising = (image[1:] == image[:-1]) & (scores[1:] > scores[:-1])
-    if rising.any():
-        n = len(np.unique(image[1:][rising]))
-        warn(f"detections of {quantity(n, 'image')} are not sorted by descending score; the leaderboard's "
+    unsorted = images_not_sorted(dets)
+    if len(unsorted):
+        warn(f"detections of {quantity(len(unsorted), 'image')} are not sorted by descending score; the leaderboard's "
              "evaluator scores such a file wrongly (a shuffled MBNet file gets 80.05 instead of 8.13); "
              "scored here as sorted, as `kaist-kit submit` packages it", where)
     cap = LEADERBOARD.max_detections_per_image

@@ -1,0 +1,75 @@
+"""Plain-text reports of a packaged or checked submission, one line per fact or finding."""
+
+from __future__ import annotations
+
+from kaist_kit.evaluate import Result
+from kaist_kit.settings import LEADERBOARD_SETTINGS
+
+from .checks import WARNING, Inspection, plural
+from .submit import CheckReport, PackageReport
+
+FORMAT_NAMES = {"coco": "COCO result JSON", "txt": "leaderboard txt", "per-image": "per-image files"}
+
+VERDICTS = {
+    "correct": "scores this file correctly",
+    "mis-score": "would mis-score this file",
+    "crash": "its evaluator would crash on this file",
+    "not-accepted": "does not read per-image files",
+}
+
+
+def summary(inspection: Inspection) -> list[str]:
+    counts = inspection.counts
+    dets = inspection.read
+    scores = f", scores {dets.scores.min():.3g} to {dets.scores.max():.3g}" if len(dets) else ""
+    lines = [f"{inspection.source.name}: {FORMAT_NAMES.get(inspection.format, inspection.format)}, "
+             f"{counts['in_source']} detections{scores}"]
+    if inspection.gt is not None:
+        lines.append(f"ground truth: {inspection.gt.describe()}")
+    return lines
+
+
+def findings(inspection: Inspection) -> list[str]:
+    return [f"{f.level}: {f.message}" for f in inspection.findings]
+
+
+def lamr_table(results: list[Result], title: str) -> list[str]:
+    splits = list(dict.fromkeys(r.split for r in results))
+    cells = {(r.setting, r.split): r.lamr for r in results}
+    lines = [title, f"  {'setting':<18}" + "".join(f"{s:>8}" for s in splits)]
+    for setting in (s for s in LEADERBOARD_SETTINGS if (s, splits[0]) in cells):
+        lines.append(f"  {setting:<18}" + "".join(f"{100 * cells[(setting, s)]:>8.2f}" for s in splits))
+    return lines
+
+
+def package_lines(report: PackageReport) -> list[str]:
+    inspection = report.inspection
+    lines = summary(inspection) + findings(inspection)
+    lines.append(f"wrote {report.out}: {report.results_name} ({inspection.counts['packaged']} detections "
+                 f"in {inspection.counts['images_with_detections']} images, {report.results_bytes / 1e3:.0f} "
+                 f"kB) and manifest.json; {report.zip_bytes / 1e3:.0f} kB in all")
+    if report.results:
+        lines += lamr_table(report.results, "self-evaluated log-average miss rate (%), leaderboard protocol:")
+    return lines
+
+
+def check_lines(report: CheckReport) -> list[str]:
+    inspection = report.inspection
+    lines = summary(inspection) + findings(inspection)
+    verdict = VERDICTS[report.verdict]
+    warned = sum(f.level == WARNING for f in inspection.findings)
+    if report.ok and warned:
+        verdict += f"; see the {plural(warned, 'warning')} above for what may cost miss rate"
+    if report.ok and report.as_submitted:
+        lines.append(f"leaderboard: {verdict}")
+        lines += lamr_table(report.as_submitted, "predicted log-average miss rate (%), leaderboard protocol:")
+        if report.as_submitted is not report.packaged and report.packaged:
+            lines += lamr_table(report.packaged, "once packaged by `kaist-kit submit` (%):")
+    elif report.packaged:
+        lines.append(f"leaderboard: {verdict}; package it with `kaist-kit submit`")
+        lines += lamr_table(report.packaged, "once packaged (as written), log-average miss rate (%), "
+                                             "leaderboard protocol:")
+    else:
+        need = "; pass --gt FILE for the predicted score" if inspection.gt is None else ""
+        lines.append(f"leaderboard: {verdict}{need}")
+    return lines
