@@ -38,6 +38,7 @@ FORMATS = ("original", "xml", "sanitized", "paired", "improved")
 COMPAT = ("leaderboard",)
 MODALITIES = ("visible", "lwir")
 KAIST_SIZE = (640, 512)
+_IMAGE_SETS = "/imageSets/"
 # Below this many frames one process is quicker than starting workers.
 PARALLEL_FROM = 4000
 
@@ -114,7 +115,12 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
 
     list_name, names = None, sorted(located)
     if image_set:
-        list_name, names = resolve_image_set(image_set, located, src.search_dirs)
+        inside = src.image_list(image_set)
+        if inside is not None:
+            listed = [line.strip() for line in _text(src.read(inside)).splitlines() if line.strip()]
+            list_name, names = image_set, [n.replace("_", "/") for n in listed]
+        else:
+            list_name, names = resolve_image_set(image_set, located, src.search_dirs)
         missing = [n for n in names if n not in located]
         if missing:
             # Some sets (the sanitized one) only have files for some frames of a list; for the
@@ -164,6 +170,8 @@ def _locate_frames(src: Source, format: str, problems: Problems) -> dict[str, di
     located: dict[str, dict[str, str]] = {}
     for rel in src.files:
         match = pattern.search(rel)
+        if not match and _IMAGE_SETS in f"/{rel}":
+            continue  # image-set lists travel with annotation archives; --image-set reads them
         if not match:
             problems.add("stray file", "not an annotation file of this format, skipped", src.display(rel))
             continue

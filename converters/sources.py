@@ -61,6 +61,13 @@ class Source:
             out.append(data)
         return out
 
+    def image_list(self, name: str) -> str | None:
+        """The relative path of ``imageSets/NAME.txt`` inside this source, if it holds one."""
+        for rel in self.files:
+            if rel == f"imageSets/{name}.txt" or rel.endswith(f"/imageSets/{name}.txt"):
+                return rel
+        return None
+
     @property
     def search_dirs(self) -> list[Path]:
         """Folders where an imageSets/ list folder may sit: the source and its parents."""

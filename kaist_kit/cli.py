@@ -390,7 +390,8 @@ def demo_command(
 
     run = run_demo(folder, frames, seed, say=lambda line: err.print(line, highlight=False))
     report.print_table(run.scores, out, "\n".join([f"ground truth: {run.gt}"] + report.protocol_notes(run.scores)))
-    err.print(f"curves: {run.figure}\nnight frame with detections: {run.frame}", highlight=False)
+    err.print(f"curves: {run.figure}\nnight frame with detections: {run.frame}\n"
+              f"submission of the best method: {run.extra['submission']}", highlight=False)
 
 
 if __name__ == "__main__":

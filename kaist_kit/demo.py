@@ -18,6 +18,7 @@ from .groundtruth import load_ground_truth
 from .plots import plot_results
 from .show import draw_frame, find_pictures
 from .simulate import DEMO_METHODS, simulate
+from .submission import package
 from .synth import SynthConfig, generate
 
 MARKER = "demo.json"
@@ -41,22 +42,22 @@ def run_demo(out: str | os.PathLike = "kaist-kit-demo", frames: int = 200, seed:
     _prepare(out)
     (out / MARKER).write_text(json.dumps({"frames": frames, "seed": seed}) + "\n")
     dataset = out / "dataset"
-    say(f"1/5 synthesising {frames} visible/thermal test frames (half day, half night) in {dataset}")
+    say(f"1/6 synthesising {frames} visible/thermal test frames (half day, half night) in {dataset}")
     generate(dataset, SynthConfig(seed=seed, train_frames=0, test_frames=frames))
 
     gt_path = out / "test-gt.json"
-    say(f"2/5 converting the improved-style test annotations to {gt_path}")
+    say(f"2/6 converting the improved-style test annotations to {gt_path}")
     convert("improved", dataset / "annotations-improved", gt_path, image_set="test-all-20")
     gt = load_ground_truth(gt_path)
 
-    say("3/5 simulating three detectors: fusion, visible-only and thermal-only")
+    say("3/6 simulating three detectors: fusion, visible-only and thermal-only")
     results = {}
     for method in DEMO_METHODS:
         path = out / "results" / f"{method.name}_result.json"
         write_json_atomic(path, simulate(gt, method, seed))
         results[method.name] = path
 
-    say("4/5 scoring them (leaderboard protocol, reasonable setting, all / day / night)")
+    say("4/6 scoring them (leaderboard protocol, reasonable setting, all / day / night)")
     scores = []
     detections = {}
     for name, path in results.items():
@@ -68,10 +69,15 @@ def run_demo(out: str | os.PathLike = "kaist-kit-demo", frames: int = 200, seed:
     frame = next((k for k in range(gt.n_images) if gt.image_periods[k] == "night"
                   and (~gt.ignore[gt.ann_start[k]:gt.ann_start[k + 1]]).sum() >= 2), 0)
     picture = out / "night-frame.png"
-    say(f"5/5 drawing {gt.image_names[frame]} with every method's detections")
+    say(f"5/6 drawing {gt.image_names[frame]} with every method's detections")
     visible, lwir = find_pictures(gt.image_names[frame], [dataset / "images"])
     draw_frame(gt, frame, visible, lwir, picture, list(detections.items()), score_threshold=0.3)
-    return DemoRun(out, gt_path, results, scores, figure, picture)
+
+    best = min((r for r in scores if r.split == "all"), key=lambda r: r.lamr).method
+    submission = out / "submission.zip"
+    say(f"6/6 packaging the best method, {best}, as a challenge entry: {submission}")
+    package(results[best], submission, gt, best)
+    return DemoRun(out, gt_path, results, scores, figure, picture, {"submission": submission})
 
 
 def _prepare(out: Path) -> None:

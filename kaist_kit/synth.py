@@ -168,7 +168,7 @@ def render_frame(rng: np.random.Generator, name: str, period: str, width: int, h
         h = float(np.clip(rng.lognormal(math.log(50), 0.33), 16, height * 0.9))
         foot = horizon + h * rng.uniform(1.3, 2.4)
         if foot > height + 0.15 * h:  # too near for this picture: place it farther
-            foot = rng.uniform(horizon + h, height + 0.1 * h)
+            foot = rng.uniform(min(horizon + h, height), height + 0.1 * h)
         w = h * rng.uniform(0.37, 0.45)
         x = rng.uniform(-0.1 * w, width - 0.9 * w)
         placed.append((foot, kind, label, x, foot - h, w, h))
@@ -277,13 +277,19 @@ def _paste(image, x, y, layer, alpha):
 
 
 def _draw_figure(rng, visible, lwir, x, y, w, h, night, colour_gain=None, heat=None, glass=False):
-    """A person-shaped figure: clothes in colour (scaled by ``colour_gain``), ``heat`` in thermal."""
+    """A person-shaped figure: clothes in colour (scaled by ``colour_gain``), ``heat`` in thermal.
+
+    At night a pedestrian barely differs from the dark street around it (drawn nearly transparent),
+    unless it stands under a street lamp."""
     mask, head = _silhouette(rng, w, h)
     hh, ww = mask.shape
+    opacity = 1.0
     if colour_gain is None:
-        colour_gain = rng.uniform(0.06, 0.14) if night else 1.0
-        if night and rng.random() < 0.1:  # under a street lamp
-            colour_gain = 0.45
+        colour_gain = 1.0
+        if night:
+            lit = rng.random() < 0.1
+            colour_gain = 0.6 if lit else 0.3
+            opacity = 0.8 if lit else rng.uniform(0.08, 0.2)
     shirt = rng.uniform(30, 230, 3)
     trousers = rng.uniform(20, 120, 3)
     skin = np.array([rng.uniform(150, 220), rng.uniform(110, 170), rng.uniform(90, 140)])
@@ -292,7 +298,7 @@ def _draw_figure(rng, visible, lwir, x, y, w, h, night, colour_gain=None, heat=N
     colour = np.broadcast_to(colour, (hh, ww, 3)) * colour_gain
     if glass:
         colour = colour * 0.8 + np.array([60, 80, 90]) * 0.2
-    _paste(visible, x, y, colour.astype(np.float32), mask)
+    _paste(visible, x, y, colour.astype(np.float32), mask * opacity)
     if lwir is not None and heat is not None:
         temperature = np.full((hh, ww), heat, np.float32) + 12 * head
         _paste(lwir, x, y, temperature, mask)
@@ -305,7 +311,7 @@ def _draw_pedestrian(rng, visible, lwir, label, x, y, w, h, night):
     unpaired = label == "person" and rng.random() < 0.03
     if not night and not unpaired and rng.random() < 0.35:
         # A sun-warmed wall behind: nearly the pedestrian's own temperature in thermal.
-        pad = 0.4 * w
+        pad = 0.7 * w
         wall = np.full((int(h * 1.3) + 2, int(w + 2 * pad) + 2), heat - rng.uniform(0, 14), np.float32)
         _paste(lwir, x - pad, y - 0.2 * h, wall, np.ones_like(wall))
     if label == "people":

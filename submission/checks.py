@@ -80,10 +80,11 @@ def stand_in_ground_truth() -> GroundTruth:
 
 
 def submission_ids(gt: GroundTruth) -> np.ndarray:
-    """The leaderboard's id of each of ``gt``'s images: its position in test-all-20 name order."""
+    """The leaderboard's id of each of ``gt``'s images: its position in test-all-20 name order.
+
+    Another test set (a synthetic one, a validation split) keeps its own ids."""
     if gt.n_images != TEST_IMAGES:
-        raise InputError(f"the ground truth has {gt.n_images} images; the leaderboard scores the "
-                         f"{TEST_IMAGES} images of test-all-20", gt.path)
+        return gt.image_ids.copy()
     if all(gt.image_names):
         order = np.argsort(np.array(gt.image_names), kind="stable")
         ids = np.empty(TEST_IMAGES, np.int64)
@@ -149,7 +150,7 @@ def inspect_result(path: str | Path, gt: GroundTruth | None = None, *, id_offset
         "category_rewritten": sum(dropped.recategorised.values()),
         "images_not_sorted": len(images_not_sorted(dets)),
         "packaged": len(packaged),
-        "images": TEST_IMAGES,
+        "images": len(ids),
         "images_with_detections": int(len(np.unique(packaged.image))),
     }
     inspection = Inspection(path, dets.format, gt, dets, packaged, ids, counts, [],
@@ -170,6 +171,11 @@ def inspect_result(path: str | Path, gt: GroundTruth | None = None, *, id_offset
     findings += [Finding("empty-images", NOTE, _without_prefix(m, path)) for m in evaluator_warnings]
     if gt is None:
         findings += _without_gt_findings(inspection)
+    elif gt.n_images != TEST_IMAGES:
+        findings.append(Finding("not-test-all-20", WARNING,
+                                f"the ground truth has {gt.n_images} images, not the {TEST_IMAGES} of "
+                                "the leaderboard's test-all-20: the package is scored against it, and "
+                                "the public leaderboard would not accept it"))
     elif not np.array_equal(ids, gt.image_ids):
         findings.append(Finding("ids-remapped", NOTE,
                                 "this ground truth's image ids are not the leaderboard's: the package "

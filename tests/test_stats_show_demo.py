@@ -1,0 +1,98 @@
+"""`kaist-kit stats`, `show` and `demo`."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from kaist_kit.demo import run_demo
+from kaist_kit.errors import InputError
+from kaist_kit.groundtruth import load_ground_truth
+from kaist_kit.show import draw_frame, find_pictures
+from kaist_kit.stats import dataset_stats
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "kaist_kit", *map(str, args)], capture_output=True, text=True)
+
+
+def test_stats_of_the_leaderboard_ground_truth(kaist, leaderboard_gt):
+    stats = dataset_stats(leaderboard_gt)
+    raw = json.loads((kaist / "test-all-20.leaderboard.json").read_text())
+    persons = [a for a in raw["annotations"] if not a["ignore"]]
+    assert stats["images"] == 2252 and stats["boxes"] == 4254 and stats["pedestrians"] == len(persons) == 3390
+    # The leaderboard's file lost the labels of ignore regions: they read as "ignore".
+    assert stats["labels"] == {"ignore": 864, "person": 3390}
+    day = sum(1 for a in persons if a["image_id"] < 1455)  # ids 0..1454 are the day frames
+    assert stats["periods"] == {"day": {"images": 1455, "pedestrians": day},
+                                "night": {"images": 797, "pedestrians": 3390 - day}}
+    assert stats["occlusion"] == {name: sum(1 for a in persons if a["occlusion"] == k)
+                                  for k, name in enumerate(("none", "partial", "heavy"))}
+    heights = np.array([a["height"] for a in persons], float)
+    assert stats["height_quantiles"] == {"10%": np.quantile(heights, 0.1), "50%": np.median(heights),
+                                         "90%": np.quantile(heights, 0.9)}
+    assert stats["caltech_scales"] == pytest.approx({"far": np.mean(heights <= 30),
+                                                     "medium": np.mean((heights > 30) & (heights <= 80)),
+                                                     "near": np.mean(heights > 80)})
+    per = stats["pedestrians_per_image"]
+    assert per["mean"] == pytest.approx(3390 / 2252)
+    assert per["images_with_none"] == 2252 - len({a["image_id"] for a in persons})
+
+
+def test_stats_cli_table_json_and_figure(kaist, tmp_path):
+    gt = kaist / "test-all-20.leaderboard.json"
+    proc = cli("stats", gt, "--plot", tmp_path / "heights.png")
+    assert proc.returncode == 0 and "person 3390" in proc.stdout and "median" in proc.stdout
+    assert (tmp_path / "heights.png").read_bytes()[:4] == b"\x89PNG"
+    proc = cli("stats", gt, "--json")
+    assert json.loads(proc.stdout)["pedestrians"] == 3390
+
+
+def test_show_draws_a_real_frame(kaist, leaderboard_gt, tmp_path):
+    frame = "set08/V001/I02579"
+    visible, lwir = find_pictures(frame, [kaist / "demo-images"])
+    assert visible.name == "set08_V001_I02579_visible.png"
+    out = tmp_path / "frame.png"
+    index = leaderboard_gt.image_index(frame)
+    assert leaderboard_gt.ann_start[index + 1] > leaderboard_gt.ann_start[index]  # it has boxes to draw
+    draw_frame(leaderboard_gt, index, visible, lwir, out)
+    with Image.open(out) as picture:
+        width, height = picture.size
+    assert width > 2 * 640 * 0.9 and height > 512 * 0.9
+
+
+def test_show_cli_with_detections_and_errors(kaist, tmp_path):
+    out = tmp_path / "shown.png"
+    proc = cli("show", "set06/V001/I00459", "set11/V000/I01279", "--gt", kaist / "test-all-20.leaderboard.json",
+               "--images", kaist / "demo-images", "--det", kaist / "results" / "MLPD_result.json", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "shown_set06_V001_I00459.png", "shown_set11_V000_I01279.png"]
+    proc = cli("show", "set06/V000/I00019", "--gt", kaist / "test-all-20.leaderboard.json", "--images",
+               kaist / "demo-images", "--out", tmp_path / "x.png")
+    assert proc.returncode == 2 and "no visible/lwir pictures of set06/V000/I00019" in proc.stderr
+    with pytest.raises(InputError):
+        find_pictures("set06/V000/I00019", [])
+
+
+def test_demo_end_to_end(tmp_path):
+    lines = []
+    run = run_demo(tmp_path / "demo", frames=60, seed=2, say=lines.append)
+    assert len(lines) == 6
+    methods = {r.method for r in run.scores}
+    assert methods == {"sim-fusion", "sim-visible", "sim-thermal"}
+    lamr = {(r.method, r.split): r.lamr for r in run.scores}
+    # The simulated colour detector fails at night; fusion beats it there.
+    assert lamr[("sim-visible", "night")] > lamr[("sim-fusion", "night")]
+    assert run.figure.read_bytes()[:4] == b"\x89PNG" and run.frame.read_bytes()[:4] == b"\x89PNG"
+    assert load_ground_truth(run.gt).n_images == 60
+    assert run.extra["submission"].is_file()
+    # A second run replaces the demo's own folder; another folder is never overwritten.
+    run_demo(tmp_path / "demo", frames=10, seed=2, say=lines.append)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    with pytest.raises(InputError, match="not a previous demo"):
+        run_demo(tmp_path / "other", frames=10)
