@@ -405,8 +405,12 @@ def test_ids_written_by_name_order_for_a_ground_truth_with_other_ids(tmp_path):
     report = package(write_json(tmp_path / "r_result.json", records), tmp_path / "s.zip", gt)
     assert [r["image_id"] for r in packaged_records(tmp_path / "s.zip")[0]] == [0, 3, 2251]
     assert "ids-remapped" in codes(report)
-    with pytest.raises(InputError, match="the leaderboard scores the 2252 images"):
-        package(tmp_path / "r_result.json", tmp_path / "t.zip", make_gt(frames(10), []))
+
+    # Another test set (the demo's synthetic one) keeps its own ids, with a warning.
+    small = [{"image_id": i, "category_id": 1, "bbox": [10, 10, 20, 40], "score": 0.5} for i in (3, 9, 0)]
+    report = package(write_json(tmp_path / "small_result.json", small), tmp_path / "t.zip", make_gt(frames(10), []))
+    assert [r["image_id"] for r in packaged_records(tmp_path / "t.zip")[0]] == [0, 3, 9]
+    assert "not-test-all-20" in codes(report) and "ids-remapped" not in codes(report)
 
 
 def test_lenient_reader_counts_what_it_leaves_out(tmp_path):
