@@ -245,7 +245,7 @@ def warn_leaderboard_input(evaluation: Evaluation, dets: Detections) -> None:
         lost = without & ~evaluation.ignored[row]
         if lost.any():
             warn(f"{quantity(len(np.unique(gt.ann_image[lost])), 'image')} without any detection: "
-                 f"the leaderboard leaves the {setting} {quantity(int(lost.sum()), 'pedestrian')} there "
-                 "out of the miss rate, which lowers it; the devkit that most papers quote counts them "
-                 "as misses (--protocol matlab)", where)
+                 f"the leaderboard leaves the {quantity(int(lost.sum()), 'pedestrian')} in them (counted "
+                 f"in {setting}) out of the miss rate, which lowers it; the devkit that most papers quote "
+                 "counts them as misses (--protocol matlab)", where)
             break
