@@ -20,6 +20,7 @@ import os
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from operator import methodcaller
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -233,19 +234,20 @@ def _process(src: Source, job: _Job) -> _Chunk:
     problems = Problems()
     rels = [rel for _, _, entry in job.frames for rel in sorted(entry.values())]
     data = src.read_all(rels)
-    manifest = [f"{rel}\t{hashlib.sha256(d).hexdigest()}\n" for rel, d in zip(rels, data)]
+    digests = map(methodcaller("hexdigest"), map(hashlib.sha256, data))
+    manifest = list(map("{}\t{}\n".format, rels, digests))
     contents = dict(zip(rels, data))
 
     frames: list[tuple[int, str, int, int]] = []
-    rows: list[tuple] = []
     if job.format == "xml":
         ids = [image_id for image_id, _, _ in job.frames]
         rels = [entry["file"] for _, _, entry in job.frames]
-        sizes, rows = parse_xml_files([contents[r] for r in rels], ids, [src.display(r) for r in rels],
-                                      problems, job.image_size)
+        sizes, columns = parse_xml_files([contents[r] for r in rels], ids, [src.display(r) for r in rels],
+                                         problems, job.image_size)
         frames = [(image_id, name, *size) for (image_id, name, _), size in zip(job.frames, sizes)
                   if size is not None]
     else:
+        rows: list[tuple] = []
         for image_id, name, entry in job.frames:
             try:
                 if job.format == "paired":
@@ -258,10 +260,10 @@ def _process(src: Source, job: _Job) -> _Chunk:
                 continue
             frames.append((image_id, name, *job.image_size))
             rows.extend((image_id, *obj) for obj in objects)
+        columns = tuple(map(list, zip(*rows))) if rows else ([],) * 10
 
-    images, annotations = format_frames(frames, rows, job.layout)
-    labels = Counter(row[1] for row in rows)
-    return _Chunk(manifest, images, annotations, labels, problems.records, len(frames))
+    images, annotations = format_frames(frames, columns, job.layout)
+    return _Chunk(manifest, images, annotations, Counter(columns[1]), problems.records, len(frames))
 
 
 def _text(data: bytes) -> str:

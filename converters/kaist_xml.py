@@ -32,9 +32,9 @@ _END = b"</annotation>"
 
 
 def parse_xml_files(contents: list[bytes], ids: list[int], paths: list[str], problems: Problems,
-                    default_size: tuple[int, int]) -> tuple[list, list[tuple]]:
-    """The size of each file (None for a file left out) and the objects of all files, as rows
-    ``(image id, label, x, y, w, h, occ, None, 0, None)`` ordered by image id."""
+                    default_size: tuple[int, int]) -> tuple[list, tuple[list, ...]]:
+    """The size of each file (None for a file left out) and the objects of all files as columns
+    (image id, label, x, y, w, h, occ, visible box, ign, paired), ordered by image id."""
     n = len(contents)
     objects_per_file = list(map(bytes.count, contents, repeat(b"<object>")))
     fits = [count == 1 for count in map(bytes.count, contents, repeat(b"<width>"))]
@@ -55,18 +55,20 @@ def parse_xml_files(contents: list[bytes], ids: list[int], paths: list[str], pro
     for k, (width, height) in zip(fit_index, sizes_found):
         sizes[k] = (int(width), int(height))
     owner = np.repeat(np.array(fit_index, np.int64), [objects_per_file[k] for k in fit_index])
-    rows, bad = _object_rows(found, owner, np.asarray(ids, np.int64)[owner].tolist(), paths, problems)
+    columns, bad = _object_columns(found, owner, np.asarray(ids, np.int64)[owner].tolist(), paths, problems)
     for k in bad:
         sizes[k] = None
+    slow = []
     for k in range(n):
         if not fits[k]:
             parsed = _parse_with_elementtree(contents[k], paths[k], problems, default_size)
             if parsed is not None:
                 sizes[k] = parsed[1]
-                rows.extend((ids[k], *obj, None, 0, None) for obj in parsed[0])
-    if not all(fits):
-        rows.sort(key=lambda row: row[0])  # stable: file order within a frame
-    return sizes, rows
+                slow.extend((ids[k], *obj, None, 0, None) for obj in parsed[0])
+    if slow:
+        rows = sorted([*zip(*columns), *slow], key=lambda row: row[0])  # stable: file order in a frame
+        columns = tuple(map(list, zip(*rows)))
+    return sizes, columns
 
 
 def _scan(contents: list[bytes], fits: list[bool]) -> tuple[list[tuple], list[tuple]]:
@@ -74,11 +76,11 @@ def _scan(contents: list[bytes], fits: list[bool]) -> tuple[list[tuple], list[tu
     return _OBJECT.findall(blob), _SIZE.findall(blob)
 
 
-def _object_rows(found: list[tuple[bytes, ...]], owner: np.ndarray, image_ids: list[int], paths: list[str],
-                 problems: Problems) -> tuple[list[tuple], set[int]]:
-    """Rows of the objects found, and the files (indices) holding a value that makes them unusable."""
+def _object_columns(found: list[tuple[bytes, ...]], owner: np.ndarray, image_ids: list[int], paths: list[str],
+                    problems: Problems) -> tuple[tuple[list, ...], set[int]]:
+    """Columns of the objects found, and the files (indices) holding a value that makes them unusable."""
     if not found:
-        return [], set()
+        return ([],) * 10, set()
     names, *columns = zip(*found)
     labels = list(map(bytes.decode, map(bytes.strip, names), repeat("utf-8"), repeat("replace")))
     try:
@@ -92,8 +94,9 @@ def _object_rows(found: list[tuple[bytes, ...]], owner: np.ndarray, image_ids: l
     unknown = {label for label in set(labels) if label not in KNOWN_LABELS}
     if unknown:
         unusual |= np.array([label in unknown for label in labels], bool)
+    n = len(labels)
     if not unusual.any():
-        return list(zip(image_ids, labels, x, y, w, h, occ, repeat(None), repeat(0), repeat(None))), set()
+        return (image_ids, labels, x, y, w, h, occ, [None] * n, [0] * n, [None] * n), set()
     rows, bad, bad_ids = [], set(), set()
     for k, (file, image_id, *obj) in enumerate(zip(owner.tolist(), image_ids, labels, x, y, w, h, occ)):
         result = check_object(*obj, paths[file], problems) if unusual[k] else obj
@@ -102,7 +105,8 @@ def _object_rows(found: list[tuple[bytes, ...]], owner: np.ndarray, image_ids: l
             bad_ids.add(image_id)
         elif result is not None:
             rows.append((image_id, *result, None, 0, None))
-    return [r for r in rows if r[0] not in bad_ids], bad
+    rows = [r for r in rows if r[0] not in bad_ids]
+    return (tuple(map(list, zip(*rows))) if rows else ([],) * 10), bad
 
 
 def _number_or_nan(value: bytes) -> int | float:

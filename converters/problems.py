@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Callable
 
-from kaist_kit.errors import where
+from kaist_kit.errors import quantity, where
 
 # Kinds that only describe the input's surroundings: they never change the output, so --strict
 # does not fail on them.
@@ -41,14 +41,10 @@ class Problems:
     def summary(self) -> str:
         if not self.counts:
             return "no problems found"
-        parts = [f"{n} {kind if n == 1 else plural(kind)}" for kind, n in sorted(self.counts.items())]
+        parts = [quantity(n, kind) for kind, n in sorted(self.counts.items())]
         hidden = sum(max(0, n - self.limit) for n in self.counts.values())
         tail = f" ({hidden} not shown)" if hidden and self.echo else ""
         return ", ".join(parts) + tail
 
     def as_dict(self) -> dict[str, int]:
         return dict(sorted(self.counts.items()))
-
-
-def plural(noun_phrase: str) -> str:
-    return noun_phrase + ("es" if noun_phrase.endswith(("s", "x", "ch", "sh")) else "s")

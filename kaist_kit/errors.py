@@ -39,5 +39,7 @@ def warn(message: str, path: str | os.PathLike | None = None, line: int | None =
 
 
 def quantity(n: int, noun: str, plural: str | None = None) -> str:
-    """'1 image', '3 images': counts in messages read as English."""
-    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+    """'1 image', '3 images', '2 zero-size boxes': counts in messages read as English."""
+    if n == 1:
+        return f"{n} {noun}"
+    return f"{n} {plural or noun + ('es' if noun.endswith(('s', 'x', 'ch', 'sh')) else 's')}"

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from kaist_kit.detections import Detections, IdBaseWarning, load_detections, pedestrians_hit
-from kaist_kit.errors import InputError, KitWarning
+from kaist_kit.errors import InputError, KitWarning, quantity
 from kaist_kit.evaluate import Result, evaluate, images_not_sorted
 from kaist_kit.groundtruth import GroundTruth, ground_truth_from_coco
 from kaist_kit.settings import LEADERBOARD, LEADERBOARD_SETTINGS
@@ -221,10 +221,6 @@ def _without_prefix(message, path: Path) -> str:
     return text
 
 
-def plural(n: int, word: str, words: str = "") -> str:
-    return f"{n} {word if n == 1 else words or word + 's'}"
-
-
 def _id_range(inspection: Inspection) -> str:
     return "1..2252 (1-based)" if inspection.format == "txt" else "0..2251"
 
@@ -236,7 +232,7 @@ def _structure_findings(inspection: Inspection, normalised: dict) -> list[Findin
         found.append(Finding("empty", CRASH, "the file holds no detections: the leaderboard's evaluator "
                                              "crashes on an empty result"))
     if dropped.recategorised:
-        kinds = ", ".join(f"{plural(n, 'detection')} with category_id {c!r}"
+        kinds = ", ".join(f"{quantity(n, 'detection')} with category_id {c!r}"
                           for c, n in dropped.recategorised.items())
         found.append(Finding(
             "category", CRASH,
@@ -248,13 +244,13 @@ def _structure_findings(inspection: Inspection, normalised: dict) -> list[Findin
         shown = ", ".join(map(str, ids[:3])) + (", ..." if len(ids) > 3 else "")
         found.append(Finding(
             "unknown-ids", CRASH,
-            f"{plural(dropped.unknown_image, 'detection')} with an image id outside {_id_range(inspection)} "
+            f"{quantity(dropped.unknown_image, 'detection')} with an image id outside {_id_range(inspection)} "
             f"({shown}; first at {dropped.first['unknown_ids']}): the leaderboard's evaluator crashes "
             "on them; left out of the package"))
     if normalised["over_cap"]:
         found.append(Finding(
             "over-1000", CRASH,
-            f"{plural(normalised['images_over_cap'], 'image')} with more than {MAX_PER_IMAGE:,} detections "
+            f"{quantity(normalised['images_over_cap'], 'image')} with more than {MAX_PER_IMAGE:,} detections "
             f"(most: {normalised['most_in_an_image']}): the leaderboard's evaluator crashes on them; the "
             f"package keeps the {MAX_PER_IMAGE:,} highest-scoring of each ({normalised['over_cap']} left "
             "out), the ones the leaderboard protocol scores, so its number does not change (the "
@@ -262,19 +258,19 @@ def _structure_findings(inspection: Inspection, normalised: dict) -> list[Findin
     if counts["images_not_sorted"] and inspection.format != "per-image":
         found.append(Finding(
             "unsorted", MISSCORE,
-            f"detections of {plural(counts['images_not_sorted'], 'image')} not in descending score order: the "
+            f"detections of {quantity(counts['images_not_sorted'], 'image')} not in descending score order: the "
             f"leaderboard's evaluator scores such a file wrongly ({SHUFFLED_COST}); the package sorts "
             "them, which changes no number of `kaist-kit eval`"))
     if dropped.non_finite:
         found.append(Finding(
             "non-finite", MISSCORE,
-            f"{plural(dropped.non_finite, 'detection')} with a nan or infinite number (first at "
+            f"{quantity(dropped.non_finite, 'detection')} with a nan or infinite number (first at "
             f"{dropped.first['non_finite']}): the leaderboard's evaluator has no defined result for "
             "them; left out of the package"))
     if dropped.negative_size:
         found.append(Finding(
             "negative-size", MISSCORE,
-            f"{plural(dropped.negative_size, 'box', 'boxes')} with a negative width or height (first at "
+            f"{quantity(dropped.negative_size, 'box', 'boxes')} with a negative width or height (first at "
             f"{dropped.first['negative_size']}): no evaluator scores them meaningfully; left out of the "
             "package (boxes are [x, y, width, height])"))
     if dropped.other_labels:
@@ -286,7 +282,7 @@ def _structure_findings(inspection: Inspection, normalised: dict) -> list[Findin
     if normalised["non_positive_size"]:
         found.append(Finding(
             "zero-size", WARNING,
-            f"{plural(normalised['non_positive_size'], 'box', 'boxes')} without area (width or height "
+            f"{quantity(normalised['non_positive_size'], 'box', 'boxes')} without area (width or height "
             "<= 0): they cannot "
             "match a pedestrian, so each was a false positive; left out of the package, which can only "
             "lower its miss rate"))

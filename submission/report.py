@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from kaist_kit.errors import quantity
 from kaist_kit.evaluate import Result
 from kaist_kit.settings import LEADERBOARD_SETTINGS
 
-from .checks import WARNING, Inspection, plural
+from .checks import WARNING, Inspection
 from .submit import CheckReport, PackageReport
 
 FORMAT_NAMES = {"coco": "COCO result JSON", "txt": "leaderboard txt", "per-image": "per-image files"}
@@ -59,7 +60,7 @@ def check_lines(report: CheckReport) -> list[str]:
     verdict = VERDICTS[report.verdict]
     warned = sum(f.level == WARNING for f in inspection.findings)
     if report.ok and warned:
-        verdict += f"; see the {plural(warned, 'warning')} above for what may cost miss rate"
+        verdict += f"; see the {quantity(warned, 'warning')} above for what may cost miss rate"
     if report.ok and report.as_submitted:
         lines.append(f"leaderboard: {verdict}")
         lines += lamr_table(report.as_submitted, "predicted log-average miss rate (%), leaderboard protocol:")

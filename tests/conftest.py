@@ -55,3 +55,14 @@ def det(image_id, bbox, score):
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261122)
+
+
+def shuffled_copy(path, folder, seed=7):
+    """A copy of a text result file with its lines in random order (unsorted within images)."""
+    import random
+
+    lines = path.read_text().splitlines()
+    random.Random(seed).shuffle(lines)
+    copy = folder / f"{path.stem.replace('_result', '')}_shuffled_result{path.suffix}"
+    copy.write_text("\n".join(lines) + "\n")
+    return copy

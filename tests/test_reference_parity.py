@@ -1,7 +1,6 @@
 """Parity with the leaderboard's and the devkit's own numbers on the real benchmark files."""
 
 import json
-import random
 import warnings
 
 import numpy as np
@@ -11,6 +10,8 @@ from kaist_kit.detections import load_detections
 from kaist_kit.errors import KitWarning
 from kaist_kit.evaluate import Evaluation, evaluate
 from kaist_kit.settings import SETTINGS
+
+from conftest import shuffled_copy
 
 RESULT_FILES = {
     "MBNet": "MBNet_result.txt",
@@ -76,10 +77,7 @@ def test_coco_json_scores_exactly_as_txt(kaist, leaderboard_gt):
 def test_shuffled_file_scores_as_published_with_warning(kaist, leaderboard_gt, tmp_path):
     # The leaderboard scores MBNet's file shuffled within images as 80.05; the kit scores it as the
     # sorted file and says what the leaderboard would do.
-    lines = (kaist / "results" / "MBNet_result.txt").read_text().splitlines()
-    random.Random(7).shuffle(lines)
-    shuffled = tmp_path / "MBNet_shuffled_result.txt"
-    shuffled.write_text("\n".join(lines) + "\n")
+    shuffled = shuffled_copy(kaist / "results" / "MBNet_result.txt", tmp_path)
     dets = load_detections(shuffled, leaderboard_gt)
     with pytest.warns(KitWarning, match="not sorted by descending score"):
         results = evaluate(leaderboard_gt, dets)

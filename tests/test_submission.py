@@ -20,7 +20,7 @@ from kaist_kit.submission import check, package
 from kaist_kit.submission import checks as submission_checks
 from kaist_kit.submission import submit as submit_module
 
-from conftest import frames, make_gt
+from conftest import frames, make_gt, shuffled_copy
 from test_inputs import run_cli
 
 REAL_RESULTS = ["MBNet_result.txt", "MLPD_result.txt", "MLPD_result.json", "MBNet-per-image.tar.gz"]
@@ -122,10 +122,7 @@ def test_same_input_gives_the_same_zip_and_repackaging_is_idempotent(kaist, lead
 # --- files the leaderboard would mis-score or crash on ------------------------------------------
 
 def test_shuffled_file_is_packaged_sorted(kaist, leaderboard_gt, tmp_path):
-    lines = (kaist / "results" / "MBNet_result.txt").read_text().splitlines()
-    random.Random(7).shuffle(lines)
-    shuffled = tmp_path / "MBNet_shuffled_result.txt"
-    shuffled.write_text("\n".join(lines) + "\n")
+    shuffled = shuffled_copy(kaist / "results" / "MBNet_result.txt", tmp_path)
 
     verdict = check(shuffled, leaderboard_gt)
     assert verdict.verdict == "mis-score" and not verdict.ok
