@@ -81,12 +81,35 @@ class _Job:
 
 @dataclass
 class _Chunk:
-    manifest: list[str]  # "path<TAB>sha256" of every file read
-    images: list[str]
-    annotations: list[str]
+    """A chunk's output, as few large strings: cheap to send back from a worker process."""
+
+    manifest: str  # "path<TAB>sha256\n" of every file read
+    images: str  # the images' JSON objects joined by ",\n"
+    annotations: str  # the annotations' JSON text after their id, one a line
+    n_annotations: int
     labels: Counter
     problems: list[tuple[str, str]]
     n_frames: int
+
+
+class _Collected:
+    """The chunks' texts in order; annotations are numbered as they arrive."""
+
+    def __init__(self) -> None:
+        self.images: list[str] = []
+        self.annotations: list[str] = []
+        self.manifest: list[str] = []
+        self.n_annotations = 0
+
+    def add(self, chunk: _Chunk) -> None:
+        if chunk.images:
+            self.images.append(chunk.images)
+        if chunk.n_annotations:
+            ids = range(self.n_annotations, self.n_annotations + chunk.n_annotations)
+            self.annotations.append(",\n".join(map('{"id":%d%s'.__mod__,
+                                                   zip(ids, chunk.annotations.split("\n")))))
+            self.n_annotations += chunk.n_annotations
+        self.manifest.append(chunk.manifest)
 
 
 def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | None = None,
@@ -132,13 +155,11 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
             names = [n for n in names if n in located]
 
     layout = compat or "kit"
-    frames = [(image_id, name, located[name]) for image_id, name in enumerate(names)]
-    images, annotations, manifest, labels, kept = [], [], [], Counter(), 0
+    frames = list(zip(range(len(names)), names, map(located.__getitem__, names)))
+    collected, labels, kept = _Collected(), Counter(), 0
     for chunk in _run(src, format, frames, layout, reference, image_size, workers, progress):
         problems.extend(chunk.problems)
-        images += chunk.images
-        annotations += chunk.annotations
-        manifest += chunk.manifest
+        collected.add(chunk)
         labels.update(chunk.labels)
         kept += chunk.n_frames
     if strict and problems.failing:
@@ -149,7 +170,7 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
         "source_format": format,
         "source": str(Path(source).resolve()),
         # sha256 of the manifest "path<TAB>sha256(content)\n" of the files read, in order.
-        "inputs_sha256": hashlib.sha256("".join(manifest).encode()).hexdigest(),
+        "inputs_sha256": hashlib.sha256("".join(collected.manifest).encode()).hexdigest(),
         "image_set": list_name,
         "layout": "leaderboard" if compat else "kaist-kit",
         "kit_version": __version__,
@@ -157,20 +178,18 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
     }
     if format == "paired":
         info["reference_modality"] = reference
-    text = coco_text(info, images, annotations, layout)
+    text = coco_text(info, collected.images, collected.annotations, layout)
     if out is not None:
         with atomic_path(out) as tmp:
             tmp.write_text(text, encoding="utf-8")
-    return Conversion(format, str(source), None if out is None else str(out), kept, len(annotations),
-                      dict(sorted(labels.items())), problems, list_name, info, text)
+    return Conversion(format, str(source), None if out is None else str(out), kept,
+                      collected.n_annotations, dict(sorted(labels.items())), problems, list_name, info, text)
 
 
 def _locate_frames(src: Source, format: str, problems: Problems) -> dict[str, dict[str, str]]:
     """Frame name -> {modality or 'file': relative path} for every annotation file of the format."""
-    pattern = FRAME_PATTERNS[format]
     located: dict[str, dict[str, str]] = {}
-    for rel in src.files:
-        match = pattern.search(rel)
+    for rel, match in zip(src.files, map(FRAME_PATTERNS[format].search, src.files)):
         if not match and _IMAGE_SETS in f"/{rel}":
             continue  # image-set lists travel with annotation archives; --image-set reads them
         if not match:
@@ -234,8 +253,7 @@ def _process(src: Source, job: _Job) -> _Chunk:
     problems = Problems()
     rels = [rel for _, _, entry in job.frames for rel in sorted(entry.values())]
     data = src.read_all(rels)
-    digests = map(methodcaller("hexdigest"), map(hashlib.sha256, data))
-    manifest = list(map("{}\t{}\n".format, rels, digests))
+    manifest = "".join(map("{}\t{}\n".format, rels, map(methodcaller("hexdigest"), map(hashlib.sha256, data))))
     contents = dict(zip(rels, data))
 
     frames: list[tuple[int, str, int, int]] = []
@@ -263,7 +281,8 @@ def _process(src: Source, job: _Job) -> _Chunk:
         columns = tuple(map(list, zip(*rows))) if rows else ([],) * 10
 
     images, annotations = format_frames(frames, columns, job.layout)
-    return _Chunk(manifest, images, annotations, Counter(columns[1]), problems.records, len(frames))
+    return _Chunk(manifest, ",\n".join(images), "\n".join(annotations), len(annotations), Counter(columns[1]),
+                  problems.records, len(frames))
 
 
 def _text(data: bytes) -> str:

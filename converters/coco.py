@@ -95,11 +95,10 @@ def _extra_fields(visible: tuple | None, paired: dict | None) -> str:
 
 
 def coco_text(info: dict, images: list[str], annotations: list[str], layout: str) -> str:
-    """The whole file: annotations are numbered from 0 in order here."""
-    numbered = map('{"id":%d%s'.__mod__, enumerate(annotations))
+    """The whole file, from runs of image and of annotation JSON objects (each run joined by ",\n")."""
     return "".join([
         '{\n"info": ', json.dumps(info, indent=1),
         ',\n"images": [\n', ",\n".join(images),
-        '\n],\n"annotations": [\n', ",\n".join(numbered),
+        '\n],\n"annotations": [\n', ",\n".join(annotations),
         '\n],\n"categories": ', json.dumps(categories(layout)), "\n}\n",
     ])
