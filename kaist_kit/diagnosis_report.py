@@ -58,25 +58,29 @@ def tables(diagnosis: Diagnosis, detailed: bool = True) -> list[Table]:
         f"Percentile intervals from {d.resamples} image-level bootstrap resamples (seed {d.seed}).")]
     main = [d.view(d.main_setting, split) for split in d.splits]
 
-    rows = []
-    for v in main:
-        op, curve = v.false_positives["operating_point"], v.false_positives["curve"]
-        rows.append([v.split, f"{v.operating_point.score:.4g}" if v.operating_point.score is not None else "-"]
-                    + [f"{op[t]} / {curve[t]}" for t in FP_TYPES]
-                    + [f"{v.ghosts_per_image():.3f} / {v.ghosts_per_image('curve'):.3f}"])
-    out.append(Table(f"False positives by type, {d.main_setting}: at the operating point / over the whole curve",
-                     ["split", "score at op"] + list(FP_TYPES) + ["ghosts per image"], rows,
-                     f"Operating point: {operating_rule(d)}. Each false positive has one type, in the "
-                     "precedence duplicate, scale, localization, ghost."))
+    for where, title in (("operating_point", "at the operating point"), ("curve", "over the whole curve")):
+        if where == "curve" and not detailed:
+            continue
+        rows = []
+        for v in main:
+            score = v.operating_point.score
+            rows.append([v.split] + ([f"{score:.4g}" if score is not None else "-"] if where == "operating_point" else [])
+                        + [str(v.false_positives[where][t]) for t in FP_TYPES] + [f"{v.ghosts_per_image(where):.3f}"])
+        out.append(Table(f"False positives by type, {d.main_setting}, {title}",
+                         ["split"] + (["score at op"] if where == "operating_point" else []) + list(FP_TYPES)
+                         + ["ghosts per image"], rows,
+                         f"Operating point: {operating_rule(d)}. Each false positive has one type, in the "
+                         "precedence duplicate, scale, localization, ghost." if where == "operating_point" else ""))
 
     rows = []
     for family in ("height", "height (fine)", "occlusion", "period"):
         for name in main[0].misses[family]:
-            cells = [_miss_cell(v.misses[family][name]) for v in main]
+            cells = [_miss_cell(v.misses[family][name], detailed) for v in main]
             if any(v.misses[family][name].pedestrians for v in main):
                 rows.append([f"{family}: {name}"] + cells)
-    out.append(Table(f"Missed pedestrians, {d.main_setting}: missed at the operating point (at the curve's end) "
-                     "/ pedestrians", ["pedestrians"] + d.splits, rows,
+    at_end = ", and with every detection of the curve" if detailed else ""
+    out.append(Table(f"Missed pedestrians, {d.main_setting}: missed / pedestrians at the operating point{at_end}",
+                     ["pedestrians"] + d.splits, rows,
                      "Heights in pixels: far < 45, medium 45-115, near >= 115."))
 
     rows = []
@@ -117,19 +121,21 @@ def tables(diagnosis: Diagnosis, detailed: bool = True) -> list[Table]:
     rows = []
     for family in ("position", "height", "occlusion"):
         for name in d.persons[d.splits[0]].misses[family]:
-            rows.append([f"{family}: {name}"] + [_miss_cell(d.persons[s].misses[family][name]) for s in d.splits])
-    out.append(Table("Every box labelled person, at the operating point's score: missed (at the end) / persons",
+            rows.append([f"{family}: {name}"] + [_miss_cell(d.persons[s].misses[family][name], True)
+                                                 for s in d.splits])
+    out.append(Table("Every box labelled person: missed / persons at the operating point's score, and with every "
+                     "detection",
                      ["persons"] + d.splits, rows,
                      "Unlike the settings, this counts people of any size and occlusion, and those within 5 px "
                      "of the border (truncated: touching or crossing it), which every setting ignores."))
     return out
 
 
-def _miss_cell(count) -> str:
+def _miss_cell(count, with_end: bool) -> str:
     if not count.pedestrians:
         return "-"
-    return (f"{count.missed_at_operating_point} ({count.missed_at_end}) / {count.pedestrians} "
-            f"({100 * count.miss_rate_at_operating_point:.1f} %)")
+    cell = f"{count.missed_at_operating_point}/{count.pedestrians} ({100 * count.miss_rate_at_operating_point:.1f} %)"
+    return f"{cell}; {count.missed_at_end} at the end" if with_end else cell
 
 
 def _signed(value: float) -> str:
@@ -168,10 +174,13 @@ def markdown_table(table: Table) -> str:
 
 
 def print_tables(items: Sequence[Table], console) -> None:
+    from rich import box
     from rich.table import Table as RichTable
 
     for item in items:
-        table = RichTable(title=item.title, caption=item.note or None, caption_justify="left", title_justify="left")
+        # Light borders keep a table of intervals within an 80-column terminal.
+        table = RichTable(title=item.title, caption=item.note or None, caption_justify="left", title_justify="left",
+                          box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False)
         for k, header in enumerate(item.headers):
             table.add_column(header, justify="left" if k == 0 else "right")
         for row in item.rows:
