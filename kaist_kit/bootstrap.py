@@ -11,9 +11,12 @@ order. The number of images is the number drawn, which is the split's size.
 Reading a curve at a reference FPPI needs only the recall at the last detection whose FPPI does not
 exceed it. FPPI is FP / n_images with n_images fixed, so that detection is the one just before the
 first false positive that takes the weighted FP count beyond the largest count m with
-m / n_images <= reference (the same for every resample). The protocols' reading rules (the
-leaderboard's "below the first point reads the last recall", the devkit's miss-rate floor) and
-the leaderboard's denominator (pedestrians of images without detections left out) carry over.
+m / n_images <= reference (the same for every resample); when the copies of one false positive
+cross m, the curve is read at one of them, where the recall is that before the false positive. The
+protocols' reading rules (the leaderboard's "below the first point reads the last recall", the
+devkit's miss-rate floor) and the leaderboard's denominator (pedestrians of images without
+detections left out) carry over. tests/test_diagnosis.py checks every rule against resampled test
+sets built for real and scored by the evaluator.
 """
 
 from __future__ import annotations
@@ -130,8 +133,10 @@ def _read_true_positives(curve: WeightedCurve, counts: np.ndarray, limits: np.nd
     beyond = first < n_fp
     tp_before = curve.tp_before_fp[np.minimum(first, n_fp - 1)]
     tp_read = np.where(beyond, tp_cum[row, tp_before], tp_total[:, None]).astype(np.int64)
-    # No drawn detection before that false positive: the reference lies below the curve's first point.
-    below_first = beyond & (tp_read == 0) & (fp_cum[row, first] == 0)
+    # The reference lies below the curve's first point when nothing drawn comes before that false
+    # positive and even its first copy exceeds the limit (a limit of 0); with a limit of 1 or more the
+    # curve is read at one of its copies, a point with recall 0.
+    below_first = beyond & (tp_read == 0) & (fp_cum[row, first] == 0) & (limits == 0)[None, :]
     below_value = tp_total[:, None] if proto.below_first_reads_last else 0
     return np.where(below_first, below_value, tp_read).astype(np.float64)
 

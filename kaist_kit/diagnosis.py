@@ -631,18 +631,17 @@ def worst_examples(evaluation: Evaluation, types: ErrorTypes, view: View, per_ty
 
 
 def _pick(candidates: list[Example], n: int, has_pictures: Callable[[str], bool] | None) -> list[Example]:
-    def first(usable) -> list[Example]:
-        chosen, frames = [], set()
+    """Up to ``n`` examples on distinct frames: the worst with pictures first, then the worst of the rest."""
+    chosen: list[Example] = []
+    frames: set[str] = set()
+    for usable in ([has_pictures] if has_pictures is not None else []) + [lambda frame: True]:
         for example in candidates:
+            if len(chosen) == n:
+                return chosen
             if example.frame not in frames and usable(example.frame):
                 chosen.append(example)
                 frames.add(example.frame)
-                if len(chosen) == n:
-                    break
-        return chosen
-
-    drawable = first(has_pictures) if has_pictures is not None else []
-    return drawable or first(lambda frame: True)
+    return chosen
 
 
 def picture_finder(roots: Sequence[str | os.PathLike]) -> Callable[[str], tuple[Path, Path] | None]:
