@@ -439,8 +439,7 @@ def diagnose_command(
         help="Read per-image folders as the devkit does; --no-devkit-shift reads x1, y1 as they are.")] = True,
     format: Annotated[DiagnosisFormat, typer.Option("--format", help="Output format.")] = DiagnosisFormat.table,
 ) -> None:
-    """Why a detector misses: LAMR with bootstrap intervals, false positives by type, misses by height,
-    occlusion and period, the foreground operating point and oracle fixes."""
+    """Why a detector misses: LAMR with intervals, false positives by type, misses, foreground c*, oracles."""
     import json
     import math
 
