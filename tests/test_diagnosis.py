@@ -487,3 +487,27 @@ def test_cli_bad_input_exits_2_without_traceback(small_files, tmp_path, args, me
     done = run_cli(*[a.format(**names) for a in args], "--gt", gt_path)
     assert done.returncode == 2
     assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_worst_examples_drawn_on_real_frames(kaist, leaderboard_gt, shared, tmp_path):
+    # The 8 demo frames are the only pictures here: the worst errors among them are drawn, the worst
+    # misses (on other frames) are listed without a picture.
+    demo = kaist / "demo-images"
+    frames_with_pictures = {p.name[:17].replace("_", "/") for p in demo.glob("*_visible.png")}
+    found = quiet_diagnose(leaderboard_gt, shared["MBNet"], "MBNet", settings=["reasonable"], splits=["all"],
+                           resamples=20, images=[demo], examples=1, out_dir=tmp_path)
+    drawn = [e for e in found.examples if e.picture]
+    assert {e.error for e in drawn} >= {"duplicate", "localization", "ghost"}
+    for example in drawn:
+        assert example.frame in frames_with_pictures and (tmp_path / example.picture).stat().st_size > 10_000
+    # The ghost drawn is the highest-scoring ghost of the curve among those frames.
+    evaluation = Evaluation(leaderboard_gt, shared["MBNet"], ["reasonable"])
+    pairs = overlaps_by_image(evaluation.image, evaluation.boxes, leaderboard_gt, 0.0)
+    kind = type_false_positives(evaluation, pairs, LEADERBOARD).kind[0]
+    sequence = evaluation.curve_terms("reasonable", "all").sequence
+    best = max(evaluation.scores[d] for d in sequence
+               if kind[d] == FP_TYPES.index("ghost")
+               and leaderboard_gt.image_names[evaluation.image[d]] in frames_with_pictures)
+    ghost = next(e for e in drawn if e.error == "ghost")
+    assert ghost.score == best
+    assert f"]({ghost.picture})" in (tmp_path / "report.md").read_text()
