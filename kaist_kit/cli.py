@@ -418,7 +418,8 @@ def diagnose_command(
              "setting); the LAMR table covers all ten.")] = "reasonable",
     split: Annotated[Optional[List[Split]], typer.Option(help="Split; repeat for several. Default: all, day, night.")]
     = None,
-    protocol: Annotated[ProtocolName, typer.Option(help="leaderboard or matlab (the devkit).")] = ProtocolName.leaderboard,
+    protocol: Annotated[ProtocolName, typer.Option(
+        help="leaderboard or matlab (the devkit).")] = ProtocolName.leaderboard,
     resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples of the images.")] = 1000,
     seed: Annotated[int, typer.Option(help="Random seed of the bootstrap: the same seed gives the same intervals.")]
     = 0,
@@ -484,7 +485,8 @@ def compare_command(
              "reasonable-heavy, all-pedestrians; matlab: reasonable and the devkit's six).")] = None,
     split: Annotated[Optional[List[Split]], typer.Option(help="Split; repeat for several. Default: all, day, night.")]
     = None,
-    protocol: Annotated[ProtocolName, typer.Option(help="leaderboard or matlab (the devkit).")] = ProtocolName.leaderboard,
+    protocol: Annotated[ProtocolName, typer.Option(
+        help="leaderboard or matlab (the devkit).")] = ProtocolName.leaderboard,
     resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples of the images.")] = 1000,
     seed: Annotated[int, typer.Option(help="Random seed of the bootstrap.")] = 0,
     plot: Annotated[Optional[Path], typer.Option(help="Draw the methods' MR-FPPI curves together (.png, .pdf, .svg).")]

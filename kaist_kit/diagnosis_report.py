@@ -61,16 +61,17 @@ def tables(diagnosis: Diagnosis, detailed: bool = True) -> list[Table]:
     for where, title in (("operating_point", "at the operating point"), ("curve", "over the whole curve")):
         if where == "curve" and not detailed:
             continue
+        at_op = where == "operating_point"
         rows = []
         for v in main:
             score = v.operating_point.score
-            rows.append([v.split] + ([f"{score:.4g}" if score is not None else "-"] if where == "operating_point" else [])
+            rows.append([v.split] + ([f"{score:.4g}" if score is not None else "-"] if at_op else [])
                         + [str(v.false_positives[where][t]) for t in FP_TYPES] + [f"{v.ghosts_per_image(where):.3f}"])
         out.append(Table(f"False positives by type, {d.main_setting}, {title}",
-                         ["split"] + (["score at op"] if where == "operating_point" else []) + list(FP_TYPES)
+                         ["split"] + (["score at op"] if at_op else []) + list(FP_TYPES)
                          + ["ghosts per image"], rows,
                          f"Operating point: {operating_rule(d)}. Each false positive has one type, in the "
-                         "precedence duplicate, scale, localization, ghost." if where == "operating_point" else ""))
+                         "precedence duplicate, scale, localization, ghost." if at_op else ""))
 
     rows = []
     for family in ("height", "height (fine)", "occlusion", "period"):
