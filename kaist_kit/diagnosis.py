@@ -420,6 +420,8 @@ class Example:
     box: list[float]
     score: float | None  # the detection's (None for a miss)
     height: float | None  # the pedestrian's (None for a ghost)
+    detection: int | None  # the detection's position in the result, in file order (None for a miss)
+    annotation_id: int | None  # the pedestrian's (None for a ghost)
     picture: str | None = None
 
     def to_dict(self) -> dict:
@@ -616,13 +618,15 @@ def worst_examples(evaluation: Evaluation, types: ErrorTypes, view: View, per_ty
             candidates[name].append(Example(
                 name, view.setting, gt.image_names[evaluation.image[det]], int(evaluation.image[det]),
                 [float(v) for v in evaluation.boxes[det]], float(evaluation.scores[det]),
-                float(gt.heights[target]) if target >= 0 else None))
+                float(gt.heights[target]) if target >= 0 else None, int(evaluation.file_index[det]),
+                int(gt.ann_ids[target]) if target >= 0 else None))
     missed = view.terms.counted & ~credited(evaluation, evaluation.matches.matched_gt[row], view.terms,
                                             view.operating_point.length)
     pedestrians = np.flatnonzero(missed)
     pedestrians = pedestrians[np.lexsort((-gt.heights[pedestrians], gt.occlusion[pedestrians]))]
     candidates["missed"] = [Example("missed", view.setting, gt.image_names[gt.ann_image[k]], int(gt.ann_image[k]),
-                                    [float(v) for v in gt.boxes[k]], None, float(gt.heights[k]))
+                                    [float(v) for v in gt.boxes[k]], None, float(gt.heights[k]), None,
+                                    int(gt.ann_ids[k]))
                             for k in pedestrians]
     out = []
     for name, found in candidates.items():

@@ -225,17 +225,28 @@ def write_outputs(diagnosis: Diagnosis, gt: GroundTruth, dets: Detections, out_d
 
 def draw_example(gt: GroundTruth, dets: Detections, example, pictures: tuple[Path, Path], path: Path,
                  view: View) -> None:
+    """The example's frame with the ground truth and the detections of the operating point; a false
+    positive in its own colour, a missed pedestrian labelled as such."""
     from .show import draw_frame
 
     threshold = view.operating_point.score
-    if example.score is None:
-        label = f"missed, {example.height:.0f} px"
+    limit = math.inf if threshold is None else threshold
+    shown_gt, lists = gt, []
+    others = np.ones(len(dets), bool)
+    if example.detection is None:
+        start, stop = gt.ann_start[example.image], gt.ann_start[example.image + 1]
+        k = start + int(np.flatnonzero(gt.ann_ids[start:stop] == example.annotation_id)[0])
+        labels = list(gt.labels)
+        labels[k] = f"MISSED ({example.height:.0f} px)"
+        shown_gt = dataclasses.replace(gt, labels=labels)
     else:
-        label = f"{example.error} {example.score:.2f}"
-    others = f"detections at the operating point (score >= {threshold:.2f})" if threshold is not None else "detections"
-    draw_frame(gt, example.image, pictures[0], pictures[1], path, [(others, dets)],
-               score_threshold=threshold if threshold is not None else math.inf,
-               highlight=[(example.box, label)])
+        one = [example.detection]
+        lists.append((f"{example.error} false positive", Detections(dets.image[one], dets.boxes[one], dets.scores[one])))
+        others[example.detection] = False
+        limit = min(limit, example.score)
+    lists.append((f"other detections scoring {limit:.2f} or more",
+                  Detections(dets.image[others], dets.boxes[others], dets.scores[others])))
+    draw_frame(shown_gt, example.image, pictures[0], pictures[1], path, lists, score_threshold=limit)
 
 
 def plot_curves(diagnosis: Diagnosis, path: Path) -> None:

@@ -36,11 +36,9 @@ def find_pictures(frame: str, roots: Sequence[str | os.PathLike]) -> tuple[Path,
 
 
 def draw_frame(gt: GroundTruth, frame: int, visible: Path, lwir: Path, out: str | os.PathLike,
-               detections: Sequence[tuple[str, Detections]] = (), score_threshold: float = 0.0,
-               highlight: Sequence[tuple[Sequence[float], str]] = ()) -> None:
+               detections: Sequence[tuple[str, Detections]] = (), score_threshold: float = 0.0) -> None:
     """Ground truth (pedestrians solid green, ignore regions dashed grey) and detections (one colour
-    per method, with scores) on both pictures of image index ``frame``; ``highlight`` boxes
-    (x, y, w, h) are drawn thick in yellow with their label, to point at one error."""
+    per method, with scores) on both pictures of image index ``frame``."""
     from matplotlib.patches import Rectangle
     from PIL import Image
 
@@ -66,9 +64,6 @@ def draw_frame(gt: GroundTruth, frame: int, visible: Path, lwir: Path, out: str 
             for (x, y, w, h), s in zip(dets.boxes[mine], dets.scores[mine]):
                 ax.add_patch(Rectangle((x, y), w, h, fill=False, lw=1.0, ec=colour))
                 ax.text(x + w, y + h + 1, f"{s:.2f}", color=colour, fontsize=6, ha="right", va="top")
-        for (x, y, w, h), label in highlight:
-            ax.add_patch(Rectangle((x, y), w, h, fill=False, lw=2.4, ec="yellow"))
-            ax.text(x, y + h + 2, label, color="yellow", fontsize=7, va="top", weight="bold")
         ax.set_xlim(0, width)
         ax.set_ylim(height, 0)
     if detections:
