@@ -394,5 +394,144 @@ def demo_command(
               f"submission of the best method: {run.extra['submission']}", highlight=False)
 
 
+
+class DiagnosisFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+def _check_setting(name: str, hint: str) -> str:
+    from .settings import SETTINGS
+
+    if name not in SETTINGS:
+        raise typer.BadParameter(f"unknown setting {name!r}; choose from {', '.join(SETTINGS)}", param_hint=hint)
+    return name
+
+
+@app.command("diagnose")
+def diagnose_command(
+    result: Annotated[Path, typer.Argument(help="A result in any format `kaist-kit eval` reads.", show_default=False)],
+    gt: Annotated[Optional[Path], typer.Option(help="Ground truth (COCO JSON); default as for eval.")] = None,
+    out_dir: Annotated[Optional[Path], typer.Option(
+        "--out", help="Folder for diagnosis.json, report.md, the figures and the drawn examples.")] = None,
+    setting: Annotated[str, typer.Option(
+        help="The setting the false positives, misses, oracles and examples are shown for (JSON has every "
+             "setting); the LAMR table covers all ten.")] = "reasonable",
+    split: Annotated[Optional[List[Split]], typer.Option(help="Split; repeat for several. Default: all, day, night.")]
+    = None,
+    protocol: Annotated[ProtocolName, typer.Option(
+        help="leaderboard or matlab (the devkit).")] = ProtocolName.leaderboard,
+    resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples of the images.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Random seed of the bootstrap: the same seed gives the same intervals.")]
+    = 0,
+    fppi: Annotated[float, typer.Option(
+        help="Operating point: the last detection of the curve whose FPPI does not exceed this.")] = 1.0,
+    score_threshold: Annotated[Optional[float], typer.Option(
+        help="Operating point at this score threshold instead of --fppi.")] = None,
+    foreground_height: Annotated[float, typer.Option(
+        help="Foreground: unoccluded pedestrians at least this tall (px); 115 is KAIST's 'near' (about 11 m).")]
+    = 115.0,
+    images: Annotated[Optional[List[Path]], typer.Option(
+        help="Folders of the visible/lwir pictures, to draw the worst examples (KAIST's images/ tree or flat "
+             "setXX_VYYY_IZZZZZ_visible.png files). Default: images/ beside the ground truth.")] = None,
+    examples: Annotated[int, typer.Option(min=0, help="Worst examples per error type.")] = 3,
+    name: Annotated[Optional[str], typer.Option(help="Method name. Default: the file name before '_result'.")]
+    = None,
+    devkit_shift: Annotated[bool, typer.Option(
+        help="Read per-image folders as the devkit does; --no-devkit-shift reads x1, y1 as they are.")] = True,
+    format: Annotated[DiagnosisFormat, typer.Option("--format", help="Output format.")] = DiagnosisFormat.table,
+) -> None:
+    """Why a detector misses: LAMR with intervals, false positives by type, misses, foreground c*, oracles."""
+    import json
+    import math
+
+    from .detections import load_detections, method_name
+    from .diagnosis import diagnose
+    from .diagnosis_report import print_tables, tables
+    from .groundtruth import find_gt, load_ground_truth
+
+    _check_setting(setting, "--setting")
+    if not (fppi > 0 and math.isfinite(fppi)):
+        raise typer.BadParameter("must be a positive number", param_hint="--fppi")
+    if score_threshold is not None and not math.isfinite(score_threshold):
+        raise typer.BadParameter("must be a finite number", param_hint="--score-threshold")
+    if not (foreground_height > 0 and math.isfinite(foreground_height)):
+        raise typer.BadParameter("must be a positive number", param_hint="--foreground-height")
+    gt_path = find_gt(gt)
+    ground_truth = load_ground_truth(gt_path)
+    dets = load_detections(result, ground_truth, devkit_shift=devkit_shift)
+    roots = images or [gt_path.parent / "images", gt_path.parent]
+    found = diagnose(ground_truth, dets, name or method_name(result), protocol.value,
+                     splits=[s.value for s in split] if split else ("all", "day", "night"), main_setting=setting,
+                     resamples=resamples, seed=seed, fppi=fppi, score_threshold=score_threshold,
+                     foreground_height=foreground_height, images=roots if out_dir is not None else (),
+                     examples=examples, out_dir=out_dir)
+    if format is DiagnosisFormat.json:
+        print(json.dumps(found.to_dict(), indent=1))
+    else:
+        print_tables(tables(found, detailed=False), out)
+    if out_dir is not None:
+        drawn = sum(1 for e in found.examples if e.picture)
+        err.print(f"diagnosis written to {out_dir}: diagnosis.json, report.md, 4 figures, {drawn} drawn examples",
+                  highlight=False)
+
+
+@app.command("compare")
+def compare_command(
+    results: Annotated[List[Path], typer.Argument(help="Two or more results, in any format `kaist-kit eval` reads.",
+                                                  show_default=False)],
+    gt: Annotated[Optional[Path], typer.Option(help="Ground truth (COCO JSON); default as for eval.")] = None,
+    setting: Annotated[Optional[List[str]], typer.Option(
+        help="Setting; repeatable. Default: the protocol's own (leaderboard: reasonable, reasonable-small, "
+             "reasonable-heavy, all-pedestrians; matlab: reasonable and the devkit's six).")] = None,
+    split: Annotated[Optional[List[Split]], typer.Option(help="Split; repeat for several. Default: all, day, night.")]
+    = None,
+    protocol: Annotated[ProtocolName, typer.Option(
+        help="leaderboard or matlab (the devkit).")] = ProtocolName.leaderboard,
+    resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples of the images.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Random seed of the bootstrap.")] = 0,
+    plot: Annotated[Optional[Path], typer.Option(help="Draw the methods' MR-FPPI curves together (.png, .pdf, .svg).")]
+    = None,
+    name: Annotated[Optional[List[str]], typer.Option(help="Method name for each result, in order.")] = None,
+    devkit_shift: Annotated[bool, typer.Option(
+        help="Read per-image folders as the devkit does; --no-devkit-shift reads x1, y1 as they are.")] = True,
+    format: Annotated[DiagnosisFormat, typer.Option("--format", help="Output format.")] = DiagnosisFormat.table,
+) -> None:
+    """Methods side by side with bootstrap intervals, and paired bootstrap tests of their differences."""
+    import json
+
+    from .comparison import compare, comparison_table
+    from .detections import load_detections
+    from .diagnosis_report import print_tables
+    from .evaluate import unique_method_names
+    from .groundtruth import find_gt, load_ground_truth
+    from .plots import check_figure_path, plot_results
+
+    if len(results) < 2:
+        raise typer.BadParameter("give at least two results to compare", param_hint="RESULTS")
+    if name and len(name) != len(results):
+        raise typer.BadParameter(f"{len(name)} names for {len(results)} results", param_hint="--name")
+    names = list(name) if name else unique_method_names(results)
+    if len(set(names)) < len(names):
+        raise typer.BadParameter("two results have the same name; name them with --name", param_hint="--name")
+    settings = [_check_setting(s, "--setting") for s in setting] if setting else None
+    if plot is not None:
+        check_figure_path(plot)
+    ground_truth = load_ground_truth(find_gt(gt))
+    methods = [(n, load_detections(path, ground_truth, devkit_shift=devkit_shift)) for n, path in zip(names, results)]
+    found = compare(ground_truth, methods, protocol.value, settings,
+                    [s.value for s in split] if split else ("all", "day", "night"), resamples, seed)
+    if format is DiagnosisFormat.json:
+        print(json.dumps(found.to_dict(), indent=1))
+    else:
+        print_tables([comparison_table(found)], out)
+        out.print("Paired bootstrap tests (two-sided p; see docs/diagnosis.md):", highlight=False)
+        for difference in found.differences:
+            out.print(f"  {difference.sentence()}", highlight=False, markup=False)
+    if plot is not None:
+        plot_results(found.results(), plot)
+        err.print(f"figure written to {plot}")
+
+
 if __name__ == "__main__":
     main()

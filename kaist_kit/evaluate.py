@@ -95,28 +95,53 @@ class Evaluation:
     def score(self, setting: str, split: str | Sequence = "all", protocol: str | Protocol = "leaderboard",
               split_name: str | None = None) -> Result:
         proto = protocol if isinstance(protocol, Protocol) else get_protocol(protocol)
-        row = self.setting_row[setting]
-        images = self.gt.split_mask(split)
         name = split_name or (split if isinstance(split, str) else "subset")
+        terms = self.curve_terms(setting, split, proto)
+        return score_curve(terms.positive, self.scores[terms.sequence], terms.n_gt, terms.n_images, proto,
+                           self.method, setting, name)
 
-        status = self.matches.status[row]
+    def curve_terms(self, setting: str, split: str | Sequence = "all",
+                    protocol: str | Protocol = "leaderboard") -> CurveTerms:
+        """What the curve of a setting and split is built from, under a protocol's rules."""
+        row = self.setting_row[setting]
+        return self.curve_terms_of(self.matches.status[row], self.matches.matched_gt[row], self.ignored[row],
+                                   self.gt.split_mask(split), protocol)
+
+    def curve_terms_of(self, status: np.ndarray, matched_gt: np.ndarray, ignored: np.ndarray,
+                       images: np.ndarray, protocol: str | Protocol = "leaderboard") -> CurveTerms:
+        """Curve terms of one matching of these detections (a row of `greedy_match`) on an image mask.
+
+        The diagnosis uses it for matchings of its own (the foreground, every person box).
+        """
+        proto = protocol if isinstance(protocol, Protocol) else get_protocol(protocol)
         kept = images[self.image] & (status != IGNORED)
         if proto.max_detections_per_image is not None:
             kept &= self.rank < proto.max_detections_per_image
         sequence = self.score_order[kept[self.score_order]]
         positive = status[sequence] == TRUE_POSITIVE
         if proto.id_zero_is_unmatched:
-            taken = self.matches.matched_gt[row, sequence[positive]]
+            taken = matched_gt[sequence[positive]]
             positive[positive] = self.gt.ann_ids[taken] != 0
 
         counted_images = images
         if proto.skips_images_without_detections:
             counted_images = images & (self.dets_per_image > 0)
-        counts = ~self.ignored[row] & counted_images[self.gt.ann_image]
-        n_gt = int(counts.sum())
-        n_images = int(images.sum())
-        return score_curve(positive, self.scores[sequence], n_gt, n_images, proto,
-                           self.method, setting, name)
+        counted = ~ignored & counted_images[self.gt.ann_image]
+        return CurveTerms(sequence, positive, counted, int(images.sum()))
+
+
+@dataclass
+class CurveTerms:
+    """The inputs of one MR-FPPI curve under a protocol."""
+
+    sequence: np.ndarray  # detections scored, as indices into the evaluation order, in curve order
+    positive: np.ndarray  # (len(sequence),) bool: a true positive as the protocol counts it
+    counted: np.ndarray  # (N,) bool over the ground truth: the pedestrians in the recall denominator
+    n_images: int
+
+    @property
+    def n_gt(self) -> int:
+        return int(self.counted.sum())
 
 
 def score_curve(positive: np.ndarray, scores: np.ndarray, n_gt: int, n_images: int, proto: Protocol,

@@ -1,0 +1,100 @@
+"""Time the image-level bootstrap on the shared MBNet result and record it in docs/benchmarks.md.
+
+    python benchmarks/bootstrap_speed.py [--kaist ../shared/data/kaist] [--repeat 7] [--resamples 1000]
+
+Times, from a loaded result and ground truth: the matching (once, as `kaist-kit diagnose` does),
+1,000 resamples of reasonable all / day / night (drawing the resamples included), and the whole
+diagnosis without figures (10 settings x 3 splits, each with its bootstrap, error types, misses,
+filtered and oracle LAMRs). Reported times are the best of --repeat runs, the least disturbed by
+other work on the machine, with the median beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from record import describe, write_section  # noqa: E402
+
+from kaist_kit.bootstrap import WeightedCurve, bootstrap_lamrs, percentile_interval, resample_counts  # noqa: E402
+from kaist_kit.detections import load_detections  # noqa: E402
+from kaist_kit.diagnosis import diagnose  # noqa: E402
+from kaist_kit.errors import KitWarning  # noqa: E402
+from kaist_kit.evaluate import Evaluation  # noqa: E402
+from kaist_kit.groundtruth import load_ground_truth  # noqa: E402
+from kaist_kit.settings import LEADERBOARD, SPLITS  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def timed(fn, repeat: int) -> tuple[float, float, object]:
+    times, value = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        value = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), statistics.median(times), value
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kaist", type=Path, default=ROOT.parent / "shared" / "data" / "kaist")
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "benchmarks.md")
+    args = parser.parse_args()
+    warnings.simplefilter("ignore", KitWarning)
+
+    gt = load_ground_truth(args.kaist / "test-all-20.leaderboard.json")
+    dets = load_detections(args.kaist / "results" / "MBNet_result.txt", gt)
+
+    def bootstrap_reasonable(evaluation):
+        intervals = {}
+        for split in SPLITS:
+            counts = resample_counts(gt.split_mask(split), args.resamples, 0, split)
+            terms = evaluation.curve_terms("reasonable", split, "leaderboard")
+            lamrs = bootstrap_lamrs(WeightedCurve.of(evaluation, terms), counts, LEADERBOARD)
+            intervals[split] = percentile_interval(lamrs)
+        return intervals
+
+    match_best, match_med, evaluation = timed(lambda: Evaluation(gt, dets, ["reasonable"]), args.repeat)
+    boot_best, boot_med, intervals = timed(lambda: bootstrap_reasonable(evaluation), args.repeat)
+    both_best, both_med, _ = timed(lambda: bootstrap_reasonable(Evaluation(gt, dets, ["reasonable"])), args.repeat)
+    full_best, full_med, _ = timed(lambda: diagnose(gt, dets, "MBNet", examples=0), max(1, args.repeat // 2))
+
+    machine = describe()
+    rows = [
+        ("matching MBNet once (reasonable)", match_best, match_med),
+        (f"{args.resamples} resamples of reasonable all / day / night, matching done", boot_best, boot_med),
+        ("the same with the matching", both_best, both_med),
+        (f"whole diagnosis without figures: 10 settings x 3 splits, {args.resamples} resamples each",
+         full_best, full_med),
+    ]
+    table = ["| step | best | median |", "|---|---:|---:|"]
+    table += [f"| {name} | {1000 * best:.0f} ms | {1000 * med:.0f} ms |" for name, best, med in rows]
+    found = ", ".join(f"{split} [{100 * lo:.2f}, {100 * hi:.2f}]" for split, (lo, hi) in intervals.items())
+    section = "\n".join([
+        "## Bootstrap speed",
+        "",
+        f"Measured by `python benchmarks/bootstrap_speed.py` on: {machine}.",
+        f"MBNet's shared result ({len(dets)} detections), leaderboard protocol, seed 0. Best of "
+        f"{args.repeat} runs (the whole diagnosis: of {max(1, args.repeat // 2)}), median beside it.",
+        "",
+        *table,
+        "",
+        f"Reasonable LAMR intervals found (95 %, percentile): {found}.",
+        "The target is 10 s for 1,000 resamples of reasonable all / day / night.",
+        "",
+    ])
+    print(section)
+    write_section(args.doc, "## Bootstrap speed", section)
+
+
+if __name__ == "__main__":
+    main()

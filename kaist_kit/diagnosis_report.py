@@ -1,0 +1,337 @@
+"""A diagnosis as tables (terminal and Markdown), diagnosis.json, figures and drawn examples."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .detections import Detections
+from .diagnosis import FP_TYPES, ORACLES, Diagnosis, View
+from .files import write_json_atomic, write_text_atomic
+from .groundtruth import GroundTruth
+
+JSON_NAME = "diagnosis.json"
+REPORT_NAME = "report.md"
+FIGURES = {"curves": "mr-fppi.png", "false_positives": "false-positives.png", "misses": "misses.png",
+           "oracles": "oracles.png"}
+EXAMPLES_DIR = "examples"
+
+
+@dataclass
+class Table:
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+    note: str = ""
+
+
+def pct(value: float | None) -> str:
+    return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:.2f}"
+
+
+def with_interval(lamr: float, interval: tuple[float, float]) -> str:
+    return f"{pct(lamr)} [{pct(interval[0])}, {pct(interval[1])}]"
+
+
+def operating_rule(diagnosis: Diagnosis) -> str:
+    rule = diagnosis.operating_rule
+    if "score_threshold" in rule:
+        return f"score >= {rule['score_threshold']:g}"
+    return f"FPPI {rule['fppi']:g} (the last detection whose FPPI does not exceed it)"
+
+
+def tables(diagnosis: Diagnosis, detailed: bool = True) -> list[Table]:
+    """The report's tables; ``detailed`` adds the filtered LAMRs and every person's misses."""
+    d = diagnosis
+    level = f"{100 * d.level:g} %"
+    out = [Table(
+        f"LAMR (%) of {d.method}, {d.protocol} protocol, with {level} intervals",
+        ["setting"] + d.splits,
+        [[s] + [with_interval(d.view(s, split).result.lamr, d.view(s, split).interval) for split in d.splits]
+         for s in d.settings],
+        f"Percentile intervals from {d.resamples} image-level bootstrap resamples (seed {d.seed}).")]
+    main = [d.view(d.main_setting, split) for split in d.splits]
+
+    for where, title in (("operating_point", "at the operating point"), ("curve", "over the whole curve")):
+        if where == "curve" and not detailed:
+            continue
+        at_op = where == "operating_point"
+        rows = []
+        for v in main:
+            score = v.operating_point.score
+            rows.append([v.split] + ([f"{score:.4g}" if score is not None else "-"] if at_op else [])
+                        + [str(v.false_positives[where][t]) for t in FP_TYPES] + [f"{v.ghosts_per_image(where):.3f}"])
+        out.append(Table(f"False positives by type, {d.main_setting}, {title}",
+                         ["split"] + (["score at op"] if at_op else []) + list(FP_TYPES)
+                         + ["ghosts per image"], rows,
+                         f"Operating point: {operating_rule(d)}. Each false positive has one type, in the "
+                         "precedence duplicate, scale, localization, ghost." if at_op else ""))
+
+    rows = []
+    for family in ("height", "height (fine)", "occlusion", "period"):
+        for name in main[0].misses[family]:
+            cells = [_miss_cell(v.misses[family][name], detailed) for v in main]
+            if any(v.misses[family][name].pedestrians for v in main):
+                rows.append([f"{family}: {name}"] + cells)
+    at_end = ", and with every detection of the curve" if detailed else ""
+    out.append(Table(f"Missed pedestrians, {d.main_setting}: missed / pedestrians at the operating point{at_end}",
+                     ["pedestrians"] + d.splits, rows,
+                     "Heights in pixels: far < 45, medium 45-115, near >= 115."))
+
+    rows = []
+    for name in ORACLES:
+        rows.append([name] + [f"{pct(v.oracles[name])} ({_signed(v.oracles[name] - v.result.lamr)})" for v in main])
+    out.append(Table(f"Oracles, {d.main_setting}: LAMR (%) with one error type fixed (change)",
+                     ["fix"] + d.splits, [["none"] + [pct(v.result.lamr) for v in main]] + rows,
+                     "Duplicates and ghosts are removed; scale and localization errors become true positives of "
+                     "their pedestrian when it is still free, else are removed; missed pedestrians of a height "
+                     "are added as found at the top of the curve."))
+
+    rows = []
+    for split in d.splits:
+        f = d.foreground[split]
+        rows.append([split, str(f.pedestrians), pct(f.lowest_miss_rate),
+                     "-" if f.c_star is None else f"{f.c_star:.4g}", f"{f.ghosts_per_image:.3f}", f"{f.fppi:.3f}",
+                     pct(f.miss_rate_at_operating_point)])
+    out.append(Table(f"Foreground: unoccluded pedestrians of {d.foreground_height:g} px or taller (near the vehicle)",
+                     ["split", "pedestrians", "lowest miss rate (%)", "c*", "ghosts per image at c*",
+                      "FPPI at c*", "miss rate at op (%)"], rows,
+                     "c* is the highest score threshold that reaches the lowest foreground miss rate."))
+    if not detailed:
+        return out
+
+    rows = []
+    for family, bins in main[0].filtered.items():
+        for name in bins:
+            cells = []
+            for v in main:
+                entry = v.filtered.get(family, {}).get(name)
+                cells.append("-" if entry is None else f"{pct(entry['lamr'])} / {pct(entry['lamr_ghosts'])}")
+            rows.append(["every pedestrian of the setting" if family == "all" else f"{family}: {name}"] + cells)
+    out.append(Table(f"Filtered LAMR (%), {d.main_setting}: every false positive / ghost detections only",
+                     ["pedestrians"] + d.splits, rows,
+                     "The miss rate counts only the category's pedestrians; the second number reads the curve "
+                     "at ghost detections per image instead of all false positives per image."))
+
+    rows = []
+    for family in ("position", "height", "occlusion"):
+        for name in d.persons[d.splits[0]].misses[family]:
+            rows.append([f"{family}: {name}"] + [_miss_cell(d.persons[s].misses[family][name], True)
+                                                 for s in d.splits])
+    out.append(Table("Every box labelled person: missed / persons at the operating point's score, and with every "
+                     "detection",
+                     ["persons"] + d.splits, rows,
+                     "Unlike the settings, this counts people of any size and occlusion, and those within 5 px "
+                     "of the border (truncated: touching or crossing it), which every setting ignores."))
+    return out
+
+
+def _miss_cell(count, with_end: bool) -> str:
+    if not count.pedestrians:
+        return "-"
+    cell = f"{count.missed_at_operating_point}/{count.pedestrians} ({100 * count.miss_rate_at_operating_point:.1f} %)"
+    return f"{cell}; {count.missed_at_end} at the end" if with_end else cell
+
+
+def _signed(value: float) -> str:
+    return f"{100 * value:+.2f}"
+
+
+def to_markdown(diagnosis: Diagnosis, figures: dict[str, str] | None = None) -> str:
+    d = diagnosis
+    lines = [f"# Diagnosis of {d.method}", "",
+             f"Ground truth: {d.ground_truth}. Protocol: {d.protocol}. Main setting: {d.main_setting}.", ""]
+    for table in tables(d):
+        lines += [f"## {table.title}", "", markdown_table(table), ""]
+        if table.note:
+            lines += [table.note, ""]
+    if figures:
+        lines += ["## Figures", ""]
+        for name, path in figures.items():
+            lines += [f"![{name}]({path})", ""]
+    if d.examples:
+        lines += ["## Worst examples", "", "| error | frame | box (x, y, w, h) | score | pedestrian height | picture |",
+                  "|---|---|---|---:|---:|---|"]
+        for e in d.examples:
+            box = ", ".join(f"{v:.0f}" for v in e.box)
+            picture = f"[{Path(e.picture).name}]({e.picture})" if e.picture else ""
+            lines.append(f"| {e.error} | {e.frame} | {box} | {'' if e.score is None else f'{e.score:.3f}'} | "
+                         f"{'' if e.height is None else f'{e.height:.0f}'} | {picture} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def markdown_table(table: Table) -> str:
+    lines = ["| " + " | ".join(table.headers) + " |",
+             "|" + "|".join(["---"] + ["---:"] * (len(table.headers) - 1)) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in table.rows]
+    return "\n".join(lines)
+
+
+def print_tables(items: Sequence[Table], console) -> None:
+    from rich import box
+    from rich.table import Table as RichTable
+
+    for item in items:
+        # Light borders keep a table of intervals within an 80-column terminal.
+        table = RichTable(title=item.title, caption=item.note or None, caption_justify="left", title_justify="left",
+                          box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False)
+        for k, header in enumerate(item.headers):
+            table.add_column(header, justify="left" if k == 0 else "right")
+        for row in item.rows:
+            table.add_row(*row)
+        console.print(table)
+
+
+# ----------------------------------------------------------------------------------------------
+# Files
+
+
+def write_outputs(diagnosis: Diagnosis, gt: GroundTruth, dets: Detections, out_dir: str | os.PathLike,
+                  pictures: Callable[[str], tuple[Path, Path] | None]) -> list[Path]:
+    """diagnosis.json, report.md, the figures and the drawn examples, each written atomically."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    figures = {}
+    for name, draw in (("curves", plot_curves), ("false_positives", plot_false_positives),
+                       ("misses", plot_misses), ("oracles", plot_oracles)):
+        path = out / FIGURES[name]
+        draw(diagnosis, path)
+        figures[name] = FIGURES[name]
+        written.append(path)
+    rank: dict[str, int] = {}
+    for k, example in enumerate(diagnosis.examples):
+        rank[example.error] = rank.get(example.error, 0) + 1
+        found = pictures(example.frame)
+        if found is None:
+            continue
+        relative = f"{EXAMPLES_DIR}/{example.error}-{rank[example.error]}-{example.frame.replace('/', '_')}.png"
+        draw_example(gt, dets, example, found, out / relative, diagnosis.view(example.setting, diagnosis.splits[0]))
+        diagnosis.examples[k] = dataclasses.replace(example, picture=relative)
+        written.append(out / relative)
+    write_json_atomic(out / JSON_NAME, diagnosis.to_dict(), indent=1)
+    write_text_atomic(out / REPORT_NAME, to_markdown(diagnosis, figures))
+    written += [out / JSON_NAME, out / REPORT_NAME]
+    diagnosis.files = written
+    return written
+
+
+def draw_example(gt: GroundTruth, dets: Detections, example, pictures: tuple[Path, Path], path: Path,
+                 view: View) -> None:
+    """The example's frame with the ground truth and the detections of the operating point; a false
+    positive in its own colour, a missed pedestrian labelled as such."""
+    from .show import draw_frame
+
+    threshold = view.operating_point.score
+    limit = math.inf if threshold is None else threshold
+    shown_gt, lists = gt, []
+    others = np.ones(len(dets), bool)
+    if example.detection is None:
+        start, stop = gt.ann_start[example.image], gt.ann_start[example.image + 1]
+        k = start + int(np.flatnonzero(gt.ann_ids[start:stop] == example.annotation_id)[0])
+        labels = list(gt.labels)
+        labels[k] = f"MISSED ({example.height:.0f} px)"
+        shown_gt = dataclasses.replace(gt, labels=labels)
+    else:
+        one = [example.detection]
+        lists.append((f"{example.error} false positive", Detections(dets.image[one], dets.boxes[one], dets.scores[one])))
+        others[example.detection] = False
+        limit = min(limit, example.score)
+    lists.append((f"other detections scoring {limit:.2f} or more",
+                  Detections(dets.image[others], dets.boxes[others], dets.scores[others])))
+    draw_frame(shown_gt, example.image, pictures[0], pictures[1], path, lists, score_threshold=limit)
+
+
+def plot_curves(diagnosis: Diagnosis, path: Path) -> None:
+    """MR-FPPI per setting, a curve per split."""
+    from .plots import draw_mr_fppi, new_figure, save_figure
+
+    n = len(diagnosis.settings)
+    cols = min(4, n)
+    rows = math.ceil(n / cols)
+    fig, axes = new_figure(rows, cols)
+    for k, setting in enumerate(diagnosis.settings):
+        results = [dataclasses.replace(diagnosis.view(setting, s).result, method=s) for s in diagnosis.splits]
+        draw_mr_fppi(axes[k // cols][k % cols], results, f"{setting} ({diagnosis.protocol})")
+    for k in range(n, rows * cols):
+        axes[k // cols][k % cols].set_axis_off()
+    save_figure(fig, path)
+
+
+def _grouped_bars(ax, groups: Sequence[str], series: dict[str, Sequence[float]], horizontal: bool = False) -> None:
+    width = 0.8 / max(len(series), 1)
+    positions = np.arange(len(groups))
+    for k, (label, values) in enumerate(series.items()):
+        offset = positions - 0.4 + width * (k + 0.5)
+        if horizontal:
+            ax.barh(offset, values, height=width, label=label)
+        else:
+            ax.bar(offset, values, width=width, label=label)
+    if horizontal:
+        ax.set_yticks(positions, groups)
+        ax.invert_yaxis()
+    else:
+        ax.set_xticks(positions, groups, rotation=0)
+    ax.legend(fontsize=8)
+
+
+def plot_false_positives(diagnosis: Diagnosis, path: Path) -> None:
+    from .plots import new_figure, save_figure
+
+    fig, axes = new_figure(1, 2)
+    main = [diagnosis.view(diagnosis.main_setting, s) for s in diagnosis.splits]
+    for ax, where, title in ((axes[0][0], "operating_point", "at the operating point"),
+                             (axes[0][1], "curve", "over the whole curve")):
+        series = {v.split: [v.false_positives[where][t] / max(v.n_images, 1) for t in FP_TYPES] for v in main}
+        _grouped_bars(ax, FP_TYPES, series)
+        ax.set_ylabel("false positives per image")
+        ax.set_title(f"{diagnosis.main_setting}: {title}", fontsize=10)
+    save_figure(fig, path)
+
+
+def plot_misses(diagnosis: Diagnosis, path: Path) -> None:
+    from .plots import new_figure, save_figure
+
+    fig, axes = new_figure(1, 3, width=5.2)
+    main = [diagnosis.view(diagnosis.main_setting, s) for s in diagnosis.splits]
+    panels = [
+        (axes[0][0], "height (fine)", {v.split: v.misses for v in main}, f"{diagnosis.main_setting}: by height (px)"),
+        (axes[0][1], "occlusion", {v.split: v.misses for v in main}, f"{diagnosis.main_setting}: by occlusion"),
+        (axes[0][2], "position", {s: diagnosis.persons[s].misses for s in diagnosis.splits},
+         "every person: by position"),
+    ]
+    for ax, family, by_split, title in panels:
+        first = next(iter(by_split.values()))[family]
+        names = [name for name in first if any(m[family][name].pedestrians for m in by_split.values())]
+        series = {split: [100 * _rate(m[family][name]) for name in names] for split, m in by_split.items()}
+        _grouped_bars(ax, names, series)
+        ax.set_ylabel("miss rate at the operating point (%)")
+        ax.set_title(title, fontsize=10)
+        ax.tick_params(axis="x", labelsize=7)
+    save_figure(fig, path)
+
+
+def _rate(count) -> float:
+    return count.missed_at_operating_point / count.pedestrians if count.pedestrians else 0.0
+
+
+def plot_oracles(diagnosis: Diagnosis, path: Path) -> None:
+    from .plots import new_figure, save_figure
+
+    fig, axes = new_figure(1, 1, width=7.0, height=4.2)
+    ax = axes[0][0]
+    main = [diagnosis.view(diagnosis.main_setting, s) for s in diagnosis.splits]
+    series = {v.split: [100 * (v.result.lamr - v.oracles[name]) for name in ORACLES] for v in main}
+    _grouped_bars(ax, list(ORACLES), series, horizontal=True)
+    ax.set_xlabel("LAMR gained by the fix (percentage points)")
+    ax.set_title(f"{diagnosis.main_setting}: oracle impact ({diagnosis.protocol})", fontsize=10)
+    save_figure(fig, path)
+
+
