@@ -390,8 +390,12 @@ def demo_command(
 
     run = run_demo(folder, frames, seed, say=lambda line: err.print(line, highlight=False))
     report.print_table(run.scores, out, "\n".join([f"ground truth: {run.gt}"] + report.protocol_notes(run.scores)))
+    for difference in run.comparison.differences:
+        if difference.split != "all":
+            out.print(difference.sentence(), highlight=False)
     err.print(f"curves: {run.figure}\nnight frame with detections: {run.frame}\n"
-              f"submission of the best method: {run.extra['submission']}", highlight=False)
+              f"submission of the best method: {run.extra['submission']}\n"
+              f"diagnosis of the best method: {run.extra['diagnosis']}/report.md", highlight=False)
 
 
 

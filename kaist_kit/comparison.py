@@ -41,7 +41,8 @@ class Difference:
     test: PairedTest
 
     def sentence(self) -> str:
-        """'A is better than B on reasonable night: ...', the better one (lower LAMR) named first."""
+        """'A is better than B on reasonable night: ...', the one with the lower LAMR named first; a
+        difference with p >= 0.05 is said to be not significant."""
         t = self.test
         if t.difference == 0:
             return f"{self.a} and {self.b} tie on {self.setting} {self.split}, p = {t.p_value:.3g}"
@@ -49,7 +50,9 @@ class Difference:
             better, worse, low, high = self.a, self.b, t.low, t.high
         else:
             better, worse, low, high = self.b, self.a, -t.high, -t.low
-        return (f"{better} is better than {worse} on {self.setting} {self.split}: LAMR difference "
+        # Only a difference the paired test supports is called "better".
+        verdict = "is better than" if t.p_value < 0.05 else "scores lower than, not significantly,"
+        return (f"{better} {verdict} {worse} on {self.setting} {self.split}: LAMR difference "
                 f"{-100 * abs(t.difference):+.2f} points [{100 * low:+.2f}, {100 * high:+.2f}], p = {t.p_value:.3g}")
 
     def to_dict(self) -> dict:

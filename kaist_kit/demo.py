@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from .comparison import Comparison, compare
 from .converters import convert
 from .detections import detections_from_coco
-from .errors import InputError
+from .diagnosis import diagnose
+from .errors import InputError, KitWarning
 from .evaluate import Result, evaluate
 from .files import write_json_atomic
 from .groundtruth import load_ground_truth
@@ -33,6 +36,7 @@ class DemoRun:
     figure: Path
     frame: Path
     extra: dict[str, Path] = field(default_factory=dict)
+    comparison: Comparison | None = None
 
 
 def run_demo(out: str | os.PathLike = "kaist-kit-demo", frames: int = 200, seed: int = 0,
@@ -42,22 +46,22 @@ def run_demo(out: str | os.PathLike = "kaist-kit-demo", frames: int = 200, seed:
     _prepare(out)
     (out / MARKER).write_text(json.dumps({"frames": frames, "seed": seed}) + "\n")
     dataset = out / "dataset"
-    say(f"1/6 synthesising {frames} visible/thermal test frames (half day, half night) in {dataset}")
+    say(f"1/7 synthesising {frames} visible/thermal test frames (half day, half night) in {dataset}")
     generate(dataset, SynthConfig(seed=seed, train_frames=0, test_frames=frames))
 
     gt_path = out / "test-gt.json"
-    say(f"2/6 converting the improved-style test annotations to {gt_path}")
+    say(f"2/7 converting the improved-style test annotations to {gt_path}")
     convert("improved", dataset / "annotations-improved", gt_path, image_set="test-all-20")
     gt = load_ground_truth(gt_path)
 
-    say("3/6 simulating three detectors: fusion, visible-only and thermal-only")
+    say("3/7 simulating three detectors: fusion, visible-only and thermal-only")
     results = {}
     for method in DEMO_METHODS:
         path = out / "results" / f"{method.name}_result.json"
         write_json_atomic(path, simulate(gt, method, seed))
         results[method.name] = path
 
-    say("4/6 scoring them (leaderboard protocol, reasonable setting, all / day / night)")
+    say("4/7 scoring them (leaderboard protocol, reasonable setting, all / day / night)")
     scores = []
     detections = {}
     for name, path in results.items():
@@ -69,15 +73,25 @@ def run_demo(out: str | os.PathLike = "kaist-kit-demo", frames: int = 200, seed:
     frame = next((k for k in range(gt.n_images) if gt.image_periods[k] == "night"
                   and (~gt.ignore[gt.ann_start[k]:gt.ann_start[k + 1]]).sum() >= 2), 0)
     picture = out / "night-frame.png"
-    say(f"5/6 drawing {gt.image_names[frame]} with every method's detections")
+    say(f"5/7 drawing {gt.image_names[frame]} with every method's detections")
     visible, lwir = find_pictures(gt.image_names[frame], [dataset / "images"])
     draw_frame(gt, frame, visible, lwir, picture, list(detections.items()), score_threshold=0.3)
 
     best = min((r for r in scores if r.split == "all"), key=lambda r: r.lamr).method
     submission = out / "submission.zip"
-    say(f"6/6 packaging the best method, {best}, as a challenge entry: {submission}")
+    say(f"6/7 packaging the best method, {best}, as a challenge entry: {submission}")
     package(results[best], submission, gt, best)
-    return DemoRun(out, gt_path, results, scores, figure, picture, {"submission": submission})
+
+    diagnosis = out / "diagnosis"
+    say(f"7/7 diagnosing {best} (intervals, false positives by type, misses, oracles) in {diagnosis}, "
+        "and testing the differences between the methods")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", KitWarning)  # step 4 has said it
+        diagnose(gt, detections[best], best, settings=["reasonable", "all-pedestrians"],
+                 images=[dataset / "images"], examples=1, out_dir=diagnosis)
+        comparison = compare(gt, list(detections.items()), settings=["reasonable"])
+    return DemoRun(out, gt_path, results, scores, figure, picture,
+                   {"submission": submission, "diagnosis": diagnosis}, comparison)
 
 
 def _prepare(out: Path) -> None:

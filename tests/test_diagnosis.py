@@ -424,6 +424,7 @@ def test_compare_paired_test_on_shared_results(leaderboard_gt, shared):
     assert small.difference == night["MBNet"] - night["MLPD"]
     assert small.p_value < 0.05 < by_setting["reasonable"].test.p_value
     assert by_setting["reasonable-small"].sentence().startswith("MLPD is better than MBNet on reasonable-small night")
+    assert by_setting["reasonable"].sentence().startswith("MLPD scores lower than, not significantly, MBNet")
     # The paired design: a method against itself differs by exactly 0 in every resample.
     assert same.differences[0].test.p_value == 1.0
     assert same.differences[0].test.low == same.differences[0].test.high == 0.0

@@ -81,7 +81,7 @@ def test_show_cli_with_detections_and_errors(kaist, tmp_path):
 def test_demo_end_to_end(tmp_path):
     lines = []
     run = run_demo(tmp_path / "demo", frames=60, seed=2, say=lines.append)
-    assert len(lines) == 6
+    assert len(lines) == 7
     methods = {r.method for r in run.scores}
     assert methods == {"sim-fusion", "sim-visible", "sim-thermal"}
     lamr = {(r.method, r.split): r.lamr for r in run.scores}
@@ -90,6 +90,9 @@ def test_demo_end_to_end(tmp_path):
     assert run.figure.read_bytes()[:4] == b"\x89PNG" and run.frame.read_bytes()[:4] == b"\x89PNG"
     assert load_ground_truth(run.gt).n_images == 60
     assert run.extra["submission"].is_file()
+    assert (run.extra["diagnosis"] / "diagnosis.json").is_file() and (run.extra["diagnosis"] / "report.md").is_file()
+    night = [d for d in run.comparison.differences if d.split == "night" and {d.a, d.b} == {"sim-fusion", "sim-visible"}]
+    assert len(night) == 1 and night[0].sentence().startswith("sim-fusion ")  # the lower LAMR first
     # A second run replaces the demo's own folder; another folder is never overwritten.
     run_demo(tmp_path / "demo", frames=10, seed=2, say=lines.append)
     (tmp_path / "other").mkdir()
