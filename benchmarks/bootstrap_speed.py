@@ -12,15 +12,13 @@ other work on the machine, with the median beside it.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from record import describe, write_section  # noqa: E402
+from record import describe, timed, write_section  # noqa: E402
 
 from kaist_kit.bootstrap import WeightedCurve, bootstrap_lamrs, percentile_interval, resample_counts  # noqa: E402
 from kaist_kit.detections import load_detections  # noqa: E402
@@ -32,14 +30,6 @@ from kaist_kit.settings import LEADERBOARD, SPLITS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
-
-def timed(fn, repeat: int) -> tuple[float, float, object]:
-    times, value = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), statistics.median(times), value
 
 
 def main() -> None:

@@ -10,15 +10,13 @@ least disturbed by other work on the machine) with the median beside it.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from record import describe, write_section  # noqa: E402
+from record import describe, timed, write_section  # noqa: E402
 
 from kaist_kit.detections import load_detections  # noqa: E402
 from kaist_kit.errors import KitWarning  # noqa: E402
@@ -29,14 +27,6 @@ from kaist_kit.settings import SETTINGS, SPLITS  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 FILES = ("MBNet_result.txt", "MLPD_result.txt", "MLPD_result.json", "MBNet-per-image.tar.gz")
 
-
-def timed(fn, repeat: int) -> tuple[float, float, object]:
-    times, value = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), statistics.median(times), value
 
 
 def main() -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import platform
+import statistics
 import sys
+import time
 from pathlib import Path
 
 
@@ -37,3 +39,13 @@ def write_section(doc: Path, heading: str, section: str) -> None:
         end = text.find("\n## ", start + len(heading))
         text = text[:start] + section + (text[end + 1:] if end >= 0 else "")
     doc.write_text(text)
+
+
+def timed(fn, repeat: int) -> tuple[float, float, object]:
+    """(best, median) seconds of ``repeat`` calls, and the last call's value."""
+    times, value = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        value = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), statistics.median(times), value
