@@ -33,7 +33,7 @@ from .bbgt import BadFile, parse_bbgt
 from .coco import LICENSE, coco_text, format_frames
 from .kaist_xml import parse_xml_files
 from .problems import Problems
-from .sources import FRAME_PATTERNS, Source, open_source
+from .sources import LAYOUTS, Source, open_source
 
 FORMATS = ("original", "xml", "sanitized", "paired", "improved")
 COMPAT = ("leaderboard",)
@@ -188,24 +188,34 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
 
 def _locate_frames(src: Source, format: str, problems: Problems) -> dict[str, dict[str, str]]:
     """Frame name -> {modality or 'file': relative path} for every annotation file of the format."""
+    folder_pattern, name_pattern = LAYOUTS[format]
     located: dict[str, dict[str, str]] = {}
-    for rel, match in zip(src.files, map(FRAME_PATTERNS[format].search, src.files)):
-        if not match and _IMAGE_SETS in f"/{rel}":
+    for folder, names in src.folders:
+        prefix = f"{folder}/" if folder else ""
+        if _IMAGE_SETS in f"/{prefix}":
             continue  # image-set lists travel with annotation archives; --image-set reads them
-        if not match:
-            problems.add("stray file", "not an annotation file of this format, skipped", src.display(rel))
-            continue
-        if format == "paired":
-            set_name, video, key, stem = match.groups()
-        else:
-            (set_name, video, stem), key = match.groups(), "file"
-        name = f"{set_name}/{video}/{stem}"
-        entry = located.setdefault(name, {})
-        if key in entry:
-            problems.add("duplicate frame", f"a second file for {name} (the first, {entry[key]}, is used)",
-                         src.display(rel))
-            continue
-        entry[key] = rel
+        matches = list(map(name_pattern.fullmatch, names))
+        if folder_pattern is not None:
+            where = folder_pattern.search(folder)
+            if where is None:
+                matches = [None] * len(names)
+            else:
+                head, key = f"{where[1]}/{where[2]}/", where[3] if format == "paired" else "file"
+        for name, match in zip(names, matches):
+            if match is None:
+                problems.add("stray file", "not an annotation file of this format, skipped",
+                             src.display(prefix + name))
+                continue
+            if folder_pattern is None:
+                frame, key = f"{match[1]}/{match[2]}/{match[3]}", "file"
+            else:
+                frame = head + match[1]
+            entry = located.setdefault(frame, {})
+            if key in entry:
+                problems.add("duplicate frame", f"a second file for {frame} (the first, {entry[key]}, is "
+                             "used)", src.display(prefix + name))
+                continue
+            entry[key] = prefix + name
     return located
 
 
@@ -254,17 +264,15 @@ def _process(src: Source, job: _Job) -> _Chunk:
     rels = [rel for _, _, entry in job.frames for rel in sorted(entry.values())]
     data = src.read_all(rels)
     manifest = "".join(map("{}\t{}\n".format, rels, map(methodcaller("hexdigest"), map(hashlib.sha256, data))))
-    contents = dict(zip(rels, data))
 
     frames: list[tuple[int, str, int, int]] = []
-    if job.format == "xml":
+    if job.format == "xml":  # one file a frame, so data is in frame order
         ids = [image_id for image_id, _, _ in job.frames]
-        rels = [entry["file"] for _, _, entry in job.frames]
-        sizes, columns = parse_xml_files([contents[r] for r in rels], ids, [src.display(r) for r in rels],
-                                         problems, job.image_size)
+        sizes, columns = parse_xml_files(data, ids, lambda k: src.display(rels[k]), problems, job.image_size)
         frames = [(image_id, name, *size) for (image_id, name, _), size in zip(job.frames, sizes)
                   if size is not None]
     else:
+        contents = dict(zip(rels, data))
         rows: list[tuple] = []
         for image_id, name, entry in job.frames:
             try:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 import re
 import xml.etree.ElementTree as ET
-from itertools import repeat
+from itertools import compress, repeat
+from operator import and_, eq, getitem
 
 import numpy as np
 
@@ -31,16 +32,17 @@ _SIZE = re.compile(rb"<width>\s*(\d+)\s*</width>\s*<height>\s*(\d+)\s*</height>"
 _END = b"</annotation>"
 
 
-def parse_xml_files(contents: list[bytes], ids: list[int], paths: list[str], problems: Problems,
+def parse_xml_files(contents: list[bytes], ids: list[int], path_of, problems: Problems,
                     default_size: tuple[int, int]) -> tuple[list, tuple[list, ...]]:
     """The size of each file (None for a file left out) and the objects of all files as columns
-    (image id, label, x, y, w, h, occ, visible box, ign, paired), ordered by image id."""
+    (image id, label, x, y, w, h, occ, visible box, ign, paired), ordered by image id.
+    ``path_of(k)`` names file k in messages."""
     n = len(contents)
     objects_per_file = list(map(bytes.count, contents, repeat(b"<object>")))
-    fits = [count == 1 for count in map(bytes.count, contents, repeat(b"<width>"))]
-    for k, ends in enumerate(map(bytes.endswith, contents, repeat(_END + b"\n"))):
-        if not ends and not contents[k].rstrip().endswith(_END):
-            fits[k] = False
+    fits = list(map(and_, map(eq, map(bytes.count, contents, repeat(b"<width>")), repeat(1)),
+                    map(bytes.endswith, contents, repeat(_END + b"\n"))))
+    for k in [k for k, ok in enumerate(fits) if not ok]:  # another line ending, or a broken file
+        fits[k] = contents[k].count(b"<width>") == 1 and contents[k].rstrip().endswith(_END)
     found, sizes_found = _scan(contents, fits)
     if len(found) != sum(c for c, ok in zip(objects_per_file, fits) if ok) or len(sizes_found) != sum(fits):
         # Some file breaks the layout: find which, file by file (rare, so simplicity wins here).
@@ -50,18 +52,24 @@ def parse_xml_files(contents: list[bytes], ids: list[int], paths: list[str], pro
                 fits[k] = False
         found, sizes_found = _scan(contents, fits)
 
-    fit_index = [k for k in range(n) if fits[k]]
+    fit_index = list(compress(range(n), fits))
     sizes: list = [None] * n
-    for k, (width, height) in zip(fit_index, sizes_found):
-        sizes[k] = (int(width), int(height))
-    owner = np.repeat(np.array(fit_index, np.int64), [objects_per_file[k] for k in fit_index])
-    columns, bad = _object_columns(found, owner, np.asarray(ids, np.int64)[owner].tolist(), paths, problems)
+    if sizes_found:
+        widths, heights = zip(*sizes_found)
+        fit_sizes = zip(map(int, widths), map(int, heights))
+        if len(fit_index) == n:
+            sizes = list(fit_sizes)
+        else:
+            for k, size in zip(fit_index, fit_sizes):
+                sizes[k] = size
+    owner = np.repeat(np.array(fit_index, np.int64), list(compress(objects_per_file, fits)))
+    columns, bad = _object_columns(found, owner, np.asarray(ids, np.int64)[owner].tolist(), path_of, problems)
     for k in bad:
         sizes[k] = None
     slow = []
     for k in range(n):
         if not fits[k]:
-            parsed = _parse_with_elementtree(contents[k], paths[k], problems, default_size)
+            parsed = _parse_with_elementtree(contents[k], path_of(k), problems, default_size)
             if parsed is not None:
                 sizes[k] = parsed[1]
                 slow.extend((ids[k], *obj, None, 0, None) for obj in parsed[0])
@@ -72,11 +80,14 @@ def parse_xml_files(contents: list[bytes], ids: list[int], paths: list[str], pro
 
 
 def _scan(contents: list[bytes], fits: list[bool]) -> tuple[list[tuple], list[tuple]]:
-    blob = b"\x00".join(c for c, ok in zip(contents, fits) if ok)
+    # The boilerplate before <size> is a third of each file: leave it out of the scanned text.
+    fitting = list(compress(contents, fits))
+    starts = map(slice, map(max, map(bytes.find, fitting, repeat(b"<size>")), repeat(0)), repeat(None))
+    blob = b"\x00".join(map(getitem, fitting, starts))
     return _OBJECT.findall(blob), _SIZE.findall(blob)
 
 
-def _object_columns(found: list[tuple[bytes, ...]], owner: np.ndarray, image_ids: list[int], paths: list[str],
+def _object_columns(found: list[tuple[bytes, ...]], owner: np.ndarray, image_ids: list[int], path_of,
                     problems: Problems) -> tuple[tuple[list, ...], set[int]]:
     """Columns of the objects found, and the files (indices) holding a value that makes them unusable."""
     if not found:
@@ -84,22 +95,17 @@ def _object_columns(found: list[tuple[bytes, ...]], owner: np.ndarray, image_ids
     names, *columns = zip(*found)
     labels = list(map(bytes.decode, map(bytes.strip, names), repeat("utf-8"), repeat("replace")))
     try:
-        values = [list(map(int, column)) for column in columns]  # int() reads bytes; KAIST's are ints
-    except ValueError:
-        values = [[_number_or_nan(v) for v in column] for column in columns]
-    x, y, w, h, occ = values
-    arrays = [np.asarray(v, np.float64) for v in (x, y, w, h)]
-    unusual = (~np.isfinite(sum(arrays)) | (arrays[2] <= 0) | (arrays[3] <= 0)
-               | ~np.isin(np.asarray(occ, np.float64), (0, 1, 2)))
-    unknown = {label for label in set(labels) if label not in KNOWN_LABELS}
-    if unknown:
-        unusual |= np.array([label in unknown for label in labels], bool)
-    n = len(labels)
-    if not unusual.any():
+        x, y, w, h, occ = (list(map(int, column)) for column in columns)  # int() reads bytes
+        usual = set(labels) <= KNOWN_LABELS and set(occ) <= {0, 1, 2} and min(w) > 0 and min(h) > 0
+    except ValueError:  # a value that is not an integer: look at every object
+        x, y, w, h, occ = ([_number_or_nan(v) for v in column] for column in columns)
+        usual = False
+    if usual:
+        n = len(labels)
         return (image_ids, labels, x, y, w, h, occ, [None] * n, [0] * n, [None] * n), set()
     rows, bad, bad_ids = [], set(), set()
-    for k, (file, image_id, *obj) in enumerate(zip(owner.tolist(), image_ids, labels, x, y, w, h, occ)):
-        result = check_object(*obj, paths[file], problems) if unusual[k] else obj
+    for file, image_id, *obj in zip(owner.tolist(), image_ids, labels, x, y, w, h, occ):
+        result = check_object(*obj, path_of(file), problems)
         if result is False:
             bad.add(file)
             bad_ids.add(image_id)

@@ -7,20 +7,23 @@ import re
 import tarfile
 import zipfile
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 
 from kaist_kit.errors import InputError
 
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
 _READ_SIZE = 1 << 16
+_BATCH = 256  # files open at once while reading
 
-# Where each format keeps the frame setXX/VYYY/IZZZZZ in a file's path (relative, '/'-separated).
-FRAME_PATTERNS = {
-    "original": re.compile(r"(?:^|/)(set\d\d)/(V\d\d\d)/(I\d{5})\.txt$"),
-    "xml": re.compile(r"(?:^|/)(set\d\d)/(V\d\d\d)/(I\d{5})\.xml$"),
-    "sanitized": re.compile(r"(?:^|/)(set\d\d)_(V\d\d\d)_(I\d{5})\.txt$"),
-    "improved": re.compile(r"(?:^|/)(set\d\d)_(V\d\d\d)_(I\d{5})\.txt$"),
-    "paired": re.compile(r"(?:^|/)(set\d\d)/(V\d\d\d)/(visible|lwir)/(I\d{5})\.txt$"),
+# Where each format keeps the frame setXX/VYYY/IZZZZZ: what the folder holding a file must end with
+# (None: any folder), and what the file must be named. Paired files have a modality folder.
+LAYOUTS = {
+    "original": (re.compile(r"(?:^|/)(set\d\d)/(V\d\d\d)$"), re.compile(r"(I\d{5})\.txt")),
+    "xml": (re.compile(r"(?:^|/)(set\d\d)/(V\d\d\d)$"), re.compile(r"(I\d{5})\.xml")),
+    "sanitized": (None, re.compile(r"(set\d\d)_(V\d\d\d)_(I\d{5})\.txt")),
+    "improved": (None, re.compile(r"(set\d\d)_(V\d\d\d)_(I\d{5})\.txt")),
+    "paired": (re.compile(r"(?:^|/)(set\d\d)/(V\d\d\d)/(visible|lwir)$"), re.compile(r"(I\d{5})\.txt")),
 }
 
 
@@ -29,8 +32,13 @@ class Source:
     """The files under a folder, or inside an archive, with a way to read each one."""
 
     root: Path
-    files: list[str]  # relative paths, '/'-separated, sorted
+    folders: list[tuple[str, list[str]]]  # (relative folder, '/'-separated; its file names), sorted
     _members: dict[str, bytes] | None = None
+
+    @property
+    def files(self) -> list[str]:
+        """Relative paths of all files, sorted."""
+        return [f"{folder}/{name}" if folder else name for folder, names in self.folders for name in names]
 
     def display(self, rel: str) -> str:
         return f"{self.root}/{rel}"
@@ -39,26 +47,28 @@ class Source:
         return self.read_all([rel])[0]
 
     def read_all(self, rels: list[str]) -> list[bytes]:
-        """The bytes of each file; open/read/close system calls only, since trees hold 95k files."""
+        """The bytes of each file. Trees hold 95k small files, so the open/read/close calls are
+        mapped over batches of files (loops in C), and only a file filling the first read is read on."""
         if self._members is not None:
             return [self._members[rel] for rel in rels]
         prefix = f"{self.root}{os.sep}"
-        out = []
-        for rel in rels:
+        out: list[bytes] = []
+        for start in range(0, len(rels), _BATCH):
+            paths = [prefix + rel for rel in rels[start:start + _BATCH]]
+            fds: list[int] = []
             try:
-                fd = os.open(prefix + rel, os.O_RDONLY)
-            except OSError as exc:
-                raise InputError(f"cannot read: {exc.strerror}", self.display(rel)) from None
-            try:
-                data = os.read(fd, _READ_SIZE)
-                if len(data) == _READ_SIZE:  # rare: a large file needs more reads
-                    chunks = [data]
-                    while chunk := os.read(fd, _READ_SIZE):
-                        chunks.append(chunk)
-                    data = b"".join(chunks)
+                try:
+                    fds.extend(map(os.open, paths, repeat(os.O_RDONLY)))
+                except OSError as exc:
+                    bad = rels[start + len(fds)]
+                    raise InputError(f"cannot read: {exc.strerror}", self.display(bad)) from None
+                batch = list(map(os.read, fds, repeat(_READ_SIZE)))
+                for k in (k for k, data in enumerate(batch) if len(data) == _READ_SIZE):
+                    batch[k] = b"".join([batch[k], *iter(lambda fd=fds[k]: os.read(fd, _READ_SIZE), b"")])
             finally:
-                os.close(fd)
-            out.append(data)
+                for fd in fds:
+                    os.close(fd)
+            out += batch
         return out
 
     def image_list(self, name: str) -> str | None:
@@ -80,27 +90,33 @@ def open_source(path: str | os.PathLike) -> Source:
     if not path.exists():
         raise InputError("no such file or folder", path)
     if path.is_dir():
-        return Source(path, sorted(_walk(path)))
+        return Source(path, _walk(path))
     if path.name.lower().endswith(ARCHIVE_SUFFIXES):
         members = _read_archive(path)
-        return Source(path, sorted(members), members)
+        by_folder: dict[str, list[str]] = {}
+        for rel in members:
+            folder, _, name = rel.rpartition("/")
+            by_folder.setdefault(folder, []).append(name)
+        return Source(path, sorted((folder, sorted(names)) for folder, names in by_folder.items()), members)
     raise InputError("expected a folder of annotation files or an archive (.zip, .tar, .tar.gz)", path)
 
 
-def _walk(root: Path) -> list[str]:
-    """Relative paths of all files below ``root``; os.scandir keeps this cheap on 95k files."""
+def _walk(root: Path) -> list[tuple[str, list[str]]]:
+    """Every folder below ``root`` with its files; os.scandir keeps this cheap on 95k files."""
     found = []
     stack = [""]
     while stack:
         rel_dir = stack.pop()
+        names = []
         with os.scandir(os.path.join(root, rel_dir)) as entries:
             for entry in entries:
-                rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
                 if entry.is_dir(follow_symlinks=False):
-                    stack.append(rel)
+                    stack.append(f"{rel_dir}/{entry.name}" if rel_dir else entry.name)
                 elif entry.is_file():
-                    found.append(rel)
-    return found
+                    names.append(entry.name)
+        if names:
+            found.append((rel_dir, sorted(names)))
+    return sorted(found)
 
 
 def _read_archive(path: Path) -> dict[str, bytes]:
