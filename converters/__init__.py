@@ -14,6 +14,8 @@ docs/dataset-format.md. Large sources are read and parsed in chunks by one proce
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import multiprocessing
 import os
@@ -112,6 +114,21 @@ class _Collected:
         self.manifest.append(chunk.manifest)
 
 
+@contextlib.contextmanager
+def _without_gc() -> Iterator[None]:
+    """Run without the cyclic garbage collector: conversion makes hundreds of thousands of small
+    tuples and no reference cycles, and the collector's passes over them cost about a seventh of the
+    time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@_without_gc()
 def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | None = None,
             image_set: str | None = None, compat: str | None = None, strict: bool = False,
             reference: str = "lwir", image_size: tuple[int, int] = KAIST_SIZE,
@@ -227,8 +244,11 @@ def _init_worker(src: Source) -> None:
     _SOURCE = src
 
 
+@_without_gc()
 def _work(job: _Job) -> _Chunk:
     return _process(_SOURCE, job)
+
+
 
 
 def _run(src: Source, format: str, frames: list, layout: str, reference: str, image_size: tuple[int, int],
