@@ -256,7 +256,7 @@ def _run(src: Source, format: str, frames: list, layout: str, reference: str, im
     """The chunks' results in frame order, from worker processes when the source is large."""
     workers = workers or min(os.cpu_count() or 1, 8)
     parallel = workers > 1 and len(frames) >= PARALLEL_FROM
-    size = -(-len(frames) // (workers * 4)) if parallel else len(frames)
+    size = -(-len(frames) // (workers * 8)) if parallel else len(frames)
     jobs = [_Job(format, frames[k:k + size], layout, reference, image_size)
             for k in range(0, len(frames), size)]
     if parallel:
