@@ -32,7 +32,7 @@ from kaist_kit.files import atomic_path
 from kaist_kit.imagesets import resolve_image_set
 
 from .bbgt import BadFile, parse_bbgt
-from .coco import LICENSE, coco_text, format_frames
+from .coco import LICENSE, coco_pieces, format_frames
 from .kaist_xml import parse_xml_files
 from .problems import Problems
 from .sources import LAYOUTS, Source, open_source
@@ -67,7 +67,11 @@ class Conversion:
     problems: Problems
     image_set: str | None = None
     info: dict = field(default_factory=dict)
-    text: str = field(default="", repr=False)
+    pieces: list[bytes] = field(default_factory=list, repr=False)  # of the file, in order
+
+    @property
+    def text(self) -> str:
+        return b"".join(self.pieces).decode("utf-8")
 
 
 @dataclass
@@ -75,7 +79,7 @@ class _Job:
     """A chunk of frames to read, parse and format; runs in a worker process for large sources."""
 
     format: str
-    frames: list[tuple[int, str, dict[str, str]]]  # (image id, frame name, {modality or 'file': rel})
+    frames: list[tuple[int, str, str | dict[str, str]]]  # (image id, frame name, path or {modality: path})
     layout: str
     reference: str
     image_size: tuple[int, int]
@@ -83,11 +87,13 @@ class _Job:
 
 @dataclass
 class _Chunk:
-    """A chunk's output, as few large strings: cheap to send back from a worker process."""
+    """A chunk's output as a few large UTF-8 byte strings: cheap to send back from a worker process,
+    and written as they are."""
 
-    manifest: str  # "path<TAB>sha256\n" of every file read
-    images: str  # the images' JSON objects joined by ",\n"
-    annotations: str  # the annotations' JSON text after their id, one a line
+    paths: str  # the relative paths of the files read, one a line
+    digests: bytes  # their contents' sha256 digests, 32 bytes each
+    images: bytes  # the images' JSON objects joined by ",\n"
+    annotations: bytes  # the annotations' JSON text after their id, one a line
     n_annotations: int
     labels: Counter
     problems: list[tuple[str, str]]
@@ -95,12 +101,13 @@ class _Chunk:
 
 
 class _Collected:
-    """The chunks' texts in order; annotations are numbered as they arrive."""
+    """The chunks' output in order; annotations are numbered as they arrive."""
 
     def __init__(self) -> None:
-        self.images: list[str] = []
-        self.annotations: list[str] = []
-        self.manifest: list[str] = []
+        self.images: list[bytes] = []
+        self.annotations: list[bytes] = []
+        self.paths: list[str] = []
+        self.digests: list[bytes] = []
         self.n_annotations = 0
 
     def add(self, chunk: _Chunk) -> None:
@@ -108,10 +115,17 @@ class _Collected:
             self.images.append(chunk.images)
         if chunk.n_annotations:
             ids = range(self.n_annotations, self.n_annotations + chunk.n_annotations)
-            self.annotations.append(",\n".join(map('{"id":%d%s'.__mod__,
-                                                   zip(ids, chunk.annotations.split("\n")))))
+            self.annotations.append(b",\n".join(map(b'{"id":%d%s'.__mod__,
+                                                    zip(ids, chunk.annotations.split(b"\n")))))
             self.n_annotations += chunk.n_annotations
-        self.manifest.append(chunk.manifest)
+        self.paths.append(chunk.paths)
+        self.digests.append(chunk.digests)
+
+    def inputs_sha256(self) -> str:
+        """sha256 of the files' paths, one a line, a NUL byte, then their own sha256 digests."""
+        digest = hashlib.sha256("\n".join(p for p in self.paths if p).encode() + b"\0")
+        digest.update(b"".join(self.digests))
+        return digest.hexdigest()
 
 
 @contextlib.contextmanager
@@ -186,8 +200,7 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
         "description": "KAIST multispectral pedestrian annotations in COCO form",
         "source_format": format,
         "source": str(Path(source).resolve()),
-        # sha256 of the manifest "path<TAB>sha256(content)\n" of the files read, in order.
-        "inputs_sha256": hashlib.sha256("".join(collected.manifest).encode()).hexdigest(),
+        "inputs_sha256": collected.inputs_sha256(),
         "image_set": list_name,
         "layout": "leaderboard" if compat else "kaist-kit",
         "kit_version": __version__,
@@ -195,45 +208,62 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
     }
     if format == "paired":
         info["reference_modality"] = reference
-    text = coco_text(info, collected.images, collected.annotations, layout)
+    pieces = coco_pieces(info, collected.images, collected.annotations, layout)
     if out is not None:
-        with atomic_path(out) as tmp:
-            tmp.write_text(text, encoding="utf-8")
+        with atomic_path(out) as tmp, open(tmp, "wb") as f:
+            f.writelines(pieces)
     return Conversion(format, str(source), None if out is None else str(out), kept,
-                      collected.n_annotations, dict(sorted(labels.items())), problems, list_name, info, text)
+                      collected.n_annotations, dict(sorted(labels.items())), problems, list_name, info, pieces)
 
 
-def _locate_frames(src: Source, format: str, problems: Problems) -> dict[str, dict[str, str]]:
-    """Frame name -> {modality or 'file': relative path} for every annotation file of the format."""
+def _locate_frames(src: Source, format: str, problems: Problems) -> dict[str, str | dict[str, str]]:
+    """Frame name -> the relative path of its annotation file ({modality: path} for paired files)."""
     folder_pattern, name_pattern = LAYOUTS[format]
-    located: dict[str, dict[str, str]] = {}
+    located: dict[str, str | dict[str, str]] = {}
     for folder, names in src.folders:
         prefix = f"{folder}/" if folder else ""
         if _IMAGE_SETS in f"/{prefix}":
             continue  # image-set lists travel with annotation archives; --image-set reads them
         matches = list(map(name_pattern.fullmatch, names))
+        head = ""
         if folder_pattern is not None:
             where = folder_pattern.search(folder)
             if where is None:
                 matches = [None] * len(names)
             else:
-                head, key = f"{where[1]}/{where[2]}/", where[3] if format == "paired" else "file"
+                head = f"{where[1]}/{where[2]}/"
+        if format == "paired":
+            _locate_pairs(src, located, prefix, head, where[3] if head else "", names, matches, problems)
+            continue
+        frames = [head + m[1] if head else f"{m[1]}/{m[2]}/{m[3]}" for m in matches if m is not None]
+        if len(frames) == len(names) and located.keys().isdisjoint(frames) and len(set(frames)) == len(frames):
+            located.update(zip(frames, map(prefix.__add__, names)))  # the usual folder: nothing odd
+            continue
         for name, match in zip(names, matches):
             if match is None:
                 problems.add("stray file", "not an annotation file of this format, skipped",
                              src.display(prefix + name))
                 continue
-            if folder_pattern is None:
-                frame, key = f"{match[1]}/{match[2]}/{match[3]}", "file"
-            else:
-                frame = head + match[1]
-            entry = located.setdefault(frame, {})
-            if key in entry:
-                problems.add("duplicate frame", f"a second file for {frame} (the first, {entry[key]}, is "
-                             "used)", src.display(prefix + name))
+            frame = head + match[1] if head else f"{match[1]}/{match[2]}/{match[3]}"
+            if frame in located:
+                problems.add("duplicate frame", f"a second file for {frame} (the first, {located[frame]}, "
+                             "is used)", src.display(prefix + name))
                 continue
-            entry[key] = prefix + name
+            located[frame] = prefix + name
     return located
+
+
+def _locate_pairs(src, located, prefix, head, modality, names, matches, problems) -> None:
+    for name, match in zip(names, matches):
+        if match is None:
+            problems.add("stray file", "not an annotation file of this format, skipped", src.display(prefix + name))
+            continue
+        entry = located.setdefault(head + match[1], {})
+        if modality in entry:
+            problems.add("duplicate frame", f"a second {modality} file for {head + match[1]} (the first, "
+                         f"{entry[modality]}, is used)", src.display(prefix + name))
+            continue
+        entry[modality] = prefix + name
 
 
 _SOURCE: Source | None = None  # the source, in a worker process
@@ -281,9 +311,10 @@ def _reporting(chunks, jobs: list[_Job], progress) -> Iterator[_Chunk]:
 def _process(src: Source, job: _Job) -> _Chunk:
     """Read, parse and format one chunk of frames."""
     problems = Problems()
-    rels = [rel for _, _, entry in job.frames for rel in sorted(entry.values())]
+    rels = [rel for _, _, entry in job.frames for rel in (sorted(entry.values()) if job.format == "paired"
+                                                          else [entry])]
     data = src.read_all(rels)
-    manifest = "".join(map("{}\t{}\n".format, rels, map(methodcaller("hexdigest"), map(hashlib.sha256, data))))
+    digests = b"".join(map(methodcaller("digest"), map(hashlib.sha256, data)))
 
     frames: list[tuple[int, str, int, int]] = []
     if job.format == "xml":  # one file a frame, so data is in frame order
@@ -299,7 +330,7 @@ def _process(src: Source, job: _Job) -> _Chunk:
                 if job.format == "paired":
                     objects = _paired_objects(src, entry, contents, problems, job.reference)
                 else:
-                    rel = entry["file"]
+                    rel = entry
                     objects = [(*obj[:8], None) for obj in
                                parse_bbgt(_text(contents[rel]), src.display(rel), problems)]
             except BadFile:
@@ -309,8 +340,8 @@ def _process(src: Source, job: _Job) -> _Chunk:
         columns = tuple(map(list, zip(*rows))) if rows else ([],) * 10
 
     images, annotations = format_frames(frames, columns, job.layout)
-    return _Chunk(manifest, ",\n".join(images), "\n".join(annotations), len(annotations), Counter(columns[1]),
-                  problems.records, len(frames))
+    return _Chunk("\n".join(rels), digests, ",\n".join(images).encode(), "\n".join(annotations).encode(), len(annotations),
+                  Counter(columns[1]), problems.records, len(frames))
 
 
 def _text(data: bytes) -> str:

@@ -94,11 +94,18 @@ def _extra_fields(visible: tuple | None, paired: dict | None) -> str:
     return out
 
 
-def coco_text(info: dict, images: list[str], annotations: list[str], layout: str) -> str:
-    """The whole file, from runs of image and of annotation JSON objects (each run joined by ",\n")."""
-    return "".join([
-        '{\n"info": ', json.dumps(info, indent=1),
-        ',\n"images": [\n', ",\n".join(images),
-        '\n],\n"annotations": [\n', ",\n".join(annotations),
-        '\n],\n"categories": ', json.dumps(categories(layout)), "\n}\n",
-    ])
+def coco_pieces(info: dict, images: list[bytes], annotations: list[bytes], layout: str) -> list[bytes]:
+    """The whole file as UTF-8 pieces, from runs of image and of annotation JSON objects (each run
+    joined by ",\n"); written one after the other, they need no joining."""
+    return [
+        b'{\n"info": ', json.dumps(info, indent=1).encode(), b',\n"images": [\n', *_separated(images),
+        b'\n],\n"annotations": [\n', *_separated(annotations),
+        b'\n],\n"categories": ', json.dumps(categories(layout)).encode(), b"\n}\n",
+    ]
+
+
+def _separated(runs: list[bytes]) -> list[bytes]:
+    out = []
+    for run in runs:
+        out += [b",\n", run] if out else [run]
+    return out

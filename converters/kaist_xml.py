@@ -14,7 +14,7 @@ import math
 import re
 import xml.etree.ElementTree as ET
 from itertools import compress, repeat
-from operator import and_, eq, getitem
+from operator import and_, eq
 
 import numpy as np
 
@@ -80,10 +80,7 @@ def parse_xml_files(contents: list[bytes], ids: list[int], path_of, problems: Pr
 
 
 def _scan(contents: list[bytes], fits: list[bool]) -> tuple[list[tuple], list[tuple]]:
-    # The boilerplate before <size> is a third of each file: leave it out of the scanned text.
-    fitting = list(compress(contents, fits))
-    starts = map(slice, map(max, map(bytes.find, fitting, repeat(b"<size>")), repeat(0)), repeat(None))
-    blob = b"\x00".join(map(getitem, fitting, starts))
+    blob = b"\x00".join(compress(contents, fits))
     return _OBJECT.findall(blob), _SIZE.findall(blob)
 
 

@@ -259,8 +259,7 @@ def test_content_hash_follows_the_inputs(tmp_path):
     second = convert("improved", folder, None).info["inputs_sha256"]
     assert second != first
     content = (folder / "set06_V000_I00019.txt").read_bytes()
-    manifest = f"set06_V000_I00019.txt\t{hashlib.sha256(content).hexdigest()}\n"
-    assert second == hashlib.sha256(manifest.encode()).hexdigest()
+    assert second == hashlib.sha256(b"set06_V000_I00019.txt\0" + hashlib.sha256(content).digest()).hexdigest()
 
 
 def test_parallel_and_single_process_outputs_are_identical(quirky, tmp_path, monkeypatch):
