@@ -1,5 +1,5 @@
 # A short schedule for the synthetic configs: minutes on a CPU.
-max_epochs = 12
+max_epochs = 8
 train_cfg = dict(type='EpochBasedTrainLoop', max_epochs=max_epochs, val_interval=4)
 val_cfg = dict(type='ValLoop')
 test_cfg = dict(type='TestLoop')
