@@ -10,6 +10,7 @@ from typing import Annotated, List, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from . import __version__
 from .errors import InputError, KitWarning
@@ -27,7 +28,7 @@ err = Console(stderr=True, soft_wrap=True)
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     if issubclass(category, KitWarning):
-        err.print(f"[yellow]warning:[/yellow] {message}", markup=True, highlight=False)
+        err.print(f"[yellow]warning:[/yellow] {escape(str(message))}", markup=True, highlight=False)
     else:
         err.print(f"warning: {category.__name__}: {message}", markup=False, highlight=False)
 
@@ -39,7 +40,7 @@ def main() -> None:
     try:
         app()
     except InputError as exc:
-        err.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+        err.print(f"[red]error:[/red] {escape(str(exc))}", markup=True, highlight=False)
         sys.exit(2)
     except KeyboardInterrupt:
         err.print("interrupted")
