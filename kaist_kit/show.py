@@ -39,6 +39,24 @@ def draw_frame(gt: GroundTruth, frame: int, visible: Path, lwir: Path, out: str 
                detections: Sequence[tuple[str, Detections]] = (), score_threshold: float = 0.0) -> None:
     """Ground truth (pedestrians solid green, ignore regions dashed grey) and detections (one colour
     per method, with scores) on both pictures of image index ``frame``."""
+    start, stop = gt.ann_start[frame], gt.ann_start[frame + 1]
+    truth = [(gt.boxes[k], gt.labels[k], bool(gt.ignore[k])) for k in range(start, stop)]
+    boxes = []
+    for name, dets in detections:
+        mine = dets.image == frame
+        boxes.append((name, dets.boxes[mine], dets.scores[mine]))
+    draw_pair(visible, lwir, out, gt.image_names[frame], truth, boxes, score_threshold)
+
+
+def draw_pair(visible: str | os.PathLike, lwir: str | os.PathLike, out: str | os.PathLike, title: str = "",
+              truth: Sequence[tuple[Sequence[float], str, bool]] = (),
+              detections: Sequence[tuple[str, np.ndarray, np.ndarray]] = (), score_threshold: float = 0.0) -> None:
+    """Boxes on a visible/lwir picture pair side by side.
+
+    ``truth`` holds (box x, y, w, h, label, ignored): pedestrians solid green, ignore regions
+    dashed grey. ``detections`` holds (method name, boxes x, y, w, h, scores), one colour per
+    method, drawn with their scores when they score at least ``score_threshold``.
+    """
     from matplotlib.patches import Rectangle
     from PIL import Image
 
@@ -47,27 +65,24 @@ def draw_frame(gt: GroundTruth, frame: int, visible: Path, lwir: Path, out: str 
     pictures = [np.asarray(Image.open(p).convert("RGB")) for p in (visible, lwir)]
     height, width = pictures[0].shape[:2]
     fig, axes = new_figure(1, 2, width=width / 100 + 0.4, height=height / 100 + 0.6)
-    start, stop = gt.ann_start[frame], gt.ann_start[frame + 1]
     colours = ["tab:red", "tab:cyan", "tab:orange", "tab:purple", "tab:olive"]
-    for ax, picture, title in zip(axes[0], pictures, ("visible", "lwir")):
+    for ax, picture, modality in zip(axes[0], pictures, ("visible", "lwir")):
         ax.imshow(picture)
-        ax.set_title(f"{gt.image_names[frame]}  {title}", fontsize=9)
+        ax.set_title(f"{title}  {modality}" if title else modality, fontsize=9)
         ax.set_axis_off()
-        for k in range(start, stop):
-            x, y, w, h = gt.boxes[k]
-            ignored = bool(gt.ignore[k])
+        for (x, y, w, h), label, ignored in truth:
             ax.add_patch(Rectangle((x, y), w, h, fill=False, lw=1.4,
                                    ec="0.75" if ignored else "lime", ls="--" if ignored else "-"))
-            ax.text(x, y - 2, gt.labels[k], color="0.85" if ignored else "lime", fontsize=6, va="bottom")
-        for (name, dets), colour in zip(detections, colours * 4):
-            mine = (dets.image == frame) & (dets.scores >= score_threshold)
-            for (x, y, w, h), s in zip(dets.boxes[mine], dets.scores[mine]):
+            ax.text(x, y - 2, label, color="0.85" if ignored else "lime", fontsize=6, va="bottom")
+        for (name, boxes, scores), colour in zip(detections, colours * 4):
+            shown = np.asarray(scores) >= score_threshold
+            for (x, y, w, h), s in zip(np.asarray(boxes)[shown], np.asarray(scores)[shown]):
                 ax.add_patch(Rectangle((x, y), w, h, fill=False, lw=1.0, ec=colour))
                 ax.text(x + w, y + h + 1, f"{s:.2f}", color=colour, fontsize=6, ha="right", va="top")
         ax.set_xlim(0, width)
         ax.set_ylim(height, 0)
     if detections:
         handles = [Rectangle((0, 0), 1, 1, fill=False, ec=c) for c in colours[:len(detections)]]
-        fig.legend(handles, [name for name, _ in detections], loc="lower center", ncol=len(detections),
+        fig.legend(handles, [name for name, _, _ in detections], loc="lower center", ncol=len(detections),
                    fontsize=8, frameon=False)
     save_figure(fig, out)

@@ -166,9 +166,11 @@ def render_frame(rng: np.random.Generator, name: str, period: str, width: int, h
     placed = []
     for kind, label in things:
         h = float(np.clip(rng.lognormal(math.log(50), 0.33), 16, height * 0.9))
+        # On a small picture a tall figure must still fit between the horizon and the bottom.
+        h = min(h, (height - horizon) / 0.9)
         foot = horizon + h * rng.uniform(1.3, 2.4)
         if foot > height + 0.15 * h:  # too near for this picture: place it farther
-            foot = rng.uniform(min(horizon + h, height), height + 0.1 * h)
+            foot = rng.uniform(min(horizon + h, height), max(horizon + h, height + 0.1 * h))
         w = h * rng.uniform(0.37, 0.45)
         x = rng.uniform(-0.1 * w, width - 0.9 * w)
         placed.append((foot, kind, label, x, foot - h, w, h))

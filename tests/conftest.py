@@ -66,3 +66,17 @@ def shuffled_copy(path, folder, seed=7):
     copy = folder / f"{path.stem.replace('_result', '')}_shuffled_result{path.suffix}"
     copy.write_text("\n".join(lines) + "\n")
     return copy
+
+
+@pytest.fixture(scope="session")
+def tiny_synth(tmp_path_factory):
+    """A tiny synthetic KAIST at 160 x 128 (8 training and 8 test frames, seed 5) with the
+    converted train.json and test.json beside its images/, as the *_synth.py configs expect."""
+    from kaist_kit.converters import convert
+    from kaist_kit.synth import SynthConfig, generate
+
+    root = tmp_path_factory.mktemp("synth") / "kaist-synth"
+    generate(root, SynthConfig(seed=5, train_frames=8, test_frames=8, width=160, height=128))
+    convert("sanitized", root / "annotations-sanitized", root / "train.json", image_size=(160, 128))
+    convert("improved", root / "annotations-improved", root / "test.json", image_size=(160, 128))
+    return root

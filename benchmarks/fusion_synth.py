@@ -1,0 +1,257 @@
+"""Does fusion work? Halfway fusion against colour-only and thermal-only, on the synthetic KAIST.
+
+    python benchmarks/fusion_synth.py [--family retinanet] [--size 320x256] [--train 400] [--test 600]
+                                      [--epochs 8] [--seed 0] [--setting reasonable]
+    python benchmarks/fusion_synth.py --gpu [--iters 100]
+
+The first form writes a synthetic dataset (kept under --work for the next run), trains the
+halfway-fusion, RGB-only and thermal-only `*_synth.py` configs of one family with the same
+schedule and seed, runs each final checkpoint on the test frames with `kaist-kit test`'s code, and
+records the miss rates (all / day / night) and the times in docs/benchmarks.md and
+docs/training.md.
+
+The second form, for a machine with a GPU, measures the 640 x 512 Faster R-CNN R50-FPN configs
+on synthetic pictures of that size: training images per second of halfway fusion against RGB-only
+(with the time spent waiting for data), and inference latency per pair at batch 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from record import describe, write_section  # noqa: E402
+
+from kaist_kit.converters import convert  # noqa: E402
+from kaist_kit.errors import KitWarning  # noqa: E402
+from kaist_kit.evaluate import evaluate_files  # noqa: E402
+from kaist_kit.groundtruth import load_ground_truth  # noqa: E402
+from kaist_kit.synth import SynthConfig, generate  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+MODELS = (("halfway-fusion", "halfway fusion"), ("rgb", "RGB only"), ("thermal", "thermal only"))
+SECTION = "## Fusion on the synthetic KAIST"
+GPU_SECTION = "## Fusion speed on a GPU"
+
+
+def synthetic_dataset(folder: Path, size: tuple[int, int], train: int, test: int, seed: int) -> Path:
+    """The synthetic KAIST with train.json and test.json, written once per set of parameters."""
+    width, height = size
+    data = folder / f"synth-{width}x{height}-train{train}-test{test}-seed{seed}"
+    if not (data / "test.json").is_file():
+        generate(data, SynthConfig(seed=seed, train_frames=train, test_frames=test, width=width, height=height))
+        convert("sanitized", data / "annotations-sanitized", data / "train.json", image_size=size)
+        convert("improved", data / "annotations-improved", data / "test.json", image_size=size)
+    return data
+
+
+def fusion_table(args) -> None:
+    from kaist_kit.models.predict import test
+    from kaist_kit.models.train import train
+
+    size = tuple(int(v) for v in args.size.split("x"))
+    data = synthetic_dataset(args.work, size, args.train, args.test, args.seed)
+    gt = load_ground_truth(data / "test.json")
+    options = {"data_root": str(data), "train_cfg.max_epochs": args.epochs,
+               "param_scheduler.1.T_max": args.epochs, "param_scheduler.1.end": args.epochs,
+               "train_cfg.val_begin": args.epochs + 1,  # scored once, below, on the final weights
+               "randomness.seed": args.seed,
+               # the Resize steps of the synthetic pipelines
+               "train_dataloader.dataset.pipeline.2.scale": size,
+               "test_dataloader.dataset.pipeline.1.scale": size}
+    rows = []
+    for name, title in MODELS:
+        config = ROOT / "configs" / f"{args.family}_r18_fpn_{name}_synth.py"
+        work = args.work / f"{config.stem}-{size[0]}x{size[1]}-e{args.epochs}-seed{args.seed}"
+        start = time.perf_counter()
+        train(config, work, cfg_options=options)
+        train_seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        results = work / f"{config.stem}_result.json"
+        test(config, work / f"epoch_{args.epochs}.pth", results, work, options)
+        test_seconds = time.perf_counter() - start
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", KitWarning)
+            scores = {r.split: r for r in evaluate_files([results], gt, [args.setting], names=[title])}
+        rows.append((title, config.name, scores, train_seconds, test_seconds))
+        print(f"{title}: " + ", ".join(f"{s} {100 * r.lamr:.2f}" for s, r in scores.items())
+              + f"; trained in {train_seconds:.0f} s", flush=True)
+
+    fusion = rows[0][2]
+    wins = all(fusion[split].lamr < other[split].lamr for _, _, other, _, _ in rows[1:] for split in ("day", "night"))
+    train_set = json.loads((data / "train.json").read_text())
+    with_pedestrians = {a["image_id"] for a in train_set["annotations"]
+                        if not a["ignore"] and a["bbox"][2] >= 1 and a["bbox"][3] >= 1}
+    table = ["| model | config | all | day | night | training | test |", "|---|---|---:|---:|---:|---:|---:|"]
+    for title, config, scores, train_seconds, test_seconds in rows:
+        cells = " | ".join(f"{100 * scores[s].lamr:.2f}" for s in ("all", "day", "night"))
+        table.append(f"| {title} | `{config}` | {cells} | {train_seconds / 60:.1f} min | {test_seconds:.0f} s |")
+    counts = ", ".join(f"{s} {fusion[s].n_gt}" for s in ("all", "day", "night"))
+    section = "\n".join([
+        SECTION,
+        "",
+        f"Measured by `python benchmarks/fusion_synth.py --family {args.family} --size {args.size} --train "
+        f"{args.train} --test {args.test} --epochs {args.epochs} --seed {args.seed} --setting {args.setting}` "
+        f"on: {describe()}.",
+        "",
+        f"Each model trains from scratch for {args.epochs} epochs on the {len(with_pedestrians)} of "
+        f"{len(train_set['images'])} synthetic training frames that have a pedestrian ({size[0]} x {size[1]}, half "
+        f"day, half night) with the same schedule and seed, and its final weights are scored on {gt.n_images} "
+        "test frames: log-average miss "
+        f"rate (%, lower is better), leaderboard protocol, setting {args.setting} "
+        f"(pedestrians that count: {counts}). Times are wall-clock on this CPU; the test column includes "
+        "loading the model.",
+        "",
+        *table,
+        "",
+        ("Halfway fusion beats both single-modality detectors by day and by night." if wins else
+         "Halfway fusion does NOT beat both single-modality detectors on both splits in this run."),
+        "",
+    ])
+    print(section)
+    for doc in args.doc:
+        write_section(doc, SECTION, section)
+
+
+def gpu_speed(args) -> None:
+    """Training throughput and batch-1 latency of halfway fusion against RGB-only at 640 x 512."""
+    import torch
+    from mmdet.registry import MODELS as REGISTRY
+    from mmengine.registry import init_default_scope
+    from mmengine.runner import Runner
+
+    import kaist_kit.models  # noqa: F401  (registers the kit's modules)
+    from kaist_kit.models.config import load_config
+
+    cuda = args.device.startswith("cuda")
+    if cuda and not torch.cuda.is_available():
+        raise SystemExit("--gpu needs a CUDA GPU (--device cpu only checks that this code runs)")
+    device = torch.device(args.device)
+
+    def synchronise():
+        if cuda:
+            torch.cuda.synchronize()
+
+    data = synthetic_dataset(args.work, (640, 512), 200, 50, args.seed)
+    init_default_scope("mmdet")
+    rows = []
+    for name, title in MODELS[:2]:
+        config = ROOT / "configs" / f"faster-rcnn_r50_fpn_{name}_1x_kaist.py"
+        cfg = load_config(config, {"data_root": str(data), "train_dataloader.dataset.ann_file": "train.json",
+                                   "val_dataloader.dataset.ann_file": "test.json",
+                                   "train_dataloader.dataset.filter_cfg.filter_empty_gt": False,
+                                   "train_dataloader.num_workers": args.workers})
+        # No downloads: ImageNet weights do not change the speed.
+        for backbone in (cfg.model.backbone, cfg.model.backbone.get("visible"), cfg.model.backbone.get("lwir")):
+            if backbone is not None and "init_cfg" in backbone:
+                backbone.init_cfg = None
+        model = REGISTRY.build(cfg.model).to(device)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.005, momentum=0.9)
+        loader = Runner.build_dataloader(cfg.train_dataloader, seed=args.seed)
+        batch_size = cfg.train_dataloader.batch_size
+        model.train()
+        waits, steps, stream = [], [], iter(loader)
+        for k in range(args.warmup + args.iters):
+            start = time.perf_counter()
+            try:
+                batch = next(stream)
+            except StopIteration:
+                stream = iter(loader)
+                batch = next(stream)
+            fetched = time.perf_counter()
+            data_batch = model.data_preprocessor(batch, True)
+            loss, _ = model.parse_losses(model(**data_batch, mode="loss"))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            synchronise()
+            if k >= args.warmup:
+                waits.append(fetched - start)
+                steps.append(time.perf_counter() - start)
+        images_per_second = batch_size * len(steps) / sum(steps)
+
+        model.eval()
+        test_loader = Runner.build_dataloader(dict(cfg.val_dataloader, batch_size=1, num_workers=2), seed=args.seed)
+        latencies = []
+        with torch.no_grad():
+            for k, batch in enumerate(test_loader):
+                if k >= args.warmup + args.latency_frames:
+                    break
+                synchronise()
+                start = time.perf_counter()
+                model.test_step(batch)
+                synchronise()
+                if k >= args.warmup:
+                    latencies.append(time.perf_counter() - start)
+        rows.append((title, config.name, images_per_second, sum(waits) / sum(steps), statistics.median(latencies),
+                     batch_size))
+        print(rows[-1], flush=True)
+        del model, optimizer
+        if cuda:
+            torch.cuda.empty_cache()
+
+    ratio = rows[0][2] / rows[1][2]
+    table = ["| model | config | training images/s | waiting for data | latency per pair (batch 1, median) |",
+             "|---|---|---:|---:|---:|"]
+    for title, config, speed, waiting, latency, _ in rows:
+        table.append(f"| {title} | `{config}` | {speed:.1f} | {100 * waiting:.0f}% | {1000 * latency:.1f} ms |")
+    where = torch.cuda.get_device_name(device) if cuda else "the CPU"
+    section = "\n".join([
+        GPU_SECTION,
+        "",
+        f"Measured by `python benchmarks/fusion_synth.py --gpu --iters {args.iters} --workers {args.workers}` on "
+        f"{where} ({describe()}), torch {torch.__version__}, fp32, synthetic 640 x 512 pairs, batch "
+        f"{rows[0][5]} for training. \"Waiting for data\" is the share of each training step spent waiting for "
+        "the data loader.",
+        "",
+        *table,
+        "",
+        f"Halfway fusion trains at {ratio:.2f} of RGB-only's throughput (goal: 0.6 or more); its latency is "
+        f"{1000 * rows[0][4]:.1f} ms per pair (goal: 15 ms or less). Latency counts the model and the "
+        "preprocessor, not decoding the pictures.",
+        "",
+    ])
+    print(section)
+    if not cuda:
+        print("(on the CPU: not recorded)")
+        return
+    for doc in args.doc:
+        write_section(doc, GPU_SECTION, section)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--family", choices=("retinanet", "faster-rcnn"), default="retinanet")
+    parser.add_argument("--size", default="320x256", help="synthetic picture size WIDTHxHEIGHT")
+    parser.add_argument("--train", type=int, default=400, help="synthetic training frames")
+    parser.add_argument("--test", type=int, default=600, help="synthetic test frames")
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--setting", default="reasonable")
+    parser.add_argument("--gpu", action="store_true", help="measure speed on a GPU instead")
+    parser.add_argument("--iters", type=int, default=100, help="--gpu: training iterations to time")
+    parser.add_argument("--warmup", type=int, default=10, help="--gpu: untimed iterations and frames first")
+    parser.add_argument("--latency-frames", type=int, default=50, help="--gpu: test frames to time")
+    parser.add_argument("--workers", type=int, default=8, help="--gpu: data loading processes")
+    parser.add_argument("--device", default="cuda", help="--gpu: cuda, cuda:1, ... (cpu only checks the code)")
+    parser.add_argument("--work", type=Path, default=ROOT / "runs" / "fusion-synth")
+    parser.add_argument("--doc", type=Path, nargs="+", default=[ROOT / "docs" / "benchmarks.md",
+                                                                 ROOT / "docs" / "training.md"],
+                        help="documents whose section to replace")
+    args = parser.parse_args()
+    warnings.simplefilter("ignore", UserWarning)
+    if args.gpu:
+        gpu_speed(args)
+    else:
+        fusion_table(args)
+
+
+if __name__ == "__main__":
+    main()

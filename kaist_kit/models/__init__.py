@@ -1,0 +1,39 @@
+"""Visible + thermal pedestrian detectors in mmdetection 3 (needs the optional `mmdet` extra).
+
+Importing this package registers the kit's modules in mmdetection's registries; configs load it
+with ``custom_imports = dict(imports=['kaist_kit.models'], allow_failed_imports=False)``.
+
+How a frame pair travels through the pipeline:
+
+- `KaistDataset` reads the converter's COCO JSON (or the leaderboard's) and gives each frame an
+  ``img_path`` (visible) and an ``lwir_path``; annotations flagged ``ignore`` become ignore
+  instances (``ignore_flag=1``), which mmdet's assigners skip when ``ignore_iof_thr`` is set.
+- `LoadKaistPair` reads both pictures into one six-channel image, visible BGR in channels 0-2 and
+  lwir in channels 3-5. mmdet's geometric transforms (Resize, RandomFlip, RandomCrop, ...; `PadPair`
+  for padding) then move both modalities as one array, so they stay pixel-aligned by construction.
+- `PerModality` applies photometric transforms to each modality on its own.
+- `PairDataPreprocessor` picks the modalities a model uses and normalises each with its own mean
+  and std: visible RGB then lwir (six channels), or one of them alone (three).
+- The model splits the channels as it needs: `TwoStreamBackbone` (halfway fusion) runs one
+  backbone per modality and fuses each stage with a `ConcatFusion`, `WeightedSumFusion` or
+  `AttentionFusion`; early fusion is a single backbone with ``in_channels=6``;
+  `LateFusionDetector` runs one detector per modality and merges their boxes.
+- `KaistMetric` scores the predictions with the kit's evaluator (LAMR all / day / night).
+
+Importing also makes mmengine load local checkpoints the way this torch version needs (see
+`checkpoints.trust_local_checkpoints`).
+"""
+
+from .checkpoints import trust_local_checkpoints
+from .data import KaistDataset, LoadKaistPair, PadPair, PerModality
+from .fusion import AttentionFusion, ConcatFusion, TwoStreamBackbone, WeightedSumFusion
+from .late_fusion import LateFusionDetector
+from .metric import KaistMetric
+from .preprocessor import PairDataPreprocessor
+
+trust_local_checkpoints()
+
+__all__ = [
+    "AttentionFusion", "ConcatFusion", "KaistDataset", "KaistMetric", "LateFusionDetector",
+    "LoadKaistPair", "PadPair", "PairDataPreprocessor", "PerModality", "TwoStreamBackbone", "WeightedSumFusion",
+]

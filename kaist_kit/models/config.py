@@ -1,0 +1,62 @@
+"""Reading a config with command-line overrides, as the train, test and infer verbs do."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Sequence
+
+from ..errors import InputError
+
+DATALOADERS = ("train_dataloader", "val_dataloader", "test_dataloader")
+
+
+def parse_cfg_options(items: Sequence[str]) -> dict:
+    """``['a.b=1', 'c=[1,2]']`` to ``{'a.b': 1, 'c': [1, 2]}``, read as mmdetection's tools read them."""
+    from mmengine.config import DictAction
+
+    for item in items:
+        if "=" not in item:
+            raise InputError(f"--cfg-options {item!r} is not KEY=VALUE")
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--cfg-options", nargs="+", action=DictAction, default={})
+    return parser.parse_args(["--cfg-options", *items]).cfg_options if items else {}
+
+
+def load_config(path: str | os.PathLike, cfg_options: Sequence[str] | dict | None = None):
+    """The mmengine Config at ``path`` with ``cfg_options`` merged in.
+
+    ``data_root=DIR`` among the options moves every dataloader's dataset to DIR, since a config's
+    top-level ``data_root`` is copied into the datasets when the file is read and overriding it
+    alone would change nothing.
+    """
+    from mmengine.config import Config
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("no such config file", path)
+    try:
+        cfg = Config.fromfile(str(path))
+    except (SyntaxError, FileNotFoundError, KeyError, ImportError, TypeError, ValueError) as exc:
+        raise InputError(f"cannot read the config: {type(exc).__name__}: {exc}".splitlines()[0], path) from None
+    options = dict(cfg_options) if isinstance(cfg_options, dict) else parse_cfg_options(cfg_options or [])
+    if options:
+        cfg.merge_from_dict(options)
+        if "data_root" in options:
+            set_data_root(cfg, options["data_root"])
+    return cfg
+
+
+def set_data_root(cfg, root: str) -> None:
+    for name in DATALOADERS:
+        dataset = (cfg.get(name) or {}).get("dataset")
+        while dataset is not None:  # through dataset wrappers such as RepeatDataset
+            if "data_root" in dataset or "ann_file" in dataset:
+                dataset["data_root"] = str(root)
+            dataset = dataset.get("dataset")
+
+
+def default_work_dir(config: str | os.PathLike) -> Path:
+    """``work_dirs/<config name>``, as mmdetection's tools choose."""
+    return Path("work_dirs") / Path(config).stem

@@ -1,0 +1,200 @@
+"""The KAIST dataset for mmdetection, and the transforms that load and augment a frame pair."""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Sequence
+
+import mmcv
+import numpy as np
+from mmcv.transforms import BaseTransform
+from mmdet.datasets import BaseDetDataset
+from mmdet.datasets.transforms import Pad
+from mmdet.registry import DATASETS, TRANSFORMS
+from mmengine import fileio
+
+from ..errors import InputError, quantity
+from ..files import load_json
+from ..groundtruth import period_of
+
+MODALITIES = ("visible", "lwir")
+# Where each modality sits in the six-channel image that `LoadKaistPair` builds.
+CHANNELS = {"visible": slice(0, 3), "lwir": slice(3, 6)}
+
+_FRAME = re.compile(r"(set\d\d)[/_](V\d\d\d)[/_](?:(?:visible|lwir)/)?(I\d{5})")
+
+
+def frame_name(path: str | os.PathLike) -> str:
+    """'setXX/VYYY/IZZZZZ' when a picture's path names a KAIST frame, else the file name."""
+    match = _FRAME.search(str(path).replace(os.sep, "/"))
+    return "/".join(match.groups()) if match else os.path.basename(str(path))
+
+
+def picture_names(image: dict) -> tuple[str, str]:
+    """(visible, lwir) paths of an image record, relative to the dataset's images/ folder.
+
+    The converter writes both; the leaderboard's ground truth has only ``im_name`` and the
+    pictures sit where KAIST keeps them.
+    """
+    if image.get("file_name") and image.get("lwir_file_name"):
+        return str(image["file_name"]), str(image["lwir_file_name"])
+    name = str(image.get("im_name") or image.get("file_name") or "")
+    match = _FRAME.search(name)
+    if not match:
+        raise ValueError(f"image {image.get('id')!r} has neither file_name and lwir_file_name nor a "
+                         "KAIST frame name (setXX/VYYY/IZZZZZ) in im_name")
+    set_name, video, stem = match.groups()
+    return f"{set_name}/{video}/visible/{stem}.jpg", f"{set_name}/{video}/lwir/{stem}.jpg"
+
+
+@DATASETS.register_module()
+class KaistDataset(BaseDetDataset):
+    """Frame pairs and pedestrians from the converter's COCO JSON or the leaderboard's ground truth.
+
+    One class, person. An annotation with ``ignore`` (or ``iscrowd``) set, which the converter
+    writes for every label but person, becomes an ignore instance. Pictures are looked up under
+    ``data_root/data_prefix['img']`` (default ``images/``); ``check_files`` stops at once when
+    pictures are missing rather than hours into training. ``filter_cfg=dict(filter_empty_gt=True)``
+    leaves out training frames without a pedestrian to learn from.
+
+    The resolved annotation file is added to the metainfo, so that `KaistMetric` scores against
+    the dataset it evaluates without being told the path again.
+    """
+
+    METAINFO = dict(classes=("person",), palette=[(220, 20, 60)])
+
+    def __init__(self, *args, data_prefix: dict | None = None, check_files: bool = True, **kwargs):
+        self.check_files = check_files
+        super().__init__(*args, data_prefix=data_prefix or dict(img="images/"), **kwargs)
+        self._metainfo["ann_file"] = self.ann_file
+
+    def load_data_list(self) -> list[dict]:
+        data = load_json(self.ann_file)
+        if not isinstance(data, dict) or not isinstance(data.get("images"), list):
+            raise InputError("not a COCO annotation file: expected an object with an 'images' list",
+                             self.ann_file)
+        root = self.data_prefix.get("img", "")
+        infos, by_id = [], {}
+        for image in data["images"]:
+            try:
+                visible, lwir = picture_names(image)
+            except ValueError as exc:
+                raise InputError(str(exc), self.ann_file) from None
+            name = str(image.get("im_name") or visible)
+            info = dict(img_id=int(image["id"]), img_path=os.path.join(root, visible),
+                        lwir_path=os.path.join(root, lwir), height=int(image.get("height", 512)),
+                        width=int(image.get("width", 640)), im_name=name,
+                        period=image.get("period") or period_of(name), instances=[])
+            infos.append(info)
+            by_id[info["img_id"]] = info
+        for ann in data.get("annotations", []):
+            x, y, w, h = (float(v) for v in ann["bbox"])
+            if w < 1 or h < 1:
+                continue  # a degenerate box teaches nothing and breaks IoU
+            info = by_id.get(ann["image_id"])
+            if info is None:
+                raise InputError(f"annotation for image_id {ann['image_id']!r}, which is not among the images",
+                                 self.ann_file)
+            ignored = bool(ann.get("ignore", 0) or ann.get("iscrowd", 0))
+            info["instances"].append(dict(bbox=[x, y, x + w, y + h], bbox_label=0, ignore_flag=int(ignored)))
+        if self.check_files and self.backend_args is None:
+            self._check_pictures(infos)
+        return infos
+
+    def _check_pictures(self, infos: list[dict]) -> None:
+        missing = [p for info in infos for p in (info["img_path"], info["lwir_path"]) if not os.path.isfile(p)]
+        if missing:
+            raise InputError(f"{quantity(len(missing), 'picture')} of the {len(infos)} frames are missing "
+                             f"(first: {missing[0]}); is data_root right?", self.ann_file)
+
+    def filter_data(self) -> list[dict]:
+        if self.test_mode or not (self.filter_cfg or {}).get("filter_empty_gt", False):
+            return self.data_list
+        return [info for info in self.data_list if any(not i["ignore_flag"] for i in info["instances"])]
+
+
+def read_picture(path: str, backend_args: dict | None = None) -> np.ndarray:
+    """A picture as H x W x 3 BGR uint8 (a grey thermal picture is repeated over the channels)."""
+    try:
+        data = fileio.get(path, backend_args=backend_args)
+    except FileNotFoundError:
+        raise InputError("no such picture", path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the picture: {exc.strerror or exc}", path) from None
+    image = mmcv.imfrombytes(data, flag="color")
+    if image is None:
+        raise InputError("cannot decode the picture (not a JPEG or PNG?)", path)
+    return image
+
+
+@TRANSFORMS.register_module()
+class LoadKaistPair(BaseTransform):
+    """Read ``img_path`` (visible) and ``lwir_path`` into one image of six channels.
+
+    ``results['img']`` is H x W x 6: visible BGR in channels 0-2, lwir in 3-5. mmdet's geometric
+    transforms (Resize, RandomResize, RandomFlip, RandomCrop; `PadPair` for padding) then act on
+    both modalities at once.
+    """
+
+    def __init__(self, backend_args: dict | None = None):
+        self.backend_args = backend_args
+
+    def transform(self, results: dict) -> dict:
+        visible = read_picture(results["img_path"], self.backend_args)
+        lwir = read_picture(results["lwir_path"], self.backend_args)
+        if visible.shape != lwir.shape:
+            raise InputError(f"the lwir picture is {lwir.shape[1]}x{lwir.shape[0]} but the visible one "
+                             f"{visible.shape[1]}x{visible.shape[0]}", results["lwir_path"])
+        results["img"] = np.concatenate([visible, lwir], axis=2)
+        results["img_shape"] = results["ori_shape"] = visible.shape[:2]
+        return results
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}(backend_args={self.backend_args})"
+
+
+@TRANSFORMS.register_module()
+class PadPair(Pad):
+    """mmdet's ``Pad`` for the six-channel pair.
+
+    mmcv turns an integer pad value into one value per channel, which OpenCV refuses beyond four
+    channels; a single number pads all six alike.
+    """
+
+    def __init__(self, *args, pad_val: dict | float = 0, **kwargs):
+        pad_val = dict(img=pad_val, seg=255) if isinstance(pad_val, (int, float)) else dict(pad_val)
+        pad_val["img"] = float(pad_val.get("img", 0))
+        super().__init__(*args, pad_val=pad_val, **kwargs)
+
+
+@TRANSFORMS.register_module()
+class PerModality(BaseTransform):
+    """Photometric transforms for each modality on its own, e.g.
+    ``visible=[dict(type='PhotoMetricDistortion')]``, ``lwir=[...]``.
+
+    Each modality gets its own random draws: brightness in colour and in thermal have unrelated
+    causes. Only put transforms here that change pixel values, never geometry.
+    """
+
+    def __init__(self, visible: Sequence[dict] = (), lwir: Sequence[dict] = ()):
+        self.transforms = {"visible": [TRANSFORMS.build(t) for t in visible],
+                           "lwir": [TRANSFORMS.build(t) for t in lwir]}
+
+    def transform(self, results: dict) -> dict | None:
+        image = results["img"]
+        parts = []
+        for modality in MODALITIES:
+            part: dict | None = dict(img=np.ascontiguousarray(image[..., CHANNELS[modality]]))
+            for step in self.transforms[modality]:
+                part = step(part)
+                if part is None:
+                    return None
+            parts.append(part["img"])
+        if parts[0].dtype != parts[1].dtype:
+            parts = [p.astype(np.float32) for p in parts]
+        results["img"] = np.concatenate(parts, axis=2)
+        return results
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}(visible={self.transforms['visible']}, lwir={self.transforms['lwir']})"

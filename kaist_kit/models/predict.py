@@ -1,0 +1,104 @@
+"""Running a trained detector: on a test set (`kaist-kit test`) or on one frame pair (`kaist-kit infer`)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import InputError
+from .config import default_work_dir, load_config
+
+
+@dataclass
+class TestRun:
+    results: Path  # COCO result JSON with the test set's image ids
+    ground_truth: Path  # the annotation file the metric scored against
+    settings: list[str]  # the metric's settings and protocol
+    protocol: str
+    metrics: dict
+
+
+def _check_checkpoint(checkpoint: str | os.PathLike) -> Path:
+    path = Path(checkpoint)
+    if not path.is_file():
+        raise InputError("no such checkpoint", path)
+    return path
+
+
+def test(config: str | os.PathLike, checkpoint: str | os.PathLike, out: str | os.PathLike,
+         work_dir: str | os.PathLike | None = None, cfg_options: Sequence[str] | dict | None = None) -> TestRun:
+    """Run ``checkpoint`` on the config's test set; write its detections to ``out`` (COCO result
+    JSON, replaced atomically) and score them with the config's `KaistMetric` (one is added when
+    the test evaluator has none)."""
+    from mmengine.runner import Runner
+
+    checkpoint = _check_checkpoint(checkpoint)
+    cfg = load_config(config, cfg_options)
+    cfg.load_from = str(checkpoint)
+    cfg.resume = False
+    cfg.launcher = "none"
+    cfg.work_dir = str(work_dir or default_work_dir(config))
+    evaluators = cfg.test_evaluator if isinstance(cfg.test_evaluator, list) else [cfg.test_evaluator]
+    kaist = [e for e in evaluators if e.get("type") == "KaistMetric"]
+    if not kaist:
+        kaist = [dict(type="KaistMetric")]
+        evaluators.append(kaist[0])
+    kaist[0]["results_file"] = str(out)
+    cfg.test_evaluator = evaluators
+    runner = Runner.from_cfg(cfg)
+    metrics = runner.test()
+    metric = next(m for m in runner.test_loop.evaluator.metrics if type(m).__name__ == "KaistMetric")
+    return TestRun(Path(out), Path(metric.ground_truth_path()), metric.settings, metric.protocol, metrics)
+
+
+@dataclass
+class Found:
+    boxes: np.ndarray  # (N, 4) x, y, w, h in the pictures' pixels
+    scores: np.ndarray  # (N,), descending
+
+
+def infer(config: str | os.PathLike, checkpoint: str | os.PathLike, visible: str | os.PathLike,
+          lwir: str | os.PathLike, out: str | os.PathLike | None = None, score_threshold: float = 0.3,
+          cfg_options: Sequence[str] | dict | None = None, device: str | None = None) -> Found:
+    """Detect pedestrians on one visible/lwir pair with the config's test pipeline; with ``out``,
+    draw the detections scoring at least ``score_threshold`` on both pictures."""
+    import torch
+    from mmdet.registry import MODELS
+    from mmengine.dataset import Compose
+    from mmengine.registry import init_default_scope
+    from mmengine.runner import load_checkpoint
+    from mmengine.utils import import_modules_from_strings
+
+    from ..show import draw_pair
+    from .data import frame_name, read_picture
+
+    checkpoint = _check_checkpoint(checkpoint)
+    for picture in (visible, lwir):
+        read_picture(str(picture))  # a missing or undecodable picture is a one-line error
+    cfg = load_config(config, cfg_options)
+    if cfg.get("custom_imports"):
+        import_modules_from_strings(**cfg.custom_imports)
+    init_default_scope(cfg.get("default_scope", "mmdet"))
+    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+
+    model = MODELS.build(cfg.model)
+    load_checkpoint(model, str(checkpoint), map_location="cpu", logger="silent")
+    model.to(device).eval()
+    steps = [step for step in cfg.test_dataloader.dataset.pipeline if step["type"] != "LoadAnnotations"]
+    data = Compose(steps)(dict(img_path=str(visible), lwir_path=str(lwir), img_id=0))
+    with torch.no_grad():
+        sample = model.test_step(dict(inputs=[data["inputs"]], data_samples=[data["data_samples"]]))[0]
+    corners = sample.pred_instances.bboxes.cpu().numpy().astype(np.float64)
+    scores = sample.pred_instances.scores.cpu().numpy().astype(np.float64)
+    order = np.argsort(-scores, kind="stable")
+    boxes = np.column_stack([corners[:, :2], corners[:, 2:] - corners[:, :2]])[order] if len(order) \
+        else np.zeros((0, 4))
+    found = Found(boxes, scores[order])
+    if out is not None:
+        draw_pair(visible, lwir, out, frame_name(visible),
+                  detections=[(Path(str(config)).stem, found.boxes, found.scores)], score_threshold=score_threshold)
+    return found

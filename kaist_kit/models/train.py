@@ -1,0 +1,65 @@
+"""Training a detector from a config with mmengine's runner: `kaist-kit train`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from ..errors import InputError
+from .config import default_work_dir, load_config
+
+
+def in_distributed_worker() -> bool:
+    """Whether this process was started by torchrun as one of several."""
+    return int(os.environ.get("WORLD_SIZE", "1")) > 1 and "LOCAL_RANK" in os.environ
+
+
+def train(config: str | os.PathLike, work_dir: str | os.PathLike | None = None, gpus: int = 1,
+          resume: bool = False, cfg_options: Sequence[str] | dict | None = None) -> Path:
+    """Train ``config``; checkpoints and logs go to ``work_dir`` (default ``work_dirs/<config>``).
+
+    One process uses the GPU when there is one, else the CPU. ``gpus > 1`` starts that many
+    processes with torchrun (distributed data parallel, mmengine's ``launcher='pytorch'``); without
+    a GPU they share the CPU over gloo, which is for testing the setup, not for speed. ``resume``
+    continues from the work folder's last checkpoint. Returns the work folder.
+    """
+    import torch
+
+    if gpus < 1:
+        raise InputError(f"--gpus must be 1 or more, not {gpus}")
+    work_dir = Path(work_dir) if work_dir else default_work_dir(config)
+    if gpus > 1 and not in_distributed_worker():
+        if torch.cuda.is_available() and gpus > torch.cuda.device_count():
+            raise InputError(f"--gpus {gpus}, but this machine has {torch.cuda.device_count()} GPUs")
+        load_config(config, cfg_options)  # report a bad config or option once, not once per process
+        launch(config, work_dir, gpus, resume, cfg_options)
+        return work_dir
+
+    from mmengine.runner import Runner
+
+    from .checkpoints import use_gloo_on_cpu
+
+    cfg = load_config(config, cfg_options)
+    cfg.work_dir = str(work_dir)
+    cfg.resume = resume
+    cfg.launcher = "pytorch" if in_distributed_worker() else "none"
+    if cfg.launcher == "pytorch" and not torch.cuda.is_available():
+        use_gloo_on_cpu(cfg)
+    runner = Runner.from_cfg(cfg)
+    runner.train()
+    return work_dir
+
+
+def launch(config, work_dir: Path, gpus: int, resume: bool, cfg_options) -> None:
+    """Run this same training in ``gpus`` processes with torchrun; each one calls `train`."""
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={gpus}",
+               "-m", "kaist_kit", "train", str(config), "--work-dir", str(work_dir), "--gpus", str(gpus)]
+    if resume:
+        command.append("--resume")
+    items = [f"{k}={v}" for k, v in cfg_options.items()] if isinstance(cfg_options, dict) else cfg_options
+    for item in items or []:
+        command += ["--cfg-options", item]
+    subprocess.run(command, check=True)

@@ -1,0 +1,82 @@
+"""Every config reads and builds; one training step of each synthetic model learns in both streams."""
+
+import math
+
+import pytest
+
+pytest.importorskip("torch", reason="the detector tests need the mmdet extra (torch)")
+pytest.importorskip("mmdet", reason="the detector tests need the mmdet extra (mmdetection)")
+
+import torch  # noqa: E402
+
+import kaist_kit.models  # noqa: E402,F401
+from kaist_kit.models.config import load_config  # noqa: E402
+from models_helpers import KAIST_CONFIGS, SYNTH_CONFIGS, build_model, tiny_options, train_step, training_batch  # noqa: E402
+
+
+def test_there_are_configs_for_every_model():
+    names = {p.name for p in KAIST_CONFIGS}
+    for model in ("early-fusion", "halfway-fusion", "late-fusion", "rgb", "thermal"):
+        assert f"faster-rcnn_r50_fpn_{model}_1x_kaist.py" in names
+        assert f"faster-rcnn_r18_fpn_{model}_synth.py" in {p.name for p in SYNTH_CONFIGS}
+        assert f"retinanet_r18_fpn_{model}_synth.py" in {p.name for p in SYNTH_CONFIGS}
+
+
+@pytest.mark.parametrize("path", KAIST_CONFIGS, ids=lambda p: p.stem)
+def test_kaist_configs_build(path):
+    cfg = load_config(path)
+    assert cfg.custom_imports.imports == ["kaist_kit.models"]
+    assert cfg.default_hooks.checkpoint.save_best == "kaist/reasonable_all"
+    assert cfg.val_evaluator.type == "KaistMetric"
+    assert cfg.test_dataloader.dataset.ann_file.endswith("test-all-20.leaderboard.json")
+    backbones = [cfg.model.get("backbone")] if "backbone" in cfg.model else [cfg.model.visible.backbone]
+    for backbone in backbones:  # ImageNet weights, as users expect
+        inits = [backbone.get("init_cfg")] + [backbone.get(s, {}).get("init_cfg") for s in ("visible", "lwir")]
+        assert any(i and i["checkpoint"] == "torchvision://resnet50" for i in inits)
+    model = build_model(cfg)
+    with torch.no_grad():
+        model.eval()
+        inputs = torch.zeros(1, 6, 64, 64)
+        features = model.extract_feat(model.data_preprocessor({"inputs": [inputs[0].byte()]})["inputs"])
+    assert features
+
+
+def test_synth_configs_read_the_dataset_folder_from_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("KAIST_KIT_SYNTH", str(tmp_path))
+    cfg = load_config(SYNTH_CONFIGS[0])
+    assert cfg.train_dataloader.dataset.data_root == str(tmp_path)
+    monkeypatch.delenv("KAIST_KIT_SYNTH")
+    cfg = load_config(SYNTH_CONFIGS[0], ["data_root=/somewhere/else"])
+    for loader in ("train_dataloader", "val_dataloader", "test_dataloader"):
+        assert cfg[loader].dataset.data_root == "/somewhere/else"
+
+
+def _gradient(module) -> float:
+    """Total gradient over a module's parameters that the loss reached (RetinaNet's FPN, for one,
+    leaves the first stage's output unused)."""
+    grads = [p.grad for p in module.parameters() if p.requires_grad and p.grad is not None]
+    assert grads and all(torch.isfinite(g).all() for g in grads)
+    return float(sum(g.abs().sum() for g in grads))
+
+
+@pytest.mark.parametrize("path", SYNTH_CONFIGS, ids=lambda p: p.stem)
+def test_one_training_step_gives_finite_losses_and_gradients_in_both_streams(path, tiny_synth):
+    torch.manual_seed(0)
+    cfg = load_config(path, tiny_options(tiny_synth))
+    model = build_model(cfg)
+    logs = {key: float(torch.as_tensor(value).detach()) for key, value in train_step(model, training_batch(cfg)).items()}
+    assert logs["loss"] > 0 and all(math.isfinite(v) for v in logs.values())
+
+    if "late-fusion" in path.name:
+        assert _gradient(model.visible) > 0 and _gradient(model.lwir) > 0
+    elif "halfway-fusion" in path.name:
+        assert _gradient(model.backbone.visible) > 0 and _gradient(model.backbone.lwir) > 0
+        assert _gradient(model.backbone.fusions) > 0
+    elif "early-fusion" in path.name:
+        first = model.backbone.conv1.weight.grad
+        assert first.shape[1] == 6
+        assert first[:, :3].abs().sum() > 0 and first[:, 3:].abs().sum() > 0
+    else:
+        assert _gradient(model.backbone) > 0
+        expected = ("visible",) if "_rgb_" in path.name else ("lwir",)
+        assert model.data_preprocessor.modalities == expected

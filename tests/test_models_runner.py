@@ -1,0 +1,130 @@
+"""Training, resuming, testing and inference through mmengine's runner and the CLI verbs."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("torch", reason="the detector tests need the mmdet extra (torch)")
+pytest.importorskip("mmdet", reason="the detector tests need the mmdet extra (mmdetection)")
+
+import torch  # noqa: E402
+from typer.testing import CliRunner  # noqa: E402
+
+import kaist_kit.models  # noqa: E402,F401
+from kaist_kit.cli import app  # noqa: E402
+from kaist_kit.detections import load_detections  # noqa: E402
+from kaist_kit.groundtruth import load_ground_truth  # noqa: E402
+from kaist_kit.models.config import load_config  # noqa: E402
+from kaist_kit.models.train import train  # noqa: E402
+from models_helpers import CONFIGS, build_model, tiny_options  # noqa: E402
+
+CONFIG = CONFIGS / "retinanet_r18_fpn_halfway-fusion_synth.py"
+
+
+def _options(root, epochs=1):
+    return {**tiny_options(root), "train_cfg.max_epochs": epochs, "train_cfg.val_interval": 1,
+            "param_scheduler.1.T_max": epochs, "param_scheduler.1.end": epochs}
+
+
+def _cli_options(options):
+    def text(value):
+        return "(" + ",".join(map(str, value)) + ")" if isinstance(value, tuple) else str(value)
+
+    return [a for key, value in options.items() for a in ("--cfg-options", f"{key}={text(value)}")]
+
+
+@pytest.fixture(scope="module")
+def trained(tiny_synth, tmp_path_factory):
+    """One epoch of halfway fusion on the tiny dataset, validated (and the best kept) at its end."""
+    work = tmp_path_factory.mktemp("work") / "halfway"
+    train(CONFIG, work, cfg_options=_options(tiny_synth))
+    return work
+
+
+def test_training_writes_checkpoints_and_keeps_the_best_by_miss_rate(trained):
+    assert (trained / "epoch_1.pth").is_file()
+    assert list(trained.glob("best_kaist_reasonable_all_epoch_1.pth"))
+    scalars = [json.loads(line) for path in trained.glob("*/vis_data/scalars.json")
+               for line in path.read_text().splitlines()]
+    validated = [s for s in scalars if "kaist/reasonable_all" in s]
+    assert validated and 0 <= validated[-1]["kaist/all-pedestrians_night"] <= 1
+
+
+def test_a_checkpoint_saved_by_training_loads_again(trained, tiny_synth):
+    from mmengine.runner import load_checkpoint
+
+    checkpoint = trained / "epoch_1.pth"
+    with pytest.raises(Exception, match="weights_only"):
+        torch.load(checkpoint, weights_only=True)  # why kaist_kit.models re-registers the loader
+    model = build_model(load_config(CONFIG, tiny_options(tiny_synth)))
+    saved = load_checkpoint(model, str(checkpoint), map_location="cpu")
+    assert saved["meta"]["epoch"] == 1
+    weights = torch.load(checkpoint, weights_only=False)["state_dict"]
+    assert torch.equal(model.state_dict()["backbone.lwir.conv1.weight"], weights["backbone.lwir.conv1.weight"])
+
+
+def test_training_resumes_from_the_last_checkpoint(trained, tiny_synth, tmp_path):
+    import shutil
+
+    work = tmp_path / "resumed"
+    shutil.copytree(trained, work)
+    (work / "last_checkpoint").write_text(str(work / "epoch_1.pth"))
+    train(CONFIG, work, resume=True, cfg_options=_options(tiny_synth, epochs=2))
+    assert torch.load(work / "epoch_2.pth", weights_only=False)["meta"]["epoch"] == 2
+
+
+def test_test_writes_coco_results_with_the_test_image_ids_and_prints_the_table(trained, tiny_synth, tmp_path):
+    out = tmp_path / "halfway_result.json"
+    result = CliRunner().invoke(app, ["test", str(CONFIG), str(trained / "epoch_1.pth"), "--out", str(out),
+                                      "--work-dir", str(tmp_path / "logs"), *_cli_options(tiny_options(tiny_synth))])
+    assert result.exit_code == 0, result.output
+    assert "Log-average miss rate" in result.stdout and "retinanet_r18_fpn_halfway" in result.stdout
+    assert "all-pedestrians" in result.stdout  # the settings of the config's metric
+    gt = load_ground_truth(tiny_synth / "test.json")
+    records = json.loads(out.read_text())
+    assert records and {r["image_id"] for r in records} <= set(gt.image_ids.tolist())
+    assert all(r["category_id"] == 1 and len(r["bbox"]) == 4 for r in records)
+    assert len(load_detections(out, gt)) == len(records)
+
+
+def test_infer_draws_the_detections_on_the_pair(trained, tiny_synth, tmp_path):
+    visible = tiny_synth / "images" / "set09" / "V000" / "visible" / "I00019.jpg"
+    lwir = tiny_synth / "images" / "set09" / "V000" / "lwir" / "I00019.jpg"
+    figure = tmp_path / "pair.png"
+    result = CliRunner().invoke(app, ["infer", str(CONFIG), str(trained / "epoch_1.pth"), str(visible), str(lwir),
+                                      "--out", str(figure), "--score-threshold", "0.05",
+                                      *_cli_options(tiny_options(tiny_synth))])
+    assert result.exit_code == 0, result.output
+    assert figure.stat().st_size > 1000 and "drawn to" in result.output
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-m", "kaist_kit", *map(str, args)], capture_output=True, text=True)
+
+
+def test_bad_input_is_a_one_line_error(trained, tiny_synth, tmp_path):
+    missing = _run("train", tmp_path / "nope.py")
+    assert missing.returncode == 2 and missing.stderr.strip() == f"error: {tmp_path / 'nope.py'}: no such config file"
+    missing = _run("test", CONFIG, tmp_path / "nope.pth", "--out", tmp_path / "r.json")
+    assert missing.returncode == 2 and missing.stderr.strip() == f"error: {tmp_path / 'nope.pth'}: no such checkpoint"
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(b"\xff\xd8 not really a jpeg")
+    unreadable = _run("infer", CONFIG, trained / "epoch_1.pth", broken, broken, "--out", tmp_path / "f.png")
+    assert unreadable.returncode == 2 and "Traceback" not in unreadable.stderr
+    assert unreadable.stderr.strip().splitlines()[-1] == f"error: {broken}: cannot decode the picture (not a JPEG or PNG?)"
+    options = _run("train", CONFIG, "--cfg-options", "no-equals-sign")
+    assert options.returncode == 2 and "is not KEY=VALUE" in options.stderr
+
+
+@pytest.mark.skipif(torch.cuda.is_available() and torch.cuda.device_count() < 2, reason="one GPU only")
+def test_several_processes_train_with_torchrun(tiny_synth, tmp_path):
+    """--gpus 2 on a machine without a GPU: two CPU processes over gloo (a functional check)."""
+    work = tmp_path / "ddp"
+    proc = _run("train", CONFIG, "--gpus", "2", "--work-dir", work,
+                *_cli_options({**_options(tiny_synth), "train_cfg.val_begin": 2}))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (work / "epoch_1.pth").is_file()
+    log = next(work.glob("*/*.log")).read_text()
+    assert "Distributed launcher: pytorch" in log and "Distributed training: True" in log
