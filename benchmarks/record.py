@@ -32,12 +32,13 @@ def describe() -> str:
 def write_section(doc: Path, heading: str, section: str) -> None:
     """Replace the section that starts with ``heading`` (up to the next ## heading), or append it."""
     text = doc.read_text() if doc.exists() else "# Benchmarks\n\nFigures recorded by the scripts in `benchmarks/`.\n\n"
+    section = section.rstrip("\n") + "\n"
     start = text.find(heading)
     if start < 0:
         text = text.rstrip("\n") + "\n\n" + section
     else:
         end = text.find("\n## ", start + len(heading))
-        text = text[:start] + section + (text[end + 1:] if end >= 0 else "")
+        text = text[:start] + section + ("\n" + text[end + 1:] if end >= 0 else "")
     doc.write_text(text)
 
 

@@ -21,7 +21,7 @@ import multiprocessing
 import os
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from operator import methodcaller
 from pathlib import Path
 from typing import Callable, Iterator
@@ -35,7 +35,7 @@ from .bbgt import BadFile, parse_bbgt
 from .coco import LICENSE, coco_pieces, format_frames
 from .kaist_xml import parse_xml_files
 from .problems import Problems
-from .sources import LAYOUTS, Source, open_source
+from .sources import LAYOUTS, Source, open_source, walk_folders
 
 FORMATS = ("original", "xml", "sanitized", "paired", "improved")
 COMPAT = ("leaderboard",)
@@ -44,6 +44,8 @@ KAIST_SIZE = (640, 512)
 _IMAGE_SETS = "/imageSets/"
 # Below this many frames one process is quicker than starting workers.
 PARALLEL_FROM = 4000
+# Frames handed to a worker at a time while a tree is being walked.
+_STREAMED_CHUNK = 4000
 
 _EXAMPLES = {
     "original": "set06/V000/I00019.txt",
@@ -161,38 +163,18 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
         raise ValueError(f"unknown layout {compat!r}; choose from {', '.join(COMPAT)}")
     if reference not in MODALITIES:
         raise ValueError(f"the reference modality is visible or lwir, not {reference!r}")
-    problems = Problems(echo)
     src = open_source(source)
-    located = _locate_frames(src, format, problems)
-    if not located:
-        raise InputError(f"no {format} annotation files found (expected names like "
-                         f"{_EXAMPLES[format]})", src.root)
-
-    list_name, names = None, sorted(located)
-    if image_set:
-        inside = src.image_list(image_set)
-        if inside is not None:
-            listed = [line.strip() for line in _text(src.read(inside)).splitlines() if line.strip()]
-            list_name, names = image_set, [n.replace("_", "/") for n in listed]
-        else:
-            list_name, names = resolve_image_set(image_set, located, src.search_dirs)
-        missing = [n for n in names if n not in located]
-        if missing:
-            # Some sets (the sanitized one) only have files for some frames of a list; for the
-            # leaderboard's layout a missing frame breaks the id layout, so it is a real problem.
-            kind = "missing frame" if compat else "no annotation file"
-            problems.add(kind, f"{len(missing)} frames of {list_name} have no annotation file and are "
-                         f"left out (first: {missing[0]})", str(src.root))
-            names = [n for n in names if n in located]
-
     layout = compat or "kit"
-    frames = list(zip(range(len(names)), names, map(located.__getitem__, names)))
-    collected, labels, kept = _Collected(), Counter(), 0
-    for chunk in _run(src, format, frames, layout, reference, image_size, workers, progress):
-        problems.extend(chunk.problems)
-        collected.add(chunk)
-        labels.update(chunk.labels)
-        kept += chunk.n_frames
+    workers = workers or min(os.cpu_count() or 1, 8)
+    job = _Job(format, [], layout, reference, image_size)
+    done = None
+    if image_set is None and format != "paired" and src.is_folder and workers > 1:
+        done = _convert_streamed(src, job, workers, progress)
+    if done is None:
+        done = _convert_planned(src, job, image_set, workers, progress)
+    problems = Problems(echo)
+    problems.extend(done.problems.records)
+    collected, list_name = done.collected, done.list_name
     if strict and problems.failing:
         raise InputError(f"--strict: {problems.summary()}; nothing written", src.root)
 
@@ -212,48 +194,164 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
     if out is not None:
         with atomic_path(out) as tmp, open(tmp, "wb") as f:
             f.writelines(pieces)
-    return Conversion(format, str(source), None if out is None else str(out), kept,
-                      collected.n_annotations, dict(sorted(labels.items())), problems, list_name, info, pieces)
+    return Conversion(format, str(source), None if out is None else str(out), done.kept,
+                      collected.n_annotations, dict(sorted(done.labels.items())), problems, list_name, info,
+                      pieces)
+
+
+@dataclass
+class _Done:
+    """What the chunks gave, in order, and the problems found (not echoed yet)."""
+
+    collected: _Collected
+    problems: Problems
+    list_name: str | None = None
+    labels: Counter = field(default_factory=Counter)
+    kept: int = 0
+    frames_done: int = 0
+
+    def add(self, chunk: _Chunk, frames: int) -> None:
+        self.problems.extend(chunk.problems)
+        self.collected.add(chunk)
+        self.labels.update(chunk.labels)
+        self.kept += chunk.n_frames
+        self.frames_done += frames
+
+
+def _convert_planned(src: Source, job: _Job, image_set: str | None, workers: int, progress) -> _Done:
+    """Locate every frame, choose and order them (by the image set, else by name), then convert."""
+    problems = Problems()
+    located = _locate_frames(src, job.format, problems)
+    if not located:
+        raise InputError(f"no {job.format} annotation files found (expected names like "
+                         f"{_EXAMPLES[job.format]})", src.root)
+    list_name, names = None, sorted(located)
+    if image_set:
+        inside = src.image_list(image_set)
+        if inside is not None:
+            listed = [line.strip() for line in _text(src.read(inside)).splitlines() if line.strip()]
+            list_name, names = image_set, [n.replace("_", "/") for n in listed]
+        else:
+            list_name, names = resolve_image_set(image_set, located, src.search_dirs)
+        missing = [n for n in names if n not in located]
+        if missing:
+            # Some sets (the sanitized one) only have files for some frames of a list; for the
+            # leaderboard's layout a missing frame breaks the id layout, so it is a real problem.
+            kind = "missing frame" if job.layout == "leaderboard" else "no annotation file"
+            problems.add(kind, f"{len(missing)} frames of {list_name} have no annotation file and are "
+                         f"left out (first: {missing[0]})", str(src.root))
+            names = [n for n in names if n in located]
+    frames = list(zip(range(len(names)), names, map(located.__getitem__, names)))
+    parallel = workers > 1 and len(frames) >= PARALLEL_FROM
+    size = max(1, -(-len(frames) // (workers * 8))) if parallel else max(1, len(frames))
+    jobs = [replace(job, frames=frames[k:k + size]) for k in range(0, len(frames), size)]
+    done = _Done(_Collected(), problems, list_name)
+    if parallel:
+        with _pool(src, workers) as pool:
+            for part, chunk in zip(jobs, pool.map(_work, jobs)):
+                done.add(chunk, len(part.frames))
+                if progress:
+                    progress(done.frames_done, len(frames))
+    else:
+        for part in jobs:
+            done.add(_process(src, part), len(part.frames))
+            if progress:
+                progress(done.frames_done, len(frames))
+    return done
+
+
+def _convert_streamed(src: Source, job: _Job, workers: int, progress) -> _Done | None:
+    """Hand frames to the workers folder by folder while the tree is still being walked, so that
+    listing 95k files overlaps with reading them. The frames must come in name order, as they do in
+    KAIST's trees; otherwise (None) the caller plans the whole conversion first."""
+    problems = Problems()
+    located: dict[str, str] = {}
+    pending: list[tuple[int, str, str]] = []
+    parts: list[tuple[int, object]] = []  # (frames, future) in order
+    pool = None
+    previous, count = "", 0
+    try:
+        for folder, names in walk_folders(src.root):
+            for frame in _locate_in_folder(src, job.format, folder, names, located, problems):
+                if frame <= previous:
+                    return None
+                previous = frame
+                pending.append((count, frame, located[frame]))
+                count += 1
+            if pool is None and len(located) >= PARALLEL_FROM:
+                pool = _pool(src, workers)
+            while pool is not None and len(pending) >= _STREAMED_CHUNK:
+                parts.append((_STREAMED_CHUNK, pool.submit(_work, replace(job, frames=pending[:_STREAMED_CHUNK]))))
+                pending = pending[_STREAMED_CHUNK:]
+        if not located:
+            raise InputError(f"no {job.format} annotation files found (expected names like "
+                             f"{_EXAMPLES[job.format]})", src.root)
+        if "duplicate frame" in problems.counts:
+            return None  # which file comes first is the planned conversion's to say
+        done = _Done(_Collected(), problems)
+        if pool is None:
+            done.add(_process(src, replace(job, frames=pending)), len(pending))
+        else:
+            if pending:
+                parts.append((len(pending), pool.submit(_work, replace(job, frames=pending))))
+            for frames, future in parts:
+                done.add(future.result(), frames)
+                if progress:
+                    progress(done.frames_done, len(located))
+        return done
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
 
 
 def _locate_frames(src: Source, format: str, problems: Problems) -> dict[str, str | dict[str, str]]:
     """Frame name -> the relative path of its annotation file ({modality: path} for paired files)."""
-    folder_pattern, name_pattern = LAYOUTS[format]
     located: dict[str, str | dict[str, str]] = {}
     for folder, names in src.folders:
-        prefix = f"{folder}/" if folder else ""
-        if _IMAGE_SETS in f"/{prefix}":
-            continue  # image-set lists travel with annotation archives; --image-set reads them
-        matches = list(map(name_pattern.fullmatch, names))
-        head = ""
-        if folder_pattern is not None:
-            where = folder_pattern.search(folder)
-            if where is None:
-                matches = [None] * len(names)
-            else:
-                head = f"{where[1]}/{where[2]}/"
-        if format == "paired":
-            _locate_pairs(src, located, prefix, head, where[3] if head else "", names, matches, problems)
-            continue
-        frames = [head + m[1] if head else f"{m[1]}/{m[2]}/{m[3]}" for m in matches if m is not None]
-        if len(frames) == len(names) and located.keys().isdisjoint(frames) and len(set(frames)) == len(frames):
-            located.update(zip(frames, map(prefix.__add__, names)))  # the usual folder: nothing odd
-            continue
-        for name, match in zip(names, matches):
-            if match is None:
-                problems.add("stray file", "not an annotation file of this format, skipped",
-                             src.display(prefix + name))
-                continue
-            frame = head + match[1] if head else f"{match[1]}/{match[2]}/{match[3]}"
-            if frame in located:
-                problems.add("duplicate frame", f"a second file for {frame} (the first, {located[frame]}, "
-                             "is used)", src.display(prefix + name))
-                continue
-            located[frame] = prefix + name
+        _locate_in_folder(src, format, folder, names, located, problems)
     return located
 
 
-def _locate_pairs(src, located, prefix, head, modality, names, matches, problems) -> None:
+def _locate_in_folder(src: Source, format: str, folder: str, names: list[str], located: dict,
+                      problems: Problems) -> list[str]:
+    """Add the frames of one folder to ``located``; returns the frames added, in name order."""
+    folder_pattern, name_pattern = LAYOUTS[format]
+    prefix = f"{folder}/" if folder else ""
+    if _IMAGE_SETS in f"/{prefix}":
+        return []  # image-set lists travel with annotation archives; --image-set reads them
+    matches = list(map(name_pattern.fullmatch, names))
+    head = ""
+    if folder_pattern is not None:
+        where = folder_pattern.search(folder)
+        if where is None:
+            matches = [None] * len(names)
+        else:
+            head = f"{where[1]}/{where[2]}/"
+    if format == "paired":
+        return _locate_pairs(src, located, prefix, head, where[3] if head else "", names, matches, problems)
+    frames = [head + m[1] if head else f"{m[1]}/{m[2]}/{m[3]}" for m in matches if m is not None]
+    if len(frames) == len(names) and located.keys().isdisjoint(frames) and len(set(frames)) == len(frames):
+        located.update(zip(frames, map(prefix.__add__, names)))  # the usual folder: nothing odd
+        return frames
+    added = []
+    for name, match in zip(names, matches):
+        if match is None:
+            problems.add("stray file", "not an annotation file of this format, skipped",
+                         src.display(prefix + name))
+            continue
+        frame = head + match[1] if head else f"{match[1]}/{match[2]}/{match[3]}"
+        if frame in located:
+            problems.add("duplicate frame", f"a second file for {frame} (the first, {located[frame]}, "
+                         "is used)", src.display(prefix + name))
+            continue
+        located[frame] = prefix + name
+        added.append(frame)
+    return added
+
+
+def _locate_pairs(src, located, prefix, head, modality, names, matches, problems) -> list[str]:
+    added = []
     for name, match in zip(names, matches):
         if match is None:
             problems.add("stray file", "not an annotation file of this format, skipped", src.display(prefix + name))
@@ -264,6 +362,8 @@ def _locate_pairs(src, located, prefix, head, modality, names, matches, problems
                          f"{entry[modality]}, is used)", src.display(prefix + name))
             continue
         entry[modality] = prefix + name
+        added.append(head + match[1])
+    return added
 
 
 _SOURCE: Source | None = None  # the source, in a worker process
@@ -281,31 +381,10 @@ def _work(job: _Job) -> _Chunk:
 
 
 
-def _run(src: Source, format: str, frames: list, layout: str, reference: str, image_size: tuple[int, int],
-         workers: int | None, progress) -> Iterator[_Chunk]:
-    """The chunks' results in frame order, from worker processes when the source is large."""
-    workers = workers or min(os.cpu_count() or 1, 8)
-    parallel = workers > 1 and len(frames) >= PARALLEL_FROM
-    size = -(-len(frames) // (workers * 8)) if parallel else len(frames)
-    jobs = [_Job(format, frames[k:k + size], layout, reference, image_size)
-            for k in range(0, len(frames), size)]
-    if parallel:
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        with ProcessPoolExecutor(workers, multiprocessing.get_context(method), initializer=_init_worker,
-                                 initargs=(src,)) as pool:
-            yield from _reporting(pool.map(_work, jobs), jobs, progress)
-    else:
-        yield from _reporting((_process(src, job) for job in jobs), jobs, progress)
-
-
-def _reporting(chunks, jobs: list[_Job], progress) -> Iterator[_Chunk]:
-    total = sum(len(job.frames) for job in jobs)
-    done = 0
-    for job, chunk in zip(jobs, chunks):
-        done += len(job.frames)
-        if progress:
-            progress(done, total)
-        yield chunk
+def _pool(src: Source, workers: int) -> ProcessPoolExecutor:
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    return ProcessPoolExecutor(workers, multiprocessing.get_context(method), initializer=_init_worker,
+                               initargs=(src,))
 
 
 def _process(src: Source, job: _Job) -> _Chunk:

@@ -23,7 +23,6 @@ repaired, and counted in the result's ``dropped``, so that it can report what ea
 
 from __future__ import annotations
 
-import io
 import os
 import re
 import tarfile

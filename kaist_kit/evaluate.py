@@ -17,7 +17,7 @@ import numpy as np
 from .detections import Detections, load_detections, method_name
 from .errors import quantity, warn
 from .groundtruth import GroundTruth
-from .matching import FALSE_POSITIVE, IGNORED, TRUE_POSITIVE, greedy_match, ignore_masks, overlaps_by_image
+from .matching import IGNORED, TRUE_POSITIVE, greedy_match, ignore_masks, overlaps_by_image
 from .settings import LEADERBOARD, SETTINGS, SPLITS, Protocol, get_protocol, get_setting
 
 

@@ -266,10 +266,17 @@ def test_parallel_and_single_process_outputs_are_identical(quirky, tmp_path, mon
     import kaist_kit.converters as converters
 
     monkeypatch.setattr(converters, "PARALLEL_FROM", 1)
-    parallel = convert("xml", quirky / "annotations-xml-new", None, workers=2)
+    parallel = convert("xml", quirky / "annotations-xml-new", None, workers=2)  # streamed as walked
     single = convert("xml", quirky / "annotations-xml-new", None, workers=1)
     assert parallel.text == single.text
     assert parallel.problems.records == single.problems.records
+    # Frames that the walk meets out of name order are planned first, with the same result.
+    write_flat(tmp_path / "flat" / "a", {"set06_V000_I00039.txt": bbgt("person 1 2 30 60 0 0 0 0 0 0 0")})
+    write_flat(tmp_path / "flat" / "b", {"set06_V000_I00019.txt": bbgt("person 5 6 30 60 0 0 0 0 0 0 0")})
+    streamed = convert("improved", tmp_path / "flat", None, workers=2)
+    planned = convert("improved", tmp_path / "flat", None, workers=1)
+    assert streamed.text == planned.text
+    assert [i["im_name"] for i in json.loads(streamed.text)["images"]] == ["set06/V000/I00019", "set06/V000/I00039"]
 
 
 def test_cli_convert_errors(tmp_path, quirky):
