@@ -52,7 +52,7 @@ def simulate(gt: GroundTruth, method: SimulatedMethod, seed: int = 0) -> list[di
         for _ in range(rng.poisson(method.false_positives[period])):
             h = float(np.clip(rng.lognormal(np.log(50), 0.4), 12, height * 0.8))
             w = h * rng.uniform(0.35, 0.5)
-            box = [rng.uniform(0, width - w), rng.uniform(0.2 * height, height - h), w, h]
+            box = [rng.uniform(0, width - w), rng.uniform(0.2 * height, max(0.2 * height, height - h)), w, h]
             records.append(_record(gt, image, box, float(rng.beta(1.6, 4))))
     # As a detector writes them: by image, best first.
     records.sort(key=lambda r: (r["image_id"], -r["score"]))

@@ -99,3 +99,16 @@ def test_demo_end_to_end(tmp_path):
     (tmp_path / "other" / "notes.txt").write_text("mine")
     with pytest.raises(InputError, match="not a previous demo"):
         run_demo(tmp_path / "other", frames=10)
+
+
+def test_simulated_detectors_on_small_pictures(tmp_path):
+    from kaist_kit.converters import convert
+    from kaist_kit.simulate import DEMO_METHODS, simulate
+    from kaist_kit.synth import SynthConfig, generate
+
+    generate(tmp_path / "s", SynthConfig(seed=1, train_frames=0, test_frames=20, width=96, height=64))
+    convert("improved", tmp_path / "s" / "annotations-improved", tmp_path / "gt.json", image_size=(96, 64))
+    gt = load_ground_truth(tmp_path / "gt.json")
+    for method in DEMO_METHODS:
+        records = simulate(gt, method)
+        assert records and all(0 <= r["bbox"][1] <= 64 and r["bbox"][2] > 0 for r in records)
