@@ -1,33 +1,11 @@
 # A small Faster R-CNN trained from scratch on the synthetic pictures on a CPU: ResNet-18 with
 # batch norm in training mode, a narrow FPN, fewer proposals and RoIs (RoIAlign's backward pass
 # dominates a CPU step), one class, anchors shaped like people, ignore regions skipped.
-_base_ = 'mmdet::_base_/models/faster-rcnn_r50_fpn.py'
-
-resnet18 = dict(
-    type='ResNet',
-    depth=18,
-    # Half the usual width (32 to 256 channels): enough for the synthetic pictures, and a quarter
-    # of the cost.
-    base_channels=32,
-    num_stages=4,
-    out_indices=(0, 1, 2, 3),
-    frozen_stages=-1,
-    norm_cfg=dict(type='BN', requires_grad=True),
-    norm_eval=False,
-    style='pytorch',
-    init_cfg=None)
+_base_ = ['mmdet::_base_/models/faster-rcnn_r50_fpn.py', './synth_streams.py']
 
 model = dict(
-    data_preprocessor=dict(
-        _delete_=True,
-        type='PairDataPreprocessor',
-        modalities=('visible', 'lwir'),
-        # Measured on the synthetic training pictures.
-        mean=dict(visible=[80.0, 81.0, 85.0], lwir=[96.0]),
-        std=dict(visible=[58.0, 59.0, 63.0], lwir=[42.0]),
-        bgr_to_rgb=True,
-        pad_size_divisor=32),
-    backbone=dict(_delete_=True, **resnet18),
+    data_preprocessor={{_base_.pair_preprocessor}},
+    backbone={{_base_.resnet18}},
     neck=dict(in_channels=[32, 64, 128, 256], out_channels=64),
     rpn_head=dict(
         in_channels=64,
