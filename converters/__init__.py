@@ -102,34 +102,6 @@ class _Chunk:
     n_frames: int
 
 
-class _Collected:
-    """The chunks' output in order; annotations are numbered as they arrive."""
-
-    def __init__(self) -> None:
-        self.images: list[bytes] = []
-        self.annotations: list[bytes] = []
-        self.paths: list[str] = []
-        self.digests: list[bytes] = []
-        self.n_annotations = 0
-
-    def add(self, chunk: _Chunk) -> None:
-        if chunk.images:
-            self.images.append(chunk.images)
-        if chunk.n_annotations:
-            ids = range(self.n_annotations, self.n_annotations + chunk.n_annotations)
-            self.annotations.append(b",\n".join(map(b'{"id":%d%s'.__mod__,
-                                                    zip(ids, chunk.annotations.split(b"\n")))))
-            self.n_annotations += chunk.n_annotations
-        self.paths.append(chunk.paths)
-        self.digests.append(chunk.digests)
-
-    def inputs_sha256(self) -> str:
-        """sha256 of the files' paths, one a line, a NUL byte, then their own sha256 digests."""
-        digest = hashlib.sha256("\n".join(p for p in self.paths if p).encode() + b"\0")
-        digest.update(b"".join(self.digests))
-        return digest.hexdigest()
-
-
 @contextlib.contextmanager
 def _without_gc() -> Iterator[None]:
     """Run without the cyclic garbage collector: conversion makes hundreds of thousands of small
@@ -174,7 +146,6 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
         done = _convert_planned(src, job, image_set, workers, progress)
     problems = Problems(echo)
     problems.extend(done.problems.records)
-    collected, list_name = done.collected, done.list_name
     if strict and problems.failing:
         raise InputError(f"--strict: {problems.summary()}; nothing written", src.root)
 
@@ -182,40 +153,58 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
         "description": "KAIST multispectral pedestrian annotations in COCO form",
         "source_format": format,
         "source": str(Path(source).resolve()),
-        "inputs_sha256": collected.inputs_sha256(),
-        "image_set": list_name,
+        "inputs_sha256": done.inputs_sha256(),
+        "image_set": done.list_name,
         "layout": "leaderboard" if compat else "kaist-kit",
         "kit_version": __version__,
         "license": LICENSE,
     }
     if format == "paired":
         info["reference_modality"] = reference
-    pieces = coco_pieces(info, collected.images, collected.annotations, layout)
+    pieces = coco_pieces(info, done.images, done.annotations, layout)
     if out is not None:
         with atomic_path(out) as tmp, open(tmp, "wb") as f:
             f.writelines(pieces)
-    return Conversion(format, str(source), None if out is None else str(out), done.kept,
-                      collected.n_annotations, dict(sorted(done.labels.items())), problems, list_name, info,
-                      pieces)
+    return Conversion(format, str(source), None if out is None else str(out), done.kept, done.n_annotations,
+                      dict(sorted(done.labels.items())), problems, done.list_name, info, pieces)
 
 
 @dataclass
 class _Done:
-    """What the chunks gave, in order, and the problems found (not echoed yet)."""
+    """The chunks' output in order (annotations numbered as they arrive), and the problems found
+    (not echoed yet)."""
 
-    collected: _Collected
     problems: Problems
     list_name: str | None = None
+    images: list[bytes] = field(default_factory=list)
+    annotations: list[bytes] = field(default_factory=list)
+    n_annotations: int = 0
+    paths: list[str] = field(default_factory=list)
+    digests: list[bytes] = field(default_factory=list)
     labels: Counter = field(default_factory=Counter)
-    kept: int = 0
-    frames_done: int = 0
+    kept: int = 0  # frames written
+    frames_done: int = 0  # frames read
 
     def add(self, chunk: _Chunk, frames: int) -> None:
         self.problems.extend(chunk.problems)
-        self.collected.add(chunk)
+        if chunk.images:
+            self.images.append(chunk.images)
+        if chunk.n_annotations:
+            ids = range(self.n_annotations, self.n_annotations + chunk.n_annotations)
+            self.annotations.append(b",\n".join(map(b'{"id":%d%s'.__mod__,
+                                                    zip(ids, chunk.annotations.split(b"\n")))))
+            self.n_annotations += chunk.n_annotations
+        self.paths.append(chunk.paths)
+        self.digests.append(chunk.digests)
         self.labels.update(chunk.labels)
         self.kept += chunk.n_frames
         self.frames_done += frames
+
+    def inputs_sha256(self) -> str:
+        """sha256 of the files' paths, one a line, a NUL byte, then their own sha256 digests."""
+        digest = hashlib.sha256("\n".join(p for p in self.paths if p).encode() + b"\0")
+        digest.update(b"".join(self.digests))
+        return digest.hexdigest()
 
 
 def _convert_planned(src: Source, job: _Job, image_set: str | None, workers: int, progress) -> _Done:
@@ -245,7 +234,7 @@ def _convert_planned(src: Source, job: _Job, image_set: str | None, workers: int
     parallel = workers > 1 and len(frames) >= PARALLEL_FROM
     size = max(1, -(-len(frames) // (workers * 8))) if parallel else max(1, len(frames))
     jobs = [replace(job, frames=frames[k:k + size]) for k in range(0, len(frames), size)]
-    done = _Done(_Collected(), problems, list_name)
+    done = _Done(problems, list_name)
     if parallel:
         with _pool(src, workers) as pool:
             for part, chunk in zip(jobs, pool.map(_work, jobs)):
@@ -288,7 +277,7 @@ def _convert_streamed(src: Source, job: _Job, workers: int, progress) -> _Done |
                              f"{_EXAMPLES[job.format]})", src.root)
         if "duplicate frame" in problems.counts:
             return None  # which file comes first is the planned conversion's to say
-        done = _Done(_Collected(), problems)
+        done = _Done(problems)
         if pool is None:
             done.add(_process(src, replace(job, frames=pending)), len(pending))
         else:
