@@ -246,7 +246,7 @@ def detections_from_coco(records: list, gt: GroundTruth, where: str = "", line_o
                 or image_id != int(image_id):
             raise fail(f"image_id {image_id!r} is not an integer", k)
         ids[k] = int(image_id)
-    keep = _check_values(boxes, scores, line_of, where, dropped)
+    keep = _check_values(boxes, scores, lambda k: (where, line_of(k)), dropped)
     bad = np.flatnonzero(categories != PERSON_CATEGORY)
     if len(bad) and dropped is not None:
         # A lenient read takes every detection as a person: a category of 0 is usually a class
@@ -280,7 +280,7 @@ def read_txt_results(text: str, where: str, gt: GroundTruth, dropped: Dropped | 
     def line_of(k: int) -> int:
         return int(lines[k])
 
-    keep = _check_values(boxes, scores, line_of, where, dropped)
+    keep = _check_values(boxes, scores, lambda k: (where, line_of(k)), dropped)
     int_ids = ids.astype(np.int64) + id_offset
     image, known = _map_ids(int_ids, gt, line_of, where, True, dropped, keep, id_offset)
     keep &= known
@@ -324,24 +324,27 @@ def _is_float(token: str) -> bool:
     return True
 
 
-def _check_values(boxes: np.ndarray, scores: np.ndarray, line_of, where: str,
-                  dropped: Dropped | None = None) -> np.ndarray:
-    """Mask of the detections with finite numbers and sizes >= 0; any other stops a strict read."""
+def _check_values(boxes: np.ndarray, scores: np.ndarray, locate, dropped: Dropped | None = None,
+                  layout: str = "boxes are [x, y, width, height]") -> np.ndarray:
+    """Mask of the detections with finite numbers and sizes >= 0; any other stops a strict read.
+
+    ``locate(k)`` gives the (file, line) of detection k; ``layout`` says how its lines are written,
+    for the message about a negative size."""
     finite = np.isfinite(boxes).all(axis=1) & np.isfinite(scores)
     if not finite.all():
         k = int(np.flatnonzero(~finite)[0])
         if dropped is None:
             raise InputError(f"non-finite number in a detection ({(~finite).sum()} such detections)",
-                             where, line_of(k))
-        dropped.record("non_finite", (~finite).sum(), where, line_of(k))
+                             *locate(k))
+        dropped.record("non_finite", (~finite).sum(), *locate(k))
     negative = finite & ((boxes[:, 2] < 0) | (boxes[:, 3] < 0))
     if negative.any():
         k = int(np.flatnonzero(negative)[0])
         if dropped is None:
             raise InputError(
                 f"negative box size w={boxes[k, 2]:g}, h={boxes[k, 3]:g} ({negative.sum()} such "
-                "detections); boxes are [x, y, width, height]", where, line_of(k))
-        dropped.record("negative_size", negative.sum(), where, line_of(k))
+                f"detections); {layout}", *locate(k))
+        dropped.record("negative_size", negative.sum(), *locate(k))
     return finite & ~negative
 
 
@@ -452,22 +455,9 @@ def _read_per_image(files: dict, gt: GroundTruth, where, devkit_shift: bool,
     names = [files[n][0] for n in sorted(files) if n not in unknown]
     file_of, line_of = np.concatenate(sources), np.concatenate(lines)
 
-    def fail(message: str, mask: np.ndarray) -> InputError:
-        k = int(np.flatnonzero(mask)[0])
-        return InputError(message, names[file_of[k]], int(line_of[k]))
-
-    finite = np.isfinite(x1) & np.isfinite(y1) & np.isfinite(x2) & np.isfinite(y2) & np.isfinite(score)
-    inverted = finite & ((x2 < x1) | (y2 < y1))
-    if dropped is None:
-        if not finite.all():
-            raise fail("non-finite number", ~finite)
-        if inverted.any():
-            raise fail("corner x2, y2 before x1, y1; lines are label x1 y1 x2 y2 score", inverted)
-    for reason, mask in (("non_finite", ~finite), ("negative_size", inverted)):
-        if mask.any():
-            k = int(np.flatnonzero(mask)[0])
-            dropped.record(reason, mask.sum(), names[file_of[k]], int(line_of[k]))
-    keep = finite & ~inverted
+    keep = _check_values(np.stack([x1, y1, x2 - x1, y2 - y1], 1), score,
+                         lambda k: (names[file_of[k]], int(line_of[k])), dropped,
+                         "corner x2, y2 before x1, y1; lines are label x1 y1 x2 y2 score")
     image = np.concatenate(images)[keep]
     x1, y1, x2, y2, score = x1[keep], y1[keep], x2[keep], y2[keep], score[keep]
     if devkit_shift:
