@@ -70,24 +70,39 @@ def parse_bbgt(text: str, path: str, problems: Problems, keep_empty: bool = Fals
             bad = next(t for t in tokens if not _is_number(t))
             problems.add("malformed line", f"{bad!r} is not a number", path, number_)
             raise BadFile from None
-        if not all(math.isfinite(v) for v in values):
+        if not all(math.isfinite(v) for v in values[5:]):  # the rest is check_object's
             problems.add("malformed line", "non-finite number", path, number_)
             raise BadFile
-        x, y, w, h = values[:4]
         occ = values[4] if version >= 1 else 0
+        checked = check_object(label, *values[:4], occ, path, problems, number_, "malformed line", keep_empty)
+        if checked is False:
+            raise BadFile
+        if checked is None:
+            continue
         visible = tuple(values[5:9]) if version >= 1 and values[7] > 0 and values[8] > 0 else None
         ign = values[9] if version >= 2 else 0
-        if occ not in (0, 1, 2):
-            problems.add("malformed line", f"occlusion {occ} is not 0, 1 or 2", path, number_)
-            raise BadFile
-        if (w <= 0 or h <= 0) and not keep_empty:
-            kind = "zero-size box" if w == 0 or h == 0 else "negative-size box"
-            problems.add(kind, f"{kind} {label} {x} {y} {w} {h} skipped", path, number_)
-            continue
-        if label not in KNOWN_LABELS:
-            problems.add("unknown label", f"label {label!r} kept as an ignore region", path, number_)
-        objects.append((label, x, y, w, h, int(occ), visible, int(bool(ign)), number_))
+        objects.append((*checked, visible, int(bool(ign)), number_))
     return objects
+
+
+def check_object(label, x, y, w, h, occ, path, problems: Problems, line: int | None = None,
+                 malformed: str = "malformed file", keep_empty: bool = False):
+    """``(label, x, y, w, h, occ)`` of an object that passes; None to skip its box (a zero or
+    negative size, reported, unless ``keep_empty``); False when its file is unusable (reported as
+    ``malformed``). An unknown label is reported and kept as an ignore region."""
+    if not all(math.isfinite(v) for v in (x, y, w, h, occ)):
+        problems.add(malformed, f"non-finite number in object {label!r}", path, line)
+        return False
+    if occ not in (0, 1, 2):
+        problems.add(malformed, f"occlusion {occ} is not 0, 1 or 2", path, line)
+        return False
+    if (w <= 0 or h <= 0) and not keep_empty:
+        kind = "zero-size box" if w == 0 or h == 0 else "negative-size box"
+        problems.add(kind, f"{kind} {label} {x} {y} {w} {h} skipped", path, line)
+        return None
+    if label not in KNOWN_LABELS:
+        problems.add("unknown label", f"label {label!r} kept as an ignore region", path, line)
+    return (label, x, y, w, h, int(occ))
 
 
 def _is_number(token: str) -> bool:

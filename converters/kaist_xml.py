@@ -18,7 +18,7 @@ from operator import and_, eq
 
 import numpy as np
 
-from .bbgt import KNOWN_LABELS, number
+from .bbgt import KNOWN_LABELS, check_object, number
 from .problems import Problems
 
 # Matches cannot run from one file into the next: every field stops at '<', and files are
@@ -117,24 +117,6 @@ def _number_or_nan(value: bytes) -> int | float:
         return number(value.decode().strip())
     except (ValueError, UnicodeDecodeError):
         return math.nan
-
-
-def check_object(label, x, y, w, h, occ, path, problems: Problems):
-    """``(label, x, y, w, h, occ)``, None to skip the box (reported), or False when the whole
-    file is unusable."""
-    if not all(math.isfinite(v) for v in (x, y, w, h, occ)):
-        problems.add("malformed file", f"object {label!r} with a value that is not a finite number", path)
-        return False
-    if occ not in (0, 1, 2):
-        problems.add("malformed file", f"object {label!r} with occlusion {occ}, not 0, 1 or 2", path)
-        return False
-    if w <= 0 or h <= 0:
-        kind = "zero-size box" if w == 0 or h == 0 else "negative-size box"
-        problems.add(kind, f"{kind} {label} {x} {y} {w} {h} skipped", path)
-        return None
-    if label not in KNOWN_LABELS:
-        problems.add("unknown label", f"label {label!r} kept as an ignore region", path)
-    return (label, x, y, w, h, int(occ))
 
 
 def _parse_with_elementtree(data: bytes, path: str, problems: Problems,
