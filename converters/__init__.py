@@ -30,6 +30,7 @@ from kaist_kit import __version__
 from kaist_kit.errors import InputError
 from kaist_kit.files import atomic_path
 from kaist_kit.imagesets import resolve_image_set
+from kaist_kit.settings import KAIST_FRAME_SIZE
 
 from .bbgt import BadFile, parse_bbgt
 from .coco import LICENSE, coco_pieces, format_frames
@@ -40,7 +41,6 @@ from .sources import LAYOUTS, Source, open_source, walk_folders
 FORMATS = ("original", "xml", "sanitized", "paired", "improved")
 COMPAT = ("leaderboard",)
 MODALITIES = ("visible", "lwir")
-KAIST_SIZE = (640, 512)
 _IMAGE_SETS = "/imageSets/"
 # Below this many frames one process is quicker than starting workers.
 PARALLEL_FROM = 4000
@@ -119,7 +119,7 @@ def _without_gc() -> Iterator[None]:
 @_without_gc()
 def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | None = None,
             image_set: str | None = None, compat: str | None = None, strict: bool = False,
-            reference: str = "lwir", image_size: tuple[int, int] = KAIST_SIZE,
+            reference: str = "lwir", image_size: tuple[int, int] = KAIST_FRAME_SIZE,
             echo: Callable[[str], None] | None = None,
             progress: Callable[[int, int], None] | None = None, workers: int | None = None) -> Conversion:
     """Convert a KAIST annotation source to COCO JSON at ``out`` (written atomically).

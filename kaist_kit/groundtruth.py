@@ -12,6 +12,7 @@ import numpy as np
 
 from .errors import InputError
 from .files import decode_text, json_line, parse_json, read_bytes
+from .settings import KAIST_FRAME_SIZE
 
 # The leaderboard's test-all-20 ground truth, identified by content as the leaderboard does.
 LEADERBOARD_GT_MD5 = "6cc457f0beeea4fff5392078354e0a51"
@@ -156,7 +157,8 @@ def ground_truth_from_coco(data: object, path: str | os.PathLike | None = None,
         ids.append(int(img["id"]))
         names.append(name)
         periods.append(period)
-        sizes.append((_number(img.get("width", 640)), _number(img.get("height", 512))))
+        width, height = KAIST_FRAME_SIZE
+        sizes.append((_number(img.get("width", width)), _number(img.get("height", height))))
     id_array = np.array(ids, dtype=np.int64)
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)

@@ -11,6 +11,10 @@ from dataclasses import dataclass
 
 OCCLUSION_NAMES = {0: "none", 1: "partial", 2: "heavy"}
 
+# Every KAIST frame, visible and lwir, is 640 x 512 (the often quoted 640 x 480 is wrong); files
+# that do not say their size are read as this.
+KAIST_FRAME_SIZE = (640, 512)
+
 # A box closer than this to the image border is ignored in every setting. For a 640 x 512 KAIST
 # frame these are the benchmark's bounds x >= 5, y >= 5, x + w <= 635, y + h <= 507.
 BORDER_MARGIN = 5

@@ -18,11 +18,10 @@ from kaist_kit.detections import Detections, IdBaseWarning, load_detections, ped
 from kaist_kit.errors import InputError, KitWarning, quantity
 from kaist_kit.evaluate import Result, evaluate, images_not_sorted
 from kaist_kit.groundtruth import GroundTruth, ground_truth_from_coco
-from kaist_kit.settings import LEADERBOARD, LEADERBOARD_SETTINGS
+from kaist_kit.settings import KAIST_FRAME_SIZE, LEADERBOARD, LEADERBOARD_SETTINGS
 
 # KAIST test-all-20: the leaderboard knows its images by their position in name order, 0..2251.
 TEST_IMAGES = 2252
-FRAME_SIZE = (640, 512)
 MAX_PER_IMAGE = LEADERBOARD.max_detections_per_image
 UPLOAD_LIMIT_BYTES = 30_000_000
 # A lowest score at or above this suggests a detector threshold that cut the curve short.
@@ -74,7 +73,7 @@ class Inspection:
 
 def stand_in_ground_truth() -> GroundTruth:
     """The test images known by id alone: enough to read ids 0..2251 (1..2252 in txt) without labels."""
-    width, height = FRAME_SIZE
+    width, height = KAIST_FRAME_SIZE
     return ground_truth_from_coco(
         {"images": [{"id": i, "width": width, "height": height} for i in range(TEST_IMAGES)]})
 
@@ -329,7 +328,7 @@ def _corner_findings(inspection: Inspection) -> list[Finding]:
     if len(dets) == 0:
         return []
     x, y, w, h = dets.boxes.T
-    width, height = FRAME_SIZE
+    width, height = KAIST_FRAME_SIZE
     if gt is not None:
         width, height = gt.image_sizes[dets.image].T
     corner_like = float(np.mean((w > x) & (h > y)))

@@ -17,6 +17,7 @@ from mmengine import fileio
 from ..errors import InputError, quantity
 from ..files import load_json
 from ..groundtruth import period_of
+from ..settings import KAIST_FRAME_SIZE
 
 MODALITIES = ("visible", "lwir")
 # Where each modality sits in the six-channel image that `LoadKaistPair` builds.
@@ -82,9 +83,10 @@ class KaistDataset(BaseDetDataset):
             except ValueError as exc:
                 raise InputError(str(exc), self.ann_file) from None
             name = str(image.get("im_name") or visible)
+            width, height = KAIST_FRAME_SIZE
             info = dict(img_id=int(image["id"]), img_path=os.path.join(root, visible),
-                        lwir_path=os.path.join(root, lwir), height=int(image.get("height", 512)),
-                        width=int(image.get("width", 640)), im_name=name,
+                        lwir_path=os.path.join(root, lwir), height=int(image.get("height", height)),
+                        width=int(image.get("width", width)), im_name=name,
                         period=image.get("period") or period_of(name), instances=[])
             infos.append(info)
             by_id[info["img_id"]] = info
