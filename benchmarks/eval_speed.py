@@ -41,13 +41,13 @@ def main() -> None:
     rows = []
     for name in FILES:
         path = args.kaist / "results" / name
-        load_best, load_med, dets = timed(lambda: load_detections(path, gt), args.repeat)
+        load_best, load_med, dets = timed(lambda path=path: load_detections(path, gt), args.repeat)
 
-        def full(protocol):
+        def full(protocol, dets=dets):
             evaluation = Evaluation(gt, dets, SETTINGS)
             return [evaluation.score(s, split, protocol) for s in SETTINGS for split in SPLITS]
 
-        match_best, match_med, _ = timed(lambda: Evaluation(gt, dets, SETTINGS), args.repeat)
+        match_best, match_med, _ = timed(lambda dets=dets: Evaluation(gt, dets, SETTINGS), args.repeat)
         lb_best, lb_med, results = timed(lambda: full("leaderboard"), args.repeat)
         dk_best, dk_med, _ = timed(lambda: full("matlab"), args.repeat)
         assert len(results) == 30

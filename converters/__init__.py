@@ -20,11 +20,11 @@ import hashlib
 import multiprocessing
 import os
 from collections import Counter
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from operator import methodcaller
 from pathlib import Path
-from typing import Callable, Iterator
 
 from kaist_kit import __version__
 from kaist_kit.errors import InputError
@@ -408,8 +408,8 @@ def _process(src: Source, job: _Job) -> _Chunk:
         columns = tuple(map(list, zip(*rows))) if rows else ([],) * 10
 
     images, annotations = format_frames(frames, columns, job.layout)
-    return _Chunk("\n".join(rels), digests, ",\n".join(images).encode(), "\n".join(annotations).encode(), len(annotations),
-                  Counter(columns[1]), problems.records, len(frames))
+    return _Chunk("\n".join(rels), digests, ",\n".join(images).encode(), "\n".join(annotations).encode(),
+                  len(annotations), Counter(columns[1]), problems.records, len(frames))
 
 
 def _text(data: bytes) -> str:

@@ -6,10 +6,10 @@ import os
 import re
 import tarfile
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
-from typing import Iterator
 
 from kaist_kit.errors import InputError
 

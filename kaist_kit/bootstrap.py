@@ -75,7 +75,7 @@ class WeightedCurve:
     n_images: int
 
     @classmethod
-    def of(cls, evaluation: Evaluation, terms: CurveTerms) -> "WeightedCurve":
+    def of(cls, evaluation: Evaluation, terms: CurveTerms) -> WeightedCurve:
         image = evaluation.image[terms.sequence]
         positive = terms.positive
         tp_before = np.cumsum(positive)[~positive]

@@ -6,7 +6,7 @@ import sys
 import warnings
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, List, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -79,7 +79,7 @@ class OutputFormat(str, Enum):
     markdown = "markdown"
 
 
-def _setting_names(values: Optional[List[str]]) -> list[str]:
+def _setting_names(values: list[str] | None) -> list[str]:
     from .settings import SETTINGS
 
     names = list(dict.fromkeys(values or ["reasonable"]))
@@ -92,27 +92,27 @@ def _setting_names(values: Optional[List[str]]) -> list[str]:
 
 @app.command("eval")
 def eval_command(
-    results: Annotated[List[Path], typer.Argument(
+    results: Annotated[list[Path], typer.Argument(
         help="Result files: COCO result JSON (0-based image ids), leaderboard txt "
              "(image_id,x,y,w,h,score, 1-based), the devkit's aggregated txt, a per-image folder, "
              "or a .zip / .tar.gz of any of them.", show_default=False)],
-    gt: Annotated[Optional[Path], typer.Option(
+    gt: Annotated[Path | None, typer.Option(
         help="Ground truth (COCO JSON). Default: $KAIST_KIT_GT, then "
              "~/.local/share/kaist-kit/test-all-20.leaderboard.json.")] = None,
-    split: Annotated[Optional[List[Split]], typer.Option(
+    split: Annotated[list[Split] | None, typer.Option(
         help="Split to score; repeat for several. Default: all, day and night.")] = None,
-    images: Annotated[Optional[List[Path]], typer.Option(
+    images: Annotated[list[Path] | None, typer.Option(
         help="A list file of image names or ids to score as an extra split; repeatable.")] = None,
-    setting: Annotated[Optional[List[str]], typer.Option(
+    setting: Annotated[list[str] | None, typer.Option(
         help="Setting: reasonable, reasonable-small, reasonable-heavy, all-pedestrians, near, medium, "
              "far, occ-none, occ-partial, occ-heavy; repeatable. Default: reasonable.")] = None,
-    protocol: Annotated[List[ProtocolName], typer.Option(
+    protocol: Annotated[list[ProtocolName], typer.Option(
         help="leaderboard: the public leaderboard's evaluator. matlab: the KAIST devkit most papers "
              "quote. Repeat for both.")] = [ProtocolName.leaderboard],  # noqa: B006
     format: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
-    plot: Annotated[Optional[Path], typer.Option(
+    plot: Annotated[Path | None, typer.Option(
         help="Also draw the MR-FPPI curves to this figure (.png, .pdf or .svg).")] = None,
-    name: Annotated[Optional[List[str]], typer.Option(
+    name: Annotated[list[str] | None, typer.Option(
         help="Method name for each result, in order. Default: the file name before '_result'.")] = None,
     devkit_shift: Annotated[bool, typer.Option(
         help="Read per-image folders as the devkit does (x1+1, y1+1, x2-x1, y2-y1 at four "
@@ -160,15 +160,15 @@ def submit_command(
         help="A result in any format `kaist-kit eval` reads (COCO result JSON, leaderboard txt, "
              "per-image folder, archives, `kaist-kit test` output); with --check, also a submission zip.",
         show_default=False)],
-    out_zip: Annotated[Optional[Path], typer.Option("--out", help="The submission zip to write.")] = None,
+    out_zip: Annotated[Path | None, typer.Option("--out", help="The submission zip to write.")] = None,
     check: Annotated[bool, typer.Option(
         "--check", help="Only validate RESULT as it is and predict its leaderboard score; write nothing. "
                         "Exit code 1 when the leaderboard would not score it correctly.")] = False,
-    gt: Annotated[Optional[Path], typer.Option(
+    gt: Annotated[Path | None, typer.Option(
         help="Ground truth (COCO JSON), for the self-evaluated miss rate and the overlap checks. "
              "Default: $KAIST_KIT_GT, then ~/.local/share/kaist-kit/test-all-20.leaderboard.json, "
              "else none.")] = None,
-    method: Annotated[Optional[str], typer.Option(
+    method: Annotated[str | None, typer.Option(
         help="Method name for the manifest and the results file. Default: the file name before "
              "'_result'.")] = None,
     id_offset: Annotated[int, typer.Option(
@@ -235,10 +235,10 @@ def convert_command(
     source: Annotated[Path, typer.Argument(help="A folder of annotation files, or a .zip / .tar.gz of one.",
                                            show_default=False)],
     out: Annotated[Path, typer.Option("--out", help="The COCO JSON to write.", show_default=False)],
-    image_set: Annotated[Optional[str], typer.Option(
+    image_set: Annotated[str | None, typer.Option(
         help="Frames to keep, in this order: a list file, or a name such as train-all-02 or test-all-20 "
              "(read from imageSets/ beside the source, else built by the official rule).")] = None,
-    compat: Annotated[Optional[str], typer.Option(
+    compat: Annotated[str | None, typer.Option(
         help="'leaderboard': write exactly the layout of the leaderboard's ground truth.")] = None,
     strict: Annotated[bool, typer.Option(
         help="Fail (exit code 2, nothing written) on any problem that changes the annotations.")] = False,
@@ -301,7 +301,7 @@ def synth_command(
 def stats_command(
     annotations: Annotated[Path, typer.Argument(help="A COCO annotation file (kit or leaderboard layout).",
                                                 show_default=False)],
-    plot: Annotated[Optional[Path], typer.Option(help="Also draw a height histogram (.png, .pdf, .svg).")] = None,
+    plot: Annotated[Path | None, typer.Option(help="Also draw a height histogram (.png, .pdf, .svg).")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
 ) -> None:
     """Counts per label, occlusion and day/night; pedestrians per image; heights and scales."""
@@ -347,13 +347,13 @@ def stats_command(
 
 @app.command("show")
 def show_command(
-    frames: Annotated[List[str], typer.Argument(help="Frames to draw: setXX/VYYY/IZZZZZ names or image ids.",
+    frames: Annotated[list[str], typer.Argument(help="Frames to draw: setXX/VYYY/IZZZZZ names or image ids.",
                                                 show_default=False)],
-    gt: Annotated[Optional[Path], typer.Option(help="Ground truth (COCO JSON); default as for eval.")] = None,
-    images: Annotated[Optional[List[Path]], typer.Option(
+    gt: Annotated[Path | None, typer.Option(help="Ground truth (COCO JSON); default as for eval.")] = None,
+    images: Annotated[list[Path] | None, typer.Option(
         help="Folder of the pictures: KAIST's images/ tree or flat setXX_VYYY_IZZZZZ_visible.png files. "
              "Default: images/ beside the ground truth.")] = None,
-    det: Annotated[Optional[List[Path]], typer.Option(help="Result files to draw; repeatable.")] = None,
+    det: Annotated[list[Path] | None, typer.Option(help="Result files to draw; repeatable.")] = None,
     score_threshold: Annotated[float, typer.Option(help="Draw detections scoring at least this.")] = 0.3,
     out: Annotated[Path, typer.Option("--out", help="PNG to write; with several frames, the frame name is "
                                       "added to it.", show_default=False)] = Path("frame.png"),
@@ -416,13 +416,13 @@ def _check_setting(name: str, hint: str) -> str:
 @app.command("diagnose")
 def diagnose_command(
     result: Annotated[Path, typer.Argument(help="A result in any format `kaist-kit eval` reads.", show_default=False)],
-    gt: Annotated[Optional[Path], typer.Option(help="Ground truth (COCO JSON); default as for eval.")] = None,
-    out_dir: Annotated[Optional[Path], typer.Option(
+    gt: Annotated[Path | None, typer.Option(help="Ground truth (COCO JSON); default as for eval.")] = None,
+    out_dir: Annotated[Path | None, typer.Option(
         "--out", help="Folder for diagnosis.json, report.md, the figures and the drawn examples.")] = None,
     setting: Annotated[str, typer.Option(
         help="The setting the false positives, misses, oracles and examples are shown for (JSON has every "
              "setting); the LAMR table covers all ten.")] = "reasonable",
-    split: Annotated[Optional[List[Split]], typer.Option(help="Split; repeat for several. Default: all, day, night.")]
+    split: Annotated[list[Split] | None, typer.Option(help="Split; repeat for several. Default: all, day, night.")]
     = None,
     protocol: Annotated[ProtocolName, typer.Option(
         help="leaderboard or matlab (the devkit).")] = ProtocolName.leaderboard,
@@ -431,16 +431,16 @@ def diagnose_command(
     = 0,
     fppi: Annotated[float, typer.Option(
         help="Operating point: the last detection of the curve whose FPPI does not exceed this.")] = 1.0,
-    score_threshold: Annotated[Optional[float], typer.Option(
+    score_threshold: Annotated[float | None, typer.Option(
         help="Operating point at this score threshold instead of --fppi.")] = None,
     foreground_height: Annotated[float, typer.Option(
         help="Foreground: unoccluded pedestrians at least this tall (px); 115 is KAIST's 'near' (about 11 m).")]
     = 115.0,
-    images: Annotated[Optional[List[Path]], typer.Option(
+    images: Annotated[list[Path] | None, typer.Option(
         help="Folders of the visible/lwir pictures, to draw the worst examples (KAIST's images/ tree or flat "
              "setXX_VYYY_IZZZZZ_visible.png files). Default: images/ beside the ground truth.")] = None,
     examples: Annotated[int, typer.Option(min=0, help="Worst examples per error type.")] = 3,
-    name: Annotated[Optional[str], typer.Option(help="Method name. Default: the file name before '_result'.")]
+    name: Annotated[str | None, typer.Option(help="Method name. Default: the file name before '_result'.")]
     = None,
     devkit_shift: Annotated[bool, typer.Option(
         help="Read per-image folders as the devkit does; --no-devkit-shift reads x1, y1 as they are.")] = True,
@@ -483,21 +483,21 @@ def diagnose_command(
 
 @app.command("compare")
 def compare_command(
-    results: Annotated[List[Path], typer.Argument(help="Two or more results, in any format `kaist-kit eval` reads.",
+    results: Annotated[list[Path], typer.Argument(help="Two or more results, in any format `kaist-kit eval` reads.",
                                                   show_default=False)],
-    gt: Annotated[Optional[Path], typer.Option(help="Ground truth (COCO JSON); default as for eval.")] = None,
-    setting: Annotated[Optional[List[str]], typer.Option(
+    gt: Annotated[Path | None, typer.Option(help="Ground truth (COCO JSON); default as for eval.")] = None,
+    setting: Annotated[list[str] | None, typer.Option(
         help="Setting; repeatable. Default: the protocol's own (leaderboard: reasonable, reasonable-small, "
              "reasonable-heavy, all-pedestrians; matlab: reasonable and the devkit's six).")] = None,
-    split: Annotated[Optional[List[Split]], typer.Option(help="Split; repeat for several. Default: all, day, night.")]
+    split: Annotated[list[Split] | None, typer.Option(help="Split; repeat for several. Default: all, day, night.")]
     = None,
     protocol: Annotated[ProtocolName, typer.Option(
         help="leaderboard or matlab (the devkit).")] = ProtocolName.leaderboard,
     resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples of the images.")] = 1000,
     seed: Annotated[int, typer.Option(help="Random seed of the bootstrap.")] = 0,
-    plot: Annotated[Optional[Path], typer.Option(help="Draw the methods' MR-FPPI curves together (.png, .pdf, .svg).")]
+    plot: Annotated[Path | None, typer.Option(help="Draw the methods' MR-FPPI curves together (.png, .pdf, .svg).")]
     = None,
-    name: Annotated[Optional[List[str]], typer.Option(help="Method name for each result, in order.")] = None,
+    name: Annotated[list[str] | None, typer.Option(help="Method name for each result, in order.")] = None,
     devkit_shift: Annotated[bool, typer.Option(
         help="Read per-image folders as the devkit does; --no-devkit-shift reads x1, y1 as they are.")] = True,
     format: Annotated[DiagnosisFormat, typer.Option("--format", help="Output format.")] = DiagnosisFormat.table,
@@ -561,14 +561,14 @@ def train_command(
     config: Annotated[Path, typer.Argument(help="An mmdetection config, e.g. "
                                            "configs/faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py.",
                                            show_default=False)],
-    work_dir: Annotated[Optional[Path], typer.Option(
+    work_dir: Annotated[Path | None, typer.Option(
         help="Folder for checkpoints and logs. Default: work_dirs/<config name>.")] = None,
     gpus: Annotated[int, typer.Option(
         help="Processes: 1 trains on the GPU if there is one, else on the CPU; more starts distributed "
              "data-parallel training with torchrun (on a CPU-only machine: that many CPU processes).")] = 1,
     resume: Annotated[bool, typer.Option("--resume", help="Continue from the work folder's last checkpoint.")]
     = False,
-    cfg_options: Annotated[Optional[List[str]], typer.Option(
+    cfg_options: Annotated[list[str] | None, typer.Option(
         help="Override a config entry, KEY=VALUE (e.g. train_dataloader.batch_size=8); repeatable. "
              "data_root=DIR moves every dataset to DIR.")] = None,
 ) -> None:
@@ -592,9 +592,9 @@ def test_command(
     checkpoint: Annotated[Path, typer.Argument(help="A checkpoint (.pth).", show_default=False)],
     results: Annotated[Path, typer.Option("--out", help="COCO result JSON to write, with the test set's image "
                                           "ids: kaist-kit eval and submit read it.", show_default=False)],
-    work_dir: Annotated[Optional[Path], typer.Option(
+    work_dir: Annotated[Path | None, typer.Option(
         help="Folder for the logs. Default: work_dirs/<config name>.")] = None,
-    cfg_options: Annotated[Optional[List[str]], typer.Option(
+    cfg_options: Annotated[list[str] | None, typer.Option(
         help="Override a config entry, KEY=VALUE; repeatable. data_root=DIR moves every dataset to DIR.")]
     = None,
 ) -> None:
@@ -627,7 +627,7 @@ def infer_command(
     figure: Annotated[Path, typer.Option("--out", help="Figure to write (.png, .pdf or .svg).",
                                          show_default=False)],
     score_threshold: Annotated[float, typer.Option(help="Draw detections scoring at least this.")] = 0.3,
-    cfg_options: Annotated[Optional[List[str]], typer.Option(
+    cfg_options: Annotated[list[str] | None, typer.Option(
         help="Override a config entry, KEY=VALUE; repeatable.")] = None,
 ) -> None:
     """Detect pedestrians on one visible/thermal pair and draw them on both pictures."""

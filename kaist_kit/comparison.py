@@ -7,13 +7,22 @@ the difference between two methods is measured on the same resampled test sets: 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 
-from .bootstrap import (DEFAULT_RESAMPLES, DEFAULT_SEED, LEVEL, PairedTest, WeightedCurve, bootstrap_lamrs,
-                        paired_test, percentile_interval, resample_counts)
+from .bootstrap import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    LEVEL,
+    PairedTest,
+    WeightedCurve,
+    bootstrap_lamrs,
+    paired_test,
+    percentile_interval,
+    resample_counts,
+)
 from .detections import Detections
 from .evaluate import Evaluation, Result, warn_leaderboard_input
 from .groundtruth import GroundTruth

@@ -6,9 +6,9 @@ import json
 import os
 import shutil
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from .comparison import Comparison, compare
 from .converters import convert

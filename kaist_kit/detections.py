@@ -89,7 +89,7 @@ class Detections:
         return len(self.scores)
 
     @classmethod
-    def empty(cls, source: str = "", format: str = "") -> "Detections":
+    def empty(cls, source: str = "", format: str = "") -> Detections:
         return cls(np.zeros(0, np.int64), np.zeros((0, 4)), np.zeros(0), source, format)
 
 

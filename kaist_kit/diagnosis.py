@@ -9,19 +9,33 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from .bootstrap import (DEFAULT_RESAMPLES, DEFAULT_SEED, LEVEL, WeightedCurve, bootstrap_lamrs,
-                        percentile_interval, resample_counts)
+from .bootstrap import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    LEVEL,
+    WeightedCurve,
+    bootstrap_lamrs,
+    percentile_interval,
+    resample_counts,
+)
 from .detections import Detections, method_name
 from .evaluate import CurveTerms, Evaluation, Result, log_average, score_curve, warn_leaderboard_input
 from .groundtruth import GroundTruth
-from .matching import (FALSE_POSITIVE, MATCH_THRESHOLD, TRUE_POSITIVE, Pairs, greedy_match, ignore_masks,
-                       overlaps_by_image)
+from .matching import (
+    FALSE_POSITIVE,
+    MATCH_THRESHOLD,
+    TRUE_POSITIVE,
+    Pairs,
+    greedy_match,
+    ignore_masks,
+    overlaps_by_image,
+)
 from .settings import BORDER_MARGIN, SETTINGS, SPLITS, Protocol, Setting, get_protocol, get_setting
 
 # False-positive types, in order of precedence: a false positive takes the first type it fits.
@@ -136,7 +150,7 @@ class Categories:
     families: dict[str, tuple[tuple[str, ...], np.ndarray]]  # family -> (bin names, bin of each box)
 
     @classmethod
-    def of(cls, gt: GroundTruth) -> "Categories":
+    def of(cls, gt: GroundTruth) -> Categories:
         heights = gt.heights
         families = {
             "height": _bin_heights(heights, HEIGHT_BINS),
@@ -629,7 +643,7 @@ def worst_examples(evaluation: Evaluation, types: ErrorTypes, view: View, per_ty
                                     int(gt.ann_ids[k]))
                             for k in pedestrians]
     out = []
-    for name, found in candidates.items():
+    for found in candidates.values():
         out += _pick(found, per_type, has_pictures)
     return out
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -241,7 +241,8 @@ def draw_example(gt: GroundTruth, dets: Detections, example, pictures: tuple[Pat
         shown_gt = dataclasses.replace(gt, labels=labels)
     else:
         one = [example.detection]
-        lists.append((f"{example.error} false positive", Detections(dets.image[one], dets.boxes[one], dets.scores[one])))
+        lists.append((f"{example.error} false positive",
+                      Detections(dets.image[one], dets.boxes[one], dets.scores[one])))
         others[example.detection] = False
         limit = min(limit, example.score)
     lists.append((f"other detections scoring {limit:.2f} or more",

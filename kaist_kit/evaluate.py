@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence, Union
 
 import numpy as np
 
@@ -187,7 +187,7 @@ def log_average(miss: np.ndarray, proto: Protocol) -> float:
         return float(np.exp(np.mean(np.log(miss))))
 
 
-SplitSpec = Union[str, tuple[str, Sequence]]
+SplitSpec = str | tuple[str, Sequence]
 
 
 def _split(spec: SplitSpec) -> tuple[str, str | Sequence]:

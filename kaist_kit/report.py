@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Sequence
+from collections.abc import Sequence
 
 from .evaluate import Result
 from .settings import PROTOCOLS

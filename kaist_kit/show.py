@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -74,7 +74,7 @@ def draw_pair(visible: str | os.PathLike, lwir: str | os.PathLike, out: str | os
             ax.add_patch(Rectangle((x, y), w, h, fill=False, lw=1.4,
                                    ec="0.75" if ignored else "lime", ls="--" if ignored else "-"))
             ax.text(x, y - 2, label, color="0.85" if ignored else "lime", fontsize=6, va="bottom")
-        for (name, boxes, scores), colour in zip(detections, colours * 4):
+        for (_, boxes, scores), colour in zip(detections, colours * 4):
             shown = np.asarray(scores) >= score_threshold
             for (x, y, w, h), s in zip(np.asarray(boxes)[shown], np.asarray(scores)[shown]):
                 ax.add_patch(Rectangle((x, y), w, h, fill=False, lw=1.0, ec=colour))

@@ -100,8 +100,9 @@ def frame_names(config: SynthConfig) -> list[tuple[str, str, str]]:
     return out
 
 
-def generate(out: str | os.PathLike, config: SynthConfig = SynthConfig(), progress=None) -> SynthSummary:
+def generate(out: str | os.PathLike, config: SynthConfig | None = None, progress=None) -> SynthSummary:
     """Write the synthetic dataset under ``out`` (which must be empty or not exist)."""
+    config = config or SynthConfig()
     from PIL import Image
 
     out = Path(out)
@@ -473,7 +474,7 @@ def _write_annotations(root: Path, truths: list[tuple[str, FrameTruth]], config:
         _write(root / "annotations-sanitized" / flat, _bbgt(sanitized))
         dx, dy = truth.shift
         visible_lines, lwir_lines = [], []
-        for label, o in standard:
+        for _, o in standard:
             x, y, w, h = o.box
             paired_label = "unpaired" if o.unpaired else o.label
             visible_lines.append(_bbgt_line(paired_label, o.box, o.occlusion))

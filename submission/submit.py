@@ -22,8 +22,17 @@ from kaist_kit.evaluate import Result
 from kaist_kit.files import atomic_path
 from kaist_kit.groundtruth import GroundTruth, load_ground_truth
 
-from .checks import (CRASH, MISSCORE, NOTE, UPLOAD_LIMIT_BYTES, WARNING, Finding, Inspection,
-                     inspect_result, score_leaderboard)
+from .checks import (
+    CRASH,
+    MISSCORE,
+    NOTE,
+    UPLOAD_LIMIT_BYTES,
+    WARNING,
+    Finding,
+    Inspection,
+    inspect_result,
+    score_leaderboard,
+)
 
 MANIFEST_FORMAT = 1
 # Fixed entry times make the same input give the same zip, byte for byte.

@@ -6,11 +6,10 @@
 """
 
 import numpy as np
+from plain_lamr import is_ignored, match_image, overlap
 
 from kaist_kit.detections import Detections
 from kaist_kit.groundtruth import GroundTruth
-
-from plain_lamr import is_ignored, match_image, overlap
 
 
 def centre(box):

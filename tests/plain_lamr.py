@@ -62,7 +62,7 @@ def match_image(dets, gts):
     for score, box in dets:
         best = 0.5
         candidate = None
-        for k, (ann_id, g_box, g_ignored) in enumerate(gts):
+        for k, (_, g_box, g_ignored) in enumerate(gts):
             if taken[k]:
                 continue
             if candidate is not None and g_ignored:
@@ -115,7 +115,7 @@ def plain_lamr(images, annotations, detections, setting, split_ids, protocol):
     sequence.sort(key=lambda s: -s[0])
     recalls, fppis = [], []
     tp = fp = 0
-    for score, is_tp in sequence:
+    for _, is_tp in sequence:
         if is_tp:
             tp += 1
         else:

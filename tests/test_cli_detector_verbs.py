@@ -2,12 +2,11 @@
 
 import sys
 
+from test_inputs import run_cli
 from typer.testing import CliRunner
 
 from kaist_kit.cli import app
 from kaist_kit.errors import InputError
-
-from test_inputs import run_cli
 
 
 def test_the_detector_verbs_say_how_to_install_what_they_need(monkeypatch, tmp_path):

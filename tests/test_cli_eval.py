@@ -6,11 +6,10 @@ import json
 import os
 
 import pytest
+from test_inputs import run_cli
 from typer.testing import CliRunner
 
 from kaist_kit.cli import app
-
-from test_inputs import run_cli
 
 runner = CliRunner()
 

@@ -11,9 +11,18 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import det, frames, make_dets, make_gt, person
+from plain_diagnosis import plain_error_types, resampled_set
+from test_lamr_differential import random_case
 
-from kaist_kit.bootstrap import (WeightedCurve, bootstrap_lamrs, fp_limits, paired_test, percentile_interval,
-                                 resample_counts)
+from kaist_kit.bootstrap import (
+    WeightedCurve,
+    bootstrap_lamrs,
+    fp_limits,
+    paired_test,
+    percentile_interval,
+    resample_counts,
+)
 from kaist_kit.comparison import compare
 from kaist_kit.detections import Detections, load_detections
 from kaist_kit.diagnosis import FP_TYPES, ORACLES, diagnose, never_worse, type_false_positives
@@ -21,10 +30,6 @@ from kaist_kit.errors import KitWarning
 from kaist_kit.evaluate import Evaluation, score_curve
 from kaist_kit.matching import overlaps_by_image
 from kaist_kit.settings import LEADERBOARD, MATLAB, SETTINGS, get_protocol
-
-from conftest import det, frames, make_dets, make_gt, person
-from plain_diagnosis import plain_error_types, resampled_set
-from test_lamr_differential import random_case
 
 PROTOCOLS = ("leaderboard", "matlab")
 

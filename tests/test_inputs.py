@@ -5,13 +5,12 @@ import subprocess
 import sys
 
 import pytest
+from conftest import frames, make_gt, person
 
 from kaist_kit.detections import load_detections
 from kaist_kit.errors import InputError, KitWarning
 from kaist_kit.files import json_line
 from kaist_kit.groundtruth import load_ground_truth
-
-from conftest import frames, make_gt, person
 
 BOX = [100, 100, 40, 100]
 
@@ -94,7 +93,7 @@ def test_bad_values_in_txt_name_their_line(gt, tmp_path):
                          ("31,1,2,3,4,0.5", "image id 31 is not in the ground truth"),
                          ("0,1,2,3,4,0.5", "1-based")]:
         path = write(tmp_path, "t_result.txt", "1,100,100,40,100,0.9\n" + line + "\n")
-        e = error_of(lambda: load_detections(path, gt))
+        e = error_of(lambda path=path: load_detections(path, gt))
         assert e.line == 2 and expect in e.reason, (line, e)
 
 

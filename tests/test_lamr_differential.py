@@ -5,13 +5,12 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import make_dets, make_gt
+from plain_lamr import plain_lamr
 
 from kaist_kit.errors import KitWarning
 from kaist_kit.evaluate import Evaluation
 from kaist_kit.settings import SETTINGS
-
-from conftest import make_dets, make_gt
-from plain_lamr import plain_lamr
 
 
 def random_case(rng):

@@ -8,10 +8,10 @@ pytest.importorskip("torch", reason="the detector tests need the mmdet extra (to
 pytest.importorskip("mmdet", reason="the detector tests need the mmdet extra (mmdetection)")
 
 import torch  # noqa: E402
+from models_helpers import KAIST_CONFIGS, SYNTH_CONFIGS, build_model, tiny_options, train_step, training_batch  # noqa: E402
 
 import kaist_kit.models  # noqa: E402,F401
 from kaist_kit.models.config import load_config  # noqa: E402
-from models_helpers import KAIST_CONFIGS, SYNTH_CONFIGS, build_model, tiny_options, train_step, training_batch  # noqa: E402
 
 
 def test_there_are_configs_for_every_model():
@@ -64,7 +64,8 @@ def test_one_training_step_gives_finite_losses_and_gradients_in_both_streams(pat
     torch.manual_seed(0)
     cfg = load_config(path, tiny_options(tiny_synth))
     model = build_model(cfg)
-    logs = {key: float(torch.as_tensor(value).detach()) for key, value in train_step(model, training_batch(cfg)).items()}
+    losses = train_step(model, training_batch(cfg))
+    logs = {key: float(torch.as_tensor(value).detach()) for key, value in losses.items()}
     assert logs["loss"] > 0 and all(math.isfinite(v) for v in logs.values())
 
     if "late-fusion" in path.name:

@@ -10,6 +10,7 @@ pytest.importorskip("torch", reason="the detector tests need the mmdet extra (to
 pytest.importorskip("mmdet", reason="the detector tests need the mmdet extra (mmdetection)")
 
 import torch  # noqa: E402
+from models_helpers import CONFIGS, build_model, tiny_options  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 import kaist_kit.models  # noqa: E402,F401
@@ -18,7 +19,6 @@ from kaist_kit.detections import load_detections  # noqa: E402
 from kaist_kit.groundtruth import load_ground_truth  # noqa: E402
 from kaist_kit.models.config import load_config  # noqa: E402
 from kaist_kit.models.train import train  # noqa: E402
-from models_helpers import CONFIGS, build_model, tiny_options  # noqa: E402
 
 CONFIG = CONFIGS / "retinanet_r18_fpn_halfway-fusion_synth.py"
 
@@ -113,7 +113,8 @@ def test_bad_input_is_a_one_line_error(trained, tiny_synth, tmp_path):
     broken.write_bytes(b"\xff\xd8 not really a jpeg")
     unreadable = _run("infer", CONFIG, trained / "epoch_1.pth", broken, broken, "--out", tmp_path / "f.png")
     assert unreadable.returncode == 2 and "Traceback" not in unreadable.stderr
-    assert unreadable.stderr.strip().splitlines()[-1] == f"error: {broken}: cannot decode the picture (not a JPEG or PNG?)"
+    last_line = unreadable.stderr.strip().splitlines()[-1]
+    assert last_line == f"error: {broken}: cannot decode the picture (not a JPEG or PNG?)"
     options = _run("train", CONFIG, "--cfg-options", "no-equals-sign")
     assert options.returncode == 2 and "is not KEY=VALUE" in options.stderr
 

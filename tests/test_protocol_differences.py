@@ -3,11 +3,10 @@
 import math
 
 import pytest
+from conftest import det, frames, make_dets, make_gt, person
 
 from kaist_kit.errors import KitWarning
 from kaist_kit.evaluate import evaluate
-
-from conftest import det, frames, make_dets, make_gt, person
 
 BOX = (100, 100, 40, 100)  # a reasonable pedestrian, well inside the frame
 ELSEWHERE = (400, 200, 40, 100)

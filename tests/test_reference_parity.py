@@ -5,13 +5,12 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import shuffled_copy
 
 from kaist_kit.detections import load_detections
 from kaist_kit.errors import KitWarning
 from kaist_kit.evaluate import Evaluation, evaluate
 from kaist_kit.settings import SETTINGS
-
-from conftest import shuffled_copy
 
 RESULT_FILES = {
     "MBNet": "MBNet_result.txt",

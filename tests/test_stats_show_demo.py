@@ -91,7 +91,8 @@ def test_demo_end_to_end(tmp_path):
     assert load_ground_truth(run.gt).n_images == 60
     assert run.extra["submission"].is_file()
     assert (run.extra["diagnosis"] / "diagnosis.json").is_file() and (run.extra["diagnosis"] / "report.md").is_file()
-    night = [d for d in run.comparison.differences if d.split == "night" and {d.a, d.b} == {"sim-fusion", "sim-visible"}]
+    night = [d for d in run.comparison.differences
+             if d.split == "night" and {d.a, d.b} == {"sim-fusion", "sim-visible"}]
     assert len(night) == 1 and night[0].sentence().startswith("sim-fusion ")  # the lower LAMR first
     # A second run replaces the demo's own folder; another folder is never overwritten.
     run_demo(tmp_path / "demo", frames=10, seed=2, say=lines.append)

@@ -9,6 +9,8 @@ import zipfile
 
 import numpy as np
 import pytest
+from conftest import frames, make_gt, shuffled_copy
+from test_inputs import run_cli
 
 from kaist_kit import __version__
 from kaist_kit.detections import Detections, load_detections
@@ -19,9 +21,6 @@ from kaist_kit.settings import LEADERBOARD_SETTINGS, SETTINGS
 from kaist_kit.submission import check, package
 from kaist_kit.submission import checks as submission_checks
 from kaist_kit.submission import submit as submit_module
-
-from conftest import frames, make_gt, shuffled_copy
-from test_inputs import run_cli
 
 REAL_RESULTS = ["MBNet_result.txt", "MLPD_result.txt", "MLPD_result.json", "MBNet-per-image.tar.gz"]
 

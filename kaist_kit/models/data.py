@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import mmcv
 import numpy as np
