@@ -12,8 +12,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from . import __version__
-from .errors import InputError, KitWarning
+from .. import __version__
+from ..errors import InputError, KitWarning
 
 app = typer.Typer(
     name="kaist-kit",
@@ -80,7 +80,7 @@ class OutputFormat(str, Enum):
 
 
 def _setting_names(values: list[str] | None) -> list[str]:
-    from .settings import SETTINGS
+    from ..settings import SETTINGS
 
     names = list(dict.fromkeys(values or ["reasonable"]))
     for name in names:
@@ -120,11 +120,11 @@ def eval_command(
     curves: Annotated[bool, typer.Option(help="With --format json, include the full curves.")] = False,
 ) -> None:
     """Score results with the log-average miss rate, exactly as the leaderboard or the devkit."""
-    from . import report
-    from .evaluate import evaluate_files
-    from .groundtruth import find_gt, load_ground_truth
-    from .imagesets import list_name, read_image_list
-    from .plots import check_figure_path, plot_results
+    from .. import report
+    from ..evaluate import evaluate_files
+    from ..groundtruth import find_gt, load_ground_truth
+    from ..imagesets import list_name, read_image_list
+    from ..plots import check_figure_path, plot_results
 
     if name and len(name) != len(results):
         raise typer.BadParameter(f"{len(name)} names for {len(results)} results", param_hint="--name")
@@ -181,10 +181,10 @@ def submit_command(
              "decimals). --no-devkit-shift reads x1, y1 as they are.")] = True,
 ) -> None:
     """Package a result as a leaderboard submission (a zip with the results and a manifest), or check one."""
-    from .groundtruth import find_gt, load_ground_truth
-    from .submission import check as check_file
-    from .submission import package
-    from .submission.report import check_lines, package_lines
+    from ..groundtruth import find_gt, load_ground_truth
+    from ..submission import check as check_file
+    from ..submission import package
+    from ..submission.report import check_lines, package_lines
 
     if check and (out_zip is not None or id_offset or corners or method):
         raise typer.BadParameter("--check validates the file as it is; --out, --method, --id-offset and "
@@ -250,7 +250,7 @@ def convert_command(
     """Convert KAIST annotations to COCO JSON, reporting every problem with its file and line."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .converters import COMPAT, convert
+    from ..converters import COMPAT, convert
 
     if compat is not None and compat not in COMPAT:
         raise typer.BadParameter(f"unknown layout {compat!r}; choose from {', '.join(COMPAT)}",
@@ -284,7 +284,7 @@ def synth_command(
     """Write a small synthetic KAIST: image pairs, every annotation format and the image-set lists."""
     from rich.progress import Progress
 
-    from .synth import SynthConfig, generate
+    from ..synth import SynthConfig, generate
 
     width, height = _parse_size(size)
     config = SynthConfig(seed=seed, train_frames=train, test_frames=test, width=width, height=height,
@@ -309,9 +309,9 @@ def stats_command(
 
     from rich.table import Table
 
-    from .groundtruth import load_ground_truth
-    from .plots import check_figure_path
-    from .stats import dataset_stats, plot_heights
+    from ..groundtruth import load_ground_truth
+    from ..plots import check_figure_path
+    from ..stats import dataset_stats, plot_heights
 
     if plot is not None:
         check_figure_path(plot)
@@ -359,10 +359,10 @@ def show_command(
                                       "added to it.", show_default=False)] = Path("frame.png"),
 ) -> None:
     """Draw ground truth (ignore regions dashed) and detections on the visible and thermal pictures."""
-    from .detections import load_detections, method_name
-    from .groundtruth import find_gt, load_ground_truth
-    from .plots import check_figure_path
-    from .show import draw_frame, find_pictures
+    from ..detections import load_detections, method_name
+    from ..groundtruth import find_gt, load_ground_truth
+    from ..plots import check_figure_path
+    from ..show import draw_frame, find_pictures
 
     check_figure_path(out)
     gt_path = find_gt(gt)
@@ -386,8 +386,8 @@ def demo_command(
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
 ) -> None:
     """The kit end to end on a synthetic KAIST: synthesise, convert, detect (simulated), score, draw."""
-    from . import report
-    from .demo import run_demo
+    from .. import report
+    from ..demo import run_demo
 
     run = run_demo(folder, frames, seed, say=lambda line: err.print(line, highlight=False))
     report.print_table(run.scores, out, "\n".join([f"ground truth: {run.gt}"] + report.protocol_notes(run.scores)))
@@ -406,7 +406,7 @@ class DiagnosisFormat(str, Enum):
 
 
 def _check_setting(name: str, hint: str) -> str:
-    from .settings import SETTINGS
+    from ..settings import SETTINGS
 
     if name not in SETTINGS:
         raise typer.BadParameter(f"unknown setting {name!r}; choose from {', '.join(SETTINGS)}", param_hint=hint)
@@ -450,10 +450,10 @@ def diagnose_command(
     import json
     import math
 
-    from .detections import load_detections, method_name
-    from .diagnosis import diagnose
-    from .diagnosis_report import print_tables, tables
-    from .groundtruth import find_gt, load_ground_truth
+    from ..detections import load_detections, method_name
+    from ..diagnosis import diagnose
+    from ..diagnosis_report import print_tables, tables
+    from ..groundtruth import find_gt, load_ground_truth
 
     _check_setting(setting, "--setting")
     if not (fppi > 0 and math.isfinite(fppi)):
@@ -505,12 +505,12 @@ def compare_command(
     """Methods side by side with bootstrap intervals, and paired bootstrap tests of their differences."""
     import json
 
-    from .comparison import compare, comparison_table
-    from .detections import load_detections
-    from .diagnosis_report import print_tables
-    from .evaluate import unique_method_names
-    from .groundtruth import find_gt, load_ground_truth
-    from .plots import check_figure_path, plot_results
+    from ..comparison import compare, comparison_table
+    from ..detections import load_detections
+    from ..diagnosis_report import print_tables
+    from ..evaluate import unique_method_names
+    from ..groundtruth import find_gt, load_ground_truth
+    from ..plots import check_figure_path, plot_results
 
     if len(results) < 2:
         raise typer.BadParameter("give at least two results to compare", param_hint="RESULTS")
@@ -576,7 +576,7 @@ def train_command(
     import subprocess
 
     _models("train", (config, "config file"))
-    from .models.train import train
+    from ..models.train import train
 
     try:
         folder = train(config, work_dir, gpus, resume, cfg_options)
@@ -599,12 +599,12 @@ def test_command(
     = None,
 ) -> None:
     """Run a checkpoint on the config's test set, write the results and print the miss rates."""
-    from . import report
-    from .evaluate import evaluate_files
-    from .groundtruth import load_ground_truth
+    from .. import report
+    from ..evaluate import evaluate_files
+    from ..groundtruth import load_ground_truth
 
     _models("test", (config, "config file"), (checkpoint, "checkpoint"))
-    from .models.predict import test
+    from ..models.predict import test
 
     run = test(config, checkpoint, results, work_dir, cfg_options)
     err.print(f"results written to {run.results}", highlight=False)
@@ -631,11 +631,11 @@ def infer_command(
         help="Override a config entry, KEY=VALUE; repeatable.")] = None,
 ) -> None:
     """Detect pedestrians on one visible/thermal pair and draw them on both pictures."""
-    from .plots import check_figure_path
+    from ..plots import check_figure_path
 
     check_figure_path(figure)
     _models("infer", (config, "config file"), (checkpoint, "checkpoint"), (visible, "picture"), (lwir, "picture"))
-    from .models.predict import infer
+    from ..models.predict import infer
 
     found = infer(config, checkpoint, visible, lwir, figure, score_threshold, cfg_options)
     shown = int((found.scores >= score_threshold).sum())
