@@ -1,0 +1,64 @@
+"""The `kaist-kit` application: its consoles, and how errors and warnings reach the user."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from .. import __version__
+from ..errors import InputError, KitWarning
+
+app = typer.Typer(
+    name="kaist-kit",
+    help="Tools for the KAIST multispectral pedestrian benchmark: convert, evaluate, train, submit.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+
+def say(line: str) -> None:
+    """One line of progress or of what was written, on standard error, printed as written."""
+    err.print(line, highlight=False, markup=False)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    if issubclass(category, KitWarning):
+        err.print(f"[yellow]warning:[/yellow] {escape(str(message))}", markup=True, highlight=False)
+    else:
+        err.print(f"warning: {category.__name__}: {message}", markup=False, highlight=False)
+
+
+def main() -> None:
+    """Console entry point: input errors become one line on stderr and exit code 2."""
+    warnings.showwarning = _show_warning
+    warnings.simplefilter("default", KitWarning)
+    try:
+        app()
+    except InputError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}", markup=True, highlight=False)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(130)
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"kaist-kit {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    pass

@@ -1,0 +1,165 @@
+"""Annotations: `convert` them to COCO JSON, `synth` a KAIST to test with, `stats` and `show` a dataset."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..converters import FORMATS, MODALITIES
+from .app import app, err, out, say
+from .options import DEFAULT_SIZE, GroundTruthOption, parse_size
+
+SourceFormat = Enum("SourceFormat", {name: name for name in FORMATS}, type=str)
+Modality = Enum("Modality", {name: name for name in MODALITIES}, type=str)
+
+
+@app.command("convert")
+def convert_command(
+    format: Annotated[SourceFormat, typer.Argument(help="original (bbGt tree), xml (official XML tree), "
+                                                   "sanitized, paired or improved.", show_default=False)],
+    source: Annotated[Path, typer.Argument(help="A folder of annotation files, or a .zip / .tar.gz of one.",
+                                           show_default=False)],
+    out: Annotated[Path, typer.Option("--out", help="The COCO JSON to write.", show_default=False)],
+    image_set: Annotated[str | None, typer.Option(
+        help="Frames to keep, in this order: a list file, or a name such as train-all-02 or test-all-20 "
+             "(read from imageSets/ beside the source, else built by the official rule).")] = None,
+    compat: Annotated[str | None, typer.Option(
+        help="'leaderboard': write exactly the layout of the leaderboard's ground truth.")] = None,
+    strict: Annotated[bool, typer.Option(
+        help="Fail (exit code 2, nothing written) on any problem that changes the annotations.")] = False,
+    reference: Annotated[Modality, typer.Option(
+        help="Paired annotations: the modality whose box becomes 'bbox'.")] = Modality.lwir,
+    image_size: Annotated[str, typer.Option(
+        help="Image size for formats that do not record it (bbGt).")] = DEFAULT_SIZE,
+) -> None:
+    """Convert KAIST annotations to COCO JSON, reporting every problem with its file and line."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ..converters import COMPAT, convert
+
+    if compat is not None and compat not in COMPAT:
+        raise typer.BadParameter(f"unknown layout {compat!r}; choose from {', '.join(COMPAT)}",
+                                 param_hint="--compat")
+    size = parse_size(image_size)
+    with Progress(TextColumn("converting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True, disable=not err.is_terminal) as bar:
+        task = bar.add_task("frames", total=None)
+        result = convert(format.value, source, out, image_set=image_set, compat=compat, strict=strict,
+                         reference=reference.value, image_size=size,
+                         echo=lambda line: bar.console.print(line, highlight=False, markup=False),
+                         progress=lambda done, total: bar.update(task, completed=done, total=total))
+    labels = ", ".join(f"{n} {label}" for label, n in result.labels.items()) or "no objects"
+    listed = f" of {result.image_set}" if result.image_set else ""
+    say(f"wrote {out}: {result.n_images} images{listed}, {result.n_annotations} boxes ({labels})")
+    say(f"problems: {result.problems.summary()}")
+
+
+@app.command("synth")
+def synth_command(
+    out: Annotated[Path, typer.Argument(help="A new or empty folder.", show_default=False)],
+    seed: Annotated[int, typer.Option(help="Random seed: the same seed writes the same files.")] = 0,
+    train: Annotated[int, typer.Option(help="Training frames (half day, half night).")] = 40,
+    test: Annotated[int, typer.Option(help="Test frames (half day, half night).")] = 40,
+    size: Annotated[str, typer.Option(help="Image size WIDTHxHEIGHT.")] = DEFAULT_SIZE,
+    quirks: Annotated[bool, typer.Option(
+        help="Add the real dataset's defects (stray files, CRLF, zero-size boxes, disagreeing paired "
+             "files) for testing converters.")] = False,
+) -> None:
+    """Write a small synthetic KAIST: image pairs, every annotation format and the image-set lists."""
+    from rich.progress import Progress
+
+    from ..synth import SynthConfig, generate
+
+    width, height = parse_size(size)
+    config = SynthConfig(seed=seed, train_frames=train, test_frames=test, width=width, height=height,
+                         quirks=quirks)
+    with Progress(console=err, transient=True, disable=not err.is_terminal) as bar:
+        task = bar.add_task("synthesising", total=train + test)
+        summary = generate(out, config, progress=lambda done, total: bar.update(task, completed=done))
+    labels = ", ".join(f"{n} {label}" for label, n in summary.labels.items())
+    say(f"wrote {out}: {summary.frames['train']} training and {summary.frames['test']} test frames "
+        f"at {width}x{height}, {labels}")
+
+
+@app.command("stats")
+def stats_command(
+    annotations: Annotated[Path, typer.Argument(help="A COCO annotation file (kit or leaderboard layout).",
+                                                show_default=False)],
+    plot: Annotated[Path | None, typer.Option(help="Also draw a height histogram (.png, .pdf, .svg).")] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
+) -> None:
+    """Counts per label, occlusion and day/night; pedestrians per image; heights and scales."""
+    import json
+
+    from rich.table import Table
+
+    from ..groundtruth import load_ground_truth
+    from ..plots import check_figure_path
+    from ..stats import dataset_stats, plot_heights
+
+    if plot is not None:
+        check_figure_path(plot)
+    gt = load_ground_truth(annotations)
+    stats = dataset_stats(gt)
+    if json_output:
+        print(json.dumps(stats, indent=1))
+    else:
+        table = Table(title=f"{annotations}: {stats['images']} images, {stats['boxes']} boxes",
+                      show_header=False, title_justify="left")
+        table.add_column(style="bold")
+        table.add_column()
+        table.add_row("labels", ", ".join(f"{label} {n}" for label, n in stats["labels"].items()))
+        table.add_row("pedestrians", f"{stats['pedestrians']} (boxes labelled person)")
+        table.add_row("occlusion", ", ".join(f"{k} {v}" for k, v in stats["occlusion"].items()))
+        for period, values in stats["periods"].items():
+            table.add_row(period, f"{values['images']} images, {values['pedestrians']} pedestrians")
+        per = stats["pedestrians_per_image"]
+        table.add_row("per image", f"mean {per['mean']:.2f}, max {per['max']}, "
+                                   f"{per['images_with_none']} images with none")
+        q = stats["height_quantiles"]
+        if q["50%"] is not None:
+            table.add_row("height", f"10% {q['10%']:.0f} px, median {q['50%']:.0f} px, 90% {q['90%']:.0f} px")
+        scales = stats["caltech_scales"]
+        table.add_row("scale (Caltech)", f"near (80 px and up) {100 * scales['near']:.1f}%, medium "
+                                         f"{100 * scales['medium']:.1f}%, far (30 px or less) "
+                                         f"{100 * scales['far']:.1f}%")
+        out.print(table)
+    if plot is not None:
+        plot_heights(gt, plot)
+        say(f"figure written to {plot}")
+
+
+@app.command("show")
+def show_command(
+    frames: Annotated[list[str], typer.Argument(help="Frames to draw: setXX/VYYY/IZZZZZ names or image ids.",
+                                                show_default=False)],
+    gt: GroundTruthOption = None,
+    images: Annotated[list[Path] | None, typer.Option(
+        help="Folder of the pictures: KAIST's images/ tree or flat setXX_VYYY_IZZZZZ_visible.png files. "
+             "Default: images/ beside the ground truth.")] = None,
+    det: Annotated[list[Path] | None, typer.Option(help="Result files to draw; repeatable.")] = None,
+    score_threshold: Annotated[float, typer.Option(help="Draw detections scoring at least this.")] = 0.3,
+    out: Annotated[Path, typer.Option("--out", help="PNG to write; with several frames, the frame name is "
+                                      "added to it.", show_default=False)] = Path("frame.png"),
+) -> None:
+    """Draw ground truth (ignore regions dashed) and detections on the visible and thermal pictures."""
+    from ..detections import load_detections, method_name
+    from ..groundtruth import find_gt, load_ground_truth
+    from ..plots import check_figure_path
+    from ..show import draw_frame, find_pictures
+
+    check_figure_path(out)
+    gt_path = find_gt(gt)
+    ground_truth = load_ground_truth(gt_path)
+    roots = images or [gt_path.parent / "images", gt_path.parent]
+    drawn = [(method_name(p), load_detections(p, ground_truth)) for p in det or []]
+    for frame in frames:
+        index = ground_truth.image_index(int(frame) if frame.isdigit() else frame)
+        name = ground_truth.image_names[index]
+        target = out if len(frames) == 1 else out.with_name(f"{out.stem}_{name.replace('/', '_')}{out.suffix}")
+        visible, lwir = find_pictures(name, roots)
+        draw_frame(ground_truth, index, visible, lwir, target, drawn, score_threshold)
+        say(f"{name} drawn to {target}")

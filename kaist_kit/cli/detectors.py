@@ -1,0 +1,111 @@
+"""Fusion detectors (the mmdet extra): `train`, `test` and `infer`."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import InputError, KitWarning
+from .app import app, out, say
+from .options import CfgOptionsOption
+
+
+def _models(verb: str, *files: tuple[Path, str]):
+    """The detector package, or a one-line error saying how to install what it needs.
+
+    ``files`` are (path, what) pairs checked first, so that a typo fails at once rather than
+    after importing mmdetection.
+    """
+    for path, what in files:
+        if not path.is_file():
+            raise InputError(f"no such {what}", path)
+    try:
+        import kaist_kit.models as models
+    except ImportError as exc:
+        raise InputError(f"kaist-kit {verb} needs the detector extra ({exc.name or exc} is not installed): "
+                         "pip install -e '.[mmdet]', see docs/training.md") from None
+    return models
+
+
+@app.command("train")
+def train_command(
+    config: Annotated[Path, typer.Argument(help="An mmdetection config, e.g. "
+                                           "configs/faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py.",
+                                           show_default=False)],
+    work_dir: Annotated[Path | None, typer.Option(
+        help="Folder for checkpoints and logs. Default: work_dirs/<config name>.")] = None,
+    gpus: Annotated[int, typer.Option(
+        help="Processes: 1 trains on the GPU if there is one, else on the CPU; more starts distributed "
+             "data-parallel training with torchrun (on a CPU-only machine: that many CPU processes).")] = 1,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue from the work folder's last checkpoint.")]
+    = False,
+    cfg_options: CfgOptionsOption = None,
+) -> None:
+    """Train a detector from an mmdetection config (needs the mmdet extra)."""
+    import subprocess
+
+    _models("train", (config, "config file"))
+    from ..models.train import train
+
+    try:
+        folder = train(config, work_dir, gpus, resume, cfg_options)
+    except subprocess.CalledProcessError as exc:
+        say(f"error: distributed training stopped with exit code {exc.returncode}")
+        raise typer.Exit(exc.returncode or 1) from None
+    say(f"checkpoints and logs in {folder}")
+
+
+@app.command("test")
+def test_command(
+    config: Annotated[Path, typer.Argument(help="The config the checkpoint was trained with.", show_default=False)],
+    checkpoint: Annotated[Path, typer.Argument(help="A checkpoint (.pth).", show_default=False)],
+    results: Annotated[Path, typer.Option("--out", help="COCO result JSON to write, with the test set's image "
+                                          "ids: kaist-kit eval and submit read it.", show_default=False)],
+    work_dir: Annotated[Path | None, typer.Option(
+        help="Folder for the logs. Default: work_dirs/<config name>.")] = None,
+    cfg_options: CfgOptionsOption = None,
+) -> None:
+    """Run a checkpoint on the config's test set, write the results and print the miss rates."""
+    from .. import report
+    from ..evaluate import evaluate_files
+    from ..groundtruth import load_ground_truth
+
+    _models("test", (config, "config file"), (checkpoint, "checkpoint"))
+    from ..models.predict import test
+
+    run = test(config, checkpoint, results, work_dir, cfg_options)
+    say(f"results written to {run.results}")
+    gt = load_ground_truth(run.ground_truth)
+    if not (~gt.ignore).any():
+        say(f"{run.ground_truth} has no pedestrians to score against: no miss rates")
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", KitWarning)  # the metric's log has already said them
+        found = evaluate_files([run.results], gt, run.settings, protocols=[run.protocol], names=[config.stem])
+    report.print_table(found, out, "\n".join([f"ground truth: {gt.describe()}"] + report.protocol_notes(found)))
+
+
+@app.command("infer")
+def infer_command(
+    config: Annotated[Path, typer.Argument(help="The config the checkpoint was trained with.", show_default=False)],
+    checkpoint: Annotated[Path, typer.Argument(help="A checkpoint (.pth).", show_default=False)],
+    visible: Annotated[Path, typer.Argument(help="The colour picture.", show_default=False)],
+    lwir: Annotated[Path, typer.Argument(help="The thermal picture of the same frame.", show_default=False)],
+    figure: Annotated[Path, typer.Option("--out", help="Figure to write (.png, .pdf or .svg).",
+                                         show_default=False)],
+    score_threshold: Annotated[float, typer.Option(help="Draw detections scoring at least this.")] = 0.3,
+    cfg_options: CfgOptionsOption = None,
+) -> None:
+    """Detect pedestrians on one visible/thermal pair and draw them on both pictures."""
+    from ..plots import check_figure_path
+
+    check_figure_path(figure)
+    _models("infer", (config, "config file"), (checkpoint, "checkpoint"), (visible, "picture"), (lwir, "picture"))
+    from ..models.predict import infer
+
+    found = infer(config, checkpoint, visible, lwir, figure, score_threshold, cfg_options)
+    shown = int((found.scores >= score_threshold).sum())
+    say(f"{shown} detections scoring {score_threshold:g} or more (of {len(found.scores)}) drawn to {figure}")

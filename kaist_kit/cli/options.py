@@ -1,0 +1,102 @@
+"""Options that several verbs share, declared once, with help and defaults taken from the library."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..groundtruth import GT_ENV, default_gt_path
+from ..settings import KAIST_FRAME_SIZE, PROTOCOLS, SETTINGS, SPLITS
+
+# Choices as enums, so that --help lists them and typer rejects anything else.
+Split = Enum("Split", {name: name for name in SPLITS}, type=str)
+ProtocolName = Enum("ProtocolName", {name: name for name in PROTOCOLS}, type=str)
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+    markdown = "markdown"
+
+
+class TableOrJson(str, Enum):
+    table = "table"
+    json = "json"
+
+
+_PROTOCOL_HELP = ("leaderboard: the public leaderboard's evaluator. matlab: the KAIST devkit most papers "
+                  "quote.")
+_SETTINGS = ", ".join(SETTINGS)
+
+GroundTruthOption = Annotated[Path | None, typer.Option(
+    "--gt", help=f"Ground truth (COCO JSON). Default: ${GT_ENV}, then {default_gt_path()}.")]
+ProtocolsOption = Annotated[list[ProtocolName], typer.Option(
+    "--protocol", help=f"{_PROTOCOL_HELP} Repeat for both.")]
+ProtocolOption = Annotated[ProtocolName, typer.Option("--protocol", help=_PROTOCOL_HELP)]
+SettingsOption = Annotated[list[str] | None, typer.Option(
+    "--setting", help=f"Setting: {_SETTINGS}; repeatable. Default: reasonable.")]
+SplitsOption = Annotated[list[Split] | None, typer.Option(
+    "--split", help=f"Split to score; repeat for several. Default: {', '.join(SPLITS)}.")]
+DevkitShiftOption = Annotated[bool, typer.Option(
+    "--devkit-shift/--no-devkit-shift",
+    help="Read per-image folders as the devkit does (x1+1, y1+1, x2-x1, y2-y1 at four decimals). "
+         "--no-devkit-shift reads x1, y1 as they are.")]
+FormatOption = Annotated[OutputFormat, typer.Option("--format", help="Output format.")]
+TableOrJsonOption = Annotated[TableOrJson, typer.Option("--format", help="Output format.")]
+NamesOption = Annotated[list[str] | None, typer.Option(
+    "--name", help="Method name for each result, in order. Default: the file name before '_result'.")]
+PlotOption = Annotated[Path | None, typer.Option(
+    "--plot", help="Also draw the MR-FPPI curves to this figure (.png, .pdf or .svg).")]
+ResamplesOption = Annotated[int, typer.Option("--resamples", min=1, help="Bootstrap resamples of the images.")]
+SeedOption = Annotated[int, typer.Option(
+    "--seed", help="Random seed of the bootstrap: the same seed gives the same intervals.")]
+IdOffsetOption = Annotated[int, typer.Option(
+    "--id-offset", help="Add this to every image id as written: -1 for COCO JSON written with 1-based ids, "
+                        "1 for txt written 0-based.")]
+CornersOption = Annotated[bool, typer.Option(
+    "--corners", help="Read boxes as corners x1, y1, x2, y2 instead of x, y, width, height.")]
+CfgOptionsOption = Annotated[list[str] | None, typer.Option(
+    "--cfg-options", help="Override a config entry, KEY=VALUE (e.g. train_dataloader.batch_size=8); repeatable. "
+                          "data_root=DIR moves every dataset to DIR.")]
+
+DEFAULT_SPLITS = tuple(SPLITS)
+DEFAULT_PROTOCOLS = [ProtocolName.leaderboard]
+DEFAULT_SIZE = "x".join(map(str, KAIST_FRAME_SIZE))
+
+
+def setting_names(values: list[str] | None, hint: str = "--setting") -> list[str]:
+    """The settings asked for (default: reasonable), each checked against the named ones."""
+    names = list(dict.fromkeys(values or ["reasonable"]))
+    for name in names:
+        if name not in SETTINGS:
+            raise typer.BadParameter(f"unknown setting {name!r}; choose from {_SETTINGS}", param_hint=hint)
+    return names
+
+
+def split_names(values: list[Split] | None) -> list[str]:
+    return [s.value for s in values] if values else list(DEFAULT_SPLITS)
+
+
+def method_names(names: list[str] | None, results: list[Path]) -> list[str] | None:
+    if names and len(names) != len(results):
+        raise typer.BadParameter(f"{len(names)} names for {len(results)} results", param_hint="--name")
+    return names
+
+
+def parse_size(value: str) -> tuple[int, int]:
+    try:
+        width, height = (int(v) for v in value.lower().split("x"))
+    except ValueError:
+        raise typer.BadParameter(f"{value!r} is not WIDTHxHEIGHT, e.g. {DEFAULT_SIZE}") from None
+    return width, height
+
+
+def load_gt(path: Path | None):
+    """The ground truth the verbs score against: ``--gt``, else the usual places (see `find_gt`)."""
+    from ..groundtruth import find_gt, load_ground_truth
+
+    return load_ground_truth(find_gt(path))

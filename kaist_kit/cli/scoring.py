@@ -1,0 +1,201 @@
+"""Scoring results: `eval`, `diagnose` and `compare`."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ..diagnosis import DEFAULT_EXAMPLES, DEFAULT_FPPI, FOREGROUND_HEIGHT
+from .app import app, out, say
+from .options import (
+    DEFAULT_PROTOCOLS,
+    DevkitShiftOption,
+    FormatOption,
+    GroundTruthOption,
+    NamesOption,
+    OutputFormat,
+    PlotOption,
+    ProtocolName,
+    ProtocolOption,
+    ProtocolsOption,
+    ResamplesOption,
+    SeedOption,
+    SettingsOption,
+    SplitsOption,
+    TableOrJson,
+    TableOrJsonOption,
+    load_gt,
+    method_names,
+    setting_names,
+    split_names,
+)
+
+RESULTS_HELP = ("Result files: COCO result JSON (0-based image ids), leaderboard txt (image_id,x,y,w,h,score, "
+                "1-based), the devkit's aggregated txt, a per-image folder, or a .zip / .tar.gz of any of them.")
+
+
+@app.command("eval")
+def eval_command(
+    results: Annotated[list[Path], typer.Argument(help=RESULTS_HELP, show_default=False)],
+    gt: GroundTruthOption = None,
+    split: SplitsOption = None,
+    images: Annotated[list[Path] | None, typer.Option(
+        help="A list file of image names or ids to score as an extra split; repeatable.")] = None,
+    setting: SettingsOption = None,
+    protocol: ProtocolsOption = DEFAULT_PROTOCOLS,
+    format: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
+    name: NamesOption = None,
+    devkit_shift: DevkitShiftOption = True,
+    curves: Annotated[bool, typer.Option(help="With --format json, include the full curves.")] = False,
+) -> None:
+    """Score results with the log-average miss rate, exactly as the leaderboard or the devkit."""
+    from .. import report
+    from ..evaluate import evaluate_files
+    from ..imagesets import list_name, read_image_list
+    from ..plots import check_figure_path, plot_results
+
+    names = method_names(name, results)
+    settings = setting_names(setting)
+    if plot is not None:
+        check_figure_path(plot)
+    splits: list = split_names(split) if split or not images else []
+    for list_path in images or []:
+        splits.append((list_name(list_path), read_image_list(list_path)))
+    ground_truth = load_gt(gt)
+    for _, selection in (s for s in splits if not isinstance(s, str)):
+        ground_truth.split_mask(selection)  # reject unknown images before any work
+    found = evaluate_files(results, ground_truth, settings, splits, [p.value for p in protocol],
+                           names=names, devkit_shift=devkit_shift)
+
+    if format is OutputFormat.json:
+        print(report.to_json(found, with_curve=curves))
+    elif format is OutputFormat.csv:
+        sys.stdout.write(report.to_csv(found))
+    elif format is OutputFormat.markdown:
+        sys.stdout.write(report.to_markdown(found))
+    else:
+        caption = "\n".join([f"ground truth: {ground_truth.describe()}"] + report.protocol_notes(found))
+        report.print_table(found, out, caption)
+    if plot is not None:
+        plot_results(found, plot)
+        say(f"figure written to {plot}")
+
+
+def _positive(value: float, option: str) -> None:
+    if not (value > 0 and math.isfinite(value)):
+        raise typer.BadParameter("must be a positive number", param_hint=option)
+
+
+@app.command("diagnose")
+def diagnose_command(
+    result: Annotated[Path, typer.Argument(help="A result in any format `kaist-kit eval` reads.", show_default=False)],
+    gt: GroundTruthOption = None,
+    out_dir: Annotated[Path | None, typer.Option(
+        "--out", help="Folder for diagnosis.json, report.md, the figures and the drawn examples.")] = None,
+    setting: Annotated[str, typer.Option(
+        help="The setting the false positives, misses, oracles and examples are shown for (JSON has every "
+             "setting); the LAMR table covers all ten.")] = "reasonable",
+    split: SplitsOption = None,
+    protocol: ProtocolOption = ProtocolName.leaderboard,
+    resamples: ResamplesOption = DEFAULT_RESAMPLES,
+    seed: SeedOption = DEFAULT_SEED,
+    fppi: Annotated[float, typer.Option(
+        help="Operating point: the last detection of the curve whose FPPI does not exceed this.")] = DEFAULT_FPPI,
+    score_threshold: Annotated[float | None, typer.Option(
+        help="Operating point at this score threshold instead of --fppi.")] = None,
+    foreground_height: Annotated[float, typer.Option(
+        help="Foreground: unoccluded pedestrians at least this tall (px); 115 is KAIST's 'near' (about 11 m).")]
+    = FOREGROUND_HEIGHT,
+    images: Annotated[list[Path] | None, typer.Option(
+        help="Folders of the visible/lwir pictures, to draw the worst examples (KAIST's images/ tree or flat "
+             "setXX_VYYY_IZZZZZ_visible.png files). Default: images/ beside the ground truth.")] = None,
+    examples: Annotated[int, typer.Option(min=0, help="Worst examples per error type.")] = DEFAULT_EXAMPLES,
+    name: Annotated[str | None, typer.Option(help="Method name. Default: the file name before '_result'.")]
+    = None,
+    devkit_shift: DevkitShiftOption = True,
+    format: TableOrJsonOption = TableOrJson.table,
+) -> None:
+    """Why a detector misses: LAMR with intervals, false positives by type, misses, foreground c*, oracles."""
+    import json
+
+    from ..detections import load_detections, method_name
+    from ..diagnosis import diagnose
+    from ..diagnosis_report import print_tables, tables
+    from ..groundtruth import find_gt, load_ground_truth
+
+    setting_names([setting])
+    _positive(fppi, "--fppi")
+    if score_threshold is not None and not math.isfinite(score_threshold):
+        raise typer.BadParameter("must be a finite number", param_hint="--score-threshold")
+    _positive(foreground_height, "--foreground-height")
+    gt_path = find_gt(gt)
+    ground_truth = load_ground_truth(gt_path)
+    dets = load_detections(result, ground_truth, devkit_shift=devkit_shift)
+    roots = images or [gt_path.parent / "images", gt_path.parent]
+    found = diagnose(ground_truth, dets, name or method_name(result), protocol.value,
+                     splits=split_names(split), main_setting=setting,
+                     resamples=resamples, seed=seed, fppi=fppi, score_threshold=score_threshold,
+                     foreground_height=foreground_height, images=roots if out_dir is not None else (),
+                     examples=examples, out_dir=out_dir)
+    if format is TableOrJson.json:
+        print(json.dumps(found.to_dict(), indent=1))
+    else:
+        print_tables(tables(found, detailed=False), out)
+    if out_dir is not None:
+        drawn = sum(1 for e in found.examples if e.picture)
+        say(f"diagnosis written to {out_dir}: diagnosis.json, report.md, 4 figures, {drawn} drawn examples")
+
+
+@app.command("compare")
+def compare_command(
+    results: Annotated[list[Path], typer.Argument(help="Two or more results, in any format `kaist-kit eval` reads.",
+                                                  show_default=False)],
+    gt: GroundTruthOption = None,
+    setting: Annotated[list[str] | None, typer.Option(
+        help="Setting; repeatable. Default: the protocol's own (leaderboard: reasonable, reasonable-small, "
+             "reasonable-heavy, all-pedestrians; matlab: reasonable and the devkit's six).")] = None,
+    split: SplitsOption = None,
+    protocol: ProtocolOption = ProtocolName.leaderboard,
+    resamples: ResamplesOption = DEFAULT_RESAMPLES,
+    seed: SeedOption = DEFAULT_SEED,
+    plot: PlotOption = None,
+    name: NamesOption = None,
+    devkit_shift: DevkitShiftOption = True,
+    format: TableOrJsonOption = TableOrJson.table,
+) -> None:
+    """Methods side by side with bootstrap intervals, and paired bootstrap tests of their differences."""
+    import json
+
+    from ..comparison import compare, comparison_table
+    from ..detections import load_detections
+    from ..diagnosis_report import print_tables
+    from ..evaluate import unique_method_names
+    from ..plots import check_figure_path, plot_results
+
+    if len(results) < 2:
+        raise typer.BadParameter("give at least two results to compare", param_hint="RESULTS")
+    names = method_names(name, results) or unique_method_names(results)
+    if len(set(names)) < len(names):
+        raise typer.BadParameter("two results have the same name; name them with --name", param_hint="--name")
+    settings = setting_names(setting) if setting else None
+    if plot is not None:
+        check_figure_path(plot)
+    ground_truth = load_gt(gt)
+    methods = [(n, load_detections(path, ground_truth, devkit_shift=devkit_shift)) for n, path in zip(names, results)]
+    found = compare(ground_truth, methods, protocol.value, settings, split_names(split), resamples, seed)
+    if format is TableOrJson.json:
+        print(json.dumps(found.to_dict(), indent=1))
+    else:
+        print_tables([comparison_table(found)], out)
+        out.print("Paired bootstrap tests (two-sided p; see docs/diagnosis.md):", highlight=False)
+        for difference in found.differences:
+            out.print(f"  {difference.sentence()}", highlight=False, markup=False)
+    if plot is not None:
+        plot_results(found.results(), plot)
+        say(f"figure written to {plot}")

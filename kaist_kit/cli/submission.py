@@ -1,0 +1,62 @@
+"""Challenge entries: `submit` packages a result, or checks one as it is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..groundtruth import GT_ENV, default_gt_path
+from .app import app, out
+from .options import CornersOption, DevkitShiftOption, IdOffsetOption
+
+
+@app.command("submit")
+def submit_command(
+    result: Annotated[Path, typer.Argument(
+        help="A result in any format `kaist-kit eval` reads (COCO result JSON, leaderboard txt, "
+             "per-image folder, archives, `kaist-kit test` output); with --check, also a submission zip.",
+        show_default=False)],
+    out_zip: Annotated[Path | None, typer.Option("--out", help="The submission zip to write.")] = None,
+    check: Annotated[bool, typer.Option(
+        "--check", help="Only validate RESULT as it is and predict its leaderboard score; write nothing. "
+                        "Exit code 1 when the leaderboard would not score it correctly.")] = False,
+    gt: Annotated[Path | None, typer.Option(
+        help="Ground truth (COCO JSON), for the self-evaluated miss rate and the overlap checks. "
+             f"Default: ${GT_ENV}, then {default_gt_path()}, else none.")] = None,
+    method: Annotated[str | None, typer.Option(
+        help="Method name for the manifest and the results file. Default: the file name before "
+             "'_result'.")] = None,
+    id_offset: IdOffsetOption = 0,
+    corners: CornersOption = False,
+    devkit_shift: DevkitShiftOption = True,
+) -> None:
+    """Package a result as a leaderboard submission (a zip with the results and a manifest), or check one."""
+    from ..errors import InputError
+    from ..groundtruth import find_gt, load_ground_truth
+    from ..submission import check as check_file
+    from ..submission import package
+    from ..submission.report import check_lines, package_lines
+
+    if check and (out_zip is not None or id_offset or corners or method):
+        raise typer.BadParameter("--check validates the file as it is; --out, --method, --id-offset and "
+                                 "--corners apply when packaging", param_hint="--check")
+    if not check and out_zip is None:
+        raise typer.BadParameter("say where to write the submission, e.g. --out submission.zip",
+                                 param_hint="--out")
+    if gt is None:
+        try:
+            gt = find_gt(None)
+        except InputError:
+            gt = None  # the packager checks what it can without labels, and says so
+    ground_truth = load_ground_truth(gt) if gt is not None else None
+    if check:
+        report = check_file(result, ground_truth, devkit_shift=devkit_shift)
+        out.print("\n".join(check_lines(report)), markup=False, highlight=False)
+        if not report.ok:
+            raise typer.Exit(1)
+        return
+    written = package(result, out_zip, ground_truth, method, id_offset=id_offset, corners=corners,
+                      devkit_shift=devkit_shift)
+    out.print("\n".join(package_lines(written)), markup=False, highlight=False)
