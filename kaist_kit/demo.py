@@ -7,18 +7,17 @@ import os
 import shutil
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .comparison import Comparison, compare
 from .converters import convert
-from .detections import detections_from_coco
 from .diagnosis import diagnose
 from .errors import InputError, KitWarning
 from .evaluate import Result, evaluate
-from .files import write_json_atomic
 from .groundtruth import load_ground_truth
 from .plots import plot_results
+from .results import write_coco_results
 from .show import draw_frame, find_pictures
 from .simulate import DEMO_METHODS, simulate
 from .submission import package
@@ -55,17 +54,17 @@ def run_demo(out: str | os.PathLike = "kaist-kit-demo", frames: int = 200, seed:
     gt = load_ground_truth(gt_path)
 
     say("3/7 simulating three detectors: fusion, visible-only and thermal-only")
-    results = {}
+    results, detections = {}, {}
     for method in DEMO_METHODS:
         path = out / "results" / f"{method.name}_result.json"
-        write_json_atomic(path, simulate(gt, method, seed))
+        found = simulate(gt, method, seed)
+        write_coco_results(path, gt.image_ids[found.image], found.boxes, found.scores)
         results[method.name] = path
+        detections[method.name] = replace(found, source=str(path))
 
     say("4/7 scoring them (leaderboard protocol, reasonable setting, all / day / night)")
     scores = []
-    detections = {}
-    for name, path in results.items():
-        detections[name] = detections_from_coco(json.loads(path.read_text()), gt, str(path))
+    for name in results:
         scores += evaluate(gt, detections[name], ["reasonable"], method=name)
     figure = out / "mr-fppi.png"
     plot_results(scores, figure)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .detections import Detections
 from .groundtruth import GroundTruth
 
 
@@ -27,10 +28,11 @@ DEMO_METHODS = (
 )
 
 
-def simulate(gt: GroundTruth, method: SimulatedMethod, seed: int = 0) -> list[dict]:
-    """COCO result records of a simulated detector on ``gt``'s images."""
+def simulate(gt: GroundTruth, method: SimulatedMethod, seed: int = 0) -> Detections:
+    """A simulated detector's detections on ``gt``'s images, by image and best first, as a detector
+    writes them; boxes to two decimals and scores to five, as a result file would hold them."""
     rng = np.random.default_rng([seed, sum(map(ord, method.name))])
-    records = []
+    records: list[tuple[int, list[float], float]] = []
     for image in range(gt.n_images):
         period = gt.image_periods[image] or "day"
         width, height = gt.image_sizes[image]
@@ -45,20 +47,20 @@ def simulate(gt: GroundTruth, method: SimulatedMethod, seed: int = 0) -> list[di
             noise = rng.normal(0, method.jitter, 4) * [w, h, w, h]
             box = [x + noise[0], y + noise[1], max(2.0, w + noise[2]), max(4.0, h + noise[3])]
             score = float(rng.beta(6, 1.6))
-            records.append(_record(gt, image, box, score))
+            records.append((image, box, score))
             if rng.random() < 0.05:  # a duplicate, a little off
                 shifted = [box[0] + 0.3 * w, box[1], box[2], box[3]]
-                records.append(_record(gt, image, shifted, score * rng.uniform(0.3, 0.8)))
+                records.append((image, shifted, score * rng.uniform(0.3, 0.8)))
         for _ in range(rng.poisson(method.false_positives[period])):
             h = float(np.clip(rng.lognormal(np.log(50), 0.4), 12, height * 0.8))
             w = h * rng.uniform(0.35, 0.5)
             box = [rng.uniform(0, width - w), rng.uniform(0.2 * height, max(0.2 * height, height - h)), w, h]
-            records.append(_record(gt, image, box, float(rng.beta(1.6, 4))))
-    # As a detector writes them: by image, best first.
-    records.sort(key=lambda r: (r["image_id"], -r["score"]))
-    return records
-
-
-def _record(gt: GroundTruth, image: int, box, score: float) -> dict:
-    return {"image_id": int(gt.image_ids[image]), "category_id": 1,
-            "bbox": [round(float(v), 2) for v in box], "score": round(score, 5)}
+            records.append((image, box, float(rng.beta(1.6, 4))))
+    if not records:
+        return Detections.empty(method.name, "coco")
+    image = np.array([r[0] for r in records], np.int64)
+    # Python's round (correctly rounded decimals), as a writer printing two and five decimals would.
+    boxes = np.array([[round(float(v), 2) for v in box] for _, box, _ in records], np.float64)
+    scores = np.array([round(score, 5) for _, _, score in records], np.float64)
+    order = np.lexsort((-scores, image))  # stable: equal scores keep the order they were made in
+    return Detections(image[order], boxes[order], scores[order], method.name, "coco")

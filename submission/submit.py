@@ -21,6 +21,7 @@ from kaist_kit.errors import InputError
 from kaist_kit.evaluate import Result
 from kaist_kit.files import atomic_path
 from kaist_kit.groundtruth import GroundTruth, load_ground_truth
+from kaist_kit.results import coco_results_text
 
 from .checks import (
     CRASH,
@@ -143,18 +144,7 @@ def check(path: str | os.PathLike, gt: GroundTruth | str | os.PathLike | None = 
 def results_json(inspection: Inspection) -> bytes:
     """The packaged detections as compact COCO result JSON, in the leaderboard's image ids."""
     dets = inspection.packaged
-    ids = inspection.submission_ids[dets.image].tolist()
-    boxes, scores = dets.boxes.tolist(), dets.scores.tolist()
-    parts = [f'{{"image_id":{i},"category_id":1,"bbox":[{_num(b[0])},{_num(b[1])},{_num(b[2])},'
-             f'{_num(b[3])}],"score":{_num(s)}}}' for i, b, s in zip(ids, boxes, scores)]
-    return ("[" + ",".join(parts) + "]").encode()
-
-
-def _num(value: float) -> str:
-    """The shortest text that reads back as exactly this number."""
-    if value.is_integer() and abs(value) < 2 ** 53:
-        return str(int(value))
-    return repr(value)
+    return coco_results_text(inspection.submission_ids[dets.image], dets.boxes, dets.scores)
 
 
 def _ground_truth(gt: GroundTruth | str | os.PathLike | None) -> GroundTruth | None:

@@ -111,5 +111,5 @@ def test_simulated_detectors_on_small_pictures(tmp_path):
     convert("improved", tmp_path / "s" / "annotations-improved", tmp_path / "gt.json", image_size=(96, 64))
     gt = load_ground_truth(tmp_path / "gt.json")
     for method in DEMO_METHODS:
-        records = simulate(gt, method)
-        assert records and all(0 <= r["bbox"][1] <= 64 and r["bbox"][2] > 0 for r in records)
+        found = simulate(gt, method)
+        assert len(found) and np.all((found.boxes[:, 1] >= 0) & (found.boxes[:, 1] <= 64) & (found.boxes[:, 2] > 0))

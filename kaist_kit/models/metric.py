@@ -11,25 +11,25 @@ from mmdet.registry import METRICS
 from mmengine.evaluator import BaseMetric
 from mmengine.logging import MMLogger
 
-from ..detections import detections_from_coco
+from ..detections import read_coco_results
 from ..errors import KitWarning
 from ..evaluate import evaluate
-from ..files import write_json_atomic
 from ..groundtruth import load_ground_truth
+from ..results import coco_results_text, write_coco_results
 from ..settings import SPLITS, get_protocol, get_setting
 
 
-def coco_records(predictions: Sequence[tuple[int, np.ndarray, np.ndarray]]) -> list[dict]:
-    """COCO result records from (image id, boxes x1 y1 x2 y2, scores), by image id and then by
-    descending score, as the leaderboard's evaluator needs them."""
-    records = []
-    for image_id, boxes, scores in sorted(predictions, key=lambda p: p[0]):
-        for k in np.argsort(-scores, kind="stable"):
-            x1, y1, x2, y2 = (float(v) for v in boxes[k])
-            records.append({"image_id": int(image_id), "category_id": 1,
-                            "bbox": [round(x1, 2), round(y1, 2), round(x2 - x1, 2), round(y2 - y1, 2)],
-                            "score": float(scores[k])})
-    return records
+def prediction_arrays(predictions: Sequence[tuple[int, np.ndarray, np.ndarray]]) -> tuple[np.ndarray, ...]:
+    """(image ids, boxes x y w h to two decimals, scores) from (image id, boxes x1 y1 x2 y2, scores), by
+    image id and then by descending score, as the leaderboard's evaluator needs them."""
+    ids, boxes, scores = [], [], []
+    for image_id, corners, found in sorted(predictions, key=lambda p: p[0]):
+        for k in np.argsort(-found, kind="stable"):
+            x1, y1, x2, y2 = (float(v) for v in corners[k])
+            ids.append(int(image_id))
+            boxes.append([round(x1, 2), round(y1, 2), round(x2 - x1, 2), round(y2 - y1, 2)])
+            scores.append(float(found[k]))
+    return np.array(ids, np.int64), np.array(boxes, np.float64).reshape(-1, 4), np.array(scores, np.float64)
 
 
 @METRICS.register_module()
@@ -74,14 +74,17 @@ class KaistMetric(BaseMetric):
         return str(path)
 
     def compute_metrics(self, results: list) -> dict[str, float]:
-        records = coco_records(results)
+        arrays = prediction_arrays(results)
         if self.results_file:
-            write_json_atomic(self.results_file, records)
+            text = write_coco_results(self.results_file, *arrays)
+        else:
+            text = coco_results_text(*arrays)
         gt = load_ground_truth(self.ground_truth_path())
         logger = MMLogger.get_current_instance()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", KitWarning)
-            dets = detections_from_coco(records, gt, str(self.results_file or "predictions"))
+            # Scored as written, so that the numbers are those `kaist-kit eval` gives the file.
+            dets = read_coco_results(text.decode(), str(self.results_file or "predictions"), gt)
             scores = evaluate(gt, dets, self.settings, self.splits, [self.protocol])
         for warning in caught:
             logger.warning(str(warning.message))
