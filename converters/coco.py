@@ -13,7 +13,7 @@ import json
 from itertools import repeat
 from operator import mul
 
-from kaist_kit.groundtruth import period_of
+from kaist_kit.frames import period_of
 
 # The leaderboard's categories. Person is the positive class; every other label is an ignore
 # region at evaluation. The labels of the sanitized and paired sets follow.

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import numpy as np
 
 from .errors import InputError
 from .files import decode_text, json_line, parse_json, read_bytes
+from .frames import find_frame, period_of
 from .settings import KAIST_FRAME_SIZE
 
 # The leaderboard's test-all-20 ground truth, identified by content as the leaderboard does.
@@ -19,9 +19,6 @@ LEADERBOARD_GT_MD5 = "6cc457f0beeea4fff5392078354e0a51"
 GT_ENV = "KAIST_KIT_GT"
 GT_FILENAME = "test-all-20.leaderboard.json"
 
-_SET_RE = re.compile(r"set(\d\d)")
-# KAIST sets: set00-02 and set06-08 are day, set03-05 and set09-11 night.
-_NIGHT_SETS = {3, 4, 5, 9, 10, 11}
 
 
 def default_gt_path() -> Path:
@@ -43,14 +40,6 @@ def find_gt(path: str | os.PathLike | None) -> Path:
         "(it is published with the KAIST multispectral leaderboard; `kaist-kit convert improved "
         "--compat leaderboard` rebuilds it from the improved test annotations)"
     )
-
-
-def period_of(name: str) -> str:
-    """'day' or 'night' from a KAIST frame name, '' when the name has no set number."""
-    match = _SET_RE.search(name)
-    if not match:
-        return ""
-    return "night" if int(match.group(1)) in _NIGHT_SETS else "day"
 
 
 @dataclass
@@ -150,7 +139,7 @@ def ground_truth_from_coco(data: object, path: str | os.PathLike | None = None,
         if not isinstance(img, dict) or not _is_int(img.get("id")):
             raise fail("image without an integer 'id'", "images", k)
         name = str(img.get("im_name") or img.get("file_name") or "")
-        name = _frame_name(name)
+        name = find_frame(name) or name
         period = img.get("period") or period_of(name)
         if period not in ("day", "night", ""):
             raise fail(f"image period {period!r} is neither 'day' nor 'night'", "images", k)
@@ -228,12 +217,6 @@ def _label(ann: dict, categories: dict, ignored: bool) -> str:
         return str(ann["label"])
     name = str(categories.get(ann.get("category_id"), "person"))
     return "ignore" if ignored and name == "person" else name
-
-
-def _frame_name(name: str) -> str:
-    """'setXX/VYYY/IZZZZZ' from an im_name or an image path such as images/set06/V000/visible/I00019.jpg."""
-    match = re.search(r"(set\d\d)[/_](V\d\d\d)[/_](?:(?:visible|lwir)/)?(I\d{5})", name)
-    return "/".join(match.groups()) if match else name
 
 
 def _is_int(value: object) -> bool:

@@ -16,11 +16,12 @@ from pathlib import Path
 
 from .errors import InputError
 from .files import read_text
+from .frames import find_frame
 
 _STANDARD = re.compile(r"^(train|test)-(all|day|night)-(01|02|04|20)$")
 _TRAIN_SETS = {"all": (0, 1, 2, 3, 4, 5), "day": (0, 1, 2), "night": (3, 4, 5)}
 _TEST_SETS = {"all": (6, 7, 8, 9, 10, 11), "day": (6, 7, 8), "night": (9, 10, 11)}
-FRAME = re.compile(r"set(\d\d)/V(\d\d\d)/I(\d{5})")
+FRAME = re.compile(r"set(\d\d)/V(\d\d\d)/I(\d{5})")  # a frame name as it is, for the rule
 
 
 def read_image_list(path: str | os.PathLike) -> list[str]:
@@ -81,8 +82,8 @@ def resolve_image_set(spec: str, frames: Iterable[str], search: Iterable[Path] =
 def _frames_of(path: Path) -> list[str]:
     out = []
     for number, item in _numbered_items(path):
-        m = FRAME.search(item.replace("_", "/"))
-        if not m:
+        frame = find_frame(item)
+        if frame is None:
             raise InputError(f"{item!r} is not a frame name setXX/VYYY/IZZZZZ", path, number)
-        out.append(m.group(0))
+        out.append(frame)
     return out

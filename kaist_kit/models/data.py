@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 
 import mmcv
@@ -16,20 +15,16 @@ from mmengine import fileio
 
 from ..errors import InputError, quantity
 from ..files import load_json
-from ..groundtruth import period_of
+from ..frames import find_frame, period_of
 from ..settings import KAIST_FRAME_SIZE
 
 MODALITIES = ("visible", "lwir")
 # Where each modality sits in the six-channel image that `LoadKaistPair` builds.
 CHANNELS = {"visible": slice(0, 3), "lwir": slice(3, 6)}
 
-_FRAME = re.compile(r"(set\d\d)[/_](V\d\d\d)[/_](?:(?:visible|lwir)/)?(I\d{5})")
-
-
 def frame_name(path: str | os.PathLike) -> str:
     """'setXX/VYYY/IZZZZZ' when a picture's path names a KAIST frame, else the file name."""
-    match = _FRAME.search(str(path).replace(os.sep, "/"))
-    return "/".join(match.groups()) if match else os.path.basename(str(path))
+    return find_frame(path) or os.path.basename(str(path))
 
 
 def picture_names(image: dict) -> tuple[str, str]:
@@ -41,11 +36,11 @@ def picture_names(image: dict) -> tuple[str, str]:
     if image.get("file_name") and image.get("lwir_file_name"):
         return str(image["file_name"]), str(image["lwir_file_name"])
     name = str(image.get("im_name") or image.get("file_name") or "")
-    match = _FRAME.search(name)
-    if not match:
+    frame = find_frame(name)
+    if frame is None:
         raise ValueError(f"image {image.get('id')!r} has neither file_name and lwir_file_name nor a "
                          "KAIST frame name (setXX/VYYY/IZZZZZ) in im_name")
-    set_name, video, stem = match.groups()
+    set_name, video, stem = frame.split("/")
     return f"{set_name}/{video}/visible/{stem}.jpg", f"{set_name}/{video}/lwir/{stem}.jpg"
 
 
