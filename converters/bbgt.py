@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 import re
 
+from kaist_kit.files import is_number
+
 from .problems import Problems
 
 HEADER = re.compile(r"^%\s*bbGt\s+version\s*=\s*(\d+)\s*$")
@@ -67,7 +69,7 @@ def parse_bbgt(text: str, path: str, problems: Problems, keep_empty: bool = Fals
         try:
             values = [number(t) for t in tokens]
         except ValueError:
-            bad = next(t for t in tokens if not _is_number(t))
+            bad = next(t for t in tokens if not is_number(t))
             problems.add("malformed line", f"{bad!r} is not a number", path, number_)
             raise BadFile from None
         if not all(math.isfinite(v) for v in values[5:]):  # the rest is check_object's
@@ -103,11 +105,3 @@ def check_object(label, x, y, w, h, occ, path, problems: Problems, line: int | N
     if label not in KNOWN_LABELS:
         problems.add("unknown label", f"label {label!r} kept as an ignore region", path, line)
     return (label, x, y, w, h, int(occ))
-
-
-def _is_number(token: str) -> bool:
-    try:
-        float(token)
-    except ValueError:
-        return False
-    return True

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import os
 import re
-import tarfile
-import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
 
 from kaist_kit.errors import InputError
+from kaist_kit.files import is_archive, read_archive
 
-ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
 _READ_SIZE = 1 << 16
 _BATCH = 256  # files open at once while reading
 
@@ -103,8 +101,8 @@ def open_source(path: str | os.PathLike) -> Source:
         raise InputError("no such file or folder", path)
     if path.is_dir():
         return Source(path)
-    if path.name.lower().endswith(ARCHIVE_SUFFIXES):
-        members = _read_archive(path)
+    if is_archive(path):
+        members = read_archive(path)
         by_folder: dict[str, list[str]] = {}
         for rel in members:
             folder, _, name = rel.rpartition("/")
@@ -134,17 +132,3 @@ def walk_folders(root: Path, rel_dir: str = "") -> Iterator[tuple[str, list[str]
         yield from walk_folders(root, folder)
 
 
-def _read_archive(path: Path) -> dict[str, bytes]:
-    try:
-        if path.name.lower().endswith(".zip"):
-            with zipfile.ZipFile(path) as archive:
-                return {n: archive.read(n) for n in archive.namelist() if not n.endswith("/")}
-        members = {}
-        with tarfile.open(path) as archive:
-            for member in archive:
-                if member.isfile():
-                    handle = archive.extractfile(member)
-                    members[member.name] = handle.read() if handle else b""
-        return members
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
-        raise InputError(f"cannot read the archive: {exc}", path) from None

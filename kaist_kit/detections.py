@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import os
 import re
-import tarfile
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,7 +32,7 @@ import numpy as np
 
 from .errors import InputError, KitWarning, warn
 from .errors import where as location
-from .files import decode_text, json_line, parse_json, read_bytes
+from .files import decode_text, is_archive, is_number, json_line, parse_json, read_archive, read_bytes
 from .groundtruth import GroundTruth
 
 FORMATS = ("auto", "coco", "txt", "per-image")
@@ -43,7 +41,6 @@ PERSON_CATEGORY = 1
 # What `kaist-kit submit` writes beside the results file in a submission zip.
 SUBMISSION_MANIFEST = "manifest.json"
 _FRAME_FILE = re.compile(r"(set\d\d)_(V\d\d\d)_(I\d{5})\.txt$")
-_ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
 
 
 class IdBaseWarning(KitWarning):
@@ -128,7 +125,7 @@ def load_detections(path: str | os.PathLike, gt: GroundTruth, format: str = "aut
             raise InputError("a folder of results must hold per-image setXX_VYYY_IZZZZZ.txt files", path)
         return _read_per_image({name: (str(p), _LazyFile(p)) for name, p in files.items()},
                                gt, path, devkit_shift, dropped)
-    if path.name.lower().endswith(_ARCHIVE_SUFFIXES):
+    if is_archive(path):
         return _read_archive(path, gt, format, devkit_shift, dropped, id_offset)
     raw = read_bytes(path)
     return _read_single(raw, str(path), gt, format, devkit_shift, dropped, id_offset)
@@ -174,20 +171,7 @@ class _LazyFile:
 def _read_archive(path: Path, gt: GroundTruth, format: str, devkit_shift: bool,
                   dropped: Dropped | None = None, id_offset: int = 0) -> Detections:
     members: dict[str, tuple[str, object]] = {}
-    try:
-        if path.name.lower().endswith(".zip"):
-            with zipfile.ZipFile(path) as archive:
-                contents = {n: archive.read(n) for n in archive.namelist() if not n.endswith("/")}
-        else:
-            with tarfile.open(path) as archive:
-                contents = {}
-                for member in archive.getmembers():
-                    if member.isfile():
-                        handle = archive.extractfile(member)
-                        contents[member.name] = handle.read() if handle else b""
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
-        raise InputError(f"cannot read the archive: {exc}", path) from None
-    contents = {n: data for n, data in contents.items()
+    contents = {n: data for n, data in read_archive(path).items()
                 if not Path(n).name.startswith(".") and "__MACOSX" not in n}
     frames = {Path(n).name: n for n in contents if _FRAME_FILE.search(Path(n).name)}
     if frames and format in ("auto", "per-image"):
@@ -307,21 +291,13 @@ def _parse_rows(text: str, where: str, ncols: int, label: bool = False) -> tuple
         try:
             values.extend(float(p) for p in parts)
         except ValueError:
-            bad = next(p for p in parts if not _is_float(p))
+            bad = next(p for p in parts if not is_number(p))
             raise InputError(f"{bad!r} is not a number", where, number) from None
         lines.append(number)
     rows = np.array(values, np.float64).reshape(-1, ncols)
     if label:
         return rows, np.array(lines, np.int64), labels  # type: ignore[return-value]
     return rows, np.array(lines, np.int64)
-
-
-def _is_float(token: str) -> bool:
-    try:
-        float(token)
-    except ValueError:
-        return False
-    return True
 
 
 def _check_values(boxes: np.ndarray, scores: np.ndarray, locate, dropped: Dropped | None = None,

@@ -37,6 +37,15 @@ def decode_text(data: bytes, path: str | os.PathLike) -> str:
         raise InputError("not UTF-8 text (is this a binary file?)", path, line) from None
 
 
+def is_number(token: str) -> bool:
+    """Whether a field of a text file reads as a number (what float() accepts)."""
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
 def parse_json(text: str, path: str | os.PathLike) -> Any:
     try:
         return json.loads(text)
@@ -115,6 +124,34 @@ def _object_value(text: str, pos: int, wanted: str, decoder: json.JSONDecoder) -
         if pos < len(text) and text[pos] == ",":
             pos = _skip_ws(text, pos + 1)
     return None
+
+
+ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
+
+
+def is_archive(path: str | os.PathLike) -> bool:
+    return str(path).lower().endswith(ARCHIVE_SUFFIXES)
+
+
+def read_archive(path: str | os.PathLike) -> dict[str, bytes]:
+    """Every regular file of a .zip or tar archive (.tar, .tar.gz, .tgz), by member name, in the
+    archive's order; an unreadable archive is an `InputError`."""
+    import tarfile
+    import zipfile
+
+    try:
+        if str(path).lower().endswith(".zip"):
+            with zipfile.ZipFile(path) as archive:
+                return {n: archive.read(n) for n in archive.namelist() if not n.endswith("/")}
+        members = {}
+        with tarfile.open(path) as archive:
+            for member in archive:
+                if member.isfile():
+                    handle = archive.extractfile(member)
+                    members[member.name] = handle.read() if handle else b""
+        return members
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
+        raise InputError(f"cannot read the archive: {exc}", path) from None
 
 
 @contextlib.contextmanager
