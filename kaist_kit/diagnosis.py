@@ -34,9 +34,10 @@ from .matching import (
     Pairs,
     greedy_match,
     ignore_masks,
+    in_border_margin,
     overlaps_by_image,
 )
-from .settings import BORDER_MARGIN, SETTINGS, SPLITS, Protocol, Setting, get_protocol, get_setting
+from .settings import SETTINGS, SPLITS, Protocol, Setting, get_protocol, get_setting
 
 # False-positive types, in order of precedence: a false positive takes the first type it fits.
 FP_TYPES = ("duplicate", "scale", "localization", "ghost")
@@ -179,9 +180,7 @@ def _positions(gt: GroundTruth) -> np.ndarray:
     x, y, w, h = gt.boxes.T
     width, height = gt.image_sizes[gt.ann_image].T
     truncated = (x <= 0) | (y <= 0) | (x + w >= width) | (y + h >= height)
-    margin = ((x < BORDER_MARGIN) | (y < BORDER_MARGIN)
-              | (x + w > width - BORDER_MARGIN) | (y + h > height - BORDER_MARGIN))
-    return np.where(truncated, 2, np.where(margin, 1, 0))
+    return np.where(truncated, 2, np.where(in_border_margin(gt), 1, 0))
 
 
 @dataclass

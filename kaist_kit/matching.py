@@ -91,14 +91,18 @@ def _pairs(dets: np.ndarray, image: np.ndarray, boxes: np.ndarray, counts: np.nd
     return Pairs(det[keep], g[keep], iou[keep], iod[keep])
 
 
-def ignore_masks(gt: GroundTruth, settings: list[Setting]) -> np.ndarray:
-    """(S, N) bool: whether each ground truth is ignored in each setting (inputs are not modified)."""
+def in_border_margin(gt: GroundTruth) -> np.ndarray:
+    """(N,) bool: the boxes closer than BORDER_MARGIN to their image's border, which every setting ignores."""
     x, y, w, h = gt.boxes.T
     width, height = gt.image_sizes[gt.ann_image].T
-    outside = ((x < BORDER_MARGIN) | (y < BORDER_MARGIN)
-               | (x + w > width - BORDER_MARGIN) | (y + h > height - BORDER_MARGIN))
-    base = gt.ignore | outside
-    masks = np.empty((len(settings), len(x)), bool)
+    return ((x < BORDER_MARGIN) | (y < BORDER_MARGIN)
+            | (x + w > width - BORDER_MARGIN) | (y + h > height - BORDER_MARGIN))
+
+
+def ignore_masks(gt: GroundTruth, settings: list[Setting]) -> np.ndarray:
+    """(S, N) bool: whether each ground truth is ignored in each setting (inputs are not modified)."""
+    base = gt.ignore | in_border_margin(gt)
+    masks = np.empty((len(settings), len(base)), bool)
     for k, s in enumerate(settings):
         lo, hi = s.height
         masks[k] = (base | (gt.heights < lo) | (gt.heights > hi)
