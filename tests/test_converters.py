@@ -263,9 +263,9 @@ def test_content_hash_follows_the_inputs(tmp_path):
 
 
 def test_parallel_and_single_process_outputs_are_identical(quirky, tmp_path, monkeypatch):
-    import kaist_kit.converters as converters
+    import kaist_kit.converters.engine as engine
 
-    monkeypatch.setattr(converters, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(engine, "PARALLEL_FROM", 1)
     parallel = convert("xml", quirky / "annotations-xml-new", None, workers=2)  # streamed as walked
     single = convert("xml", quirky / "annotations-xml-new", None, workers=1)
     assert parallel.text == single.text

@@ -1,0 +1,454 @@
+"""Converters from every KAIST annotation format to COCO JSON (`kaist-kit convert`).
+
+Formats:
+
+- ``original``: the bbGt text tree ``annotations/setXX/VYYY/IZZZZZ.txt``;
+- ``xml``: the official XML tree ``annotations-xml-new/setXX/VYYY/IZZZZZ.xml``;
+- ``sanitized``: flat ``setXX_VYYY_IZZZZZ.txt`` bbGt files (Li et al.'s training labels);
+- ``paired``: ``setXX/VYYY/visible/IZZZZZ.txt`` + ``setXX/VYYY/lwir/IZZZZZ.txt`` (Zhang et al.);
+- ``improved``: flat bbGt files (Liu et al.'s test labels, the benchmark's ground truth).
+
+A source is a folder or an archive (.zip, .tar, .tar.gz). The output schema is documented in
+docs/dataset-format.md. Large sources are read and parsed in chunks by one process per core.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import hashlib
+import multiprocessing
+import os
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
+from operator import methodcaller
+from pathlib import Path
+
+from kaist_kit import __version__
+from kaist_kit.errors import InputError
+from kaist_kit.files import atomic_path
+from kaist_kit.imagesets import resolve_image_set
+from kaist_kit.settings import KAIST_FRAME_SIZE
+
+from .bbgt import BadFile, parse_bbgt
+from .coco import LICENSE, coco_pieces, format_frames
+from .kaist_xml import parse_xml_files
+from .problems import Problems
+from .sources import LAYOUTS, Source, open_source, walk_folders
+
+FORMATS = ("original", "xml", "sanitized", "paired", "improved")
+COMPAT = ("leaderboard",)
+MODALITIES = ("visible", "lwir")
+_IMAGE_SETS = "/imageSets/"
+# Below this many frames one process is quicker than starting workers.
+PARALLEL_FROM = 4000
+# Frames handed to a worker at a time while a tree is being walked.
+_STREAMED_CHUNK = 4000
+
+_EXAMPLES = {
+    "original": "set06/V000/I00019.txt",
+    "xml": "set06/V000/I00019.xml",
+    "sanitized": "set00_V000_I00001.txt",
+    "improved": "set06_V000_I00019.txt",
+    "paired": "set00/V000/visible/I00001.txt and set00/V000/lwir/I00001.txt",
+}
+
+
+@dataclass
+class Conversion:
+    """What a conversion read and wrote."""
+
+    format: str
+    source: str
+    out: str | None
+    n_images: int
+    n_annotations: int
+    labels: dict[str, int]
+    problems: Problems
+    image_set: str | None = None
+    info: dict = field(default_factory=dict)
+    pieces: list[bytes] = field(default_factory=list, repr=False)  # of the file, in order
+
+    @property
+    def text(self) -> str:
+        return b"".join(self.pieces).decode("utf-8")
+
+
+@dataclass
+class _Job:
+    """A chunk of frames to read, parse and format; runs in a worker process for large sources."""
+
+    format: str
+    frames: list[tuple[int, str, str | dict[str, str]]]  # (image id, frame name, path or {modality: path})
+    layout: str
+    reference: str
+    image_size: tuple[int, int]
+
+
+@dataclass
+class _Chunk:
+    """A chunk's output as a few large UTF-8 byte strings: cheap to send back from a worker process,
+    and written as they are."""
+
+    paths: str  # the relative paths of the files read, one a line
+    digests: bytes  # their contents' sha256 digests, 32 bytes each
+    images: bytes  # the images' JSON objects joined by ",\n"
+    annotations: bytes  # the annotations' JSON text after their id, one a line
+    n_annotations: int
+    labels: Counter
+    problems: list[tuple[str, str]]
+    n_frames: int
+
+
+@contextlib.contextmanager
+def _without_gc() -> Iterator[None]:
+    """Run without the cyclic garbage collector: conversion makes hundreds of thousands of small
+    tuples and no reference cycles, and the collector's passes over them cost about a seventh of the
+    time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@_without_gc()
+def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | None = None,
+            image_set: str | None = None, compat: str | None = None, strict: bool = False,
+            reference: str = "lwir", image_size: tuple[int, int] = KAIST_FRAME_SIZE,
+            echo: Callable[[str], None] | None = None,
+            progress: Callable[[int, int], None] | None = None, workers: int | None = None) -> Conversion:
+    """Convert a KAIST annotation source to COCO JSON at ``out`` (written atomically).
+
+    ``echo`` receives one line per problem; ``progress(done, total)`` follows the frames. Under
+    ``strict``, any problem that changed or dropped annotations raises `InputError` and nothing is
+    written. Image ids follow the image set's order (else sorted frame names); a frame left out
+    for an error leaves its id unused, so that no id depends on another frame's problems.
+    """
+    if format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
+    if compat not in (None, *COMPAT):
+        raise ValueError(f"unknown layout {compat!r}; choose from {', '.join(COMPAT)}")
+    if reference not in MODALITIES:
+        raise ValueError(f"the reference modality is visible or lwir, not {reference!r}")
+    src = open_source(source)
+    layout = compat or "kit"
+    workers = workers or min(os.cpu_count() or 1, 8)
+    job = _Job(format, [], layout, reference, image_size)
+    done = None
+    if image_set is None and format != "paired" and src.is_folder and workers > 1:
+        done = _convert_streamed(src, job, workers, progress)
+    if done is None:
+        done = _convert_planned(src, job, image_set, workers, progress)
+    problems = Problems(echo)
+    problems.extend(done.problems.records)
+    if strict and problems.failing:
+        raise InputError(f"--strict: {problems.summary()}; nothing written", src.root)
+
+    info = {
+        "description": "KAIST multispectral pedestrian annotations in COCO form",
+        "source_format": format,
+        "source": str(Path(source).resolve()),
+        "inputs_sha256": done.inputs_sha256(),
+        "image_set": done.list_name,
+        "layout": "leaderboard" if compat else "kaist-kit",
+        "kit_version": __version__,
+        "license": LICENSE,
+    }
+    if format == "paired":
+        info["reference_modality"] = reference
+    pieces = coco_pieces(info, done.images, done.annotations, layout)
+    if out is not None:
+        with atomic_path(out) as tmp, open(tmp, "wb") as f:
+            f.writelines(pieces)
+    return Conversion(format, str(source), None if out is None else str(out), done.kept, done.n_annotations,
+                      dict(sorted(done.labels.items())), problems, done.list_name, info, pieces)
+
+
+@dataclass
+class _Done:
+    """The chunks' output in order (annotations numbered as they arrive), and the problems found
+    (not echoed yet)."""
+
+    problems: Problems
+    list_name: str | None = None
+    images: list[bytes] = field(default_factory=list)
+    annotations: list[bytes] = field(default_factory=list)
+    n_annotations: int = 0
+    paths: list[str] = field(default_factory=list)
+    digests: list[bytes] = field(default_factory=list)
+    labels: Counter = field(default_factory=Counter)
+    kept: int = 0  # frames written
+    frames_done: int = 0  # frames read
+
+    def add(self, chunk: _Chunk, frames: int) -> None:
+        self.problems.extend(chunk.problems)
+        if chunk.images:
+            self.images.append(chunk.images)
+        if chunk.n_annotations:
+            ids = range(self.n_annotations, self.n_annotations + chunk.n_annotations)
+            self.annotations.append(b",\n".join(map(b'{"id":%d%s'.__mod__,
+                                                    zip(ids, chunk.annotations.split(b"\n")))))
+            self.n_annotations += chunk.n_annotations
+        self.paths.append(chunk.paths)
+        self.digests.append(chunk.digests)
+        self.labels.update(chunk.labels)
+        self.kept += chunk.n_frames
+        self.frames_done += frames
+
+    def inputs_sha256(self) -> str:
+        """sha256 of the files' paths, one a line, a NUL byte, then their own sha256 digests."""
+        digest = hashlib.sha256("\n".join(p for p in self.paths if p).encode() + b"\0")
+        digest.update(b"".join(self.digests))
+        return digest.hexdigest()
+
+
+def _convert_planned(src: Source, job: _Job, image_set: str | None, workers: int, progress) -> _Done:
+    """Locate every frame, choose and order them (by the image set, else by name), then convert."""
+    problems = Problems()
+    located = _locate_frames(src, job.format, problems)
+    if not located:
+        raise InputError(f"no {job.format} annotation files found (expected names like "
+                         f"{_EXAMPLES[job.format]})", src.root)
+    list_name, names = None, sorted(located)
+    if image_set:
+        inside = src.image_list(image_set)
+        if inside is not None:
+            listed = [line.strip() for line in _text(src.read(inside)).splitlines() if line.strip()]
+            list_name, names = image_set, [n.replace("_", "/") for n in listed]
+        else:
+            list_name, names = resolve_image_set(image_set, located, src.search_dirs)
+        missing = [n for n in names if n not in located]
+        if missing:
+            # Some sets (the sanitized one) only have files for some frames of a list; for the
+            # leaderboard's layout a missing frame breaks the id layout, so it is a real problem.
+            kind = "missing frame" if job.layout == "leaderboard" else "no annotation file"
+            problems.add(kind, f"{len(missing)} frames of {list_name} have no annotation file and are "
+                         f"left out (first: {missing[0]})", str(src.root))
+            names = [n for n in names if n in located]
+    frames = list(zip(range(len(names)), names, map(located.__getitem__, names)))
+    parallel = workers > 1 and len(frames) >= PARALLEL_FROM
+    size = max(1, -(-len(frames) // (workers * 8))) if parallel else max(1, len(frames))
+    jobs = [replace(job, frames=frames[k:k + size]) for k in range(0, len(frames), size)]
+    done = _Done(problems, list_name)
+    if parallel:
+        with _pool(src, workers) as pool:
+            for part, chunk in zip(jobs, pool.map(_work, jobs)):
+                done.add(chunk, len(part.frames))
+                if progress:
+                    progress(done.frames_done, len(frames))
+    else:
+        for part in jobs:
+            done.add(_process(src, part), len(part.frames))
+            if progress:
+                progress(done.frames_done, len(frames))
+    return done
+
+
+def _convert_streamed(src: Source, job: _Job, workers: int, progress) -> _Done | None:
+    """Hand frames to the workers folder by folder while the tree is still being walked, so that
+    listing 95k files overlaps with reading them. The frames must come in name order, as they do in
+    KAIST's trees; otherwise (None) the caller plans the whole conversion first."""
+    problems = Problems()
+    located: dict[str, str] = {}
+    pending: list[tuple[int, str, str]] = []
+    parts: list[tuple[int, object]] = []  # (frames, future) in order
+    pool = None
+    previous, count = "", 0
+    try:
+        for folder, names in walk_folders(src.root):
+            for frame in _locate_in_folder(src, job.format, folder, names, located, problems):
+                if frame <= previous:
+                    return None
+                previous = frame
+                pending.append((count, frame, located[frame]))
+                count += 1
+            if pool is None and len(located) >= PARALLEL_FROM:
+                pool = _pool(src, workers)
+            while pool is not None and len(pending) >= _STREAMED_CHUNK:
+                parts.append((_STREAMED_CHUNK, pool.submit(_work, replace(job, frames=pending[:_STREAMED_CHUNK]))))
+                pending = pending[_STREAMED_CHUNK:]
+        if not located:
+            raise InputError(f"no {job.format} annotation files found (expected names like "
+                             f"{_EXAMPLES[job.format]})", src.root)
+        if "duplicate frame" in problems.counts:
+            return None  # which file comes first is the planned conversion's to say
+        done = _Done(problems)
+        if pool is None:
+            done.add(_process(src, replace(job, frames=pending)), len(pending))
+        else:
+            if pending:
+                parts.append((len(pending), pool.submit(_work, replace(job, frames=pending))))
+            for frames, future in parts:
+                done.add(future.result(), frames)
+                if progress:
+                    progress(done.frames_done, len(located))
+        return done
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
+
+def _locate_frames(src: Source, format: str, problems: Problems) -> dict[str, str | dict[str, str]]:
+    """Frame name -> the relative path of its annotation file ({modality: path} for paired files)."""
+    located: dict[str, str | dict[str, str]] = {}
+    for folder, names in src.folders:
+        _locate_in_folder(src, format, folder, names, located, problems)
+    return located
+
+
+def _locate_in_folder(src: Source, format: str, folder: str, names: list[str], located: dict,
+                      problems: Problems) -> list[str]:
+    """Add the frames of one folder to ``located``; returns the frames added, in name order."""
+    folder_pattern, name_pattern = LAYOUTS[format]
+    prefix = f"{folder}/" if folder else ""
+    if _IMAGE_SETS in f"/{prefix}":
+        return []  # image-set lists travel with annotation archives; --image-set reads them
+    matches = list(map(name_pattern.fullmatch, names))
+    head = ""
+    if folder_pattern is not None:
+        where = folder_pattern.search(folder)
+        if where is None:
+            matches = [None] * len(names)
+        else:
+            head = f"{where[1]}/{where[2]}/"
+    if format == "paired":
+        return _locate_pairs(src, located, prefix, head, where[3] if head else "", names, matches, problems)
+    frames = [head + m[1] if head else f"{m[1]}/{m[2]}/{m[3]}" for m in matches if m is not None]
+    if len(frames) == len(names) and located.keys().isdisjoint(frames) and len(set(frames)) == len(frames):
+        located.update(zip(frames, map(prefix.__add__, names)))  # the usual folder: nothing odd
+        return frames
+    added = []
+    for name, match in zip(names, matches):
+        if match is None:
+            problems.add("stray file", "not an annotation file of this format, skipped",
+                         src.display(prefix + name))
+            continue
+        frame = head + match[1] if head else f"{match[1]}/{match[2]}/{match[3]}"
+        if frame in located:
+            problems.add("duplicate frame", f"a second file for {frame} (the first, {located[frame]}, "
+                         "is used)", src.display(prefix + name))
+            continue
+        located[frame] = prefix + name
+        added.append(frame)
+    return added
+
+
+def _locate_pairs(src, located, prefix, head, modality, names, matches, problems) -> list[str]:
+    added = []
+    for name, match in zip(names, matches):
+        if match is None:
+            problems.add("stray file", "not an annotation file of this format, skipped", src.display(prefix + name))
+            continue
+        entry = located.setdefault(head + match[1], {})
+        if modality in entry:
+            problems.add("duplicate frame", f"a second {modality} file for {head + match[1]} (the first, "
+                         f"{entry[modality]}, is used)", src.display(prefix + name))
+            continue
+        entry[modality] = prefix + name
+        added.append(head + match[1])
+    return added
+
+
+_SOURCE: Source | None = None  # the source, in a worker process
+
+
+def _init_worker(src: Source) -> None:
+    global _SOURCE
+    _SOURCE = src
+
+
+@_without_gc()
+def _work(job: _Job) -> _Chunk:
+    return _process(_SOURCE, job)
+
+
+
+
+def _pool(src: Source, workers: int) -> ProcessPoolExecutor:
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    return ProcessPoolExecutor(workers, multiprocessing.get_context(method), initializer=_init_worker,
+                               initargs=(src,))
+
+
+def _process(src: Source, job: _Job) -> _Chunk:
+    """Read, parse and format one chunk of frames."""
+    problems = Problems()
+    rels = [rel for _, _, entry in job.frames for rel in (sorted(entry.values()) if job.format == "paired"
+                                                          else [entry])]
+    data = src.read_all(rels)
+    digests = b"".join(map(methodcaller("digest"), map(hashlib.sha256, data)))
+
+    frames: list[tuple[int, str, int, int]] = []
+    if job.format == "xml":  # one file a frame, so data is in frame order
+        ids = [image_id for image_id, _, _ in job.frames]
+        sizes, columns = parse_xml_files(data, ids, lambda k: src.display(rels[k]), problems, job.image_size)
+        frames = [(image_id, name, *size) for (image_id, name, _), size in zip(job.frames, sizes)
+                  if size is not None]
+    else:
+        contents = dict(zip(rels, data))
+        rows: list[tuple] = []
+        for image_id, name, entry in job.frames:
+            try:
+                if job.format == "paired":
+                    objects = _paired_objects(src, entry, contents, problems, job.reference)
+                else:
+                    rel = entry
+                    objects = [(*obj[:8], None) for obj in
+                               parse_bbgt(_text(contents[rel]), src.display(rel), problems)]
+            except BadFile:
+                continue
+            frames.append((image_id, name, *job.image_size))
+            rows.extend((image_id, *obj) for obj in objects)
+        columns = tuple(map(list, zip(*rows))) if rows else ([],) * 10
+
+    images, annotations = format_frames(frames, columns, job.layout)
+    return _Chunk("\n".join(rels), digests, ",\n".join(images).encode(), "\n".join(annotations).encode(),
+                  len(annotations), Counter(columns[1]), problems.records, len(frames))
+
+
+def _text(data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _paired_objects(src: Source, entry: dict[str, str], contents: dict[str, bytes], problems: Problems,
+                    reference: str) -> list[tuple]:
+    """Both boxes of every object; the reference modality's box is the annotation's bbox."""
+    for modality in MODALITIES:
+        if modality not in entry:
+            present = next(iter(entry.values()))
+            problems.add("unpaired file", f"no {modality} file beside it; frame left out", src.display(present))
+            raise BadFile
+    parsed = {}
+    for modality in MODALITIES:
+        rel = entry[modality]
+        # Keep empty boxes here: an object missing from one modality may be written with a zero
+        # box, and dropping it would pair every later object with the wrong partner.
+        parsed[modality] = parse_bbgt(_text(contents[rel]), src.display(rel), problems, keep_empty=True)
+    if len(parsed["visible"]) != len(parsed["lwir"]):
+        problems.add("pair count mismatch", f"{len(parsed['visible'])} objects in the visible file, "
+                     f"{len(parsed['lwir'])} in the lwir file; frame left out", src.display(entry["lwir"]))
+        raise BadFile
+    objects = []
+    for vis, lwir in zip(parsed["visible"], parsed["lwir"]):
+        ref = lwir if reference == "lwir" else vis
+        if ref[3] <= 0 or ref[4] <= 0:
+            ref = vis if ref is lwir else lwir  # seen in the other modality only: placed by that box
+        if ref[3] <= 0 or ref[4] <= 0:
+            problems.add("zero-size box", f"object {ref[0]!r} has no box in either modality, skipped",
+                         src.display(entry[reference]), ref[8])
+            continue
+        paired = {"bbox_visible": vis[1:5], "bbox_lwir": lwir[1:5],
+                  "label_visible": vis[0], "label_lwir": lwir[0]}
+        # A pedestrian only if both modalities say person: unpaired objects are ignore regions.
+        ign = int(bool(vis[7] or lwir[7]) or vis[0] != "person" or lwir[0] != "person")
+        objects.append((ref[0], *ref[1:7], ign, paired))
+    return objects
