@@ -132,3 +132,8 @@ def walk_folders(root: Path, rel_dir: str = "") -> Iterator[tuple[str, list[str]
         yield from walk_folders(root, folder)
 
 
+def _text(data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")

@@ -1,0 +1,44 @@
+"""Paired annotations (Zhang et al.): one bbGt file per modality for each frame."""
+
+from __future__ import annotations
+
+from .bbgt import BadFile, parse_bbgt
+from .problems import Problems
+from .sources import Source, _text
+
+MODALITIES = ("visible", "lwir")
+
+
+def _paired_objects(src: Source, entry: dict[str, str], contents: dict[str, bytes], problems: Problems,
+                    reference: str) -> list[tuple]:
+    """Both boxes of every object; the reference modality's box is the annotation's bbox."""
+    for modality in MODALITIES:
+        if modality not in entry:
+            present = next(iter(entry.values()))
+            problems.add("unpaired file", f"no {modality} file beside it; frame left out", src.display(present))
+            raise BadFile
+    parsed = {}
+    for modality in MODALITIES:
+        rel = entry[modality]
+        # Keep empty boxes here: an object missing from one modality may be written with a zero
+        # box, and dropping it would pair every later object with the wrong partner.
+        parsed[modality] = parse_bbgt(_text(contents[rel]), src.display(rel), problems, keep_empty=True)
+    if len(parsed["visible"]) != len(parsed["lwir"]):
+        problems.add("pair count mismatch", f"{len(parsed['visible'])} objects in the visible file, "
+                     f"{len(parsed['lwir'])} in the lwir file; frame left out", src.display(entry["lwir"]))
+        raise BadFile
+    objects = []
+    for vis, lwir in zip(parsed["visible"], parsed["lwir"]):
+        ref = lwir if reference == "lwir" else vis
+        if ref[3] <= 0 or ref[4] <= 0:
+            ref = vis if ref is lwir else lwir  # seen in the other modality only: placed by that box
+        if ref[3] <= 0 or ref[4] <= 0:
+            problems.add("zero-size box", f"object {ref[0]!r} has no box in either modality, skipped",
+                         src.display(entry[reference]), ref[8])
+            continue
+        paired = {"bbox_visible": vis[1:5], "bbox_lwir": lwir[1:5],
+                  "label_visible": vis[0], "label_lwir": lwir[0]}
+        # A pedestrian only if both modalities say person: unpaired objects are ignore regions.
+        ign = int(bool(vis[7] or lwir[7]) or vis[0] != "person" or lwir[0] != "person")
+        objects.append((ref[0], *ref[1:7], ign, paired))
+    return objects
