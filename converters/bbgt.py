@@ -15,10 +15,14 @@ import re
 from kaist_kit.files import is_number
 
 from .problems import Problems
+from .records import ParseOptions
+from .sources import text_of
 
 HEADER = re.compile(r"^%\s*bbGt\s+version\s*=\s*(\d+)\s*$")
 NUMBERS_PER_VERSION = {0: 4, 1: 9, 2: 10, 3: 11}
 KNOWN_LABELS = {"person", "people", "person?", "cyclist", "person?a", "unpaired"}
+PROBLEMS = frozenset({"malformed file", "missing header", "malformed line", "zero-size box", "negative-size box",
+                      "unknown label"})
 
 
 class BadFile(Exception):
@@ -31,6 +35,30 @@ def number(token: str) -> int | float:
         return int(token)
     except ValueError:
         return float(token)
+
+
+def parse_bbgt_files(frames: list[tuple[int, str, str]], contents: dict[str, bytes], display, problems: Problems,
+                     options: ParseOptions) -> tuple[list, tuple[list, ...]]:
+    """Frames with one bbGt file each, given as (image id, frame name, path), read from ``contents``
+    ({path: bytes}); ``display(path)`` names a file in messages. See `collect_frames`."""
+    return collect_frames(frames, lambda rel: [(*obj[:8], None) for obj in parse_bbgt(
+        text_of(contents[rel]), display(rel), problems)], options)
+
+
+def collect_frames(frames: list[tuple], objects_of, options: ParseOptions) -> tuple[list, tuple[list, ...]]:
+    """The frames kept, (image id, frame name, width, height), and their objects as columns (image id,
+    label, x, y, w, h, occ, visible box, ign, paired). ``objects_of(files)`` gives the objects of a
+    frame's files, or raises `BadFile` to leave the frame out."""
+    kept: list[tuple[int, str, int, int]] = []
+    rows: list[tuple] = []
+    for image_id, name, files in frames:
+        try:
+            objects = objects_of(files)
+        except BadFile:
+            continue
+        kept.append((image_id, name, *options.image_size))
+        rows.extend((image_id, *obj) for obj in objects)
+    return kept, (tuple(map(list, zip(*rows))) if rows else ([],) * 10)
 
 
 def parse_bbgt(text: str, path: str, problems: Problems, keep_empty: bool = False) -> list[tuple]:

@@ -1,15 +1,5 @@
-"""Converters from every KAIST annotation format to COCO JSON (`kaist-kit convert`).
-
-Formats:
-
-- ``original``: the bbGt text tree ``annotations/setXX/VYYY/IZZZZZ.txt``;
-- ``xml``: the official XML tree ``annotations-xml-new/setXX/VYYY/IZZZZZ.xml``;
-- ``sanitized``: flat ``setXX_VYYY_IZZZZZ.txt`` bbGt files (Li et al.'s training labels);
-- ``paired``: ``setXX/VYYY/visible/IZZZZZ.txt`` + ``setXX/VYYY/lwir/IZZZZZ.txt`` (Zhang et al.);
-- ``improved``: flat bbGt files (Liu et al.'s test labels, the benchmark's ground truth).
-
-A source is a folder or an archive (.zip, .tar, .tar.gz). The output schema is documented in
-docs/dataset-format.md. Large sources are read and parsed in chunks by one process per core.
+"""The conversion engine: locating a source's frames, reading and parsing them (in chunks, one process
+per core for large sources) and writing the COCO JSON. The formats themselves are specs in formats.py.
 """
 
 from __future__ import annotations
@@ -32,28 +22,19 @@ from kaist_kit.files import atomic_path
 from kaist_kit.imagesets import resolve_image_set
 from kaist_kit.settings import KAIST_FRAME_SIZE
 
-from .bbgt import BadFile, parse_bbgt
 from .coco import LICENSE, coco_pieces, format_frames
-from .kaist_xml import parse_xml_files
-from .paired import MODALITIES, _paired_objects
+from .formats import FORMATS, SOURCE_FORMATS, SourceFormat
+from .paired import MODALITIES
 from .problems import Problems
-from .sources import LAYOUTS, Source, _text, open_source, walk_folders
+from .records import ParseOptions
+from .sources import Source, open_source, text_of, walk_folders
 
-FORMATS = ("original", "xml", "sanitized", "paired", "improved")
 COMPAT = ("leaderboard",)
 _IMAGE_SETS = "/imageSets/"
 # Below this many frames one process is quicker than starting workers.
 PARALLEL_FROM = 4000
 # Frames handed to a worker at a time while a tree is being walked.
 _STREAMED_CHUNK = 4000
-
-_EXAMPLES = {
-    "original": "set06/V000/I00019.txt",
-    "xml": "set06/V000/I00019.xml",
-    "sanitized": "set00_V000_I00001.txt",
-    "improved": "set06_V000_I00019.txt",
-    "paired": "set00/V000/visible/I00001.txt and set00/V000/lwir/I00001.txt",
-}
 
 
 @dataclass
@@ -80,11 +61,10 @@ class Conversion:
 class _Job:
     """A chunk of frames to read, parse and format; runs in a worker process for large sources."""
 
-    format: str
+    format: SourceFormat
     frames: list[tuple[int, str, str | dict[str, str]]]  # (image id, frame name, path or {modality: path})
     layout: str
-    reference: str
-    image_size: tuple[int, int]
+    options: ParseOptions
 
 
 @dataclass
@@ -138,9 +118,10 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
     src = open_source(source)
     layout = compat or "kit"
     workers = workers or min(os.cpu_count() or 1, 8)
-    job = _Job(format, [], layout, reference, image_size)
+    spec = SOURCE_FORMATS[format]
+    job = _Job(spec, [], layout, ParseOptions(image_size, reference))
     done = None
-    if image_set is None and format != "paired" and src.is_folder and workers > 1:
+    if image_set is None and not spec.layout.per_modality and src.is_folder and workers > 1:
         done = _convert_streamed(src, job, workers, progress)
     if done is None:
         done = _convert_planned(src, job, image_set, workers, progress)
@@ -159,7 +140,7 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
         "kit_version": __version__,
         "license": LICENSE,
     }
-    if format == "paired":
+    if spec.layout.per_modality:
         info["reference_modality"] = reference
     pieces = coco_pieces(info, done.images, done.annotations, layout)
     if out is not None:
@@ -212,13 +193,12 @@ def _convert_planned(src: Source, job: _Job, image_set: str | None, workers: int
     problems = Problems()
     located = _locate_frames(src, job.format, problems)
     if not located:
-        raise InputError(f"no {job.format} annotation files found (expected names like "
-                         f"{_EXAMPLES[job.format]})", src.root)
+        raise _nothing_found(src, job.format)
     list_name, names = None, sorted(located)
     if image_set:
         inside = src.image_list(image_set)
         if inside is not None:
-            listed = [line.strip() for line in _text(src.read(inside)).splitlines() if line.strip()]
+            listed = [line.strip() for line in text_of(src.read(inside)).splitlines() if line.strip()]
             list_name, names = image_set, [n.replace("_", "/") for n in listed]
         else:
             list_name, names = resolve_image_set(image_set, located, src.search_dirs)
@@ -273,8 +253,7 @@ def _convert_streamed(src: Source, job: _Job, workers: int, progress) -> _Done |
                 parts.append((_STREAMED_CHUNK, pool.submit(_work, replace(job, frames=pending[:_STREAMED_CHUNK]))))
                 pending = pending[_STREAMED_CHUNK:]
         if not located:
-            raise InputError(f"no {job.format} annotation files found (expected names like "
-                             f"{_EXAMPLES[job.format]})", src.root)
+            raise _nothing_found(src, job.format)
         if "duplicate frame" in problems.counts:
             return None  # which file comes first is the planned conversion's to say
         done = _Done(problems)
@@ -293,8 +272,11 @@ def _convert_streamed(src: Source, job: _Job, workers: int, progress) -> _Done |
             pool.shutdown(cancel_futures=True)
 
 
+def _nothing_found(src: Source, format: SourceFormat) -> InputError:
+    return InputError(f"no {format.name} annotation files found (expected names like {format.example})", src.root)
 
-def _locate_frames(src: Source, format: str, problems: Problems) -> dict[str, str | dict[str, str]]:
+
+def _locate_frames(src: Source, format: SourceFormat, problems: Problems) -> dict[str, str | dict[str, str]]:
     """Frame name -> the relative path of its annotation file ({modality: path} for paired files)."""
     located: dict[str, str | dict[str, str]] = {}
     for folder, names in src.folders:
@@ -302,10 +284,10 @@ def _locate_frames(src: Source, format: str, problems: Problems) -> dict[str, st
     return located
 
 
-def _locate_in_folder(src: Source, format: str, folder: str, names: list[str], located: dict,
+def _locate_in_folder(src: Source, format: SourceFormat, folder: str, names: list[str], located: dict,
                       problems: Problems) -> list[str]:
     """Add the frames of one folder to ``located``; returns the frames added, in name order."""
-    folder_pattern, name_pattern = LAYOUTS[format]
+    folder_pattern, name_pattern = format.layout.folder, format.layout.name
     prefix = f"{folder}/" if folder else ""
     if _IMAGE_SETS in f"/{prefix}":
         return []  # image-set lists travel with annotation archives; --image-set reads them
@@ -317,7 +299,7 @@ def _locate_in_folder(src: Source, format: str, folder: str, names: list[str], l
             matches = [None] * len(names)
         else:
             head = f"{where[1]}/{where[2]}/"
-    if format == "paired":
+    if format.layout.per_modality:
         return _locate_pairs(src, located, prefix, head, where[3] if head else "", names, matches, problems)
     frames = [head + m[1] if head else f"{m[1]}/{m[2]}/{m[3]}" for m in matches if m is not None]
     if len(frames) == len(names) and located.keys().isdisjoint(frames) and len(set(frames)) == len(frames):
@@ -368,8 +350,6 @@ def _work(job: _Job) -> _Chunk:
     return _process(_SOURCE, job)
 
 
-
-
 def _pool(src: Source, workers: int) -> ProcessPoolExecutor:
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     return ProcessPoolExecutor(workers, multiprocessing.get_context(method), initializer=_init_worker,
@@ -379,34 +359,11 @@ def _pool(src: Source, workers: int) -> ProcessPoolExecutor:
 def _process(src: Source, job: _Job) -> _Chunk:
     """Read, parse and format one chunk of frames."""
     problems = Problems()
-    rels = [rel for _, _, entry in job.frames for rel in (sorted(entry.values()) if job.format == "paired"
-                                                          else [entry])]
+    per_modality = job.format.layout.per_modality
+    rels = [rel for _, _, entry in job.frames for rel in (sorted(entry.values()) if per_modality else [entry])]
     data = src.read_all(rels)
     digests = b"".join(map(methodcaller("digest"), map(hashlib.sha256, data)))
-
-    frames: list[tuple[int, str, int, int]] = []
-    if job.format == "xml":  # one file a frame, so data is in frame order
-        ids = [image_id for image_id, _, _ in job.frames]
-        sizes, columns = parse_xml_files(data, ids, lambda k: src.display(rels[k]), problems, job.image_size)
-        frames = [(image_id, name, *size) for (image_id, name, _), size in zip(job.frames, sizes)
-                  if size is not None]
-    else:
-        contents = dict(zip(rels, data))
-        rows: list[tuple] = []
-        for image_id, name, entry in job.frames:
-            try:
-                if job.format == "paired":
-                    objects = _paired_objects(src, entry, contents, problems, job.reference)
-                else:
-                    rel = entry
-                    objects = [(*obj[:8], None) for obj in
-                               parse_bbgt(_text(contents[rel]), src.display(rel), problems)]
-            except BadFile:
-                continue
-            frames.append((image_id, name, *job.image_size))
-            rows.extend((image_id, *obj) for obj in objects)
-        columns = tuple(map(list, zip(*rows))) if rows else ([],) * 10
-
+    frames, columns = job.format.parse(job.frames, dict(zip(rels, data)), src.display, problems, job.options)
     images, annotations = format_frames(frames, columns, job.layout)
     return _Chunk("\n".join(rels), digests, ",\n".join(images).encode(), "\n".join(annotations).encode(),
                   len(annotations), Counter(columns[1]), problems.records, len(frames))

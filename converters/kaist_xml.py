@@ -20,6 +20,7 @@ import numpy as np
 
 from .bbgt import KNOWN_LABELS, check_object, number
 from .problems import Problems
+from .records import ParseOptions
 
 # Matches cannot run from one file into the next: every field stops at '<', and files are
 # joined by a NUL byte that no tag contains.
@@ -30,10 +31,22 @@ _OBJECT = re.compile(
     rb"<occlusion>([^<]*)</occlusion>\s*</object>")
 _SIZE = re.compile(rb"<width>\s*(\d+)\s*</width>\s*<height>\s*(\d+)\s*</height>")
 _END = b"</annotation>"
+PROBLEMS = frozenset({"malformed file", "zero-size box", "negative-size box", "unknown label"})
 
 
-def parse_xml_files(contents: list[bytes], ids: list[int], path_of, problems: Problems,
-                    default_size: tuple[int, int]) -> tuple[list, tuple[list, ...]]:
+def parse_xml_files(frames: list[tuple[int, str, str]], contents: dict[str, bytes], display, problems: Problems,
+                    options: ParseOptions) -> tuple[list, tuple[list, ...]]:
+    """The frames kept, (image id, frame name, width, height), and their objects as columns (see
+    bbgt.collect_frames) of frames with one XML file each, given as (image id, frame name, path)."""
+    rels = [rel for _, _, rel in frames]
+    sizes, columns = _read_files([contents[rel] for rel in rels], [image_id for image_id, _, _ in frames],
+                                 lambda k: display(rels[k]), problems, options.image_size)
+    kept = [(image_id, name, *size) for (image_id, name, _), size in zip(frames, sizes) if size is not None]
+    return kept, columns
+
+
+def _read_files(contents: list[bytes], ids: list[int], path_of, problems: Problems,
+                default_size: tuple[int, int]) -> tuple[list, tuple[list, ...]]:
     """The size of each file (None for a file left out) and the objects of all files as columns
     (image id, label, x, y, w, h, occ, visible box, ign, paired), ordered by image id.
     ``path_of(k)`` names file k in messages."""

@@ -2,30 +2,41 @@
 
 from __future__ import annotations
 
-from .bbgt import BadFile, parse_bbgt
+from .bbgt import PROBLEMS as BBGT_PROBLEMS
+from .bbgt import BadFile, collect_frames, parse_bbgt
 from .problems import Problems
-from .sources import Source, _text
+from .records import ParseOptions
+from .sources import text_of
 
 MODALITIES = ("visible", "lwir")
+PROBLEMS = BBGT_PROBLEMS | {"unpaired file", "pair count mismatch"}
 
 
-def _paired_objects(src: Source, entry: dict[str, str], contents: dict[str, bytes], problems: Problems,
+def parse_paired_files(frames: list[tuple[int, str, dict[str, str]]], contents: dict[str, bytes], display,
+                       problems: Problems, options: ParseOptions) -> tuple[list, tuple[list, ...]]:
+    """Frames given as (image id, frame name, {modality: path}); see bbgt.collect_frames. A frame whose
+    files disagree is left out."""
+    return collect_frames(frames, lambda entry: _paired_objects(entry, contents, display, problems,
+                                                                options.reference), options)
+
+
+def _paired_objects(entry: dict[str, str], contents: dict[str, bytes], display, problems: Problems,
                     reference: str) -> list[tuple]:
     """Both boxes of every object; the reference modality's box is the annotation's bbox."""
     for modality in MODALITIES:
         if modality not in entry:
             present = next(iter(entry.values()))
-            problems.add("unpaired file", f"no {modality} file beside it; frame left out", src.display(present))
+            problems.add("unpaired file", f"no {modality} file beside it; frame left out", display(present))
             raise BadFile
     parsed = {}
     for modality in MODALITIES:
         rel = entry[modality]
         # Keep empty boxes here: an object missing from one modality may be written with a zero
         # box, and dropping it would pair every later object with the wrong partner.
-        parsed[modality] = parse_bbgt(_text(contents[rel]), src.display(rel), problems, keep_empty=True)
+        parsed[modality] = parse_bbgt(text_of(contents[rel]), display(rel), problems, keep_empty=True)
     if len(parsed["visible"]) != len(parsed["lwir"]):
         problems.add("pair count mismatch", f"{len(parsed['visible'])} objects in the visible file, "
-                     f"{len(parsed['lwir'])} in the lwir file; frame left out", src.display(entry["lwir"]))
+                     f"{len(parsed['lwir'])} in the lwir file; frame left out", display(entry["lwir"]))
         raise BadFile
     objects = []
     for vis, lwir in zip(parsed["visible"], parsed["lwir"]):
@@ -34,7 +45,7 @@ def _paired_objects(src: Source, entry: dict[str, str], contents: dict[str, byte
             ref = vis if ref is lwir else lwir  # seen in the other modality only: placed by that box
         if ref[3] <= 0 or ref[4] <= 0:
             problems.add("zero-size box", f"object {ref[0]!r} has no box in either modality, skipped",
-                         src.display(entry[reference]), ref[8])
+                         display(entry[reference]), ref[8])
             continue
         paired = {"bbox_visible": vis[1:5], "bbox_lwir": lwir[1:5],
                   "label_visible": vis[0], "label_lwir": lwir[0]}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import repeat
@@ -14,17 +13,6 @@ from kaist_kit.files import is_archive, read_archive
 
 _READ_SIZE = 1 << 16
 _BATCH = 256  # files open at once while reading
-
-# Where each format keeps the frame setXX/VYYY/IZZZZZ: what the folder holding a file must end with
-# (None: any folder), and what the file must be named. Paired files have a modality folder.
-LAYOUTS = {
-    "original": (re.compile(r"(?:^|/)(set\d\d)/(V\d\d\d)$"), re.compile(r"(I\d{5})\.txt")),
-    "xml": (re.compile(r"(?:^|/)(set\d\d)/(V\d\d\d)$"), re.compile(r"(I\d{5})\.xml")),
-    "sanitized": (None, re.compile(r"(set\d\d)_(V\d\d\d)_(I\d{5})\.txt")),
-    "improved": (None, re.compile(r"(set\d\d)_(V\d\d\d)_(I\d{5})\.txt")),
-    "paired": (re.compile(r"(?:^|/)(set\d\d)/(V\d\d\d)/(visible|lwir)$"), re.compile(r"(I\d{5})\.txt")),
-}
-
 
 @dataclass
 class Source:
@@ -132,7 +120,8 @@ def walk_folders(root: Path, rel_dir: str = "") -> Iterator[tuple[str, list[str]
         yield from walk_folders(root, folder)
 
 
-def _text(data: bytes) -> str:
+def text_of(data: bytes) -> str:
+    """A text file's text: UTF-8 (with or without a byte-order mark), else Latin-1."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -8,7 +8,7 @@ import tarfile
 
 import pytest
 
-from kaist_kit.converters import convert
+from kaist_kit.converters import SOURCE_FORMATS, convert
 from kaist_kit.detections import load_detections
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import evaluate
@@ -147,6 +147,18 @@ def test_paired_keeps_both_boxes_and_reports_disagreeing_files(quirky, tmp_path)
     visible = convert("paired", quirky / "annotations-paired", tmp_path / "v.json", reference="visible")
     assert all(a["bbox"] == a["bbox_visible"] for a in parsed(tmp_path / "v.json")["annotations"])
     assert visible.info["reference_modality"] == "visible"
+
+
+def test_problems_reported_are_those_the_format_declares(quirky, tmp_path):
+    sources = {"original": "annotations", "xml": "annotations-xml-new", "sanitized": "annotations-sanitized",
+               "paired": "annotations-paired", "improved": "annotations-improved"}
+    assert set(sources) == set(SOURCE_FORMATS)
+    seen = set()
+    for name, folder in sources.items():
+        result = convert(name, quirky / folder, None, image_set="train-all-02" if name != "improved" else None)
+        assert set(result.problems.counts) <= SOURCE_FORMATS[name].problems, name
+        seen |= set(result.problems.counts)
+    assert {"stray file", "zero-size box", "pair count mismatch"} <= seen
 
 
 def test_strict_writes_nothing_and_keeps_an_existing_file(quirky, tmp_path):

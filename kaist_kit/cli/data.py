@@ -8,18 +8,18 @@ from typing import Annotated
 
 import typer
 
-from ..converters import FORMATS, MODALITIES
+from ..converters import MODALITIES, SOURCE_FORMATS
 from .app import app, err, out, say
 from .options import DEFAULT_SIZE, GroundTruthOption, parse_size
 
-SourceFormat = Enum("SourceFormat", {name: name for name in FORMATS}, type=str)
+SourceFormat = Enum("SourceFormat", {name: name for name in SOURCE_FORMATS}, type=str)
 Modality = Enum("Modality", {name: name for name in MODALITIES}, type=str)
+_FORMATS_HELP = "; ".join(f"{spec.name}: {spec.help}" for spec in SOURCE_FORMATS.values()) + "."
 
 
 @app.command("convert")
 def convert_command(
-    format: Annotated[SourceFormat, typer.Argument(help="original (bbGt tree), xml (official XML tree), "
-                                                   "sanitized, paired or improved.", show_default=False)],
+    format: Annotated[SourceFormat, typer.Argument(help=_FORMATS_HELP, show_default=False)],
     source: Annotated[Path, typer.Argument(help="A folder of annotation files, or a .zip / .tar.gz of one.",
                                            show_default=False)],
     out: Annotated[Path, typer.Option("--out", help="The COCO JSON to write.", show_default=False)],
