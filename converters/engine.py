@@ -363,7 +363,7 @@ def _process(src: Source, job: _Job) -> _Chunk:
     rels = [rel for _, _, entry in job.frames for rel in (sorted(entry.values()) if per_modality else [entry])]
     data = src.read_all(rels)
     digests = b"".join(map(methodcaller("digest"), map(hashlib.sha256, data)))
-    frames, columns = job.format.parse(job.frames, dict(zip(rels, data)), src.display, problems, job.options)
-    images, annotations = format_frames(frames, columns, job.layout)
+    frames, objects = job.format.parse(job.frames, dict(zip(rels, data)), src.display, problems, job.options)
+    images, annotations = format_frames(frames, objects, job.layout)
     return _Chunk("\n".join(rels), digests, ",\n".join(images).encode(), "\n".join(annotations).encode(),
-                  len(annotations), Counter(columns[1]), problems.records, len(frames))
+                  len(annotations), Counter(objects.label), problems.records, len(images))

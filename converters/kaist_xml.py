@@ -14,13 +14,13 @@ import math
 import re
 import xml.etree.ElementTree as ET
 from itertools import compress, repeat
-from operator import and_, eq
+from operator import and_, eq, itemgetter
 
 import numpy as np
 
 from .bbgt import KNOWN_LABELS, check_object, number
 from .problems import Problems
-from .records import ParseOptions
+from .records import AnnotatedObject, FrameColumns, ObjectColumns, ParseOptions
 
 # Matches cannot run from one file into the next: every field stops at '<', and files are
 # joined by a NUL byte that no tag contains.
@@ -35,21 +35,24 @@ PROBLEMS = frozenset({"malformed file", "zero-size box", "negative-size box", "u
 
 
 def parse_xml_files(frames: list[tuple[int, str, str]], contents: dict[str, bytes], display, problems: Problems,
-                    options: ParseOptions) -> tuple[list, tuple[list, ...]]:
-    """The frames kept, (image id, frame name, width, height), and their objects as columns (see
-    bbgt.collect_frames) of frames with one XML file each, given as (image id, frame name, path)."""
+                    options: ParseOptions) -> tuple[FrameColumns, ObjectColumns]:
+    """The frames kept and their objects, of frames with one XML file each, given as (image id, frame
+    name, path)."""
+    image_ids = [image_id for image_id, _, _ in frames]
     rels = [rel for _, _, rel in frames]
-    sizes, columns = _read_files([contents[rel] for rel in rels], [image_id for image_id, _, _ in frames],
-                                 lambda k: display(rels[k]), problems, options.image_size)
-    kept = [(image_id, name, *size) for (image_id, name, _), size in zip(frames, sizes) if size is not None]
-    return kept, columns
+    widths, heights, objects = _read_files([contents[rel] for rel in rels], image_ids, lambda k: display(rels[k]),
+                                           problems, options.image_size)
+    if None in widths:  # files left out
+        kept = [width is not None for width in widths]
+        frames, widths, heights = (list(compress(column, kept)) for column in (frames, widths, heights))
+    return FrameColumns([image_id for image_id, _, _ in frames], [name for _, name, _ in frames], widths,
+                        heights), objects
 
 
 def _read_files(contents: list[bytes], ids: list[int], path_of, problems: Problems,
-                default_size: tuple[int, int]) -> tuple[list, tuple[list, ...]]:
-    """The size of each file (None for a file left out) and the objects of all files as columns
-    (image id, label, x, y, w, h, occ, visible box, ign, paired), ordered by image id.
-    ``path_of(k)`` names file k in messages."""
+                default_size: tuple[int, int]) -> tuple[list, list, ObjectColumns]:
+    """The width and the height of each file (None for a file left out), and the objects of all
+    files, ordered by image id. ``path_of(k)`` names file k in messages."""
     n = len(contents)
     objects_per_file = list(map(bytes.count, contents, repeat(b"<object>")))
     fits = list(map(and_, map(eq, map(bytes.count, contents, repeat(b"<width>")), repeat(1)),
@@ -66,30 +69,30 @@ def _read_files(contents: list[bytes], ids: list[int], path_of, problems: Proble
         found, sizes_found = _scan(contents, fits)
 
     fit_index = list(compress(range(n), fits))
-    sizes: list = [None] * n
+    widths: list = [None] * n
+    heights: list = [None] * n
     if sizes_found:
-        widths, heights = zip(*sizes_found)
-        fit_sizes = zip(map(int, widths), map(int, heights))
+        found_widths, found_heights = zip(*sizes_found)
         if len(fit_index) == n:
-            sizes = list(fit_sizes)
+            widths, heights = list(map(int, found_widths)), list(map(int, found_heights))
         else:
-            for k, size in zip(fit_index, fit_sizes):
-                sizes[k] = size
+            for k, width, height in zip(fit_index, map(int, found_widths), map(int, found_heights)):
+                widths[k], heights[k] = width, height
     owner = np.repeat(np.array(fit_index, np.int64), list(compress(objects_per_file, fits)))
     columns, bad = _object_columns(found, owner, np.asarray(ids, np.int64)[owner].tolist(), path_of, problems)
     for k in bad:
-        sizes[k] = None
+        widths[k] = heights[k] = None
     slow = []
     for k in range(n):
         if not fits[k]:
             parsed = _parse_with_elementtree(contents[k], path_of(k), problems, default_size)
             if parsed is not None:
-                sizes[k] = parsed[1]
-                slow.extend((ids[k], *obj, None, 0, None) for obj in parsed[0])
+                objects, (widths[k], heights[k]) = parsed
+                slow.extend((ids[k], obj) for obj in objects)
     if slow:
-        rows = sorted([*zip(*columns), *slow], key=lambda row: row[0])  # stable: file order in a frame
-        columns = tuple(map(list, zip(*rows)))
-    return sizes, columns
+        rows = sorted([*columns.rows(), *slow], key=itemgetter(0))  # stable: file order in a frame
+        columns = ObjectColumns.of(rows)
+    return widths, heights, columns
 
 
 def _scan(contents: list[bytes], fits: list[bool]) -> tuple[list[tuple], list[tuple]]:
@@ -98,10 +101,10 @@ def _scan(contents: list[bytes], fits: list[bool]) -> tuple[list[tuple], list[tu
 
 
 def _object_columns(found: list[tuple[bytes, ...]], owner: np.ndarray, image_ids: list[int], path_of,
-                    problems: Problems) -> tuple[tuple[list, ...], set[int]]:
+                    problems: Problems) -> tuple[ObjectColumns, set[int]]:
     """Columns of the objects found, and the files (indices) holding a value that makes them unusable."""
     if not found:
-        return ([],) * 10, set()
+        return ObjectColumns.empty(), set()
     names, *columns = zip(*found)
     labels = list(map(bytes.decode, map(bytes.strip, names), repeat("utf-8"), repeat("replace")))
     try:
@@ -112,7 +115,8 @@ def _object_columns(found: list[tuple[bytes, ...]], owner: np.ndarray, image_ids
         usual = False
     if usual:
         n = len(labels)
-        return (image_ids, labels, x, y, w, h, occ, [None] * n, [0] * n, [None] * n), set()
+        return ObjectColumns(image_ids, labels, x, y, w, h, occ, visible=[None] * n, ign=[0] * n,
+                             paired=[None] * n), set()
     rows, bad, bad_ids = [], set(), set()
     for file, image_id, *obj in zip(owner.tolist(), image_ids, labels, x, y, w, h, occ):
         result = check_object(*obj, path_of(file), problems)
@@ -120,9 +124,8 @@ def _object_columns(found: list[tuple[bytes, ...]], owner: np.ndarray, image_ids
             bad.add(file)
             bad_ids.add(image_id)
         elif result is not None:
-            rows.append((image_id, *result, None, 0, None))
-    rows = [r for r in rows if r[0] not in bad_ids]
-    return (tuple(map(list, zip(*rows))) if rows else ([],) * 10), bad
+            rows.append((image_id, result))
+    return ObjectColumns.of([(image_id, obj) for image_id, obj in rows if image_id not in bad_ids]), bad
 
 
 def _number_or_nan(value: bytes) -> int | float:
@@ -133,7 +136,7 @@ def _number_or_nan(value: bytes) -> int | float:
 
 
 def _parse_with_elementtree(data: bytes, path: str, problems: Problems,
-                            default_size: tuple[int, int]) -> tuple[list[tuple], tuple[int, int]] | None:
+                            default_size: tuple[int, int]) -> tuple[list[AnnotatedObject], tuple[int, int]] | None:
     try:
         root = ET.fromstring(data)
     except ET.ParseError as exc:

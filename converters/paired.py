@@ -5,7 +5,7 @@ from __future__ import annotations
 from .bbgt import PROBLEMS as BBGT_PROBLEMS
 from .bbgt import BadFile, collect_frames, parse_bbgt
 from .problems import Problems
-from .records import ParseOptions
+from .records import AnnotatedObject, FrameColumns, ObjectColumns, ParseOptions
 from .sources import text_of
 
 MODALITIES = ("visible", "lwir")
@@ -13,7 +13,7 @@ PROBLEMS = BBGT_PROBLEMS | {"unpaired file", "pair count mismatch"}
 
 
 def parse_paired_files(frames: list[tuple[int, str, dict[str, str]]], contents: dict[str, bytes], display,
-                       problems: Problems, options: ParseOptions) -> tuple[list, tuple[list, ...]]:
+                       problems: Problems, options: ParseOptions) -> tuple[FrameColumns, ObjectColumns]:
     """Frames given as (image id, frame name, {modality: path}); see bbgt.collect_frames. A frame whose
     files disagree is left out."""
     return collect_frames(frames, lambda entry: _paired_objects(entry, contents, display, problems,
@@ -21,7 +21,7 @@ def parse_paired_files(frames: list[tuple[int, str, dict[str, str]]], contents: 
 
 
 def _paired_objects(entry: dict[str, str], contents: dict[str, bytes], display, problems: Problems,
-                    reference: str) -> list[tuple]:
+                    reference: str) -> list[AnnotatedObject]:
     """Both boxes of every object; the reference modality's box is the annotation's bbox."""
     for modality in MODALITIES:
         if modality not in entry:
@@ -41,15 +41,15 @@ def _paired_objects(entry: dict[str, str], contents: dict[str, bytes], display, 
     objects = []
     for vis, lwir in zip(parsed["visible"], parsed["lwir"]):
         ref = lwir if reference == "lwir" else vis
-        if ref[3] <= 0 or ref[4] <= 0:
+        if ref.w <= 0 or ref.h <= 0:
             ref = vis if ref is lwir else lwir  # seen in the other modality only: placed by that box
-        if ref[3] <= 0 or ref[4] <= 0:
-            problems.add("zero-size box", f"object {ref[0]!r} has no box in either modality, skipped",
-                         display(entry[reference]), ref[8])
+        if ref.w <= 0 or ref.h <= 0:
+            problems.add("zero-size box", f"object {ref.label!r} has no box in either modality, skipped",
+                         display(entry[reference]), ref.line)
             continue
-        paired = {"bbox_visible": vis[1:5], "bbox_lwir": lwir[1:5],
-                  "label_visible": vis[0], "label_lwir": lwir[0]}
+        paired = {"bbox_visible": vis.box, "bbox_lwir": lwir.box,
+                  "label_visible": vis.label, "label_lwir": lwir.label}
         # A pedestrian only if both modalities say person: unpaired objects are ignore regions.
-        ign = int(bool(vis[7] or lwir[7]) or vis[0] != "person" or lwir[0] != "person")
-        objects.append((ref[0], *ref[1:7], ign, paired))
+        ign = int(bool(vis.ign or lwir.ign) or vis.label != "person" or lwir.label != "person")
+        objects.append(ref._replace(ign=ign, paired=paired))
     return objects

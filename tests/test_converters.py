@@ -161,6 +161,19 @@ def test_problems_reported_are_those_the_format_declares(quirky, tmp_path):
     assert {"stray file", "zero-size box", "pair count mismatch"} <= seen
 
 
+def test_object_columns_round_trip():
+    from kaist_kit.converters.records import AnnotatedObject, ObjectColumns
+
+    rows = [(3, AnnotatedObject("person", 1, 2, 30, 60, 1, (1, 2, 30, 40))),
+            (3, AnnotatedObject("people", 5.5, 6, 7, 8, ign=1)),
+            (9, AnnotatedObject("cyclist", 1, 2, 3, 4, paired={"label_lwir": "cyclist"}))]
+    columns = ObjectColumns.of(rows)
+    assert columns.image_id == [3, 3, 9] and columns.label == ["person", "people", "cyclist"]
+    assert columns.visible == [(1, 2, 30, 40), None, None] and columns.ign == [0, 1, 0]
+    assert columns.rows() == rows
+    assert ObjectColumns.of([]) == ObjectColumns.empty() and ObjectColumns.empty().rows() == []
+
+
 def test_strict_writes_nothing_and_keeps_an_existing_file(quirky, tmp_path):
     out = tmp_path / "s.json"
     out.write_text("keep me")
