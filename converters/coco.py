@@ -1,4 +1,4 @@
-"""Writing the kit's COCO JSON (schema in docs/dataset-format.md) and the leaderboard's layout.
+"""Writing the kit's COCO JSON (schema in docs/datasets.md) and the leaderboard's layout.
 
 The text is written with one template per record rather than by json.dumps over dicts: on the
 95,324-frame XML tree that is three to four times faster, and the records are simple (numbers and

@@ -65,7 +65,7 @@ def xml_conversion(tmp_path_factory):
 def test_official_xml_tree_converts_whole(xml_conversion):
     result, out, lines, _ = xml_conversion
     assert result.n_images == 95324
-    # The counts formats.md gives for the whole tree.
+    # The counts the dataset's format notes (../shared/docs/formats.md) give for the whole tree.
     assert result.labels == {"cyclist": 6538, "people": 14209, "person": 87297, "person?": 1585}
     assert dict(result.problems.counts) == {"stray file": 1}
     assert len(lines) == 1 and lines[0].startswith("note: ") and lines[0].endswith(
