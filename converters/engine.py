@@ -115,6 +115,8 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
         raise ValueError(f"unknown layout {compat!r}; choose from {', '.join(COMPAT)}")
     if reference not in MODALITIES:
         raise ValueError(f"the reference modality is visible or lwir, not {reference!r}")
+    if min(image_size) <= 0:
+        raise ValueError(f"the image size must be positive, not {image_size[0]}x{image_size[1]}")
     src = open_source(source)
     layout = compat or "kit"
     workers = workers or min(os.cpu_count() or 1, 8)

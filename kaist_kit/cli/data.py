@@ -73,7 +73,7 @@ def synth_command(
 
     from ..synth import SynthConfig, generate
 
-    width, height = parse_size(size)
+    width, height = parse_size(size, "--size")
     config = SynthConfig(seed=seed, train_frames=train, test_frames=test, width=width, height=height,
                          quirks=quirks)
     with Progress(console=err, transient=True, disable=not err.is_terminal) as bar:
