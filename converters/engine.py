@@ -18,7 +18,7 @@ from pathlib import Path
 
 from kaist_kit import __version__
 from kaist_kit.errors import InputError
-from kaist_kit.files import atomic_path
+from kaist_kit.files import atomic_path, check_output_file
 from kaist_kit.imagesets import resolve_image_set
 from kaist_kit.settings import KAIST_FRAME_SIZE
 
@@ -117,6 +117,8 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
         raise ValueError(f"the reference modality is visible or lwir, not {reference!r}")
     if min(image_size) <= 0:
         raise ValueError(f"the image size must be positive, not {image_size[0]}x{image_size[1]}")
+    if out is not None:
+        check_output_file(out)
     src = open_source(source)
     layout = compat or "kit"
     workers = workers or min(os.cpu_count() or 1, 8)
@@ -146,8 +148,11 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
         info["reference_modality"] = reference
     pieces = coco_pieces(info, done.images, done.annotations, layout)
     if out is not None:
-        with atomic_path(out) as tmp, open(tmp, "wb") as f:
-            f.writelines(pieces)
+        try:
+            with atomic_path(out) as tmp, open(tmp, "wb") as f:
+                f.writelines(pieces)
+        except OSError as exc:  # the disk filled up, the folder went away...
+            raise InputError(f"cannot write: {exc.strerror or exc}", out) from None
     return Conversion(format, str(source), None if out is None else str(out), done.kept, done.n_annotations,
                       dict(sorted(done.labels.items())), problems, done.list_name, info, pieces)
 

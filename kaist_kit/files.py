@@ -154,6 +154,31 @@ def read_archive(path: str | os.PathLike) -> dict[str, bytes]:
         raise InputError(f"cannot read the archive: {exc}", path) from None
 
 
+def check_output_file(path: str | os.PathLike) -> Path:
+    """Fail before any work is done where ``path`` cannot become a file written by `atomic_path`: an
+    existing folder, a file inside a file, a name too long, a folder where no file can be created
+    (read-only, or under /proc). An `InputError` names the path."""
+    target = Path(path)
+    try:
+        if target.is_dir():
+            raise InputError("is a folder; name the file to write", target)
+        folder = target.parent
+        while not folder.exists():  # folders atomic_path will create
+            folder = folder.parent
+        if not folder.is_dir():
+            raise InputError(f"cannot write here: {folder} is a file, not a folder", target)
+    except OSError as exc:
+        raise InputError(f"cannot write here: {exc.strerror or exc}", target) from None
+    try:
+        # Create and remove a file named as atomic_path names its temporary file: the only sure test.
+        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise InputError(f"cannot create a file in {folder}: {exc.strerror or exc}", target) from None
+    return target
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; it replaces ``path`` only if the block succeeds."""

@@ -44,3 +44,49 @@ def test_sizes_that_are_not_positive_are_refused(tmp_path, size):
     assert not (tmp_path / "synth").exists()
     with pytest.raises(ValueError, match="must be positive"):
         convert("improved", folder, None, image_size=tuple(int(v) for v in size.split("x")))
+
+
+def run_cli(*args):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "kaist_kit", *map(str, args)], capture_output=True, text=True)
+
+
+def one_error_line(proc):
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    return lines[0]
+
+
+def test_out_that_cannot_be_written_is_refused_before_the_work(tmp_path):
+    source = write_flat(tmp_path / "ann", {"set06_V000_I00019.txt": FRAME})
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (tmp_path / "a-file").write_text("")
+    long_name = "x" * 300 + ".json"
+    cases = {tmp_path: "is a folder; name the file to write",
+             tmp_path / "a-file" / "gt.json": "a-file is a file, not a folder",
+             tmp_path / long_name: "File name too long",
+             "/proc/kaist-kit-test.json": "cannot create a file in /proc",
+             "/proc/self/status": "cannot create a file in /proc/self"}
+    for out, message in cases.items():
+        # The output is checked first: the source (no annotation files) would fail only after a walk.
+        line = one_error_line(run_cli("convert", "improved", empty, "--out", out))
+        assert line.startswith(f"error: {out}: ") and message in line, line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "ann", "empty"]
+    assert convert("improved", source, tmp_path / "new" / "folders" / "gt.json").n_images == 1
+
+
+def test_a_failure_while_writing_is_an_input_error(tmp_path, monkeypatch):
+    import contextlib
+    from pathlib import Path
+
+    import kaist_kit.converters.engine as engine
+    from kaist_kit.errors import InputError
+
+    source = write_flat(tmp_path / "ann", {"set06_V000_I00019.txt": FRAME})
+    monkeypatch.setattr(engine, "atomic_path", lambda path: contextlib.nullcontext(Path("/dev/full")))
+    with pytest.raises(InputError, match="gt.json: cannot write: No space left on device"):
+        convert("improved", source, tmp_path / "gt.json")
