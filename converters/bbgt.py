@@ -21,8 +21,8 @@ from .sources import text_of
 HEADER = re.compile(r"^%\s*bbGt\s+version\s*=\s*(\d+)\s*$")
 NUMBERS_PER_VERSION = {0: 4, 1: 9, 2: 10, 3: 11}
 KNOWN_LABELS = {"person", "people", "person?", "cyclist", "person?a", "unpaired"}
-PROBLEMS = frozenset({"malformed file", "missing header", "malformed line", "zero-size box", "negative-size box",
-                      "unknown label"})
+PROBLEMS = frozenset({"empty file", "malformed file", "missing header", "malformed line", "zero-size box",
+                      "negative-size box", "unknown label"})
 
 
 class BadFile(Exception):
@@ -70,6 +70,10 @@ def parse_bbgt(text: str, path: str, problems: Problems, keep_empty: bool = Fals
     """
     lines = text.splitlines()
     start = next((k for k, line in enumerate(lines) if line.strip()), len(lines))
+    if start == len(lines):
+        # A frame without objects still has its header; an empty file may have lost its content.
+        problems.add("empty file", "nothing in it, not even the '% bbGt version=N' header; frame left out", path)
+        raise BadFile
     version = 3
     header = HEADER.match(lines[start].strip()) if start < len(lines) else None
     if header:

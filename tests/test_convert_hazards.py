@@ -90,3 +90,25 @@ def test_a_failure_while_writing_is_an_input_error(tmp_path, monkeypatch):
     monkeypatch.setattr(engine, "atomic_path", lambda path: contextlib.nullcontext(Path("/dev/full")))
     with pytest.raises(InputError, match="gt.json: cannot write: No space left on device"):
         convert("improved", source, tmp_path / "gt.json")
+
+
+def test_an_empty_bbgt_file_is_a_problem_a_header_only_file_is_not(tmp_path):
+    from kaist_kit.errors import InputError
+
+    folder = write_flat(tmp_path / "ann", {"set06_V000_I00019.txt": FRAME, "set06_V000_I00039.txt": "",
+                                           "set06_V000_I00059.txt": "% bbGt version=3\n",
+                                           "set06_V000_I00079.txt": "\r\n  \n"})
+    lines = []
+    result = convert("improved", folder, tmp_path / "gt.json", echo=lines.append)
+    assert result.problems.counts == {"empty file": 2} and result.n_images == 2
+    assert lines == [f"problem: {folder}/set06_V000_I000{n}.txt: nothing in it, not even the '% bbGt version=N' "
+                     "header; frame left out" for n in (39, 79)]
+    with pytest.raises(InputError, match="--strict: 2 empty files; nothing written"):
+        convert("improved", folder, tmp_path / "strict.json", strict=True)
+    assert not (tmp_path / "strict.json").exists()
+    # Paired files: an empty file in one modality leaves the frame out too.
+    for modality in ("visible", "lwir"):
+        write_flat(tmp_path / "paired" / "set00" / "V000" / modality, {"I00001.txt": FRAME, "I00003.txt": FRAME})
+    (tmp_path / "paired" / "set00" / "V000" / "lwir" / "I00003.txt").write_text("")
+    paired = convert("paired", tmp_path / "paired", None)
+    assert paired.problems.counts == {"empty file": 1} and paired.n_images == 1
