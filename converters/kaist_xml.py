@@ -10,13 +10,14 @@ says what is wrong with it.
 
 from __future__ import annotations
 
-import math
 import re
 import xml.etree.ElementTree as ET
 from itertools import compress, repeat
 from operator import and_, eq, itemgetter
 
 import numpy as np
+
+from kaist_kit.files import is_number
 
 from .bbgt import KNOWN_LABELS, check_object, number
 from .problems import Problems
@@ -29,8 +30,10 @@ _OBJECT = re.compile(
     rb"<w>([^<]*)</w>\s*<h>([^<]*)</h>\s*</bndbox>\s*(?:<pose>[^<]*</pose>\s*)?"
     rb"(?:<truncated>[^<]*</truncated>\s*)?(?:<difficult>[^<]*</difficult>\s*)?"
     rb"<occlusion>([^<]*)</occlusion>\s*</object>")
-_SIZE = re.compile(rb"<width>\s*(\d+)\s*</width>\s*<height>\s*(\d+)\s*</height>")
+# A size of 0 does not fit: ElementTree's reading reports it.
+_SIZE = re.compile(rb"<width>\s*([1-9]\d*)\s*</width>\s*<height>\s*([1-9]\d*)\s*</height>")
 _END = b"</annotation>"
+_OBJECT_FIELDS = ("x", "y", "w", "h", "occlusion")
 PROBLEMS = frozenset({"malformed file", "zero-size box", "negative-size box", "unknown label"})
 
 
@@ -111,15 +114,15 @@ def _object_columns(found: list[tuple[bytes, ...]], owner: np.ndarray, image_ids
         x, y, w, h, occ = (list(map(int, column)) for column in columns)  # int() reads bytes
         usual = set(labels) <= KNOWN_LABELS and set(occ) <= {0, 1, 2} and min(w) > 0 and min(h) > 0
     except ValueError:  # a value that is not an integer: look at every object
-        x, y, w, h, occ = ([_number_or_nan(v) for v in column] for column in columns)
         usual = False
     if usual:
         n = len(labels)
         return ObjectColumns(image_ids, labels, x, y, w, h, occ, visible=[None] * n, ign=[0] * n,
                              paired=[None] * n), set()
     rows, bad, bad_ids = [], set(), set()
-    for file, image_id, *obj in zip(owner.tolist(), image_ids, labels, x, y, w, h, occ):
-        result = check_object(*obj, path_of(file), problems)
+    for file, image_id, label, *texts in zip(owner.tolist(), image_ids, labels, *columns):
+        values = _object_values(label, [t.decode("utf-8", "replace") for t in texts], path_of(file), problems)
+        result = False if values is None else check_object(label, *values, path_of(file), problems)
         if result is False:
             bad.add(file)
             bad_ids.add(image_id)
@@ -128,11 +131,34 @@ def _object_columns(found: list[tuple[bytes, ...]], owner: np.ndarray, image_ids
     return ObjectColumns.of([(image_id, obj) for image_id, obj in rows if image_id not in bad_ids]), bad
 
 
-def _number_or_nan(value: bytes) -> int | float:
-    try:
-        return number(value.decode().strip())
-    except (ValueError, UnicodeDecodeError):
-        return math.nan
+def _object_values(label: str, texts: list[str], path: str, problems: Problems) -> list | None:
+    """The numbers in an object's fields x, y, w, h and occlusion, as written; None (reported) when
+    one is not a number."""
+    values = []
+    for field, text in zip(_OBJECT_FIELDS, texts):
+        try:
+            values.append(number(text.strip()))
+        except ValueError:
+            problems.add("malformed file", f"{field} {text.strip()!r} of object {label!r} is not a number", path)
+            return None
+    return values
+
+
+def _image_size(texts: tuple[str, str], path: str, problems: Problems) -> tuple[int, int] | None:
+    """The image's width and height, positive integers; None (reported) otherwise."""
+    size = []
+    for field, text in zip(("width", "height"), texts):
+        try:
+            value = int(text)
+        except ValueError:
+            what = "an integer" if is_number(text) else "a number"
+            problems.add("malformed file", f"the image {field} {text.strip()!r} is not {what}", path)
+            return None
+        if value <= 0:
+            problems.add("malformed file", f"the image {field} {value} is not positive", path)
+            return None
+        size.append(value)
+    return size[0], size[1]
 
 
 def _parse_with_elementtree(data: bytes, path: str, problems: Problems,
@@ -148,10 +174,8 @@ def _parse_with_elementtree(data: bytes, path: str, problems: Problems,
     size = default_size
     width, height = root.findtext("size/width"), root.findtext("size/height")
     if width is not None and height is not None:
-        try:
-            size = (int(width), int(height))
-        except ValueError:
-            problems.add("malformed file", "the image size is not a pair of integers", path)
+        size = _image_size((width, height), path, problems)
+        if size is None:
             return None
     objects = []
     for k, obj in enumerate(root.iter("object"), 1):
@@ -160,7 +184,8 @@ def _parse_with_elementtree(data: bytes, path: str, problems: Problems,
         if not label or any(t is None for t in texts):
             problems.add("malformed file", f"object {k} lacks a name or a bndbox x, y, w, h", path)
             return None
-        result = check_object(label, *(_number_or_nan(t.encode()) for t in texts), path, problems)
+        values = _object_values(label, texts, path, problems)
+        result = False if values is None else check_object(label, *values, path, problems)
         if result is False:
             return None
         if result is not None:

@@ -112,3 +112,47 @@ def test_an_empty_bbgt_file_is_a_problem_a_header_only_file_is_not(tmp_path):
     (tmp_path / "paired" / "set00" / "V000" / "lwir" / "I00003.txt").write_text("")
     paired = convert("paired", tmp_path / "paired", None)
     assert paired.problems.counts == {"empty file": 1} and paired.n_images == 1
+
+
+XML = """<annotation>
+  <size><width>{width}</width><height>512</height></size>
+  {objects}
+</annotation>
+"""
+USUAL = ("<object><name>{name}</name><bndbox><x>{x}</x><y>20</y><w>30</w><h>60</h></bndbox>"
+         "<occlusion>{occ}</occlusion></object>")
+# Another element order: read by ElementTree rather than the fast path.
+REORDERED = ("<object><occlusion>{occ}</occlusion><bndbox><h>60</h><w>30</w><y>20</y><x>{x}</x></bndbox>"
+             "<name>{name}</name></object>")
+
+
+def xml_tree(root, files):
+    for frame, text in files.items():
+        path = root / f"{frame}.xml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def xml_file(width=640, name="person", x=10, occ=0, layout=USUAL, prolog=""):
+    return prolog + XML.format(width=width, objects=layout.format(name=name, x=x, occ=occ))
+
+
+def test_xml_non_numbers_are_called_non_numbers_on_both_paths(tmp_path):
+    files = {"set06/V000/I00019": xml_file(x="abc"), "set06/V000/I00039": xml_file(x="abc", layout=REORDERED),
+             "set06/V000/I00059": xml_file(occ="partly"), "set06/V000/I00079": xml_file(width="wide"),
+             "set06/V000/I00099": xml_file(width="640.5"), "set06/V000/I00119": xml_file(width=0),
+             "set06/V000/I00139": xml_file(x="nan"), "set06/V000/I00159": xml_file()}
+    root = xml_tree(tmp_path / "xml", files)
+    lines = []
+    result = convert("xml", root, None, echo=lines.append)
+    assert result.n_images == 1 and result.problems.counts == {"malformed file": 7}
+    text = "\n".join(lines)
+    for frame, message in [("I00019", "x 'abc' of object 'person' is not a number"),
+                           ("I00039", "x 'abc' of object 'person' is not a number"),
+                           ("I00059", "occlusion 'partly' of object 'person' is not a number"),
+                           ("I00079", "the image width 'wide' is not a number"),
+                           ("I00099", "the image width '640.5' is not an integer"),
+                           ("I00119", "the image width 0 is not positive"),
+                           ("I00139", "non-finite number in object 'person'")]:
+        assert f"problem: {root}/set06/V000/{frame}.xml: {message}" in text
