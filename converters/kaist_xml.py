@@ -4,8 +4,11 @@
 layout of these files is read by C-level loops over all files of a chunk at once: one ``findall``
 for the objects and one for the image sizes over the files joined by a NUL byte, checked against
 per-file counts of ``<object>`` and ``<width>``. A file that does not fit that layout exactly
-(another element order, a missing field, a truncated file) is parsed again by ElementTree, which
-says what is wrong with it.
+(another element order, a missing field, a truncated file, an entity or character reference) is
+parsed again by ElementTree, which says what is wrong with it. So a file reads the same either way:
+internal entities (``<!ENTITY w "640">`` ... ``&w;``) are expanded as XML defines, while external ones
+are never fetched (an undefined entity, reported) and expat's limit on entity expansion stops
+"billion laughs" files (reported as invalid XML).
 """
 
 from __future__ import annotations
@@ -62,14 +65,17 @@ def _read_files(contents: list[bytes], ids: list[int], path_of, problems: Proble
                     map(bytes.endswith, contents, repeat(_END + b"\n"))))
     for k in [k for k, ok in enumerate(fits) if not ok]:  # another line ending, or a broken file
         fits[k] = contents[k].count(b"<width>") == 1 and contents[k].rstrip().endswith(_END)
-    found, sizes_found = _scan(contents, fits)
-    if len(found) != sum(c for c, ok in zip(objects_per_file, fits) if ok) or len(sizes_found) != sum(fits):
-        # Some file breaks the layout: find which, file by file (rare, so simplicity wins here).
+    found, sizes_found, references = _scan(contents, fits)
+    if (references or len(found) != sum(c for c, ok in zip(objects_per_file, fits) if ok)
+            or len(sizes_found) != sum(fits)):
+        # Some file breaks the layout, or holds an entity or character reference (&w;, &amp;, &#49;)
+        # that ElementTree expands and the scan would read as it is written: find which, file by
+        # file (rare, so simplicity wins here).
         for k in range(n):
-            if fits[k] and (len(_OBJECT.findall(contents[k])) != objects_per_file[k]
+            if fits[k] and (b"&" in contents[k] or len(_OBJECT.findall(contents[k])) != objects_per_file[k]
                             or len(_SIZE.findall(contents[k])) != 1):
                 fits[k] = False
-        found, sizes_found = _scan(contents, fits)
+        found, sizes_found, _ = _scan(contents, fits)
 
     fit_index = list(compress(range(n), fits))
     widths: list = [None] * n
@@ -98,9 +104,10 @@ def _read_files(contents: list[bytes], ids: list[int], path_of, problems: Proble
     return widths, heights, columns
 
 
-def _scan(contents: list[bytes], fits: list[bool]) -> tuple[list[tuple], list[tuple]]:
+def _scan(contents: list[bytes], fits: list[bool]) -> tuple[list[tuple], list[tuple], bool]:
+    """The objects and the sizes of the files that fit, and whether they hold a reference ('&')."""
     blob = b"\x00".join(compress(contents, fits))
-    return _OBJECT.findall(blob), _SIZE.findall(blob)
+    return _OBJECT.findall(blob), _SIZE.findall(blob), b"&" in blob
 
 
 def _object_columns(found: list[tuple[bytes, ...]], owner: np.ndarray, image_ids: list[int], path_of,

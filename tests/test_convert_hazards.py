@@ -1,6 +1,7 @@
 """Converters: the mistakes people make with them, odd trees, output paths and interrupts. Each ends
 in a finding or a one-line error with exit code 2, never in a traceback or a half-written file."""
 
+import json
 import re
 
 import pytest
@@ -156,3 +157,37 @@ def test_xml_non_numbers_are_called_non_numbers_on_both_paths(tmp_path):
                            ("I00119", "the image width 0 is not positive"),
                            ("I00139", "non-finite number in object 'person'")]:
         assert f"problem: {root}/set06/V000/{frame}.xml: {message}" in text
+
+
+def test_xml_entities_read_the_same_on_both_paths(tmp_path):
+    doctype = '<?xml version="1.0"?>\n<!DOCTYPE annotation [<!ENTITY w "640"><!ENTITY p "person">]>\n'
+    with_references = {
+        "set06/V000/I00019": xml_file(width="&w;", prolog=doctype),
+        "set06/V000/I00039": xml_file(name="&p;", prolog=doctype),
+        "set06/V000/I00059": xml_file(name="person&amp;bike"),
+        "set06/V000/I00079": xml_file(x="&#49;0"),
+        "set06/V000/I00099": xml_file(x="1&#48;", name="&p;", layout=REORDERED, prolog=doctype)}
+    expanded = {"set06/V000/I00019": xml_file(), "set06/V000/I00039": xml_file(),
+                "set06/V000/I00059": xml_file(name="person&bike".replace("&", "&amp;")),
+                "set06/V000/I00079": xml_file(), "set06/V000/I00099": xml_file(layout=REORDERED)}
+    mine = convert("xml", xml_tree(tmp_path / "refs", with_references), None)
+    plain = convert("xml", xml_tree(tmp_path / "plain", expanded), None)
+    assert mine.problems.counts == plain.problems.counts == {"unknown label": 1}
+    assert mine.labels == plain.labels == {"person": 4, "person&bike": 1}
+    a, b = json.loads(mine.text), json.loads(plain.text)
+    assert a["images"] == b["images"] and a["annotations"] == b["annotations"]
+    assert [ann["bbox"] for ann in a["annotations"]] == [[10, 20, 30, 60]] * 5
+
+
+def test_xml_entities_that_reach_out_or_explode_are_reported(tmp_path):
+    external = '<!DOCTYPE annotation [<!ENTITY e SYSTEM "file:///etc/hostname">]>\n'
+    laughs = ('<!DOCTYPE annotation [<!ENTITY a0 "lol">'
+              + "".join(f'<!ENTITY a{i} "{f"&a{i - 1};" * 10}">' for i in range(1, 10)) + "]>\n")
+    root = xml_tree(tmp_path / "xml", {"set06/V000/I00019": xml_file(width="&e;", prolog=external),
+                                       "set06/V000/I00039": xml_file(name="&a9;", prolog=laughs),
+                                       "set06/V000/I00059": xml_file()})
+    lines = []
+    result = convert("xml", root, None, echo=lines.append)
+    assert result.n_images == 1 and result.problems.counts == {"malformed file": 2}
+    assert f"{root}/set06/V000/I00019.xml:3: invalid XML: undefined entity &e;" in lines[0]
+    assert f"{root}/set06/V000/I00039.xml:4: invalid XML: limit on input amplification factor" in lines[1]
