@@ -240,14 +240,14 @@ def _convert_streamed(src: Source, job: _Job, workers: int, progress) -> _Done |
     """Hand frames to the workers folder by folder while the tree is still being walked, so that
     listing 95k files overlaps with reading them. The frames must come in name order, as they do in
     KAIST's trees; otherwise (None) the caller plans the whole conversion first."""
-    problems = Problems()
+    problems, links = Problems(), Problems()
     located: dict[str, str] = {}
     pending: list[tuple[int, str, str]] = []
     parts: list[tuple[int, object]] = []  # (frames, future) in order
     pool = None
     previous, count = "", 0
     try:
-        for folder, names in walk_folders(src.root):
+        for folder, names in walk_folders(src.root, links=links):
             for frame in _locate_in_folder(src, job.format, folder, names, located, problems):
                 if frame <= previous:
                     return None
@@ -263,7 +263,8 @@ def _convert_streamed(src: Source, job: _Job, workers: int, progress) -> _Done |
             raise _nothing_found(src, job.format)
         if "duplicate frame" in problems.counts:
             return None  # which file comes first is the planned conversion's to say
-        done = _Done(problems)
+        links.extend(problems.records)  # links first, as the planned conversion notes them
+        done = _Done(links)
         if pool is None:
             done.add(_process(src, replace(job, frames=pending)), len(pending))
         else:
@@ -286,7 +287,9 @@ def _nothing_found(src: Source, format: SourceFormat) -> InputError:
 def _locate_frames(src: Source, format: SourceFormat, problems: Problems) -> dict[str, str | dict[str, str]]:
     """Frame name -> the relative path of its annotation file ({modality: path} for paired files)."""
     located: dict[str, str | dict[str, str]] = {}
-    for folder, names in src.folders:
+    folders = src.folders
+    problems.extend(src.links.records)
+    for folder, names in folders:
         _locate_in_folder(src, format, folder, names, located, problems)
     return located
 

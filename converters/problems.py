@@ -9,9 +9,10 @@ from kaist_kit.errors import quantity, where
 
 # Kinds that only describe the input's surroundings: they never change the output, so --strict
 # does not fail on them.
-NOTES = {"stray file", "no annotation file"}
+NOTES = {"stray file", "no annotation file", "folder link", "broken link"}
 # Kinds found while the files of any format are located and chosen, before they are read.
-LOCATING = frozenset({"stray file", "duplicate frame", "no annotation file", "missing frame"})
+LOCATING = frozenset({"stray file", "duplicate frame", "no annotation file", "missing frame", "folder link",
+                      "broken link"})
 
 
 class Problems:

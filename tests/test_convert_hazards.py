@@ -191,3 +191,30 @@ def test_xml_entities_that_reach_out_or_explode_are_reported(tmp_path):
     assert result.n_images == 1 and result.problems.counts == {"malformed file": 2}
     assert f"{root}/set06/V000/I00019.xml:3: invalid XML: undefined entity &e;" in lines[0]
     assert f"{root}/set06/V000/I00039.xml:4: invalid XML: limit on input amplification factor" in lines[1]
+
+
+def test_links_in_a_tree_are_noted_and_never_walked_round(tmp_path, monkeypatch):
+    import kaist_kit.converters.engine as engine
+
+    root = xml_tree(tmp_path / "xml", {"set06/V000/I00019": xml_file(), "set06/V000/I00039": xml_file(x=50)})
+    video = root / "set06" / "V000"
+    (video / "loop").symlink_to("loop")
+    (video / "up").symlink_to("..")
+    (root / "set06" / "V001").symlink_to(tmp_path)  # a folder link to an ancestor of the tree
+    (video / "gone.xml").symlink_to("nowhere.xml")
+    (video / "I00059.xml").symlink_to("I00019.xml")  # a link to a file is read
+    expected = [f"note: {root}/set06/V001: a link to a folder, not followed",
+                f"note: {video}/gone.xml: a link that leads nowhere (to itself, or to nothing), skipped",
+                f"note: {video}/loop: a link that leads nowhere (to itself, or to nothing), skipped",
+                f"note: {video}/up: a link to a folder, not followed"]
+    monkeypatch.setattr(engine, "PARALLEL_FROM", 1)
+    for workers in (1, 2):  # planned in one process; streamed to worker processes
+        lines = []
+        result = convert("xml", root, None, echo=lines.append, strict=True, workers=workers)
+        assert result.n_images == 3 and result.problems.counts == {"broken link": 2, "folder link": 2}
+        assert lines == expected
+    proc = run_cli("convert", "xml", root, "--out", tmp_path / "gt.json")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr and "3 images" in proc.stderr
+    (tmp_path / "self").symlink_to("self")
+    line = one_error_line(run_cli("convert", "xml", tmp_path / "self", "--out", tmp_path / "x.json"))
+    assert line == f"error: {tmp_path / 'self'}: a link that leads nowhere"
