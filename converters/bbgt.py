@@ -25,6 +25,18 @@ PROBLEMS = frozenset({"empty file", "malformed file", "missing header", "malform
                       "negative-size box", "unknown label"})
 
 
+def reads_as_bbgt(text: str) -> bool | None:
+    """Whether a file's text reads as bbGt (its header, or objects with the numbers of some version);
+    None for a file with nothing in it."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return None
+    if HEADER.match(lines[0]):
+        return True
+    rows = [line.split() for line in lines if not line.startswith("%")]
+    return all(len(row) - 1 in NUMBERS_PER_VERSION.values() and all(map(is_number, row[1:])) for row in rows)
+
+
 class BadFile(Exception):
     """The file cannot be read as a whole; the frame is left out."""
 

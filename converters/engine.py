@@ -17,15 +17,15 @@ from operator import methodcaller
 from pathlib import Path
 
 from kaist_kit import __version__
-from kaist_kit.errors import InputError
+from kaist_kit.errors import InputError, quantity
 from kaist_kit.files import atomic_path, check_output_file
 from kaist_kit.imagesets import resolve_image_set
 from kaist_kit.settings import KAIST_FRAME_SIZE
 
 from .coco import LICENSE, coco_pieces, format_frames
-from .formats import FORMATS, SOURCE_FORMATS, SourceFormat
+from .formats import EVERY_SET, FORMATS, LOOK_ALIKES, SOURCE_FORMATS, SourceFormat, resembles, set_number
 from .paired import MODALITIES
-from .problems import Problems
+from .problems import Finding, Problems
 from .records import ParseOptions
 from .sources import Source, open_source, text_of, walk_folders
 
@@ -35,6 +35,8 @@ _IMAGE_SETS = "/imageSets/"
 PARALLEL_FROM = 4000
 # Frames handed to a worker at a time while a tree is being walked.
 _STREAMED_CHUNK = 4000
+# Files read again, spread over a source, to tell what it looks like.
+_SAMPLE = 16
 
 
 @dataclass
@@ -51,6 +53,7 @@ class Conversion:
     image_set: str | None = None
     info: dict = field(default_factory=dict)
     pieces: list[bytes] = field(default_factory=list, repr=False)  # of the file, in order
+    findings: list[Finding] = field(default_factory=list)  # about the source as a whole
 
     @property
     def text(self) -> str:
@@ -104,9 +107,10 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
             progress: Callable[[int, int], None] | None = None, workers: int | None = None) -> Conversion:
     """Convert a KAIST annotation source to COCO JSON at ``out`` (written atomically).
 
-    ``echo`` receives one line per problem; ``progress(done, total)`` follows the frames. Under
-    ``strict``, any problem that changed or dropped annotations raises `InputError` and nothing is
-    written. Image ids follow the image set's order (else sorted frame names); a frame left out
+    ``echo`` receives one line per problem; ``progress(done, total)`` follows the frames. The
+    conversion's findings say when the source looks like another format, or gives no box. Under
+    ``strict``, any problem that changed or dropped annotations, or any finding, raises `InputError`
+    and nothing is written. Image ids follow the image set's order (else sorted frame names); a frame left out
     for an error leaves its id unused, so that no id depends on another frame's problems.
     """
     if format not in FORMATS:
@@ -131,8 +135,10 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
         done = _convert_planned(src, job, image_set, workers, progress)
     problems = Problems(echo)
     problems.extend(done.problems.records)
-    if strict and problems.failing:
-        raise InputError(f"--strict: {problems.summary()}; nothing written", src.root)
+    findings = _findings(src, spec, done)
+    if strict and (problems.failing or findings):
+        failures = [problems.summary()] if problems.failing else []
+        raise InputError(f"--strict: {'; '.join(failures + [f.text for f in findings])}; nothing written", src.root)
 
     info = {
         "description": "KAIST multispectral pedestrian annotations in COCO form",
@@ -154,7 +160,39 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
         except OSError as exc:  # the disk filled up, the folder went away...
             raise InputError(f"cannot write: {exc.strerror or exc}", out) from None
     return Conversion(format, str(source), None if out is None else str(out), done.kept, done.n_annotations,
-                      dict(sorted(done.labels.items())), problems, done.list_name, info, pieces)
+                      dict(sorted(done.labels.items())), problems, done.list_name, info, pieces, findings)
+
+
+def _findings(src: Source, spec: SourceFormat, done: _Done) -> list[Finding]:
+    """What to say about the source as a whole: files that look like another format (or no annotations
+    at all), frames of sets the format does not cover, an output without a box."""
+    findings = []
+    if done.located:
+        sample, texts = _sample(src, spec, done.located)
+        if not resembles(spec, sample, texts):
+            other = next((kind for kind in (*SOURCE_FORMATS.values(), *LOOK_ALIKES) if kind is not spec
+                          and kind.layout == spec.layout and resembles(kind, sample, texts)), None)
+            if other is not None:
+                findings.append(Finding("wrong-format", f"these files look like {other.what}, not {spec.what}: "
+                                        f"{other.advice}", str(src.root)))
+        if spec.sets is not EVERY_SET and not findings:
+            outside = [name for name in done.located if set_number(name) not in spec.sets.numbers]
+            if outside:
+                findings.append(Finding("other-sets", f"{len(outside)} of {len(done.located)} frames (first: "
+                                        f"{outside[0]}) are not of {spec.sets.name}, which {spec.name} annotations "
+                                        "cover", str(src.root)))
+    if done.n_annotations == 0:
+        findings.append(Finding("no-boxes", f"the output holds no box: {quantity(done.kept, 'frame')} written, "
+                                "none with an object", str(src.root)))
+    return findings
+
+
+def _sample(src: Source, format, located: dict[str, str | dict[str, str]]) -> tuple[list[str], list[str]]:
+    """The frames and the texts of a few files spread over those located."""
+    names = list(located)
+    chosen = [names[k * len(names) // _SAMPLE] for k in range(min(_SAMPLE, len(names)))]
+    rels = [min(located[name].values()) if format.layout.per_modality else located[name] for name in chosen]
+    return chosen, list(map(text_of, src.read_all(rels)))
 
 
 @dataclass
@@ -172,6 +210,7 @@ class _Done:
     labels: Counter = field(default_factory=Counter)
     kept: int = 0  # frames written
     frames_done: int = 0  # frames read
+    located: dict = field(default_factory=dict)  # frame name -> its file or {modality: file}, of those chosen
 
     def add(self, chunk: _Chunk, frames: int) -> None:
         self.problems.extend(chunk.problems)
@@ -221,7 +260,7 @@ def _convert_planned(src: Source, job: _Job, image_set: str | None, workers: int
     parallel = workers > 1 and len(frames) >= PARALLEL_FROM
     size = max(1, -(-len(frames) // (workers * 8))) if parallel else max(1, len(frames))
     jobs = [replace(job, frames=frames[k:k + size]) for k in range(0, len(frames), size)]
-    done = _Done(problems, list_name)
+    done = _Done(problems, list_name, located={name: located[name] for name in names})
     if parallel:
         with _pool(src, workers) as pool:
             for part, chunk in zip(jobs, pool.map(_work, jobs)):
@@ -264,7 +303,7 @@ def _convert_streamed(src: Source, job: _Job, workers: int, progress) -> _Done |
         if "duplicate frame" in problems.counts:
             return None  # which file comes first is the planned conversion's to say
         links.extend(problems.records)  # links first, as the planned conversion notes them
-        done = _Done(links)
+        done = _Done(links, located=located)
         if pool is None:
             done.add(_process(src, replace(job, frames=pending)), len(pending))
         else:
@@ -281,7 +320,14 @@ def _convert_streamed(src: Source, job: _Job, workers: int, progress) -> _Done |
 
 
 def _nothing_found(src: Source, format: SourceFormat) -> InputError:
-    return InputError(f"no {format.name} annotation files found (expected names like {format.example})", src.root)
+    """The error for a source without files of ``format``, naming what its files look like."""
+    message = f"no {format.name} annotation files found (expected names like {format.example})"
+    for kind in (*SOURCE_FORMATS.values(), *LOOK_ALIKES):
+        located = _locate_frames(src, kind, Problems()) if kind is not format else {}
+        if located and resembles(kind, *_sample(src, kind, located)):
+            message += f"; the files look like {kind.what}: {kind.advice}"
+            break
+    return InputError(message, src.root)
 
 
 def _locate_frames(src: Source, format: SourceFormat, problems: Problems) -> dict[str, str | dict[str, str]]:

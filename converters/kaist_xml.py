@@ -40,6 +40,11 @@ _OBJECT_FIELDS = ("x", "y", "w", "h", "occlusion")
 PROBLEMS = frozenset({"malformed file", "zero-size box", "negative-size box", "unknown label"})
 
 
+def reads_as_xml(text: str) -> bool | None:
+    """Whether a file's text reads as a KAIST XML annotation; None for a file with nothing in it."""
+    return "<annotation" in text if text.strip() else None
+
+
 def parse_xml_files(frames: list[tuple[int, str, str]], contents: dict[str, bytes], display, problems: Problems,
                     options: ParseOptions) -> tuple[FrameColumns, ObjectColumns]:
     """The frames kept and their objects, of frames with one XML file each, given as (image id, frame

@@ -54,11 +54,18 @@ def run_cli(*args):
     return subprocess.run([sys.executable, "-m", "kaist_kit", *map(str, args)], capture_output=True, text=True)
 
 
-def one_error_line(proc):
+def error_line(proc):
+    """The error that ends a command (after the problems it echoed), with exit code 2."""
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
-    return lines[0]
+    line = proc.stderr.strip().splitlines()[-1]
+    assert line.startswith("error: "), proc.stderr
+    return line
+
+
+def one_error_line(proc):
+    line = error_line(proc)
+    assert proc.stderr.strip() == line, proc.stderr
+    return line
 
 
 def test_out_that_cannot_be_written_is_refused_before_the_work(tmp_path):
@@ -218,3 +225,92 @@ def test_links_in_a_tree_are_noted_and_never_walked_round(tmp_path, monkeypatch)
     (tmp_path / "self").symlink_to("self")
     line = one_error_line(run_cli("convert", "xml", tmp_path / "self", "--out", tmp_path / "x.json"))
     assert line == f"error: {tmp_path / 'self'}: a link that leads nowhere"
+
+
+DETECTIONS = "person 10 20 40 80 0.93\nperson 300 200 320 260 0.41\n"
+
+
+def findings(result):
+    return {finding.code: str(finding) for finding in result.findings}
+
+
+def test_detection_results_converted_as_annotations_are_named(tmp_path):
+    from kaist_kit.errors import InputError
+
+    folder = write_flat(tmp_path / "det", {f"set06_V000_I{n:05d}.txt": DETECTIONS if n % 40 else ""
+                                           for n in range(19, 800, 20)})
+    result = convert("improved", folder, tmp_path / "gt.json")
+    assert result.n_annotations == 0
+    assert findings(result) == {
+        "wrong-format": f"[wrong-format] {folder}: these files look like per-image detection results (label x1 y1 "
+                        "x2 y2 score), not improved annotations (frames of the test sets, set06-11): score them "
+                        "with `kaist-kit eval`",
+        "no-boxes": f"[no-boxes] {folder}: the output holds no box: 0 frames written, none with an object"}
+    with pytest.raises(InputError, match=r"--strict: .*\[wrong-format\] these files look like per-image detection"):
+        convert("improved", folder, tmp_path / "strict.json", strict=True)
+    assert not (tmp_path / "strict.json").exists()
+    proc = run_cli("convert", "improved", folder, "--out", tmp_path / "cli.json")
+    assert proc.returncode == 0 and proc.stderr.strip().splitlines()[-2:] == [
+        f"warning: {text}" for text in findings(result).values()]
+    line = error_line(run_cli("convert", "improved", folder, "--out", tmp_path / "cli.json", "--strict"))
+    assert "[wrong-format]" in line and "score them with `kaist-kit eval`" in line and line.endswith("nothing written")
+    # Given as a tree format, nothing is found, and the error says what the files look like.
+    line = one_error_line(run_cli("convert", "xml", folder, "--out", tmp_path / "cli.json"))
+    assert line == (f"error: {folder}: no xml annotation files found (expected names like set06/V000/I00019.xml); "
+                    "the files look like per-image detection results (label x1 y1 x2 y2 score): score them with "
+                    "`kaist-kit eval`")
+
+
+def test_the_real_detection_folder_converted_as_improved_is_named(kaist, tmp_path):
+    archive = kaist / "results" / "MBNet-per-image.tar.gz"
+    result = convert("improved", archive, None)
+    assert set(findings(result)) == {"wrong-format", "no-boxes"}
+    assert "per-image detection results" in findings(result)["wrong-format"]
+
+
+def test_sanitized_and_improved_files_are_told_apart_by_their_sets(tmp_path):
+    training = {f"set00_V000_I{n:05d}.txt": FRAME for n in range(1, 40, 2)}
+    test = {f"set06_V000_I{n:05d}.txt": FRAME for n in range(19, 400, 20)}
+    for given, files, other, sets in [("sanitized", test, "improved", "the test sets, set06-11"),
+                                      ("improved", training, "sanitized", "the training sets, set00-05")]:
+        folder = write_flat(tmp_path / given, files)
+        result = convert(given, folder, None)
+        assert result.n_annotations == 20 and not result.problems.counts
+        assert findings(result) == {"wrong-format": f"[wrong-format] {folder}: these files look like {other} "
+                                    f"annotations (frames of {sets}), not {given} annotations (frames of "
+                                    f"{SETS[given]}): convert them with `kaist-kit convert {other}`"}
+        assert not convert(other, folder, None).findings
+    # A few frames of other sets among many: said as such.
+    mixed = write_flat(tmp_path / "mixed", {**training, "set06_V000_I00019.txt": FRAME})
+    assert findings(convert("sanitized", mixed, None)) == {
+        "other-sets": f"[other-sets] {mixed}: 1 of 21 frames (first: set06/V000/I00019) are not of the training "
+                      "sets, set00-05, which sanitized annotations cover"}
+
+
+SETS = {"sanitized": "the training sets, set00-05", "improved": "the test sets, set06-11"}
+
+
+def test_a_source_without_any_box_is_said_so(tmp_path):
+    from kaist_kit.errors import InputError
+
+    folder = write_flat(tmp_path / "ann", {f"set06_V000_I000{n}.txt": "% bbGt version=3\n" for n in (19, 39)})
+    result = convert("improved", folder, None)
+    assert result.n_images == 2 and not result.problems.counts
+    assert findings(result) == {"no-boxes": f"[no-boxes] {folder}: the output holds no box: 2 frames written, none "
+                                            "with an object"}
+    with pytest.raises(InputError, match=r"--strict: \[no-boxes\] the output holds no box"):
+        convert("improved", folder, None, strict=True)
+
+
+def test_a_tree_given_as_another_format_is_named(tmp_path):
+    from kaist_kit.synth import SynthConfig, generate
+
+    root = tmp_path / "kaist"
+    generate(root, SynthConfig(seed=1, train_frames=4, test_frames=4, width=96, height=64))
+    for given, folder, other in [("xml", "annotations", "original annotations"),
+                                 ("original", "annotations-xml-new", "xml annotations"),
+                                 ("original", "annotations-paired", "paired annotations"),
+                                 ("paired", "annotations-improved", "improved annotations (frames of the test sets, "
+                                                                    "set06-11)")]:
+        line = one_error_line(run_cli("convert", given, root / folder, "--out", tmp_path / "x.json"))
+        assert f"the files look like {other}: convert them with `kaist-kit convert {other.split()[0]}`" in line

@@ -29,7 +29,7 @@ def test_improved_bbgt_reproduces_the_leaderboard_ground_truth(kaist, tmp_path):
                      compat="leaderboard")
     assert (result.n_images, result.n_annotations) == (2252, 4254)
     assert result.labels == {"cyclist": 90, "people": 597, "person": 3390, "person?": 177}
-    assert not result.problems.counts
+    assert not result.problems.counts and not result.findings
     mine, theirs = parsed(out), parsed(kaist / "test-all-20.leaderboard.json")
     for key in LEADERBOARD_KEYS:
         assert mine[key] == theirs[key], key
@@ -67,7 +67,7 @@ def test_official_xml_tree_converts_whole(xml_conversion):
     assert result.n_images == 95324
     # The counts the dataset's format notes (../shared/docs/formats.md) give for the whole tree.
     assert result.labels == {"cyclist": 6538, "people": 14209, "person": 87297, "person?": 1585}
-    assert dict(result.problems.counts) == {"stray file": 1}
+    assert dict(result.problems.counts) == {"stray file": 1} and not result.findings
     assert len(lines) == 1 and lines[0].startswith("note: ") and lines[0].endswith(
         "set01/V001/annotations-xml-new - 바로 가기.lnk: not an annotation file of this format, skipped")
     data = parsed(out)
@@ -157,6 +157,7 @@ def test_problems_reported_are_those_the_format_declares(quirky, tmp_path):
     for name, folder in sources.items():
         result = convert(name, quirky / folder, None, image_set="train-all-02" if name != "improved" else None)
         assert set(result.problems.counts) <= SOURCE_FORMATS[name].problems, name
+        assert not result.findings, name
         seen |= set(result.problems.counts)
     assert {"stray file", "zero-size box", "pair count mismatch"} <= seen
 

@@ -29,7 +29,8 @@ def convert_command(
     compat: Annotated[str | None, typer.Option(
         help="'leaderboard': write exactly the layout of the leaderboard's ground truth.")] = None,
     strict: Annotated[bool, typer.Option(
-        help="Fail (exit code 2, nothing written) on any problem that changes the annotations.")] = False,
+        help="Fail (exit code 2, nothing written) on any problem that changes the annotations, and when the "
+             "source looks like another format or gives no box.")] = False,
     reference: Annotated[Modality, typer.Option(
         help="Paired annotations: the modality whose box becomes 'bbox'.")] = Modality.lwir,
     image_size: Annotated[str, typer.Option(
@@ -55,6 +56,8 @@ def convert_command(
     listed = f" of {result.image_set}" if result.image_set else ""
     say(f"wrote {out}: {result.n_images} images{listed}, {result.n_annotations} boxes ({labels})")
     say(f"problems: {result.problems.summary()}")
+    for finding in result.findings:
+        say(f"warning: {finding}")
 
 
 @app.command("synth")
