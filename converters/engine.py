@@ -7,11 +7,9 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
-import multiprocessing
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from operator import methodcaller
 from pathlib import Path
@@ -28,6 +26,7 @@ from .paired import MODALITIES
 from .problems import Finding, Problems
 from .records import ParseOptions
 from .sources import Source, open_source, text_of, walk_folders
+from .workers import worker_pool
 
 COMPAT = ("leaderboard",)
 _IMAGE_SETS = "/imageSets/"
@@ -262,7 +261,7 @@ def _convert_planned(src: Source, job: _Job, image_set: str | None, workers: int
     jobs = [replace(job, frames=frames[k:k + size]) for k in range(0, len(frames), size)]
     done = _Done(problems, list_name, located={name: located[name] for name in names})
     if parallel:
-        with _pool(src, workers) as pool:
+        with worker_pool(workers, _init_worker, (src,)) as pool:
             for part, chunk in zip(jobs, pool.map(_work, jobs)):
                 done.add(chunk, len(part.frames))
                 if progress:
@@ -285,7 +284,7 @@ def _convert_streamed(src: Source, job: _Job, workers: int, progress) -> _Done |
     parts: list[tuple[int, object]] = []  # (frames, future) in order
     pool = None
     previous, count = "", 0
-    try:
+    with contextlib.ExitStack() as stack:
         for folder, names in walk_folders(src.root, links=links):
             for frame in _locate_in_folder(src, job.format, folder, names, located, problems):
                 if frame <= previous:
@@ -294,7 +293,7 @@ def _convert_streamed(src: Source, job: _Job, workers: int, progress) -> _Done |
                 pending.append((count, frame, located[frame]))
                 count += 1
             if pool is None and len(located) >= PARALLEL_FROM:
-                pool = _pool(src, workers)
+                pool = stack.enter_context(worker_pool(workers, _init_worker, (src,)))
             while pool is not None and len(pending) >= _STREAMED_CHUNK:
                 parts.append((_STREAMED_CHUNK, pool.submit(_work, replace(job, frames=pending[:_STREAMED_CHUNK]))))
                 pending = pending[_STREAMED_CHUNK:]
@@ -314,9 +313,6 @@ def _convert_streamed(src: Source, job: _Job, workers: int, progress) -> _Done |
                 if progress:
                     progress(done.frames_done, len(located))
         return done
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
 
 
 def _nothing_found(src: Source, format: SourceFormat) -> InputError:
@@ -404,12 +400,6 @@ def _init_worker(src: Source) -> None:
 @_without_gc()
 def _work(job: _Job) -> _Chunk:
     return _process(_SOURCE, job)
-
-
-def _pool(src: Source, workers: int) -> ProcessPoolExecutor:
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    return ProcessPoolExecutor(workers, multiprocessing.get_context(method), initializer=_init_worker,
-                               initargs=(src,))
 
 
 def _process(src: Source, job: _Job) -> _Chunk:

@@ -314,3 +314,92 @@ def test_a_tree_given_as_another_format_is_named(tmp_path):
                                                                     "set06-11)")]:
         line = one_error_line(run_cli("convert", given, root / folder, "--out", tmp_path / "x.json"))
         assert f"the files look like {other}: convert them with `kaist-kit convert {other.split()[0]}`" in line
+
+
+# A conversion whose workers take a minute per chunk, run as the CLI: the interrupt tests stop it
+# while its workers are busy.
+SLOW_CONVERT = """
+import os, sys, time
+import kaist_kit.converters.engine as engine
+parent = os.getpid()
+read = engine._process
+def slow(src, job):
+    if os.getpid() != parent:
+        time.sleep(60)
+    return read(src, job)
+engine._process, engine.PARALLEL_FROM, engine._STREAMED_CHUNK = slow, 1, 1
+from kaist_kit.cli import main
+sys.argv = ["kaist-kit", "convert", "xml", *sys.argv[1:]]
+main()
+"""
+
+
+def children_of(pid):
+    """The live (not zombie) processes whose parent is ``pid``, from /proc."""
+    from pathlib import Path
+
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def alive(pids):
+    from pathlib import Path
+
+    def running(pid):
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    return [pid for pid in pids if running(pid)]
+
+
+def start_slow_conversion(tmp_path, *args):
+    import subprocess
+    import sys
+    import time
+
+    root = xml_tree(tmp_path / "xml", {f"set06/V000/I{n:05d}": xml_file() for n in range(19, 200, 20)})
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_CONVERT, str(root), *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(children_of(proc.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # the workers are in their chunk by now
+    return proc, children_of(proc.pid)
+
+
+def wait_until_gone(pids, seconds=5):
+    import time
+
+    deadline = time.monotonic() + seconds
+    while alive(pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return alive(pids)
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="reads processes from /proc")
+@pytest.mark.parametrize("signal_name", ["SIGKILL", "SIGINT"])
+def test_workers_never_outlive_the_converter(tmp_path, signal_name):
+    import os
+    import signal
+
+    proc, workers = start_slow_conversion(tmp_path, "--out", tmp_path / "gt.json")
+    try:
+        assert len(workers) == 2, "the conversion's workers did not start"
+        os.kill(proc.pid, getattr(signal, signal_name))
+        proc.wait(timeout=10)
+        assert wait_until_gone(workers) == []
+        assert "Traceback" not in proc.stderr.read()
+    finally:
+        proc.kill()
+        for pid in alive(workers):
+            os.kill(pid, signal.SIGKILL)
+    assert not (tmp_path / "gt.json").exists()
