@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -179,20 +180,34 @@ def check_output_file(path: str | os.PathLike) -> Path:
     return target
 
 
+_INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; it replaces ``path`` only if the block succeeds."""
+    """Yield a temporary path beside ``path``; it replaces ``path`` only if the block succeeds.
+
+    The temporary file is removed whatever ends the block, an interrupt included: SIGINT and SIGTERM
+    are held back while it is created, so that none can arrive before it is known here."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
+    mask = getattr(signal, "pthread_sigmask", None)
+    held = mask(signal.SIG_BLOCK, _INTERRUPTS) if mask else None
+    tmp_path = None
     try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        tmp_path = Path(tmp)
+        os.close(fd)
+        if held is not None:
+            mask(signal.SIG_SETMASK, held)
+            held = None
         yield tmp_path
         os.chmod(tmp_path, 0o644)
         os.replace(tmp_path, target)
     finally:
-        if tmp_path.exists():
+        if held is not None:
+            mask(signal.SIG_SETMASK, held)
+        if tmp_path is not None and tmp_path.exists():
             tmp_path.unlink()
 
 

@@ -386,8 +386,9 @@ def wait_until_gone(pids, seconds=5):
 
 
 @pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="reads processes from /proc")
-@pytest.mark.parametrize("signal_name", ["SIGKILL", "SIGINT"])
-def test_workers_never_outlive_the_converter(tmp_path, signal_name):
+@pytest.mark.parametrize("signal_name, code, said", [("SIGKILL", -9, ""), ("SIGINT", 130, ""),
+                                                     ("SIGTERM", 143, "terminated")])
+def test_workers_never_outlive_the_converter(tmp_path, signal_name, code, said):
     import os
     import signal
 
@@ -395,11 +396,56 @@ def test_workers_never_outlive_the_converter(tmp_path, signal_name):
     try:
         assert len(workers) == 2, "the conversion's workers did not start"
         os.kill(proc.pid, getattr(signal, signal_name))
-        proc.wait(timeout=10)
+        assert proc.wait(timeout=10) == code
         assert wait_until_gone(workers) == []
-        assert "Traceback" not in proc.stderr.read()
+        assert proc.stderr.read().strip() == said
     finally:
         proc.kill()
         for pid in alive(workers):
             os.kill(pid, signal.SIGKILL)
     assert not (tmp_path / "gt.json").exists()
+
+
+# A conversion that stops in the middle of writing its output, run as the CLI.
+STALLED_WRITE = """
+import sys, time
+import kaist_kit.converters.engine as engine
+pieces, writing = engine.coco_pieces, sys.argv[1]
+def stalled(*args):
+    first, *rest = pieces(*args)
+    yield first
+    open(writing, "w").close()  # now writing
+    time.sleep(60)
+    yield from rest
+engine.coco_pieces = stalled
+from kaist_kit.cli import main
+sys.argv = ["kaist-kit", "convert", *sys.argv[2:]]
+main()
+"""
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="POSIX signals")
+@pytest.mark.parametrize("signal_name, code", [("SIGTERM", 143), ("SIGINT", 130)])
+def test_an_interrupted_write_leaves_no_temporary_file(tmp_path, signal_name, code):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    source = write_flat(tmp_path / "ann", {"set06_V000_I00019.txt": FRAME})
+    out, writing = tmp_path / "out" / "gt.json", tmp_path / "writing"
+    proc = subprocess.Popen([sys.executable, "-c", STALLED_WRITE, str(writing), "improved", str(source),
+                             "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not writing.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert writing.exists(), "the write did not start"
+        assert [p.name for p in out.parent.iterdir()][0].startswith(".gt.json.")
+        os.kill(proc.pid, getattr(signal, signal_name))
+        assert proc.wait(timeout=10) == code
+        assert "Traceback" not in proc.stderr.read()
+    finally:
+        proc.kill()
+    assert list(out.parent.iterdir()) == []
