@@ -21,7 +21,7 @@ from kaist_kit.imagesets import resolve_image_set
 from kaist_kit.settings import KAIST_FRAME_SIZE
 
 from .coco import LICENSE, coco_pieces, format_frames
-from .formats import EVERY_SET, FORMATS, LOOK_ALIKES, SOURCE_FORMATS, SourceFormat, resembles, set_number
+from .formats import EVERY_SET, FORMATS, LOOK_ALIKES, SOURCE_FORMATS, LookAlike, SourceFormat, resembles, set_number
 from .paired import MODALITIES
 from .problems import Finding, Problems
 from .records import ParseOptions
@@ -109,8 +109,9 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
     ``echo`` receives one line per problem; ``progress(done, total)`` follows the frames. The
     conversion's findings say when the source looks like another format, or gives no box. Under
     ``strict``, any problem that changed or dropped annotations, or any finding, raises `InputError`
-    and nothing is written. Image ids follow the image set's order (else sorted frame names); a frame left out
-    for an error leaves its id unused, so that no id depends on another frame's problems.
+    and nothing is written. Image ids follow the image set's order (else sorted frame names); a
+    frame left out for an error leaves its id unused, so that no id depends on another frame's
+    problems.
     """
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
@@ -163,8 +164,8 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
 
 
 def _findings(src: Source, spec: SourceFormat, done: _Done) -> list[Finding]:
-    """What to say about the source as a whole: files that look like another format (or no annotations
-    at all), frames of sets the format does not cover, an output without a box."""
+    """What to say about the source as a whole: files that look like another format or kind of file,
+    frames of sets the format does not cover, an output without a box."""
     findings = []
     if done.located:
         sample, texts = _sample(src, spec, done.located)
@@ -186,7 +187,8 @@ def _findings(src: Source, spec: SourceFormat, done: _Done) -> list[Finding]:
     return findings
 
 
-def _sample(src: Source, format, located: dict[str, str | dict[str, str]]) -> tuple[list[str], list[str]]:
+def _sample(src: Source, format: SourceFormat | LookAlike,
+            located: dict[str, str | dict[str, str]]) -> tuple[list[str], list[str]]:
     """The frames and the texts of a few files spread over those located."""
     names = list(located)
     chosen = [names[k * len(names) // _SAMPLE] for k in range(min(_SAMPLE, len(names)))]
