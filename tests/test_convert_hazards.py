@@ -394,7 +394,7 @@ def test_workers_never_outlive_the_converter(tmp_path, signal_name, code, said):
 
     proc, workers = start_slow_conversion(tmp_path, "--out", tmp_path / "gt.json")
     try:
-        assert len(workers) == 2, "the conversion's workers did not start"
+        assert len(workers) >= 2, "the conversion's workers did not start"
         os.kill(proc.pid, getattr(signal, signal_name))
         assert proc.wait(timeout=10) == code
         assert wait_until_gone(workers) == []
