@@ -24,7 +24,8 @@ from .bootstrap import (
     resample_counts,
 )
 from .detections import Detections
-from .evaluate import Evaluation, Result, warn_leaderboard_input
+from .evaluate import Evaluation, Result
+from .findings import warn_leaderboard_input
 from .groundtruth import GroundTruth
 from .settings import LEADERBOARD_SETTINGS, MATLAB_SETTINGS, SPLITS, get_protocol, get_setting
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError, KitWarning, warn
+from .errors import InputError, warn
 from .errors import where as location
 from .files import decode_text, is_archive, is_number, json_line, parse_json, read_archive, read_bytes
 from .groundtruth import GroundTruth
@@ -41,10 +41,6 @@ PERSON_CATEGORY = 1
 # What `kaist-kit submit` writes beside the results file in a submission zip.
 SUBMISSION_MANIFEST = "manifest.json"
 _FRAME_FILE = re.compile(r"(set\d\d)_(V\d\d\d)_(I\d{5})\.txt$")
-
-
-class IdBaseWarning(KitWarning):
-    """The image ids look written with the other base (1-based where 0-based is read, or the reverse)."""
 
 
 @dataclass
@@ -247,6 +243,8 @@ def detections_from_coco(records: list, gt: GroundTruth, where: str = "", line_o
     image, known = _map_ids(ids + id_offset, gt, line_of, where, False, dropped, keep, id_offset)
     keep &= known
     dets = Detections(image[keep], boxes[keep], scores[keep], where, "coco", dropped)
+    from .findings import _check_id_base
+
     _check_id_base(dets, gt, where, one_based=False)
     return dets
 
@@ -269,6 +267,8 @@ def read_txt_results(text: str, where: str, gt: GroundTruth, dropped: Dropped | 
     image, known = _map_ids(int_ids, gt, line_of, where, True, dropped, keep, id_offset)
     keep &= known
     dets = Detections(image[keep], boxes[keep], scores[keep], where, "txt", dropped)
+    from .findings import _check_id_base
+
     _check_id_base(dets, gt, where, one_based=True)
     return dets
 
@@ -361,32 +361,6 @@ def _map_ids(ids: np.ndarray, gt: GroundTruth, line_of, where: str, one_based: b
             f"image id {ids[k]} is not in the ground truth (ids {valid}); {(~known).sum()} detections "
             f"have unknown ids{hint}", where, line_of(k))
     return index.astype(np.int64), known
-
-
-def _check_id_base(dets: Detections, gt: GroundTruth, where: str, one_based: bool) -> None:
-    """Warn when shifting every image id by one matches the ground truth far better."""
-    if len(dets) == 0 or gt.n_images < 2:
-        return
-    shift = 1 if not one_based else -1  # the direction the writer probably got wrong
-    as_read = pedestrians_hit(dets.image, dets.boxes, gt)
-    shifted_image = dets.image - shift
-    ok = (shifted_image >= 0) & (shifted_image < gt.n_images)
-    shifted = pedestrians_hit(shifted_image[ok], dets.boxes[ok], gt)
-    if shifted >= 20 and shifted > 3 * max(as_read, 1):
-        base, other = ("0-based", "1-based") if not one_based else ("1-based", "0-based")
-        warn(f"image ids look {other}: shifted by {-shift:+d} the detections overlap {shifted} "
-             f"pedestrians instead of {as_read}; this format is read as {base}, so the score will be "
-             f"near 100% miss rate (the leaderboard reads them the same way)", where,
-             category=IdBaseWarning)
-
-
-def pedestrians_hit(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth) -> int:
-    """How many detections overlap a pedestrian of their image at IoU >= 0.5 (a plausibility test)."""
-    from .matching import overlaps_by_image
-
-    pairs = overlaps_by_image(image, boxes, gt, min_overlap=0.5)
-    person = ~gt.ignore[pairs.gt]
-    return int(np.unique(pairs.det[person & (pairs.iou >= 0.5)]).size)
 
 
 def _read_per_image(files: dict, gt: GroundTruth, where, devkit_shift: bool,

@@ -25,7 +25,8 @@ from .bootstrap import (
     resample_counts,
 )
 from .detections import Detections, method_name
-from .evaluate import CurveTerms, Evaluation, Result, log_average, score_curve, warn_leaderboard_input
+from .evaluate import CurveTerms, Evaluation, Result, log_average, score_curve
+from .findings import warn_leaderboard_input
 from .groundtruth import GroundTruth
 from .matching import (
     FALSE_POSITIVE,

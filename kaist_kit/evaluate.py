@@ -15,10 +15,9 @@ from pathlib import Path
 import numpy as np
 
 from .detections import Detections, load_detections, method_name
-from .errors import quantity, warn
 from .groundtruth import GroundTruth
 from .matching import IGNORED, TRUE_POSITIVE, greedy_match, ignore_masks, overlaps_by_image
-from .settings import LEADERBOARD, SETTINGS, SPLITS, Protocol, get_protocol, get_setting
+from .settings import SETTINGS, SPLITS, Protocol, get_protocol, get_setting
 
 
 @dataclass
@@ -205,6 +204,8 @@ def evaluate(gt: GroundTruth, dets: Detections, settings: Iterable[str] = ("reas
     for protocol in protocols:
         proto = get_protocol(protocol)
         if proto.name == "leaderboard":
+            from .findings import warn_leaderboard_input
+
             warn_leaderboard_input(evaluation, dets)
         for setting in settings:
             for spec in splits:
@@ -232,45 +233,3 @@ def unique_method_names(paths: Sequence[str | os.PathLike]) -> list[str]:
     if len(set(names)) < len(names):
         names = [Path(str(p).rstrip("/")).name if names.count(n) > 1 else n for p, n in zip(paths, names)]
     return names
-
-
-def images_not_sorted(dets: Detections) -> np.ndarray:
-    """Indices of the images whose detections, in file order, do not descend in score.
-
-    The leaderboard's evaluator scores such a file wrongly.
-    """
-    file_order = np.argsort(dets.image, kind="stable")
-    image, scores = dets.image[file_order], dets.scores[file_order]
-    rising = (image[1:] == image[:-1]) & (scores[1:] > scores[:-1])
-    return np.unique(image[1:][rising])
-
-
-def warn_leaderboard_input(evaluation: Evaluation, dets: Detections) -> None:
-    """Say what the leaderboard's own evaluator would do with input it cannot score correctly."""
-    where = dets.source or None
-    if len(dets) == 0:
-        warn("no detections: scored as miss rate 1 everywhere; the leaderboard's evaluator crashes "
-             "on an empty result", where)
-        return
-    unsorted = images_not_sorted(dets)
-    if len(unsorted):
-        warn(f"detections of {quantity(len(unsorted), 'image')} are not sorted by descending score; the leaderboard's "
-             "evaluator scores such a file wrongly (a shuffled MBNet file gets 80.05 instead of 8.13); "
-             "scored here as sorted, as `kaist-kit submit` packages it", where)
-    cap = LEADERBOARD.max_detections_per_image
-    crowded = evaluation.dets_per_image > cap
-    if crowded.any():
-        dropped = int((evaluation.dets_per_image[crowded] - cap).sum())
-        warn(f"{quantity(int(crowded.sum()), 'image')} with more than {cap} detections: the leaderboard's "
-             f"evaluator crashes on them; scored here with the {cap} highest-scoring per image "
-             f"({dropped} dropped), as `kaist-kit submit` packages it", where)
-    gt = evaluation.gt
-    without = evaluation.dets_per_image[gt.ann_image] == 0
-    for row, setting in enumerate(evaluation.settings):
-        lost = without & ~evaluation.ignored[row]
-        if lost.any():
-            warn(f"{quantity(len(np.unique(gt.ann_image[lost])), 'image')} without any detection: "
-                 f"the leaderboard leaves the {quantity(int(lost.sum()), 'pedestrian')} in them (counted "
-                 f"in {setting}) out of the miss rate, which lowers it; the devkit that most papers quote "
-                 "counts them as misses (--protocol matlab)", where)
-            break

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
-from kaist_kit.detections import Detections, IdBaseWarning, load_detections, pedestrians_hit
+from kaist_kit.detections import Detections, load_detections
 from kaist_kit.errors import InputError, KitWarning, quantity
-from kaist_kit.evaluate import Result, evaluate, images_not_sorted
+from kaist_kit.evaluate import Result, evaluate
+from kaist_kit.findings import IdBaseWarning, images_not_sorted, pedestrians_hit
 from kaist_kit.groundtruth import GroundTruth, ground_truth_from_coco
 from kaist_kit.settings import KAIST_FRAME_SIZE, LEADERBOARD, LEADERBOARD_SETTINGS
 
