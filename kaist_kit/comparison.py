@@ -25,7 +25,6 @@ from .bootstrap import (
 )
 from .detections import Detections
 from .evaluate import Evaluation, Result
-from .findings import warn_leaderboard_input
 from .groundtruth import GroundTruth
 from .settings import LEADERBOARD_SETTINGS, MATLAB_SETTINGS, SPLITS, get_protocol, get_setting
 
@@ -113,8 +112,6 @@ def compare(gt: GroundTruth, methods: Sequence[tuple[str, Detections]], protocol
     evaluations = []
     for name, dets in methods:
         evaluation = Evaluation(gt, dets, settings, name)
-        if proto.name == "leaderboard":
-            warn_leaderboard_input(evaluation, dets)
         evaluations.append(evaluation)
 
     scores: dict[tuple[str, str, str], Scored] = {}

@@ -26,7 +26,6 @@ from .bootstrap import (
 )
 from .detections import Detections, method_name
 from .evaluate import CurveTerms, Evaluation, Result, log_average, score_curve
-from .findings import warn_leaderboard_input
 from .groundtruth import GroundTruth
 from .matching import (
     FALSE_POSITIVE,
@@ -501,8 +500,6 @@ def diagnose(gt: GroundTruth, dets: Detections, method: str = "", protocol: str 
     if resamples < 1:
         raise ValueError("resamples must be at least 1")
     evaluation = Evaluation(gt, dets, settings, method)
-    if proto.name == "leaderboard":
-        warn_leaderboard_input(evaluation, dets)
     pairs = overlaps_by_image(evaluation.image, evaluation.boxes, gt, min_overlap=0.0)
     types = type_false_positives(evaluation, pairs, proto)
     categories = Categories.of(gt)

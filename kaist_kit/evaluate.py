@@ -197,16 +197,13 @@ def _split(spec: SplitSpec) -> tuple[str, str | Sequence]:
 def evaluate(gt: GroundTruth, dets: Detections, settings: Iterable[str] = ("reasonable",),
              splits: Iterable[SplitSpec] = SPLITS, protocols: Iterable[str] = ("leaderboard",),
              method: str = "") -> list[Result]:
-    """Score one method in each protocol, setting and split; warns about input a protocol mishandles."""
+    """Score one method in each protocol, setting and split (`kaist_kit.findings` says what in the
+    input a protocol mishandles)."""
     settings = list(settings)
     evaluation = Evaluation(gt, dets, settings, method)
     results = []
     for protocol in protocols:
         proto = get_protocol(protocol)
-        if proto.name == "leaderboard":
-            from .findings import warn_leaderboard_input
-
-            warn_leaderboard_input(evaluation, dets)
         for setting in settings:
             for spec in splits:
                 name, selection = _split(spec)

@@ -29,6 +29,14 @@ def say(line: str) -> None:
     err.print(line, highlight=False, markup=False)
 
 
+def show_findings(findings) -> None:
+    """Each finding as one line on standard error, led by its level."""
+    colour = {"error": "red", "warning": "yellow", "note": "blue"}
+    for finding in findings:
+        err.print(f"[{colour.get(finding.level, 'yellow')}]{finding.level}:[/] {escape(finding.line())}",
+                  markup=True, highlight=False)
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     if issubclass(category, KitWarning):
         err.print(f"[yellow]warning:[/yellow] {escape(str(message))}", markup=True, highlight=False)
@@ -40,10 +48,18 @@ def main() -> None:
     """Console entry point: input errors become one line on stderr and exit code 2."""
     warnings.showwarning = _show_warning
     warnings.simplefilter("default", KitWarning)
+    # numpy's floating-point warnings (overflow on a box of 1e308, say) say nothing a user can act
+    # on: what causes them is reported as a finding that names the file and line.
+    warnings.filterwarnings("ignore", category=RuntimeWarning)
     try:
         app()
     except InputError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}", markup=True, highlight=False)
+        sys.exit(2)
+    except OSError as exc:
+        # A file the kit could not read or write that no check caught first: still one line.
+        where = f"{exc.filename}: " if exc.filename else ""
+        err.print(f"[red]error:[/red] {escape(where + (exc.strerror or str(exc)))}", markup=True, highlight=False)
         sys.exit(2)
     except KeyboardInterrupt:
         err.print("interrupted")

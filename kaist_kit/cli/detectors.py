@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ..errors import InputError, KitWarning
+from ..errors import InputError
 from .app import app, out, say
 from .options import CfgOptionsOption
 
@@ -82,9 +81,7 @@ def test_command(
     if not (~gt.ignore).any():
         say(f"{run.ground_truth} has no pedestrians to score against: no miss rates")
         return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", KitWarning)  # the metric's log has already said them
-        found = evaluate_files([run.results], gt, run.settings, protocols=[run.protocol], names=[config.stem])
+    found = evaluate_files([run.results], gt, run.settings, protocols=[run.protocol], names=[config.stem])
     report.print_table(found, out, "\n".join([f"ground truth: {gt.describe()}"] + report.protocol_notes(found)))
 
 

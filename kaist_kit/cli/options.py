@@ -59,6 +59,9 @@ IdOffsetOption = Annotated[int, typer.Option(
                         "1 for txt written 0-based.")]
 CornersOption = Annotated[bool, typer.Option(
     "--corners", help="Read boxes as corners x1, y1, x2, y2 instead of x, y, width, height.")]
+AsIsOption = Annotated[bool, typer.Option(
+    "--as-is", help="Score a result as read even when it looks misread (boxes as corners, ids off by one, "
+                    "detections of other images): such an error is then printed as a warning.")]
 CfgOptionsOption = Annotated[list[str] | None, typer.Option(
     "--cfg-options", help="Override a config entry, KEY=VALUE (e.g. train_dataloader.batch_size=8); repeatable. "
                           "data_root=DIR moves every dataset to DIR.")]

@@ -11,12 +11,15 @@ import typer
 
 from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..diagnosis import DEFAULT_EXAMPLES, DEFAULT_FPPI, FOREGROUND_HEIGHT
-from .app import app, out, say
+from .app import app, out, say, show_findings
 from .options import (
     DEFAULT_PROTOCOLS,
+    AsIsOption,
+    CornersOption,
     DevkitShiftOption,
     FormatOption,
     GroundTruthOption,
+    IdOffsetOption,
     NamesOption,
     OutputFormat,
     PlotOption,
@@ -45,45 +48,52 @@ def eval_command(
     gt: GroundTruthOption = None,
     split: SplitsOption = None,
     images: Annotated[list[Path] | None, typer.Option(
-        help="A list file of image names or ids to score as an extra split; repeatable.")] = None,
+        help="A list file of image names or ids to score as an extra split, beside the --split ones; "
+             "repeatable.")] = None,
     setting: SettingsOption = None,
     protocol: ProtocolsOption = DEFAULT_PROTOCOLS,
     format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
     name: NamesOption = None,
     devkit_shift: DevkitShiftOption = True,
+    id_offset: IdOffsetOption = 0,
+    corners: CornersOption = False,
+    as_is: AsIsOption = False,
     curves: Annotated[bool, typer.Option(help="With --format json, include the full curves.")] = False,
 ) -> None:
-    """Score results with the log-average miss rate, exactly as the leaderboard or the devkit."""
+    """Score results with the log-average miss rate, exactly as the leaderboard or the devkit.
+
+    A result that looks misread (boxes written as corners, image ids off by one, detections of other
+    images) stops with exit code 2 and the option that reads it right; --as-is scores it as read.
+    """
     from .. import report
-    from ..evaluate import evaluate_files
-    from ..imagesets import list_name, read_image_list
+    from ..findings import evaluate_inspected
+    from ..imagesets import list_name, select_images
     from ..plots import check_figure_path, plot_results
 
     names = method_names(name, results)
     settings = setting_names(setting)
     if plot is not None:
         check_figure_path(plot)
-    splits: list = split_names(split) if split or not images else []
-    for list_path in images or []:
-        splits.append((list_name(list_path), read_image_list(list_path)))
+    splits: list = split_names(split)
     ground_truth = load_gt(gt)
-    for _, selection in (s for s in splits if not isinstance(s, str)):
-        ground_truth.split_mask(selection)  # reject unknown images before any work
-    found = evaluate_files(results, ground_truth, settings, splits, [p.value for p in protocol],
-                           names=names, devkit_shift=devkit_shift)
+    for list_path in images or []:
+        splits.append((list_name(list_path), select_images(list_path, ground_truth)))
+    found = evaluate_inspected(results, ground_truth, settings, splits, [p.value for p in protocol], names=names,
+                               devkit_shift=devkit_shift, id_offset=id_offset, corners=corners, as_is=as_is)
 
+    show_findings(found.findings)
     if format is OutputFormat.json:
-        print(report.to_json(found, with_curve=curves))
+        print(report.to_json(found.results, with_curve=curves, findings=found.findings))
     elif format is OutputFormat.csv:
-        sys.stdout.write(report.to_csv(found))
+        sys.stdout.write(report.to_csv(found.results))
     elif format is OutputFormat.markdown:
-        sys.stdout.write(report.to_markdown(found))
+        sys.stdout.write(report.to_markdown(found.results))
     else:
-        caption = "\n".join([f"ground truth: {ground_truth.describe()}"] + report.protocol_notes(found))
-        report.print_table(found, out, caption)
+        caption = "\n".join([f"ground truth: {ground_truth.describe()}"] + report.protocol_notes(found.results))
+        report.print_table(found.results, out, caption)
     if plot is not None:
-        plot_results(found, plot)
+        plot_results(found.results, plot)
         say(f"figure written to {plot}")
 
 
@@ -119,14 +129,19 @@ def diagnose_command(
     name: Annotated[str | None, typer.Option(help="Method name. Default: the file name before '_result'.")]
     = None,
     devkit_shift: DevkitShiftOption = True,
+    id_offset: IdOffsetOption = 0,
+    corners: CornersOption = False,
+    as_is: AsIsOption = False,
     format: TableOrJsonOption = TableOrJson.table,
 ) -> None:
     """Why a detector misses: LAMR with intervals, false positives by type, misses, foreground c*, oracles."""
     import json
 
-    from ..detections import load_detections, method_name
+    from ..detections import method_name
     from ..diagnosis import diagnose
     from ..diagnosis_report import print_tables, tables
+    from ..files import check_writable
+    from ..findings import inspect_scores, read_inspected
     from ..groundtruth import find_gt, load_ground_truth
 
     setting_names([setting])
@@ -134,17 +149,23 @@ def diagnose_command(
     if score_threshold is not None and not math.isfinite(score_threshold):
         raise typer.BadParameter("must be a finite number", param_hint="--score-threshold")
     _positive(foreground_height, "--foreground-height")
+    if out_dir is not None:
+        check_writable(out_dir, folder=True)
     gt_path = find_gt(gt)
     ground_truth = load_ground_truth(gt_path)
-    dets = load_detections(result, ground_truth, devkit_shift=devkit_shift)
+    splits = split_names(split)
+    dets, findings = read_inspected(result, ground_truth, [setting], splits, [protocol.value],
+                                    devkit_shift=devkit_shift, id_offset=id_offset, corners=corners, as_is=as_is)
     roots = images or [gt_path.parent / "images", gt_path.parent]
     found = diagnose(ground_truth, dets, name or method_name(result), protocol.value,
-                     splits=split_names(split), main_setting=setting,
+                     splits=splits, main_setting=setting,
                      resamples=resamples, seed=seed, fppi=fppi, score_threshold=score_threshold,
                      foreground_height=foreground_height, images=roots if out_dir is not None else (),
                      examples=examples, out_dir=out_dir)
+    findings += inspect_scores([found.view(setting, s).result for s in splits], dets)
+    show_findings(findings)
     if format is TableOrJson.json:
-        print(json.dumps(found.to_dict(), indent=1))
+        print(json.dumps({**found.to_dict(), "findings": [f.to_dict() for f in findings]}, indent=1))
     else:
         print_tables(tables(found, detailed=False), out)
     if out_dir is not None:
@@ -167,15 +188,18 @@ def compare_command(
     plot: PlotOption = None,
     name: NamesOption = None,
     devkit_shift: DevkitShiftOption = True,
+    id_offset: IdOffsetOption = 0,
+    corners: CornersOption = False,
+    as_is: AsIsOption = False,
     format: TableOrJsonOption = TableOrJson.table,
 ) -> None:
     """Methods side by side with bootstrap intervals, and paired bootstrap tests of their differences."""
     import json
 
-    from ..comparison import compare, comparison_table
-    from ..detections import load_detections
+    from ..comparison import compare, comparison_table, default_settings
     from ..diagnosis_report import print_tables
     from ..evaluate import unique_method_names
+    from ..findings import inspect_scores, read_inspected
     from ..plots import check_figure_path, plot_results
 
     if len(results) < 2:
@@ -183,19 +207,26 @@ def compare_command(
     names = method_names(name, results) or unique_method_names(results)
     if len(set(names)) < len(names):
         raise typer.BadParameter("two results have the same name; name them with --name", param_hint="--name")
-    settings = setting_names(setting) if setting else None
+    settings = setting_names(setting) if setting else list(default_settings(protocol.value))
     if plot is not None:
         check_figure_path(plot)
     ground_truth = load_gt(gt)
-    methods = [(n, load_detections(path, ground_truth, devkit_shift=devkit_shift)) for n, path in zip(names, results)]
-    found = compare(ground_truth, methods, protocol.value, settings, split_names(split), resamples, seed)
+    splits = split_names(split)
+    read = [read_inspected(path, ground_truth, settings, splits, [protocol.value], devkit_shift=devkit_shift,
+                           id_offset=id_offset, corners=corners, as_is=as_is) for path in results]
+    found = compare(ground_truth, [(n, dets) for n, (dets, _) in zip(names, read)], protocol.value, settings,
+                    splits, resamples, seed)
+    scored = found.results()
+    findings = [f for (dets, inspected), n in zip(read, names)
+                for f in inspected + inspect_scores([r for r in scored if r.method == n], dets)]
+    show_findings(findings)
     if format is TableOrJson.json:
-        print(json.dumps(found.to_dict(), indent=1))
+        print(json.dumps({**found.to_dict(), "findings": [f.to_dict() for f in findings]}, indent=1))
     else:
         print_tables([comparison_table(found)], out)
         out.print("Paired bootstrap tests (two-sided p; see docs/diagnosis.md):", highlight=False)
         for difference in found.differences:
             out.print(f"  {difference.sentence()}", highlight=False, markup=False)
     if plot is not None:
-        plot_results(found.results(), plot)
+        plot_results(scored, plot)
         say(f"figure written to {plot}")
