@@ -147,3 +147,28 @@ def test_a_method_name_too_long_for_a_zip_entry(small, tmp_path):
     with zipfile.ZipFile(out) as archive:
         names = archive.namelist()
     assert max(len(n.encode()) for n in names) <= 112 and f"{'x' * 100}_result.json" in names
+
+
+def test_show_says_how_to_draw_several_results(small, tmp_path):
+    gt, result = small
+    other = tmp_path / "other_result.txt"
+    other.write_bytes(result.read_bytes())
+    # --det takes one value: the second result is read as a frame to draw
+    proc = run_cli("show", "set06/V000/I00001", "--gt", gt, "--det", result, other, "--out", tmp_path / "f.png")
+    one_line_error(proc, other, "is a file, not a frame: give each result its own --det")
+    assert not (tmp_path / "f.png").exists()
+
+
+VERBS = ["convert", "synth", "stats", "show", "eval", "diagnose", "compare", "submit", "train", "test", "infer",
+         "demo"]
+
+
+def test_help_shows_defaults_whole_and_no_bool_labels():
+    env = {**os.environ, "COLUMNS": "80", "XDG_DATA_HOME": "/a/rather/long/folder/for/the/kit/data/files"}
+    for verb in VERBS:
+        proc = run_cli(verb, "--help", env=env)
+        assert proc.returncode == 0, (verb, proc.stderr)
+        assert "<bool>" not in proc.stdout and "…" not in proc.stdout, verb
+        if verb in ("eval", "diagnose", "compare", "show", "submit"):
+            path = "/a/rather/long/folder/for/the/kit/data/files/kaist-kit/test-all-20.leaderboard.json"
+            assert any(line.strip().startswith(path) for line in proc.stdout.splitlines()), verb

@@ -19,6 +19,11 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain help: rich's panels cut long defaults (paths) short and label flags <bool>. Help uses
+    # the terminal's width, up to 120 columns; a long default path is printed whole on a line of
+    # its own (see options.unwrapped).
+    rich_markup_mode=None,
+    context_settings={"max_content_width": 120},
 )
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)

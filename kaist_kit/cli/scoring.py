@@ -44,12 +44,12 @@ RESULTS_HELP = ("Result files: COCO result JSON (0-based image ids), leaderboard
 
 @app.command("eval")
 def eval_command(
-    results: Annotated[list[Path], typer.Argument(help=RESULTS_HELP, show_default=False)],
+    results: Annotated[list[Path], typer.Argument(metavar="RESULT", help=RESULTS_HELP, show_default=False)],
     gt: GroundTruthOption = None,
     split: SplitsOption = None,
     images: Annotated[list[Path] | None, typer.Option(
-        help="A list file of image names or ids to score as an extra split, beside the --split ones; "
-             "repeatable.")] = None,
+        metavar="FILE", help="A list file of image names or ids to score as an extra split, beside the --split "
+                             "ones; repeatable.")] = None,
     setting: SettingsOption = None,
     protocol: ProtocolsOption = DEFAULT_PROTOCOLS,
     format: FormatOption = OutputFormat.table,
@@ -104,30 +104,35 @@ def _positive(value: float, option: str) -> None:
 
 @app.command("diagnose")
 def diagnose_command(
-    result: Annotated[Path, typer.Argument(help="A result in any format `kaist-kit eval` reads.", show_default=False)],
+    result: Annotated[Path, typer.Argument(metavar="RESULT", help="A result in any format `kaist-kit eval` reads.",
+                                           show_default=False)],
     gt: GroundTruthOption = None,
     out_dir: Annotated[Path | None, typer.Option(
-        "--out", help="Folder for diagnosis.json, report.md, the figures and the drawn examples.")] = None,
+        "--out", metavar="FOLDER", help="Folder for diagnosis.json, report.md, the figures and the drawn "
+                                        "examples.")] = None,
     setting: Annotated[str, typer.Option(
-        help="The setting the false positives, misses, oracles and examples are shown for (JSON has every "
-             "setting); the LAMR table covers all ten.")] = "reasonable",
+        metavar="SETTING", help="The setting the false positives, misses, oracles and examples are shown for (JSON "
+                                "has every setting); the LAMR table covers all ten.")] = "reasonable",
     split: SplitsOption = None,
     protocol: ProtocolOption = ProtocolName.leaderboard,
     resamples: ResamplesOption = DEFAULT_RESAMPLES,
     seed: SeedOption = DEFAULT_SEED,
     fppi: Annotated[float, typer.Option(
-        help="Operating point: the last detection of the curve whose FPPI does not exceed this.")] = DEFAULT_FPPI,
+        metavar="FPPI", help="Operating point: the last detection of the curve whose FPPI does not exceed this.")]
+    = DEFAULT_FPPI,
     score_threshold: Annotated[float | None, typer.Option(
-        help="Operating point at this score threshold instead of --fppi.")] = None,
+        metavar="SCORE", help="Operating point at this score threshold instead of --fppi.")] = None,
     foreground_height: Annotated[float, typer.Option(
-        help="Foreground: unoccluded pedestrians at least this tall (px); 115 is KAIST's 'near' (about 11 m).")]
-    = FOREGROUND_HEIGHT,
+        metavar="PIXELS", help="Foreground: unoccluded pedestrians at least this tall (px); 115 is KAIST's 'near' "
+                               "(about 11 m).")] = FOREGROUND_HEIGHT,
     images: Annotated[list[Path] | None, typer.Option(
-        help="Folders of the visible/lwir pictures, to draw the worst examples (KAIST's images/ tree or flat "
-             "setXX_VYYY_IZZZZZ_visible.png files). Default: images/ beside the ground truth.")] = None,
-    examples: Annotated[int, typer.Option(min=0, help="Worst examples per error type.")] = DEFAULT_EXAMPLES,
-    name: Annotated[str | None, typer.Option(help="Method name. Default: the file name before '_result'.")]
-    = None,
+        metavar="FOLDER", help="Folders of the visible/lwir pictures, to draw the worst examples (KAIST's images/ "
+                               "tree or flat setXX_VYYY_IZZZZZ_visible.png files). Default: images/ beside the "
+                               "ground truth.")] = None,
+    examples: Annotated[int, typer.Option(metavar="N", min=0, help="Worst examples per error type.")]
+    = DEFAULT_EXAMPLES,
+    name: Annotated[str | None, typer.Option(metavar="NAME", help="Method name. Default: the file name before "
+                                                                  "'_result'.")] = None,
     devkit_shift: DevkitShiftOption = True,
     id_offset: IdOffsetOption = 0,
     corners: CornersOption = False,
@@ -175,12 +180,13 @@ def diagnose_command(
 
 @app.command("compare")
 def compare_command(
-    results: Annotated[list[Path], typer.Argument(help="Two or more results, in any format `kaist-kit eval` reads.",
-                                                  show_default=False)],
+    results: Annotated[list[Path], typer.Argument(
+        metavar="RESULT", help="Two or more results, in any format `kaist-kit eval` reads.", show_default=False)],
     gt: GroundTruthOption = None,
     setting: Annotated[list[str] | None, typer.Option(
-        help="Setting; repeatable. Default: the protocol's own (leaderboard: reasonable, reasonable-small, "
-             "reasonable-heavy, all-pedestrians; matlab: reasonable and the devkit's six).")] = None,
+        metavar="SETTING", help="Setting; repeatable. Default: the protocol's own (leaderboard: reasonable, "
+                                "reasonable-small, reasonable-heavy, all-pedestrians; matlab: reasonable and the "
+                                "devkit's six).")] = None,
     split: SplitsOption = None,
     protocol: ProtocolOption = ProtocolName.leaderboard,
     resamples: ResamplesOption = DEFAULT_RESAMPLES,

@@ -9,26 +9,29 @@ import typer
 
 from ..groundtruth import GT_ENV, default_gt_path
 from .app import app, out
-from .options import AsIsOption, CornersOption, DevkitShiftOption, IdOffsetOption
+from .options import AsIsOption, CornersOption, DevkitShiftOption, IdOffsetOption, unwrapped
 
 
 @app.command("submit")
 def submit_command(
     result: Annotated[Path, typer.Argument(
+        metavar="RESULT",
         help="A result in any format `kaist-kit eval` reads (COCO result JSON, leaderboard txt, "
              "per-image folder, archives, `kaist-kit test` output); with --check, also a submission zip.",
         show_default=False)],
-    out_zip: Annotated[Path | None, typer.Option("--out", help="The submission zip to write.")] = None,
+    out_zip: Annotated[Path | None, typer.Option("--out", metavar="FILE", help="The submission zip to write.")]
+    = None,
     check: Annotated[bool, typer.Option(
         "--check", help="Only validate RESULT as it is and predict its leaderboard score; write nothing. "
                         "Exit code 1 when the leaderboard would not score it correctly or it looks misread, "
                         "2 when it cannot be read.")] = False,
     gt: Annotated[Path | None, typer.Option(
-        help="Ground truth (COCO JSON), for the self-evaluated miss rate and the overlap checks. "
-             f"Default: ${GT_ENV}, then {default_gt_path()}, else none.")] = None,
+        metavar="FILE",
+        help=unwrapped("Ground truth (COCO JSON), for the self-evaluated miss rate and",
+                       f"the overlap checks. Default: ${GT_ENV}, then", f"{default_gt_path()}, else none."))] = None,
     method: Annotated[str | None, typer.Option(
-        help="Method name for the manifest and the results file (100 characters at most). Default: the file "
-             "name before '_result'.")] = None,
+        metavar="NAME", help="Method name for the manifest and the results file (100 characters at most). "
+                             "Default: the file name before '_result'.")] = None,
     id_offset: IdOffsetOption = 0,
     corners: CornersOption = False,
     as_is: AsIsOption = False,
