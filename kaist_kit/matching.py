@@ -1,14 +1,15 @@
 """Per-image greedy matching of detections to ground truth, for many settings at once.
 
 The rule (docs/evaluation.md, "Per image") is sequential within an image: detections are taken in
-descending score and each may consume a pedestrian. It is vectorised here by noting that
+descending score and each may consume a pedestrian. It is vectorised here by noting that, for a
+matching threshold t (0.5 unless stated),
 
-- only a detection that overlaps some ground truth by at least 0.5 (intersection over its own area,
+- only a detection that overlaps some ground truth by at least t (intersection over its own area,
   which bounds the IoU from above) can match anything; every other detection is a false positive;
 - the k-th such detection of every image can be processed together, since images do not interact;
 - walking the ground truths "non-ignored first, in file order" and keeping the candidate with
   overlap >= best means: among unmatched non-ignored boxes, the one of largest IoU (the later one on
-  a tie); failing that, the first ignored box with intersection-over-detection >= 0.5.
+  a tie); failing that, the first ignored box with intersection-over-detection >= t.
 
 The result is independent of the protocol: the leaderboard's cap of 1,000 detections per image
 only removes the lowest-scored detections of an image, which come last and cannot change the
@@ -41,13 +42,19 @@ class Pairs:
     iou: np.ndarray  # intersection over union
     iod: np.ndarray  # intersection over the detection's area (used for ignore regions)
 
+    def at_least(self, min_overlap: float) -> Pairs:
+        """The pairs whose intersection over the detection's area is at least ``min_overlap``."""
+        keep = self.iod >= min_overlap
+        return Pairs(self.det[keep], self.gt[keep], self.iou[keep], self.iod[keep])
+
 
 def overlaps_by_image(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth,
-                      min_overlap: float = 0.0) -> Pairs:
+                      min_overlap: float = 0.0, gt_boxes: np.ndarray | None = None) -> Pairs:
     """All pairs whose intersection over the detection's area is at least ``min_overlap`` (and > 0).
 
     Pairs come ordered by detection, then by ground truth in file order. The arithmetic follows
     both reference evaluators operation by operation so that overlaps of exactly 0.5 compare alike.
+    ``gt_boxes`` replaces the ground truth's boxes (a squarified copy).
     """
     counts = np.diff(gt.ann_start)[image] if len(image) else np.zeros(0, np.int64)
     chunks = []
@@ -58,7 +65,8 @@ def overlaps_by_image(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth,
         base = total[start - 1] if start else 0
         stop = int(np.searchsorted(total, base + _PAIR_CHUNK, side="right"))
         stop = max(stop, start + 1)
-        chunks.append(_pairs(np.arange(start, stop), image, boxes, counts, gt, min_overlap))
+        chunks.append(_pairs(np.arange(start, stop), image, boxes, counts, gt, min_overlap,
+                             gt.boxes if gt_boxes is None else gt_boxes))
         start = stop
     if not chunks:
         empty = np.zeros(0, np.int64)
@@ -67,7 +75,7 @@ def overlaps_by_image(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth,
 
 
 def _pairs(dets: np.ndarray, image: np.ndarray, boxes: np.ndarray, counts: np.ndarray,
-           gt: GroundTruth, min_overlap: float) -> Pairs:
+           gt: GroundTruth, min_overlap: float, gt_boxes: np.ndarray) -> Pairs:
     n = counts[dets]
     det = np.repeat(dets, n)
     first = np.repeat(gt.ann_start[image[dets]], n)
@@ -75,7 +83,7 @@ def _pairs(dets: np.ndarray, image: np.ndarray, boxes: np.ndarray, counts: np.nd
     g = first + offset
 
     d_box = boxes[det]
-    g_box = gt.boxes[g]
+    g_box = gt_boxes[g]
     dx1, dy1, dw, dh = d_box.T
     gx1, gy1, gw, gh = g_box.T
     iw = np.minimum(dx1 + dw, gx1 + gw) - np.maximum(dx1, gx1)
@@ -91,23 +99,44 @@ def _pairs(dets: np.ndarray, image: np.ndarray, boxes: np.ndarray, counts: np.nd
     return Pairs(det[keep], g[keep], iou[keep], iod[keep])
 
 
-def in_border_margin(gt: GroundTruth) -> np.ndarray:
-    """(N,) bool: the boxes closer than BORDER_MARGIN to their image's border, which every setting ignores."""
+def in_border_margin(gt: GroundTruth, margin: float = BORDER_MARGIN) -> np.ndarray:
+    """(N,) bool: the boxes closer than ``margin`` to their image's border, which a setting ignores."""
     x, y, w, h = gt.boxes.T
     width, height = gt.image_sizes[gt.ann_image].T
-    return ((x < BORDER_MARGIN) | (y < BORDER_MARGIN)
-            | (x + w > width - BORDER_MARGIN) | (y + h > height - BORDER_MARGIN))
+    return (x < margin) | (y < margin) | (x + w > width - margin) | (y + h > height - margin)
 
 
 def ignore_masks(gt: GroundTruth, settings: list[Setting]) -> np.ndarray:
     """(S, N) bool: whether each ground truth is ignored in each setting (inputs are not modified)."""
-    base = gt.ignore | in_border_margin(gt)
-    masks = np.empty((len(settings), len(base)), bool)
+    base = {margin: gt.ignore | in_border_margin(gt, margin) for margin in {s.border for s in settings}}
+    masks = np.empty((len(settings), len(gt.ignore)), bool)
     for k, s in enumerate(settings):
         lo, hi = s.height
-        masks[k] = (base | (gt.heights < lo) | (gt.heights > hi)
+        masks[k] = (base[s.border] | (gt.heights < lo) | (gt.heights > hi)
                     | ~np.isin(gt.occlusion, list(s.occlusions)))
     return masks
+
+
+def squarified(boxes: np.ndarray, ratio: float) -> np.ndarray:
+    """Boxes given width = ratio x height about their centre, height kept: the devkit's
+    ``bbApply('squarify', bbs, 3, ratio)``, operation by operation."""
+    x, y, w, h = boxes.T
+    d = h * ratio - w
+    return np.column_stack([x - d / 2, y, w + d, h])
+
+
+def merge_pairs(counted: Pairs, regions: Pairs, n_gt: int) -> Pairs:
+    """One pair list taking the IoU from ``counted`` and the intersection over the detection from
+    ``regions``, for a matching whose counted boxes differ from the ignore regions (squarified ones).
+    A pair missing from one list has overlap 0 there; the order is by detection, then ground truth."""
+    key_c = counted.det * n_gt + counted.gt
+    key_r = regions.det * n_gt + regions.gt
+    keys = np.union1d(key_c, key_r)
+    iou = np.zeros(len(keys))
+    iod = np.zeros(len(keys))
+    iou[np.searchsorted(keys, key_c)] = counted.iou
+    iod[np.searchsorted(keys, key_r)] = regions.iod
+    return Pairs(keys // n_gt, keys % n_gt, iou, iod)
 
 
 @dataclass
@@ -118,10 +147,13 @@ class Matches:
     matched_gt: np.ndarray  # (S, D) int64 index of the ground truth taken, -1 for none
 
 
-def greedy_match(det_image: np.ndarray, pairs: Pairs, ignored: np.ndarray) -> Matches:
-    """Match detections (sorted by image, then by descending score) for each row of ``ignored``.
+def greedy_match(det_image: np.ndarray, pairs: Pairs, ignored: np.ndarray,
+                 threshold: float = MATCH_THRESHOLD) -> Matches:
+    """Match detections (sorted by image, then by descending score) for each row of ``ignored``,
+    taking an overlap of at least ``threshold``.
 
-    ``pairs`` must come from `overlaps_by_image` on the same detections with min_overlap 0.5.
+    ``pairs`` must hold every pair of these detections whose overlap reaches ``threshold``, as
+    `overlaps_by_image` with that min_overlap gives them; pairs below it change nothing.
     """
     n_settings = ignored.shape[0]
     n_det = len(det_image)
@@ -148,12 +180,12 @@ def greedy_match(det_image: np.ndarray, pairs: Pairs, ignored: np.ndarray) -> Ma
         pos = np.arange(len(det))
 
         ign = ignored[:, g]
-        regular = ~ign & ~taken[:, g] & (iou >= MATCH_THRESHOLD)
+        regular = ~ign & ~taken[:, g] & (iou >= threshold)
         value = np.where(regular, iou, -1.0)
         best = np.maximum.reduceat(value, seg, axis=1)
         is_best = regular & (value == best[:, seg_id])
         cand = np.maximum.reduceat(np.where(is_best, pos, -1), seg, axis=1)
-        region = ign & (iod >= MATCH_THRESHOLD)
+        region = ign & (iod >= threshold)
         first_region = np.minimum.reduceat(np.where(region, pos, len(det)), seg, axis=1)
 
         dets = det[seg]
