@@ -11,8 +11,8 @@ import numpy as np
 
 from .errors import InputError
 from .files import decode_text, json_line, parse_json, read_bytes
-from .frames import SCENES, find_frame, period_of, scene_of, set_of
-from .settings import KAIST_FRAME_SIZE
+from .frames import find_frame, period_of, scene_of, set_of
+from .settings import KAIST_FRAME_SIZE, parse_split
 
 # The leaderboard's test-all-20 ground truth, identified by content as the leaderboard does.
 LEADERBOARD_GT_MD5 = "6cc457f0beeea4fff5392078354e0a51"
@@ -91,11 +91,10 @@ class GroundTruth:
                 raise ValueError(f"an image mask must have {self.n_images} entries, not {split.shape}")
             return split
         if isinstance(split, str):
-            if split == "all":
-                return np.ones(self.n_images, bool)
-            if split in ("day", "night"):
-                return self._period_mask(split)
-            return self._scene_or_set_mask(split)
+            scene, period, set_number = parse_split(split)
+            if not scene and set_number is None:
+                return self._period_mask(period) if period else np.ones(self.n_images, bool)
+            return self._scene_or_set_mask(split, scene, period, set_number)
         mask = np.zeros(self.n_images, bool)
         for item in split:
             mask[self.image_index(item)] = True
@@ -109,18 +108,13 @@ class GroundTruth:
                 "(no set number in im_name and no 'period' field)", self.path)
         return periods == split
 
-    def _scene_or_set_mask(self, split: str) -> np.ndarray:
-        scene, _, period = split.partition("-")
-        set_match = len(split) == 5 and split.startswith("set") and split[3:].isdigit()
-        if not set_match and (scene not in SCENES or period not in ("", "day", "night")):
-            raise ValueError(f"unknown split {split!r}; use all, day, night, a scene ({', '.join(SCENES)}, "
-                             "alone or as campus-day, campus-night, ...), a set (set06 ... set11) or a list of images")
+    def _scene_or_set_mask(self, split: str, scene: str, period: str, set_number: int | None) -> np.ndarray:
         sets = np.array([-1 if (n := set_of(name)) is None else n for name in self.image_names])
         if np.any(sets < 0):
             raise InputError(f"cannot form the {split} split: some images have no set number in their name "
                              "(setXX/VYYY/IZZZZZ)", self.path)
-        if set_match:
-            mask = sets == int(split[3:])
+        if set_number is not None:
+            mask = sets == set_number
         else:
             mask = np.array([scene_of(n) == scene for n in sets], bool)
             if period:

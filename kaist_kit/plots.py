@@ -49,7 +49,7 @@ def draw_mr_fppi(ax, results: Sequence[Result], title: str = "") -> None:
     for r in sorted(results, key=lambda r: r.lamr):
         fppi, miss = r.curve.fppi, r.curve.miss_rate
         keep = (fppi > 0) & np.isfinite(miss)
-        label = f"{100 * r.lamr:.2f}% {r.method}"
+        label = f"{100 * r.lamr:.2f}% {r.method}" + (f", IoU {r.iou:g}" if r.iou != 0.5 else "")
         if keep.any():
             ax.plot(fppi[keep], np.maximum(miss[keep], 1e-4), drawstyle="steps-post", lw=1.6, label=label)
         else:

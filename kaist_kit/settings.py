@@ -124,6 +124,24 @@ SPLITS = ("all", "day", "night")
 SCENE_SPLITS = SCENES + tuple(f"{scene}-{period}" for scene in SCENES for period in ("day", "night"))
 SET_SPLITS = tuple(f"set{n:02d}" for n in range(6, 12))
 
+
+
+def parse_split(name: str) -> tuple[str, str, int | None]:
+    """(scene, period, set number) a named split selects, '' / None where it does not restrict:
+    'all', 'day', 'night', a scene ('campus', 'road-night') or a set ('set06')."""
+    if name == "all":
+        return "", "", None
+    if name in ("day", "night"):
+        return "", name, None
+    if len(name) == 5 and name.startswith("set") and name[3:].isdigit():
+        return "", "", int(name[3:])
+    scene, _, period = name.partition("-")
+    if scene in SCENES and period in ("", "day", "night"):
+        return scene, period, None
+    raise ValueError(f"unknown split {name!r}; use all, day, night, a scene ({', '.join(SCENES)}, alone or as "
+                     "campus-day, campus-night, ...), a set (set06 ... set11) or a list of images")
+
+
 # What `kaist-kit eval --metric` computes. AP and AR follow COCO's accumulation as the 2024 KAIST
 # challenge's evaluator runs it (docs/evaluation.md).
 METRICS = {

@@ -13,10 +13,14 @@ from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..diagnosis import DEFAULT_EXAMPLES, DEFAULT_FPPI, FOREGROUND_HEIGHT
 from .app import app, out, say
 from .options import (
+    DEFAULT_FPPI_TEXT,
     DEFAULT_PROTOCOLS,
     DevkitShiftOption,
     FormatOption,
+    FppiRangeOption,
     GroundTruthOption,
+    IousOption,
+    MetricsOption,
     NamesOption,
     OutputFormat,
     PlotOption,
@@ -29,8 +33,11 @@ from .options import (
     SplitsOption,
     TableOrJson,
     TableOrJsonOption,
+    fppi_range,
+    iou_thresholds,
     load_gt,
     method_names,
+    metric_names,
     setting_names,
     split_names,
 )
@@ -48,13 +55,17 @@ def eval_command(
         help="A list file of image names or ids to score as an extra split; repeatable.")] = None,
     setting: SettingsOption = None,
     protocol: ProtocolsOption = DEFAULT_PROTOCOLS,
+    iou: IousOption = None,
+    metric: MetricsOption = None,
+    fppi_range_text: FppiRangeOption = DEFAULT_FPPI_TEXT,
     format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
     name: NamesOption = None,
     devkit_shift: DevkitShiftOption = True,
     curves: Annotated[bool, typer.Option(help="With --format json, include the full curves.")] = False,
 ) -> None:
-    """Score results with the log-average miss rate, exactly as the leaderboard or the devkit."""
+    """Score results with the log-average miss rate, AP and AR, exactly as the leaderboard, the devkit or
+    the 2024 challenge."""
     from .. import report
     from ..evaluate import evaluate_files
     from ..imagesets import list_name, read_image_list
@@ -62,16 +73,17 @@ def eval_command(
 
     names = method_names(name, results)
     settings = setting_names(setting)
+    ious, metrics, fppi = iou_thresholds(iou), metric_names(metric), fppi_range(fppi_range_text)
     if plot is not None:
         check_figure_path(plot)
     splits: list = split_names(split) if split or not images else []
     for list_path in images or []:
         splits.append((list_name(list_path), read_image_list(list_path)))
     ground_truth = load_gt(gt)
-    for _, selection in (s for s in splits if not isinstance(s, str)):
-        ground_truth.split_mask(selection)  # reject unknown images before any work
+    for split_spec in splits:
+        ground_truth.split_mask(split_spec if isinstance(split_spec, str) else split_spec[1])  # before any work
     found = evaluate_files(results, ground_truth, settings, splits, [p.value for p in protocol],
-                           names=names, devkit_shift=devkit_shift)
+                           names=names, devkit_shift=devkit_shift, ious=ious, metrics=metrics, fppi_range=fppi)
 
     if format is OutputFormat.json:
         print(report.to_json(found, with_curve=curves))
@@ -80,7 +92,8 @@ def eval_command(
     elif format is OutputFormat.markdown:
         sys.stdout.write(report.to_markdown(found))
     else:
-        caption = "\n".join([f"ground truth: {ground_truth.describe()}"] + report.protocol_notes(found))
+        caption = "\n".join([f"ground truth: {ground_truth.describe()}"] + report.protocol_notes(found)
+                            + report.variant_notes(found))
         report.print_table(found, out, caption)
     if plot is not None:
         plot_results(found, plot)
