@@ -6,7 +6,10 @@ matching threshold t (0.5 unless stated),
 
 - only a detection that overlaps some ground truth by at least t (intersection over its own area,
   which bounds the IoU from above) can match anything; every other detection is a false positive;
-- the k-th such detection of every image can be processed together, since images do not interact;
+- a detection depends on the earlier ones only through the pedestrians it shares with them (ones
+  that count in some setting; an ignore region is never used up), so it can be processed in the round
+  after the last of those: every image's detections of one round are processed together (images do
+  not interact, and detections of one round share no pedestrian);
 - walking the ground truths "non-ignored first, in file order" and keeping the candidate with
   overlap >= best means: among unmatched non-ignored boxes, the one of largest IoU (the later one on
   a tie); failing that, the first ignored box with intersection-over-detection >= t.
@@ -147,6 +150,25 @@ class Matches:
     matched_gt: np.ndarray  # (S, D) int64 index of the ground truth taken, -1 for none
 
 
+def _rounds(pair_det: np.ndarray, pair_gt: np.ndarray, can_be_taken: np.ndarray, n_det: int) -> np.ndarray:
+    """(n_det,) the round of each detection: one more than the latest round of the earlier detections
+    it shares a pedestrian with (0 for none). ``pair_det`` numbers the detections in evaluation order."""
+    shared = can_be_taken[pair_gt]
+    det, gt = pair_det[shared], pair_gt[shared]
+    order = np.lexsort((det, gt))  # by pedestrian, then detection: each follows the one before it
+    det, gt = det[order], gt[order]
+    chained = gt[1:] == gt[:-1]
+    before, after = det[:-1][chained], det[1:][chained]
+    rounds = np.zeros(n_det, np.int64)
+    while len(before):  # as many passes as the longest chain is long
+        later = rounds.copy()
+        np.maximum.at(later, after, rounds[before] + 1)
+        if np.array_equal(later, rounds):
+            break
+        rounds = later
+    return rounds
+
+
 def greedy_match(det_image: np.ndarray, pairs: Pairs, ignored: np.ndarray,
                  threshold: float = MATCH_THRESHOLD) -> Matches:
     """Match detections (sorted by image, then by descending score) for each row of ``ignored``,
@@ -162,11 +184,9 @@ def greedy_match(det_image: np.ndarray, pairs: Pairs, ignored: np.ndarray,
     if len(pairs.det) == 0:
         return Matches(status, matched_gt)
 
-    # Detections that can match something, and their rank among such detections of their image.
+    # Detections that can match something, and the round each is processed in.
     active, pair_active = np.unique(pairs.det, return_inverse=True)
-    active_image = det_image[active]
-    group_start = np.flatnonzero(np.r_[True, active_image[1:] != active_image[:-1]])
-    level = np.arange(len(active)) - np.repeat(group_start, np.diff(np.r_[group_start, len(active)]))
+    level = _rounds(pair_active, pairs.gt, ~ignored.all(axis=0), len(active))
     pair_level = level[pair_active]
     order = np.argsort(pair_level, kind="stable")
     level_bounds = np.searchsorted(pair_level[order], np.arange(level.max() + 2))
