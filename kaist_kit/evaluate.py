@@ -142,6 +142,9 @@ class Evaluation:
     def row(self, setting: str | Setting) -> int:
         """The row of a setting (by name, or spelled as a custom setting) in the matchings."""
         name = setting if isinstance(setting, str) and setting in self.setting_row else get_setting(setting).name
+        if name not in self.setting_row:
+            raise ValueError(f"setting {name!r} is not among this evaluation's ({', '.join(self.settings)}); "
+                             "pass it to Evaluation(gt, dets, settings)")
         return self.setting_row[name]
 
     @property
