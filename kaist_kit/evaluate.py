@@ -107,15 +107,17 @@ class Result:
 class Evaluation:
     """One method's detections matched against the ground truth in every requested setting.
 
-    The matching at IoU 0.5 is made at once; any other threshold is matched on first use and kept, so
+    The matching at ``iou`` (0.5 unless given; `matches`, and what `score` and `curve_terms` read
+    unless told otherwise) is made at once; any other threshold is matched on first use and kept, so
     that every setting, split, protocol and metric shares one matching per threshold. Settings that
     squarify the pedestrians share a matching of their own (their boxes differ).
     """
 
     def __init__(self, gt: GroundTruth, dets: Detections, settings: Iterable[str | Setting] = tuple(SETTINGS),
-                 method: str = ""):
+                 method: str = "", iou: float = MATCH_THRESHOLD):
         self.gt = gt
         self.method = method
+        self.iou = iou
         resolved = list({s.name: s for s in map(get_setting, settings)}.values())
         self.setting_objects = resolved
         self.settings = [s.name for s in resolved]
@@ -135,7 +137,7 @@ class Evaluation:
         self._pairs: dict[float | None, tuple[float, Pairs]] = {}  # squarify ratio -> (min overlap, pairs)
         self._matches: dict[float, Matches] = {}
         self._flags: dict[tuple[float, bool], tuple[np.ndarray, np.ndarray]] = {}
-        self.matches = self.matches_at(MATCH_THRESHOLD)
+        self.matches = self.matches_at(iou)
         # The curve concatenates images in id order and stable-sorts by descending score.
         self.score_order = np.argsort(-self.scores, kind="stable")
 
@@ -195,8 +197,11 @@ class Evaluation:
 
     def score(self, setting: str | Setting, split: str | Sequence = "all",
               protocol: str | Protocol = "leaderboard", split_name: str | None = None,
-              iou: float = MATCH_THRESHOLD) -> Result:
-        proto = protocol if isinstance(protocol, Protocol) else get_protocol(protocol)
+              iou: float | None = None) -> Result:
+        """The LAMR and curve of a setting and split under a protocol, matched at ``iou`` (default: the
+        evaluation's own)."""
+        iou = self.iou if iou is None else iou
+        proto = get_protocol(protocol)
         name = split_name or (split if isinstance(split, str) else "subset")
         terms = self.curve_terms(setting, split, proto, iou)
         result = score_curve(terms.positive, self.scores[terms.sequence], terms.n_gt, terms.n_images, proto,
@@ -205,10 +210,10 @@ class Evaluation:
         return result
 
     def curve_terms(self, setting: str | Setting, split: str | Sequence = "all",
-                    protocol: str | Protocol = "leaderboard", iou: float = MATCH_THRESHOLD) -> CurveTerms:
+                    protocol: str | Protocol = "leaderboard", iou: float | None = None) -> CurveTerms:
         """What the curve of a setting and split is built from, under a protocol's rules."""
         row = self.row(setting)
-        matches = self.matches_at(iou)
+        matches = self.matches_at(self.iou if iou is None else iou)
         return self.curve_terms_of(matches.status[row], matches.matched_gt[row], self.ignored[row],
                                    self.gt.split_mask(split), protocol)
 
@@ -218,7 +223,7 @@ class Evaluation:
 
         The diagnosis uses it for matchings of its own (the foreground, every person box).
         """
-        proto = protocol if isinstance(protocol, Protocol) else get_protocol(protocol)
+        proto = get_protocol(protocol)
         kept = self._scored(images, proto) & (status != IGNORED)
         sequence = self.score_order[kept[self.score_order]]
         positive = self._positive(status, matched_gt, sequence, proto)
@@ -253,7 +258,7 @@ class Evaluation:
         """COCO's accumulation at each IoU threshold: precision at the 101 recall points (T, 101),
         final recall (T,), and the number of pedestrians that count (see `coco.precision_recall`);
         nan when none counts."""
-        proto = protocol if isinstance(protocol, Protocol) else get_protocol(protocol)
+        proto = get_protocol(protocol)
         row = self.row(setting)
         images = self.gt.split_mask(split)
         n_gt = int(self._counted(self.ignored[row], images, proto).sum())

@@ -333,7 +333,10 @@ def parse_fppi_range(text: str) -> tuple[float, float]:
     return values
 
 
-def get_protocol(name: str) -> Protocol:
+def get_protocol(name: str | Protocol) -> Protocol:
+    """A protocol by name; a Protocol (one with another FPPI range, say) is returned as it is."""
+    if isinstance(name, Protocol):
+        return name
     try:
         return PROTOCOLS[name]
     except KeyError:

@@ -90,6 +90,20 @@ def test_one_matching_per_threshold_shared_by_settings_splits_and_metrics():
         evaluation.matches_at(1.0)
 
 
+def test_evaluation_made_at_another_threshold_reads_it_by_default():
+    # What the diagnosis and the comparison build on: `matches`, `score` and `curve_terms` at its IoU.
+    images, anns = frames(3), [person(1, 0, BOX), person(2, 1, BOX)]
+    records = [det(0, (100, 100, 40, 70), 0.9), det(1, BOX, 0.8), det(2, ELSEWHERE, 0.7)]
+    at_half, strict = evaluation_of(images, anns, records), evaluation_of(images, anns, records)
+    strict = Evaluation(strict.gt, make_dets(strict.gt, records), ["reasonable"], iou=0.75)
+    assert strict.matches is strict.matches_at(0.75) and strict.iou == 0.75
+    for protocol in ("leaderboard", with_fppi_range(MATLAB, (1e-4, 1.0))):
+        got, want = strict.score("reasonable", "all", protocol), at_half.score("reasonable", "all", protocol, iou=0.75)
+        assert (got.iou, got.lamr, got.miss_rates) == (0.75, want.lamr, want.miss_rates)
+        assert got.lamr != at_half.score("reasonable", "all", protocol).lamr
+        assert strict.curve_terms("reasonable", "all", protocol).positive.tolist() == [False, True, False]
+
+
 # ------------------------------------------------------------------------------------------------
 # AP and AR
 

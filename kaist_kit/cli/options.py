@@ -96,14 +96,15 @@ DEFAULT_SIZE = "x".join(map(str, KAIST_FRAME_SIZE))
 
 
 def setting_names(values: list[str] | None, hint: str = "--setting") -> list[str]:
-    """The settings asked for (default: reasonable): named ones, presets or custom ones, each checked."""
-    names = list(dict.fromkeys(values or ["reasonable"]))
-    for name in names:
+    """The settings asked for (default: reasonable): named ones and presets by their names, custom ones
+    by the name that spells out their parameters."""
+    names = []
+    for value in values or ["reasonable"]:
         try:
-            get_setting(name)
+            names.append(get_setting(value).name)
         except ValueError as exc:
             raise typer.BadParameter(str(exc), param_hint=hint) from None
-    return names
+    return list(dict.fromkeys(names))
 
 
 def split_names(values: list[str] | None) -> list[str]:
