@@ -10,7 +10,7 @@ import typer
 
 from ..converters import FORMATS, MODALITIES
 from .app import app, err, out, say
-from .options import DEFAULT_SIZE, GroundTruthOption, parse_size
+from .options import DEFAULT_SIZE, GroundTruthOption, locate_gt, parse_size
 
 SourceFormat = Enum("SourceFormat", {name: name for name in FORMATS}, type=str)
 Modality = Enum("Modality", {name: name for name in MODALITIES}, type=str)
@@ -147,12 +147,12 @@ def show_command(
 ) -> None:
     """Draw ground truth (ignore regions dashed) and detections on the visible and thermal pictures."""
     from ..detections import load_detections, method_name
-    from ..groundtruth import find_gt, load_ground_truth
+    from ..groundtruth import load_ground_truth
     from ..plots import check_figure_path
     from ..show import draw_frame, find_pictures
 
     check_figure_path(out)
-    gt_path = find_gt(gt)
+    gt_path = locate_gt(gt)
     ground_truth = load_ground_truth(gt_path)
     roots = images or [gt_path.parent / "images", gt_path.parent]
     drawn = [(method_name(p), load_detections(p, ground_truth)) for p in det or []]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -10,6 +12,7 @@ import typer
 
 from ..groundtruth import GT_ENV, default_gt_path
 from ..settings import KAIST_FRAME_SIZE, PROTOCOLS, SETTINGS, SPLITS
+from .app import err, say
 
 # Choices as enums, so that --help lists them and typer rejects anything else.
 Split = Enum("Split", {name: name for name in SPLITS}, type=str)
@@ -33,7 +36,8 @@ _PROTOCOL_HELP = ("leaderboard: the public leaderboard's evaluator. matlab: the 
 _SETTINGS = ", ".join(SETTINGS)
 
 GroundTruthOption = Annotated[Path | None, typer.Option(
-    "--gt", help=f"Ground truth (COCO JSON). Default: ${GT_ENV}, then {default_gt_path()}.")]
+    "--gt", help=f"Ground truth (COCO JSON). Default: ${GT_ENV}, then {default_gt_path()}, downloaded there "
+                 "on first use.")]
 ProtocolsOption = Annotated[list[ProtocolName], typer.Option(
     "--protocol", help=f"{_PROTOCOL_HELP} Repeat for both.")]
 ProtocolOption = Annotated[ProtocolName, typer.Option("--protocol", help=_PROTOCOL_HELP)]
@@ -95,8 +99,40 @@ def parse_size(value: str) -> tuple[int, int]:
     return width, height
 
 
-def load_gt(path: Path | None):
-    """The ground truth the verbs score against: ``--gt``, else the usual places (see `find_gt`)."""
-    from ..groundtruth import find_gt, load_ground_truth
+def locate_gt(path: Path | None) -> Path:
+    """The ground-truth file the verbs use: ``--gt``, else the default (see `find_gt`), whose
+    download on first use is announced on stderr with a progress bar."""
+    from ..groundtruth import find_gt
 
-    return load_ground_truth(find_gt(path))
+    with download_bar() as progress:
+        return find_gt(path, echo=say, progress=progress)
+
+
+def load_gt(path: Path | None):
+    """The ground truth the verbs score against: ``--gt``, else the default (see `locate_gt`)."""
+    from ..groundtruth import load_ground_truth
+
+    return load_ground_truth(locate_gt(path))
+
+
+@contextmanager
+def download_bar() -> Iterator[Callable[[int, int], None]]:
+    """A ``progress(done, total)`` for downloads: a bar on stderr, drawn from the first chunk on and
+    only when stderr is a terminal."""
+    from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
+
+    bar = Progress(BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
+                   console=err, transient=True, disable=not err.is_terminal)
+    task = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal task
+        if task is None:
+            bar.start()
+            task = bar.add_task("downloading", total=total)
+        bar.update(task, completed=done)
+
+    try:
+        yield progress
+    finally:
+        bar.stop()

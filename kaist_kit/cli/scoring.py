@@ -30,6 +30,7 @@ from .options import (
     TableOrJson,
     TableOrJsonOption,
     load_gt,
+    locate_gt,
     method_names,
     setting_names,
     split_names,
@@ -127,14 +128,14 @@ def diagnose_command(
     from ..detections import load_detections, method_name
     from ..diagnosis import diagnose
     from ..diagnosis_report import print_tables, tables
-    from ..groundtruth import find_gt, load_ground_truth
+    from ..groundtruth import load_ground_truth
 
     setting_names([setting])
     _positive(fppi, "--fppi")
     if score_threshold is not None and not math.isfinite(score_threshold):
         raise typer.BadParameter("must be a finite number", param_hint="--score-threshold")
     _positive(foreground_height, "--foreground-height")
-    gt_path = find_gt(gt)
+    gt_path = locate_gt(gt)
     ground_truth = load_ground_truth(gt_path)
     dets = load_detections(result, ground_truth, devkit_shift=devkit_shift)
     roots = images or [gt_path.parent / "images", gt_path.parent]
