@@ -138,7 +138,7 @@ def compare(gt: GroundTruth, methods: Sequence[tuple[str, Detections]], protocol
 
 def comparison_table(comparison: Comparison):
     """A row per setting and split, a column per method; with two methods, their paired test too."""
-    from .diagnosis_report import Table, with_interval
+    from .diagnosis.report import Table, with_interval
 
     c = comparison
     pair = len(c.methods) == 2

@@ -126,7 +126,7 @@ def diagnose_command(
 
     from ..detections import load_detections, method_name
     from ..diagnosis import diagnose
-    from ..diagnosis_report import print_tables, tables
+    from ..diagnosis.report import print_tables, tables
     from ..groundtruth import find_gt, load_ground_truth
 
     setting_names([setting])
@@ -174,7 +174,7 @@ def compare_command(
 
     from ..comparison import compare, comparison_table
     from ..detections import load_detections
-    from ..diagnosis_report import print_tables
+    from ..diagnosis.report import print_tables
     from ..evaluate import unique_method_names
     from ..plots import check_figure_path, plot_results
 

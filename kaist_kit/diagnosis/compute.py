@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .bootstrap import (
+from ..bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     LEVEL,
@@ -24,10 +24,10 @@ from .bootstrap import (
     percentile_interval,
     resample_counts,
 )
-from .detections import Detections, method_name
-from .evaluate import CurveTerms, Evaluation, Result, log_average, score_curve, warn_leaderboard_input
-from .groundtruth import GroundTruth
-from .matching import (
+from ..detections import Detections, method_name
+from ..evaluate import CurveTerms, Evaluation, Result, log_average, score_curve, warn_leaderboard_input
+from ..groundtruth import GroundTruth
+from ..matching import (
     FALSE_POSITIVE,
     MATCH_THRESHOLD,
     TRUE_POSITIVE,
@@ -37,7 +37,7 @@ from .matching import (
     in_border_margin,
     overlaps_by_image,
 )
-from .settings import SETTINGS, SPLITS, Protocol, Setting, get_protocol, get_setting
+from ..settings import SETTINGS, SPLITS, Protocol, Setting, get_protocol, get_setting
 
 # False-positive types, in order of precedence: a false positive takes the first type it fits.
 FP_TYPES = ("duplicate", "scale", "localization", "ghost")
@@ -539,7 +539,7 @@ def diagnose(gt: GroundTruth, dets: Detections, method: str = "", protocol: str 
                           splits, main_setting, resamples, seed, level, rule, foreground_height, views,
                           foreground, persons, worst, gt.describe())
     if out_dir is not None:
-        from .diagnosis_report import write_outputs
+        from .report import write_outputs
 
         write_outputs(diagnosis, gt, dets, out_dir, pictures)
     return diagnosis
@@ -663,8 +663,8 @@ def _pick(candidates: list[Example], n: int, has_pictures: Callable[[str], bool]
 
 def picture_finder(roots: Sequence[str | os.PathLike]) -> Callable[[str], tuple[Path, Path] | None]:
     """frame name -> its (visible, lwir) pictures under ``roots``, or None; answers are remembered."""
-    from .errors import InputError
-    from .show import find_pictures
+    from ..errors import InputError
+    from ..show import find_pictures
 
     known: dict[str, tuple[Path, Path] | None] = {}
 

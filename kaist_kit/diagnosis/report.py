@@ -11,10 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .detections import Detections
-from .diagnosis import FP_TYPES, ORACLES, Diagnosis, View
-from .files import write_json_atomic, write_text_atomic
-from .groundtruth import GroundTruth
+from ..detections import Detections
+from ..files import write_json_atomic, write_text_atomic
+from ..groundtruth import GroundTruth
+from .compute import FP_TYPES, ORACLES, Diagnosis, View
 
 JSON_NAME = "diagnosis.json"
 REPORT_NAME = "report.md"
@@ -227,7 +227,7 @@ def draw_example(gt: GroundTruth, dets: Detections, example, pictures: tuple[Pat
                  view: View) -> None:
     """The example's frame with the ground truth and the detections of the operating point; a false
     positive in its own colour, a missed pedestrian labelled as such."""
-    from .show import draw_frame
+    from ..show import draw_frame
 
     threshold = view.operating_point.score
     limit = math.inf if threshold is None else threshold
@@ -252,7 +252,7 @@ def draw_example(gt: GroundTruth, dets: Detections, example, pictures: tuple[Pat
 
 def plot_curves(diagnosis: Diagnosis, path: Path) -> None:
     """MR-FPPI per setting, a curve per split."""
-    from .plots import draw_mr_fppi, new_figure, save_figure
+    from ..plots import draw_mr_fppi, new_figure, save_figure
 
     n = len(diagnosis.settings)
     cols = min(4, n)
@@ -284,7 +284,7 @@ def _grouped_bars(ax, groups: Sequence[str], series: dict[str, Sequence[float]],
 
 
 def plot_false_positives(diagnosis: Diagnosis, path: Path) -> None:
-    from .plots import new_figure, save_figure
+    from ..plots import new_figure, save_figure
 
     fig, axes = new_figure(1, 2)
     main = [diagnosis.view(diagnosis.main_setting, s) for s in diagnosis.splits]
@@ -298,7 +298,7 @@ def plot_false_positives(diagnosis: Diagnosis, path: Path) -> None:
 
 
 def plot_misses(diagnosis: Diagnosis, path: Path) -> None:
-    from .plots import new_figure, save_figure
+    from ..plots import new_figure, save_figure
 
     fig, axes = new_figure(1, 3, width=5.2)
     main = [diagnosis.view(diagnosis.main_setting, s) for s in diagnosis.splits]
@@ -324,7 +324,7 @@ def _rate(count) -> float:
 
 
 def plot_oracles(diagnosis: Diagnosis, path: Path) -> None:
-    from .plots import new_figure, save_figure
+    from ..plots import new_figure, save_figure
 
     fig, axes = new_figure(1, 1, width=7.0, height=4.2)
     ax = axes[0][0]
