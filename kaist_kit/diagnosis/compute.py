@@ -25,27 +25,18 @@ from ..bootstrap import (
     resample_counts,
 )
 from ..detections import Detections, method_name
-from ..evaluate import CurveTerms, Evaluation, Result, log_average, score_curve, warn_leaderboard_input
+from ..evaluate import CurveTerms, Evaluation, Result, score_curve, warn_leaderboard_input
 from ..groundtruth import GroundTruth
 from ..matching import (
-    FALSE_POSITIVE,
     MATCH_THRESHOLD,
-    TRUE_POSITIVE,
     Pairs,
     greedy_match,
     ignore_masks,
-    in_border_margin,
     overlaps_by_image,
 )
 from ..settings import SETTINGS, SPLITS, Protocol, Setting, get_protocol, get_setting
-
-# False-positive types, in order of precedence: a false positive takes the first type it fits.
-FP_TYPES = ("duplicate", "scale", "localization", "ghost")
-DUPLICATE, SCALE, LOCALIZATION, GHOST = range(4)
-NOT_FALSE_POSITIVE = -1
-DUPLICATE_IOU = MATCH_THRESHOLD
-SCALE_CENTRE = 0.2  # centre offset, as a fraction of the pedestrian's width (x) and height (y)
-LOCALIZATION_IOU = 0.25
+from .categories import Categories, MissCount, miss_counts
+from .error_types import FP_TYPES, GHOST, ErrorTypes, oracle_lamrs, type_false_positives
 
 # Hwang et al. (CVPR 2015) call pedestrians of 115 pixels or taller "near": within about 11 m of
 # the vehicle with KAIST's cameras. Unoccluded ones of that size are the foreground a driver
@@ -53,162 +44,6 @@ LOCALIZATION_IOU = 0.25
 FOREGROUND_HEIGHT = 115.0
 DEFAULT_FPPI = 1.0
 DEFAULT_EXAMPLES = 3
-
-# Heights: near / medium / far as the devkit's settings (made a partition), and finer bins.
-HEIGHT_BINS = (("far", 0.0, 45.0), ("medium", 45.0, 115.0), ("near", 115.0, math.inf))
-FINE_HEIGHT_EDGES = (0.0, 30.0, 45.0, 55.0, 75.0, 115.0, 160.0, math.inf)
-OCCLUSIONS = ("none", "partial", "heavy")
-POSITIONS = ("inside", "border margin", "truncated")
-
-
-def _fine_bins() -> tuple[tuple[str, float, float], ...]:
-    bins = []
-    for lo, hi in zip(FINE_HEIGHT_EDGES[:-1], FINE_HEIGHT_EDGES[1:]):
-        name = f"<{hi:g}" if lo == 0 else (f">={lo:g}" if math.isinf(hi) else f"{lo:g}-{hi:g}")
-        bins.append((name, lo, hi))
-    return tuple(bins)
-
-
-FINE_HEIGHT_BINS = _fine_bins()
-
-
-# ----------------------------------------------------------------------------------------------
-# False-positive types
-
-
-@dataclass
-class ErrorTypes:
-    """The type of every false positive, per setting, for detections in evaluation order."""
-
-    kind: np.ndarray  # (S, D) int8: index into FP_TYPES, NOT_FALSE_POSITIVE for other detections
-    target: np.ndarray  # (S, D) int64: the pedestrian a duplicate, scale or localization error is about; -1
-
-
-def false_positive_mask(evaluation: Evaluation, proto: Protocol) -> np.ndarray:
-    """(S, D) bool: the detections a protocol counts as false positives.
-
-    Under the leaderboard a match to the annotation whose id is 0 counts as a false positive too.
-    """
-    status = evaluation.matches.status
-    fp = status == FALSE_POSITIVE
-    if proto.id_zero_is_unmatched and len(evaluation.gt.ann_ids):
-        matched = evaluation.matches.matched_gt
-        fp |= (status == TRUE_POSITIVE) & (evaluation.gt.ann_ids[np.maximum(matched, 0)] == 0)
-    return fp
-
-
-def type_false_positives(evaluation: Evaluation, pairs: Pairs, proto: Protocol) -> ErrorTypes:
-    """Type every false positive against the pedestrians of its image (see FP_TYPES for the order).
-
-    ``pairs`` are all detection / ground-truth pairs that intersect (`overlaps_by_image` with
-    min_overlap 0). A pedestrian here is any box labelled person; for a duplicate it must also
-    count in the setting, since only those are ever matched.
-    """
-    gt = evaluation.gt
-    n_settings, n_det = evaluation.matches.status.shape
-    kind = np.full((n_settings, n_det), NOT_FALSE_POSITIVE, np.int8)
-    target = np.full((n_settings, n_det), -1, np.int64)
-    person = ~gt.ignore[pairs.gt]
-    det_box, gt_box = evaluation.boxes[pairs.det], gt.boxes[pairs.gt]
-    offset = np.abs((det_box[:, :2] + det_box[:, 2:] / 2) - (gt_box[:, :2] + gt_box[:, 2:] / 2))
-    centred = person & np.all(offset <= SCALE_CENTRE * gt_box[:, 2:], axis=1)
-    close = person & (pairs.iou >= LOCALIZATION_IOU)
-
-    false_positive = false_positive_mask(evaluation, proto)
-    for row in range(n_settings):
-        # A false positive that overlaps a counted pedestrian at IoU >= 0.5 found it taken by a
-        # detection before it (else the matching would have given it that pedestrian), or it is the
-        # leaderboard's match to annotation id 0, which that evaluator reads as no match.
-        on_matched = ~evaluation.ignored[row, pairs.gt] & (pairs.iou >= DUPLICATE_IOU)
-        untyped = false_positive[row].copy()
-        for error, criterion in ((DUPLICATE, on_matched), (SCALE, centred), (LOCALIZATION, close)):
-            dets, pedestrians = _closest(pairs, criterion & untyped[pairs.det])
-            kind[row, dets] = error
-            target[row, dets] = pedestrians
-            untyped[dets] = False
-        kind[row, untyped] = GHOST
-    return ErrorTypes(kind, target)
-
-
-def _closest(pairs: Pairs, selected: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each detection with a selected pair: the pedestrian of largest IoU (first in file order on a tie)."""
-    index = np.flatnonzero(selected)
-    order = np.lexsort((pairs.gt[index], -pairs.iou[index], pairs.det[index]))
-    index = index[order]
-    det = pairs.det[index]
-    first = np.r_[True, det[1:] != det[:-1]] if len(det) else np.zeros(0, bool)
-    return det[first], pairs.gt[index[first]]
-
-
-# ----------------------------------------------------------------------------------------------
-# Pedestrian categories
-
-
-@dataclass
-class Categories:
-    """Bins of the ground truth by height, occlusion, period and position in the frame."""
-
-    families: dict[str, tuple[tuple[str, ...], np.ndarray]]  # family -> (bin names, bin of each box)
-
-    @classmethod
-    def of(cls, gt: GroundTruth) -> Categories:
-        heights = gt.heights
-        families = {
-            "height": _bin_heights(heights, HEIGHT_BINS),
-            "height (fine)": _bin_heights(heights, FINE_HEIGHT_BINS),
-            "occlusion": (OCCLUSIONS, gt.occlusion.astype(np.int64)),
-        }
-        periods = np.array(gt.image_periods)[gt.ann_image] if len(gt.ann_image) else np.zeros(0, str)
-        families["period"] = (("day", "night"), np.where(periods == "day", 0, np.where(periods == "night", 1, -1)))
-        families["position"] = (POSITIONS, _positions(gt))
-        return cls(families)
-
-    def mask(self, family: str, name: str) -> np.ndarray:
-        names, index = self.families[family]
-        return index == names.index(name)
-
-
-def _bin_heights(heights: np.ndarray, bins) -> tuple[tuple[str, ...], np.ndarray]:
-    index = np.full(len(heights), -1, np.int64)
-    for k, (_, lo, hi) in enumerate(bins):
-        index[(heights >= lo) & (heights < hi)] = k
-    return tuple(name for name, _, _ in bins), index
-
-
-def _positions(gt: GroundTruth) -> np.ndarray:
-    """0 inside, 1 within the border margin every setting ignores, 2 touching or crossing the border."""
-    x, y, w, h = gt.boxes.T
-    width, height = gt.image_sizes[gt.ann_image].T
-    truncated = (x <= 0) | (y <= 0) | (x + w >= width) | (y + h >= height)
-    return np.where(truncated, 2, np.where(in_border_margin(gt), 1, 0))
-
-
-@dataclass
-class MissCount:
-    pedestrians: int
-    missed_at_operating_point: int
-    missed_at_end: int  # with every detection of the curve
-
-    @property
-    def miss_rate_at_operating_point(self) -> float:
-        return self.missed_at_operating_point / self.pedestrians if self.pedestrians else float("nan")
-
-    def to_dict(self) -> dict:
-        return {"pedestrians": self.pedestrians, "missed_at_operating_point": self.missed_at_operating_point,
-                "missed_at_end": self.missed_at_end}
-
-
-def miss_counts(categories: Categories, population: np.ndarray, missed_at_operating_point: np.ndarray,
-                missed_at_end: np.ndarray) -> dict[str, dict[str, MissCount]]:
-    """Pedestrians and misses per bin of every family, over a population of boxes (bool masks)."""
-    out = {}
-    for family, (names, index) in categories.families.items():
-        out[family] = {}
-        for k, name in enumerate(names):
-            members = population & (index == k)
-            out[family][name] = MissCount(int(members.sum()), int((members & missed_at_operating_point).sum()),
-                                          int((members & missed_at_end).sum()))
-    return out
 
 
 # ----------------------------------------------------------------------------------------------
@@ -266,71 +101,6 @@ class View:
             "filtered_lamr": self.filtered,
             "oracles": self.oracles,
         }
-
-
-ORACLES = ("duplicates removed", "scale errors corrected", "localization errors corrected", "ghosts removed",
-           "near misses found", "medium misses found", "far misses found")
-
-
-def never_worse(fixed: Result, base: Result, proto: Protocol) -> float:
-    """LAMR of a fixed curve, each reference keeping the base miss rate where the fix would raise it.
-
-    Fixes only drop false positives, turn them into true positives or add true positives, which can
-    only raise the recall read at each reference, with one exception: the leaderboard reads a
-    reference below the curve's first point as the curve's final recall (possible only on splits of
-    fewer than 100 images), and a fix that moves the first point changes that reading.
-    """
-    if base.n_gt == 0:
-        return base.lamr
-    miss = np.minimum(np.array(fixed.miss_rates), np.array(base.miss_rates))
-    return log_average(miss, proto)
-
-
-def oracle_lamrs(evaluation: Evaluation, row: int, terms: CurveTerms, types: ErrorTypes, base: Result,
-                 categories: Categories, missed_at_end: np.ndarray, proto: Protocol) -> dict[str, float]:
-    """The LAMR with each error type fixed alone (see ORACLES)."""
-    sequence, positive = terms.sequence, terms.positive
-    scores = evaluation.scores[sequence]
-    kind = types.kind[row, sequence]
-    target = types.target[row, sequence]
-
-    def lamr(keep: np.ndarray, positives: np.ndarray, found: int = 0) -> float:
-        flags, ordered = positives[keep], scores[keep]
-        if found:
-            flags = np.r_[np.ones(found, bool), flags]
-            ordered = np.r_[np.full(found, np.inf), ordered]
-        return never_worse(score_curve(flags, ordered, terms.n_gt, terms.n_images, proto), base, proto)
-
-    everything = np.ones(len(sequence), bool)
-    # Pedestrians the matching took (the leaderboard's id-0 match included) stay taken.
-    taken = np.zeros(len(evaluation.gt.ann_ids), bool)
-    took = evaluation.matches.status[row, sequence] == TRUE_POSITIVE
-    taken[evaluation.matches.matched_gt[row, sequence[took]]] = True
-    out = {"duplicates removed": lamr(kind != DUPLICATE, positive)}
-    for name, error in (("scale errors corrected", SCALE), ("localization errors corrected", LOCALIZATION)):
-        keep, fixed = _corrected(kind == error, target, terms.counted & ~taken, positive)
-        out[name] = lamr(keep, fixed)
-    out["ghosts removed"] = lamr(kind != GHOST, positive)
-    for name, _, _ in HEIGHT_BINS:
-        found = int((missed_at_end & categories.mask("height", name)).sum())
-        out[f"{name} misses found"] = lamr(everything, positive, found)
-    return out
-
-
-def _corrected(errors: np.ndarray, target: np.ndarray, free: np.ndarray,
-               positive: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each error, in curve order, becomes a true positive of its pedestrian if that pedestrian counts
-    and is still free, else it is dropped."""
-    entries = np.flatnonzero(errors)
-    pedestrians = target[entries]
-    free_entries = entries[free[pedestrians]]
-    _, first = np.unique(target[free_entries], return_index=True)
-    winners = free_entries[first]
-    keep = ~errors
-    keep[winners] = True
-    fixed = positive.copy()
-    fixed[winners] = True
-    return keep, fixed
 
 
 def filtered_lamrs(evaluation: Evaluation, row: int, terms: CurveTerms, kind: np.ndarray,
