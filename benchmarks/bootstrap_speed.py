@@ -22,7 +22,7 @@ from record import describe, timed, write_section  # noqa: E402
 
 from kaist_kit.bootstrap import WeightedCurve, bootstrap_lamrs, percentile_interval, resample_counts  # noqa: E402
 from kaist_kit.detections import load_detections  # noqa: E402
-from kaist_kit.diagnosis import diagnose  # noqa: E402
+from kaist_kit.diagnosis import DiagnosisParams, diagnose  # noqa: E402
 from kaist_kit.errors import KitWarning  # noqa: E402
 from kaist_kit.evaluate import Evaluation  # noqa: E402
 from kaist_kit.groundtruth import load_ground_truth  # noqa: E402
@@ -56,7 +56,8 @@ def main() -> None:
     match_best, match_med, evaluation = timed(lambda: Evaluation(gt, dets, ["reasonable"]), args.repeat)
     boot_best, boot_med, intervals = timed(lambda: bootstrap_reasonable(evaluation), args.repeat)
     both_best, both_med, _ = timed(lambda: bootstrap_reasonable(Evaluation(gt, dets, ["reasonable"])), args.repeat)
-    full_best, full_med, _ = timed(lambda: diagnose(gt, dets, "MBNet", examples=0), max(1, args.repeat // 2))
+    full_best, full_med, _ = timed(lambda: diagnose(gt, dets, DiagnosisParams(examples=0), "MBNet"),
+                                   max(1, args.repeat // 2))
 
     machine = describe()
     rows = [

@@ -5,6 +5,7 @@ MLPD results are checked against numbers that follow from the evaluator's own re
 """
 
 import json
+import shutil
 import subprocess
 import sys
 import warnings
@@ -25,7 +26,15 @@ from kaist_kit.bootstrap import (
 )
 from kaist_kit.comparison import compare
 from kaist_kit.detections import Detections, load_detections
-from kaist_kit.diagnosis import FP_TYPES, ORACLES, diagnose, never_worse, type_false_positives
+from kaist_kit.diagnosis import (
+    FP_TYPES,
+    ORACLES,
+    DiagnosisParams,
+    diagnose,
+    never_worse,
+    type_false_positives,
+    write_report,
+)
 from kaist_kit.errors import KitWarning
 from kaist_kit.evaluate import Evaluation, score_curve
 from kaist_kit.matching import overlaps_by_image
@@ -61,10 +70,10 @@ def evaluation_of(images, annotations, records, settings=tuple(SETTINGS)):
     return gt, dets, Evaluation(gt, dets, list(settings))
 
 
-def quiet_diagnose(*args, **kwargs):
+def quiet_diagnose(gt, dets, method="", **params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", KitWarning)
-        return diagnose(*args, **kwargs)
+        return diagnose(gt, dets, DiagnosisParams(**params), method)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -285,7 +294,11 @@ def test_no_detections_and_no_pedestrians():
 def test_outputs_written_atomically(tmp_path, rng):
     gt, dets, _ = evaluation_of(*error_case(rng))
     out = tmp_path / "diag"
-    found = quiet_diagnose(gt, dets, settings=["reasonable"], resamples=20, out_dir=out)
+    found = quiet_diagnose(gt, dets, settings=["reasonable"], resamples=20)
+    before = json.dumps(found.to_dict())
+    written = write_report(found, gt, dets, out)
+    assert json.dumps(found.to_dict()) == before  # the report does not touch the diagnosis
+    assert sorted(written.files) == sorted(out.iterdir()) and written.pictures == {}
     names = sorted(p.name for p in out.iterdir())
     assert names == sorted(["diagnosis.json", "report.md", "mr-fppi.png", "false-positives.png", "misses.png",
                             "oracles.png"])
@@ -497,16 +510,18 @@ def test_cli_bad_input_exits_2_without_traceback(small_files, tmp_path, args, me
 
 
 def test_worst_examples_drawn_on_real_frames(kaist, leaderboard_gt, shared, tmp_path):
-    # The 8 demo frames are the only pictures here: the worst errors among them are drawn, the worst
-    # misses (on other frames) are listed without a picture.
+    # The 8 demo frames are the only pictures here. Diagnosed on those frames alone, the worst errors
+    # all have pictures and are drawn.
     demo = kaist / "demo-images"
     frames_with_pictures = {p.name[:17].replace("_", "/") for p in demo.glob("*_visible.png")}
-    found = quiet_diagnose(leaderboard_gt, shared["MBNet"], "MBNet", settings=["reasonable"], splits=["all"],
-                           resamples=20, images=[demo], examples=1, out_dir=tmp_path)
-    drawn = [e for e in found.examples if e.picture]
-    assert {e.error for e in drawn} >= {"duplicate", "localization", "ghost"}
-    for example in drawn:
-        assert example.frame in frames_with_pictures and (tmp_path / example.picture).stat().st_size > 10_000
+    on_demo = np.array([name in frames_with_pictures for name in leaderboard_gt.image_names], np.int64)
+    gt, dets = resampled_set(leaderboard_gt, shared["MBNet"], on_demo)  # each demo frame once
+    found = quiet_diagnose(gt, dets, "MBNet", settings=["reasonable"], splits=["all"], resamples=20, examples=1)
+    written = write_report(found, gt, dets, tmp_path, [demo])
+    drawn = [(found.examples[k], picture) for k, picture in written.pictures.items()]
+    assert {e.error for e, _ in drawn} >= {"duplicate", "localization", "ghost"}
+    for example, picture in drawn:
+        assert example.frame in frames_with_pictures and (tmp_path / picture).stat().st_size > 10_000
     # The ghost drawn is the highest-scoring ghost of the curve among those frames.
     evaluation = Evaluation(leaderboard_gt, shared["MBNet"], ["reasonable"])
     pairs = overlaps_by_image(evaluation.image, evaluation.boxes, leaderboard_gt, 0.0)
@@ -515,6 +530,33 @@ def test_worst_examples_drawn_on_real_frames(kaist, leaderboard_gt, shared, tmp_
     best = max(evaluation.scores[d] for d in sequence
                if kind[d] == FP_TYPES.index("ghost")
                and leaderboard_gt.image_names[evaluation.image[d]] in frames_with_pictures)
-    ghost = next(e for e in drawn if e.error == "ghost")
+    ghost, picture = next((e, p) for e, p in drawn if e.error == "ghost")
     assert ghost.score == best
-    assert f"]({ghost.picture})" in (tmp_path / "report.md").read_text()
+    assert f"]({picture})" in (tmp_path / "report.md").read_text()
+
+
+def test_pictures_do_not_choose_the_examples(kaist, leaderboard_gt, shared, tmp_path):
+    # The worst examples are listed whether or not their frames have pictures, and those whose
+    # pictures exist are drawn. Here only the worst ghost's frame has pictures (a demo frame's,
+    # copied under its name); no frame of the other worst examples has any.
+    found = quiet_diagnose(leaderboard_gt, shared["MBNet"], "MBNet", settings=["reasonable"], splits=["all"],
+                           resamples=20, examples=2)
+    evaluation = Evaluation(leaderboard_gt, shared["MBNet"], ["reasonable"])
+    pairs = overlaps_by_image(evaluation.image, evaluation.boxes, leaderboard_gt, 0.0)
+    kind = type_false_positives(evaluation, pairs, LEADERBOARD).kind[0]
+    sequence = evaluation.curve_terms("reasonable", "all").sequence
+    ghost = next(e for e in found.examples if e.error == "ghost")
+    assert ghost.score == max(evaluation.scores[d] for d in sequence if kind[d] == FP_TYPES.index("ghost"))
+    pictures = tmp_path / "pictures"
+    pictures.mkdir()
+    for modality in ("visible", "lwir"):
+        shutil.copy(kaist / "demo-images" / f"set06_V001_I00459_{modality}.png",
+                    pictures / f"{ghost.frame.replace('/', '_')}_{modality}.png")
+    out = tmp_path / "out"
+    written = write_report(found, leaderboard_gt, shared["MBNet"], out, [pictures])
+    assert list(written.pictures) == [k for k, e in enumerate(found.examples) if e.frame == ghost.frame]
+    assert (out / written.pictures[found.examples.index(ghost)]).stat().st_size > 10_000
+    report = (out / "report.md").read_text()
+    assert all(f"| {e.error} | {e.frame} |" in report for e in found.examples)
+    data = json.loads((out / "diagnosis.json").read_text())
+    assert [e["picture"] for e in data["examples"]] == [written.pictures.get(k) for k in range(len(found.examples))]

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from ..diagnosis import DEFAULT_EXAMPLES, DEFAULT_FPPI, FOREGROUND_HEIGHT
+from ..diagnosis.params import DiagnosisParams
 from .app import app, out, say
 from .options import (
     DEFAULT_PROTOCOLS,
@@ -34,6 +34,10 @@ from .options import (
     setting_names,
     split_names,
 )
+
+# The diagnosis' defaults, which the options of `diagnose` show.
+DIAGNOSIS = DiagnosisParams()
+DIAGNOSIS_PROTOCOL = ProtocolName(DIAGNOSIS.protocol)
 
 RESULTS_HELP = ("Result files: COCO result JSON (0-based image ids), leaderboard txt (image_id,x,y,w,h,score, "
                 "1-based), the devkit's aggregated txt, a per-image folder, or a .zip / .tar.gz of any of them.")
@@ -100,22 +104,22 @@ def diagnose_command(
         "--out", help="Folder for diagnosis.json, report.md, the figures and the drawn examples.")] = None,
     setting: Annotated[str, typer.Option(
         help="The setting the false positives, misses, oracles and examples are shown for (JSON has every "
-             "setting); the LAMR table covers all ten.")] = "reasonable",
+             "setting); the LAMR table covers all ten.")] = DIAGNOSIS.main_setting,
     split: SplitsOption = None,
-    protocol: ProtocolOption = ProtocolName.leaderboard,
-    resamples: ResamplesOption = DEFAULT_RESAMPLES,
-    seed: SeedOption = DEFAULT_SEED,
+    protocol: ProtocolOption = DIAGNOSIS_PROTOCOL,
+    resamples: ResamplesOption = DIAGNOSIS.resamples,
+    seed: SeedOption = DIAGNOSIS.seed,
     fppi: Annotated[float, typer.Option(
-        help="Operating point: the last detection of the curve whose FPPI does not exceed this.")] = DEFAULT_FPPI,
+        help="Operating point: the last detection of the curve whose FPPI does not exceed this.")] = DIAGNOSIS.fppi,
     score_threshold: Annotated[float | None, typer.Option(
-        help="Operating point at this score threshold instead of --fppi.")] = None,
+        help="Operating point at this score threshold instead of --fppi.")] = DIAGNOSIS.score_threshold,
     foreground_height: Annotated[float, typer.Option(
         help="Foreground: unoccluded pedestrians at least this tall (px); 115 is KAIST's 'near' (about 11 m).")]
-    = FOREGROUND_HEIGHT,
+    = DIAGNOSIS.foreground_height,
     images: Annotated[list[Path] | None, typer.Option(
         help="Folders of the visible/lwir pictures, to draw the worst examples (KAIST's images/ tree or flat "
              "setXX_VYYY_IZZZZZ_visible.png files). Default: images/ beside the ground truth.")] = None,
-    examples: Annotated[int, typer.Option(min=0, help="Worst examples per error type.")] = DEFAULT_EXAMPLES,
+    examples: Annotated[int, typer.Option(min=0, help="Worst examples per error type.")] = DIAGNOSIS.examples,
     name: Annotated[str | None, typer.Option(help="Method name. Default: the file name before '_result'.")]
     = None,
     devkit_shift: DevkitShiftOption = True,
@@ -125,7 +129,7 @@ def diagnose_command(
     import json
 
     from ..detections import load_detections, method_name
-    from ..diagnosis import diagnose
+    from ..diagnosis import diagnose, write_report
     from ..diagnosis.report import print_tables, tables
     from ..groundtruth import find_gt, load_ground_truth
 
@@ -134,22 +138,24 @@ def diagnose_command(
     if score_threshold is not None and not math.isfinite(score_threshold):
         raise typer.BadParameter("must be a finite number", param_hint="--score-threshold")
     _positive(foreground_height, "--foreground-height")
+    params = DiagnosisParams(protocol=protocol.value, splits=tuple(split_names(split)), main_setting=setting,
+                             resamples=resamples, seed=seed, fppi=fppi, score_threshold=score_threshold,
+                             foreground_height=foreground_height, examples=examples)
     gt_path = find_gt(gt)
     ground_truth = load_ground_truth(gt_path)
     dets = load_detections(result, ground_truth, devkit_shift=devkit_shift)
-    roots = images or [gt_path.parent / "images", gt_path.parent]
-    found = diagnose(ground_truth, dets, name or method_name(result), protocol.value,
-                     splits=split_names(split), main_setting=setting,
-                     resamples=resamples, seed=seed, fppi=fppi, score_threshold=score_threshold,
-                     foreground_height=foreground_height, images=roots if out_dir is not None else (),
-                     examples=examples, out_dir=out_dir)
+    found = diagnose(ground_truth, dets, params, name or method_name(result))
+    written = None
+    if out_dir is not None:
+        roots = images or [gt_path.parent / "images", gt_path.parent]
+        written = write_report(found, ground_truth, dets, out_dir, roots)
     if format is TableOrJson.json:
-        print(json.dumps(found.to_dict(), indent=1))
+        print(json.dumps(found.to_dict(written.pictures if written else None), indent=1))
     else:
         print_tables(tables(found, detailed=False), out)
-    if out_dir is not None:
-        drawn = sum(1 for e in found.examples if e.picture)
-        say(f"diagnosis written to {out_dir}: diagnosis.json, report.md, 4 figures, {drawn} drawn examples")
+    if written is not None:
+        say(f"diagnosis written to {out_dir}: diagnosis.json, report.md, 4 figures, "
+            f"{len(written.pictures)} drawn examples")
 
 
 @app.command("compare")

@@ -1,50 +1,35 @@
 """Why a detector misses: intervals, false positives by type, misses by kind of pedestrian, the
 foreground operating point and oracle fixes (docs/diagnosis.md).
 
-Everything is computed from one `Evaluation` (one matching for every setting) and the protocol's
-curve terms, so each number agrees with the LAMR that `kaist-kit eval` reports.
+`diagnose` is a pure function of the ground truth, the detections and one `DiagnosisParams`: it
+reads and writes nothing. Everything is computed from one `Evaluation` (one matching for every
+setting) and the protocol's curve terms, so each number agrees with the LAMR that `kaist-kit eval`
+reports. The report and figures (`report`, `figures`) are made from the `Diagnosis` it returns.
 """
 
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
-from ..bootstrap import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    LEVEL,
-    WeightedCurve,
-    bootstrap_lamrs,
-    percentile_interval,
-    resample_counts,
-)
+from ..bootstrap import WeightedCurve, bootstrap_lamrs, percentile_interval, resample_counts
 from ..detections import Detections, method_name
 from ..evaluate import CurveTerms, Evaluation, Result, score_curve, warn_leaderboard_input
 from ..groundtruth import GroundTruth
-from ..matching import (
-    MATCH_THRESHOLD,
-    Pairs,
-    greedy_match,
-    ignore_masks,
-    overlaps_by_image,
-)
-from ..settings import SETTINGS, SPLITS, Protocol, Setting, get_protocol, get_setting
+from ..matching import IGNORED, MATCH_THRESHOLD, Pairs, greedy_match, ignore_masks, overlaps_by_image
+from ..settings import Protocol, Setting, get_protocol
 from .categories import Categories, MissCount, miss_counts
-from .error_types import FP_TYPES, GHOST, ErrorTypes, oracle_lamrs, type_false_positives
-
-# Hwang et al. (CVPR 2015) call pedestrians of 115 pixels or taller "near": within about 11 m of
-# the vehicle with KAIST's cameras. Unoccluded ones of that size are the foreground a driver
-# assistance system must not miss.
-FOREGROUND_HEIGHT = 115.0
-DEFAULT_FPPI = 1.0
-DEFAULT_EXAMPLES = 3
-
+from .error_types import (
+    FP_TYPES,
+    GHOST,
+    ErrorTypes,
+    false_positive_mask,
+    oracle_lamrs,
+    type_false_positives,
+)
+from .params import DiagnosisParams
 
 # ----------------------------------------------------------------------------------------------
 # One setting and split
@@ -205,70 +190,87 @@ class Example:
     height: float | None  # the pedestrian's (None for a ghost)
     detection: int | None  # the detection's position in the result, in file order (None for a miss)
     annotation_id: int | None  # the pedestrian's (None for a ghost)
-    picture: str | None = None
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
 
 
+# What became of a detection in a setting: matched to a pedestrian that counts, a false positive,
+# matched to a box the setting ignores, or beyond the protocol's detections per image.
+OUTCOMES = ("TP", "FP", "ignored", "unscored")
+TP, FP, IGNORED_MATCH, UNSCORED = range(len(OUTCOMES))
+
+
+@dataclass
+class Outcomes:
+    """Every detection's outcome in every setting of the diagnosis, in the result's order: index d
+    is the detection at position d of the result. Ground-truth boxes are indices into its arrays."""
+
+    settings: list[str]
+    image: np.ndarray  # (D,) the image's index
+    score: np.ndarray  # (D,)
+    status: np.ndarray  # (S, D) int8: index into OUTCOMES
+    fp_type: np.ndarray  # (S, D) int8: index into FP_TYPES for a false positive, else -1
+    matched: np.ndarray  # (S, D) int64: the box matched (a true positive, an ignored match, the leaderboard's id 0)
+    about: np.ndarray  # (S, D) int64: the pedestrian a duplicate, scale or localization error is about
+
+
+def detection_outcomes(evaluation: Evaluation, types: ErrorTypes, proto: Protocol) -> Outcomes:
+    fp = false_positive_mask(evaluation, proto)
+    status = np.where(fp, FP, np.where(evaluation.matches.status == IGNORED, IGNORED_MATCH, TP)).astype(np.int8)
+    if proto.max_detections_per_image is not None:
+        status[:, evaluation.rank >= proto.max_detections_per_image] = UNSCORED
+    fp_type = np.where(status == FP, types.kind, -1).astype(np.int8)
+    about = np.where(status == FP, types.target, -1)
+    in_file_order = np.argsort(evaluation.file_index)
+    return Outcomes(list(evaluation.settings), evaluation.image[in_file_order], evaluation.scores[in_file_order],
+                    status[:, in_file_order], fp_type[:, in_file_order],
+                    evaluation.matches.matched_gt[:, in_file_order], about[:, in_file_order])
+
+
 @dataclass
 class Diagnosis:
     method: str
-    protocol: str
-    settings: list[str]
-    splits: list[str]
-    main_setting: str
-    resamples: int
-    seed: int
-    level: float
-    operating_rule: dict  # {"fppi": x} or {"score_threshold": x}
-    foreground_height: float
+    params: DiagnosisParams
     views: dict[tuple[str, str], View]
     foreground: dict[str, Foreground]
     persons: dict[str, PersonMisses]
-    examples: list[Example]
+    examples: list[Example]  # the worst of each error on the main setting and the first split
+    outcomes: Outcomes = field(repr=False)
     ground_truth: str = ""
-    files: list[Path] = field(default_factory=list)
 
     def view(self, setting: str, split: str) -> View:
         return self.views[(setting, split)]
 
-    def to_dict(self) -> dict:
+    def to_dict(self, pictures: dict[int, str] | None = None) -> dict:
+        """Everything but the outcomes, as diagnosis.json holds it; ``pictures`` maps an example's
+        index to its drawing (see `report.write_report`)."""
+        p = self.params
+        pictures = pictures or {}
         return {
             "method": self.method,
-            "protocol": self.protocol,
+            "protocol": p.protocol,
             "ground_truth": self.ground_truth,
-            "main_setting": self.main_setting,
-            "bootstrap": {"resamples": self.resamples, "seed": self.seed, "level": self.level,
-                          "interval": "percentile"},
-            "operating_point": self.operating_rule,
+            "main_setting": p.main_setting,
+            "bootstrap": {"resamples": p.resamples, "seed": p.seed, "level": p.level, "interval": "percentile"},
+            "operating_point": p.operating_rule,
             "false_positive_types": list(FP_TYPES),
-            "foreground_height": self.foreground_height,
-            "settings": {s: {split: self.views[(s, split)].to_dict() for split in self.splits}
-                         for s in self.settings},
+            "foreground_height": p.foreground_height,
+            "settings": {s: {split: self.views[(s, split)].to_dict() for split in p.splits} for s in p.settings},
             "foreground": {split: f.to_dict() for split, f in self.foreground.items()},
-            "every_person": {split: p.to_dict() for split, p in self.persons.items()},
-            "examples": [e.to_dict() for e in self.examples],
+            "every_person": {split: m.to_dict() for split, m in self.persons.items()},
+            "examples": [{**e.to_dict(), "picture": pictures.get(k)} for k, e in enumerate(self.examples)],
         }
 
 
-def diagnose(gt: GroundTruth, dets: Detections, method: str = "", protocol: str = "leaderboard",
-             settings: Iterable[str] = tuple(SETTINGS), splits: Iterable[str] = SPLITS,
-             main_setting: str = "reasonable", resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-             level: float = LEVEL, fppi: float = DEFAULT_FPPI, score_threshold: float | None = None,
-             foreground_height: float = FOREGROUND_HEIGHT, images: Sequence[str | os.PathLike] = (),
-             examples: int = DEFAULT_EXAMPLES, out_dir: str | os.PathLike | None = None) -> Diagnosis:
+def diagnose(gt: GroundTruth, dets: Detections, params: DiagnosisParams | None = None,
+             method: str = "") -> Diagnosis:
     """Diagnose one method: every setting and split with a bootstrap interval, and for each the
     false positives by type, misses by category, filtered and oracle LAMRs; the foreground operating
-    point per split. ``images`` are folders searched for the frames' pictures, to draw the worst
-    examples. With ``out_dir``, write diagnosis.json, report.md and the figures there."""
-    proto = get_protocol(protocol)
-    settings = list(dict.fromkeys([main_setting, *settings]))
-    for name in settings:
-        get_setting(name)
-    splits = list(dict.fromkeys(splits))
-    if resamples < 1:
-        raise ValueError("resamples must be at least 1")
+    point per split; the worst examples; every detection's outcome. Reads and writes nothing."""
+    params = params or DiagnosisParams()
+    proto = get_protocol(params.protocol)
+    settings, splits, main_setting = list(params.settings), list(params.splits), params.main_setting
     evaluation = Evaluation(gt, dets, settings, method)
     if proto.name == "leaderboard":
         warn_leaderboard_input(evaluation, dets)
@@ -278,16 +280,14 @@ def diagnose(gt: GroundTruth, dets: Detections, method: str = "", protocol: str 
 
     views: dict[tuple[str, str], View] = {}
     for split in splits:
-        images_mask = gt.split_mask(split)
-        counts = resample_counts(images_mask, resamples, seed, split)
+        counts = resample_counts(gt.split_mask(split), params.resamples, params.seed, split)
         for setting in settings:
-            views[(setting, split)] = _view(evaluation, setting, split, proto, types, categories, counts,
-                                            level, fppi, score_threshold)
+            views[(setting, split)] = _view(evaluation, setting, split, proto, types, categories, counts, params)
 
     # The foreground and every person box: two matchings of their own, from the same overlaps.
     strong = pairs.iod >= MATCH_THRESHOLD
     pairs05 = Pairs(pairs.det[strong], pairs.gt[strong], pairs.iou[strong], pairs.iod[strong])
-    extra_ignored = np.vstack([ignore_masks(gt, [foreground_setting(foreground_height)]), gt.ignore[None]])
+    extra_ignored = np.vstack([ignore_masks(gt, [foreground_setting(params.foreground_height)]), gt.ignore[None]])
     extra = greedy_match(evaluation.image, pairs05, extra_ignored)
     foreground, persons = {}, {}
     main_row = evaluation.setting_row[main_setting]
@@ -296,35 +296,25 @@ def diagnose(gt: GroundTruth, dets: Detections, method: str = "", protocol: str 
         images_mask = gt.split_mask(split)
         fg_terms = evaluation.curve_terms_of(extra.status[0], extra.matched_gt[0], extra_ignored[0], images_mask, proto)
         foreground[split] = _foreground(evaluation, fg_terms, extra.matched_gt[0], main, types.kind[main_row],
-                                        proto, foreground_height)
+                                        proto, params.foreground_height)
         person_terms = evaluation.curve_terms_of(extra.status[1], extra.matched_gt[1], extra_ignored[1], images_mask,
                                                  proto)
         persons[split] = _person_misses(evaluation, person_terms, extra.matched_gt[1], main, categories)
 
-    rule = {"score_threshold": score_threshold} if score_threshold is not None else {"fppi": fppi}
-    pictures = picture_finder(list(images))
-    worst = worst_examples(evaluation, types, views[(main_setting, splits[0])], examples,
-                           (lambda frame: pictures(frame) is not None) if images else None)
-    diagnosis = Diagnosis(method or (method_name(dets.source) if dets.source else ""), proto.name, settings,
-                          splits, main_setting, resamples, seed, level, rule, foreground_height, views,
-                          foreground, persons, worst, gt.describe())
-    if out_dir is not None:
-        from .report import write_outputs
-
-        write_outputs(diagnosis, gt, dets, out_dir, pictures)
-    return diagnosis
+    worst = worst_examples(evaluation, types, views[(main_setting, splits[0])], params.examples)
+    return Diagnosis(method or (method_name(dets.source) if dets.source else ""), params, views, foreground,
+                     persons, worst, detection_outcomes(evaluation, types, proto), gt.describe())
 
 
 def _view(evaluation: Evaluation, setting: str, split: str, proto: Protocol, types: ErrorTypes,
-          categories: Categories, counts: np.ndarray, level: float, fppi: float,
-          score_threshold: float | None) -> View:
+          categories: Categories, counts: np.ndarray, params: DiagnosisParams) -> View:
     row = evaluation.setting_row[setting]
     terms = evaluation.curve_terms(setting, split, proto)
     result = evaluation.score(setting, split, proto)
     resampled = bootstrap_lamrs(WeightedCurve.of(evaluation, terms), counts, proto)
-    interval = percentile_interval(resampled, level)
+    interval = percentile_interval(resampled, params.level)
 
-    op = operating_point(result, fppi, score_threshold)
+    op = operating_point(result, params.fppi, params.score_threshold)
     kind = types.kind[row, terms.sequence]
     false_positives = {
         "operating_point": _type_counts(kind[:op.length]),
@@ -378,27 +368,20 @@ def _person_misses(evaluation: Evaluation, terms: CurveTerms, matched_gt: np.nda
     return PersonMisses(threshold, miss_counts(categories, terms.counted, missed_op, missed_end))
 
 
-def worst_examples(evaluation: Evaluation, types: ErrorTypes, view: View, per_type: int,
-                   has_pictures: Callable[[str], bool] | None = None) -> list[Example]:
+def worst_examples(evaluation: Evaluation, types: ErrorTypes, view: View, per_type: int) -> list[Example]:
     """The worst examples of each error on a view, at most one per frame and type: false positives
-    of the highest scores, and misses at the operating point, tallest and least occluded first.
-
-    With ``has_pictures``, frames whose pictures exist are preferred (so that they can be drawn);
-    when none of the candidates has them, the worst are listed all the same.
-    """
+    of the highest scores, and misses at the operating point, tallest and least occluded first."""
     if per_type <= 0:
         return []
     gt = evaluation.gt
     row = evaluation.setting_row[view.setting]
     sequence = view.terms.sequence
     kind = types.kind[row, sequence]
-    candidates: dict[str, list[Example]] = {}
+    out = []
     for error, name in enumerate(FP_TYPES):
-        dets = sequence[kind == error]
-        candidates[name] = []
-        for det in dets:
+        for det in _first_per_frame(sequence[kind == error], evaluation.image, gt, per_type):
             target = types.target[row, det]
-            candidates[name].append(Example(
+            out.append(Example(
                 name, view.setting, gt.image_names[evaluation.image[det]], int(evaluation.image[det]),
                 [float(v) for v in evaluation.boxes[det]], float(evaluation.scores[det]),
                 float(gt.heights[target]) if target >= 0 else None, int(evaluation.file_index[det]),
@@ -407,43 +390,21 @@ def worst_examples(evaluation: Evaluation, types: ErrorTypes, view: View, per_ty
                                             view.operating_point.length)
     pedestrians = np.flatnonzero(missed)
     pedestrians = pedestrians[np.lexsort((-gt.heights[pedestrians], gt.occlusion[pedestrians]))]
-    candidates["missed"] = [Example("missed", view.setting, gt.image_names[gt.ann_image[k]], int(gt.ann_image[k]),
-                                    [float(v) for v in gt.boxes[k]], None, float(gt.heights[k]), None,
-                                    int(gt.ann_ids[k]))
-                            for k in pedestrians]
-    out = []
-    for found in candidates.values():
-        out += _pick(found, per_type, has_pictures)
+    for k in _first_per_frame(pedestrians, gt.ann_image, gt, per_type):
+        out.append(Example("missed", view.setting, gt.image_names[gt.ann_image[k]], int(gt.ann_image[k]),
+                           [float(v) for v in gt.boxes[k]], None, float(gt.heights[k]), None, int(gt.ann_ids[k])))
     return out
 
 
-def _pick(candidates: list[Example], n: int, has_pictures: Callable[[str], bool] | None) -> list[Example]:
-    """Up to ``n`` examples on distinct frames: the worst with pictures first, then the worst of the rest."""
-    chosen: list[Example] = []
+def _first_per_frame(items: np.ndarray, image_of: np.ndarray, gt: GroundTruth, n: int) -> list[int]:
+    """The first ``n`` of ``items`` on distinct frames."""
+    chosen: list[int] = []
     frames: set[str] = set()
-    for usable in ([has_pictures] if has_pictures is not None else []) + [lambda frame: True]:
-        for example in candidates:
-            if len(chosen) == n:
-                return chosen
-            if example.frame not in frames and usable(example.frame):
-                chosen.append(example)
-                frames.add(example.frame)
+    for item in items:
+        if len(chosen) == n:
+            break
+        frame = gt.image_names[image_of[item]]
+        if frame not in frames:
+            chosen.append(int(item))
+            frames.add(frame)
     return chosen
-
-
-def picture_finder(roots: Sequence[str | os.PathLike]) -> Callable[[str], tuple[Path, Path] | None]:
-    """frame name -> its (visible, lwir) pictures under ``roots``, or None; answers are remembered."""
-    from ..errors import InputError
-    from ..show import find_pictures
-
-    known: dict[str, tuple[Path, Path] | None] = {}
-
-    def find(frame: str) -> tuple[Path, Path] | None:
-        if frame not in known:
-            try:
-                known[frame] = find_pictures(frame, roots) if roots and frame.count("/") == 2 else None
-            except InputError:
-                known[frame] = None
-        return known[frame]
-
-    return find

@@ -1,7 +1,17 @@
-"""False-positive types and the oracles that fix each kind of error (docs/diagnosis.md)."""
+"""False-positive types and the oracles that fix each kind of error, one small definition each
+(docs/diagnosis.md, "False positives by type" and "Oracles").
+
+A false positive takes the first type of FALSE_POSITIVE_TYPES whose rule it fits; the last type,
+whose rule is None, takes every false positive left. A rule looks at every intersecting detection /
+pedestrian pair at once (`PairFacts`), so typing stays vectorised. Each type names the oracle that
+repairs it and how: `remove` drops its errors from the curve, `correct` makes each a true positive
+of its pedestrian while that pedestrian is free. MISS_FIXES find the missed pedestrians of a kind.
+A new type or fix is one new entry in these lists.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,13 +21,112 @@ from ..matching import FALSE_POSITIVE, MATCH_THRESHOLD, TRUE_POSITIVE, Pairs
 from ..settings import Protocol
 from .categories import HEIGHT_BINS, Categories
 
-# False-positive types, in order of precedence: a false positive takes the first type it fits.
-FP_TYPES = ("duplicate", "scale", "localization", "ghost")
-DUPLICATE, SCALE, LOCALIZATION, GHOST = range(4)
 NOT_FALSE_POSITIVE = -1
 DUPLICATE_IOU = MATCH_THRESHOLD
 SCALE_CENTRE = 0.2  # centre offset, as a fraction of the pedestrian's width (x) and height (y)
 LOCALIZATION_IOU = 0.25
+
+
+@dataclass
+class PairFacts:
+    """What a type's rule may ask of the detection / ground-truth pairs that intersect (one entry
+    per pair; ``counted`` has a row per setting)."""
+
+    pairs: Pairs
+    person: np.ndarray  # (P,) the box is labelled person (whether or not a setting counts it)
+    counted: np.ndarray  # (S, P) the box counts in the setting
+    det_box: np.ndarray  # (P, 4) x, y, w, h
+    gt_box: np.ndarray  # (P, 4)
+
+    @classmethod
+    def of(cls, evaluation: Evaluation, pairs: Pairs) -> PairFacts:
+        gt = evaluation.gt
+        return cls(pairs, ~gt.ignore[pairs.gt], ~evaluation.ignored[:, pairs.gt], evaluation.boxes[pairs.det],
+                   gt.boxes[pairs.gt])
+
+
+@dataclass(frozen=True)
+class Fix:
+    """What an oracle repairs on a curve of ``positive`` entries (curve order)."""
+
+    positive: np.ndarray  # (L,) bool: a true positive
+    target: np.ndarray  # (L,) the pedestrian an entry's error is about, -1
+    free: np.ndarray  # (N,) bool: pedestrians that count and that no detection took
+
+
+def remove(errors: np.ndarray, fix: Fix) -> tuple[np.ndarray, np.ndarray]:
+    """The errors leave the curve. Returns (entries kept, which of them are true positives)."""
+    return ~errors, fix.positive
+
+
+def correct(errors: np.ndarray, fix: Fix) -> tuple[np.ndarray, np.ndarray]:
+    """Each error, in curve order, becomes a true positive of its pedestrian if that pedestrian counts
+    and is still free, else it leaves the curve."""
+    entries = np.flatnonzero(errors)
+    free_entries = entries[fix.free[fix.target[entries]]]
+    _, first = np.unique(fix.target[free_entries], return_index=True)
+    winners = free_entries[first]
+    keep = ~errors
+    keep[winners] = True
+    positive = fix.positive.copy()
+    positive[winners] = True
+    return keep, positive
+
+
+Rule = Callable[[PairFacts], np.ndarray]  # (P,) or (S, P) bool: the pairs the type fits
+Repair = Callable[[np.ndarray, Fix], tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class FalsePositiveType:
+    name: str
+    fits: Rule | None  # None: every false positive no earlier type took, about no pedestrian
+    oracle: str  # the name of the fix
+    repair: Repair
+
+
+def _duplicate(facts: PairFacts) -> np.ndarray:
+    # A false positive on a counted pedestrian at IoU >= 0.5 found it taken by a detection before it
+    # (else the matching would have given it that pedestrian), or it is the leaderboard's match to
+    # annotation id 0, which that evaluator reads as no match.
+    return facts.counted & (facts.pairs.iou >= DUPLICATE_IOU)
+
+
+def _scale(facts: PairFacts) -> np.ndarray:
+    det, gt = facts.det_box, facts.gt_box
+    offset = np.abs((det[:, :2] + det[:, 2:] / 2) - (gt[:, :2] + gt[:, 2:] / 2))
+    return facts.person & np.all(offset <= SCALE_CENTRE * gt[:, 2:], axis=1)
+
+
+def _localization(facts: PairFacts) -> np.ndarray:
+    return facts.person & (facts.pairs.iou >= LOCALIZATION_IOU)
+
+
+# In order of precedence.
+FALSE_POSITIVE_TYPES = (
+    FalsePositiveType("duplicate", _duplicate, "duplicates removed", remove),
+    FalsePositiveType("scale", _scale, "scale errors corrected", correct),
+    FalsePositiveType("localization", _localization, "localization errors corrected", correct),
+    FalsePositiveType("ghost", None, "ghosts removed", remove),
+)
+assert FALSE_POSITIVE_TYPES[-1].fits is None and all(t.fits for t in FALSE_POSITIVE_TYPES[:-1])
+FP_TYPES = tuple(t.name for t in FALSE_POSITIVE_TYPES)
+GHOST = FP_TYPES.index("ghost")
+
+
+@dataclass(frozen=True)
+class MissFix:
+    """An oracle that finds the pedestrians of one bin missed at the end of the curve: they are added
+    as true positives at its top."""
+
+    name: str
+    family: str  # a family of `Categories`
+    bin: str
+
+
+MISS_FIXES = tuple(MissFix(f"{name} misses found", "height", name) for name, _, _ in HEIGHT_BINS)
+# Tables and figures list the fixes of false positives in precedence, then the misses nearest first.
+ORACLES = tuple(t.oracle for t in FALSE_POSITIVE_TYPES) + tuple(f.name for f in reversed(MISS_FIXES))
 
 
 @dataclass
@@ -42,35 +151,26 @@ def false_positive_mask(evaluation: Evaluation, proto: Protocol) -> np.ndarray:
 
 
 def type_false_positives(evaluation: Evaluation, pairs: Pairs, proto: Protocol) -> ErrorTypes:
-    """Type every false positive against the pedestrians of its image (see FP_TYPES for the order).
+    """Type every false positive against the pedestrians of its image (FALSE_POSITIVE_TYPES, in order).
 
     ``pairs`` are all detection / ground-truth pairs that intersect (`overlaps_by_image` with
-    min_overlap 0). A pedestrian here is any box labelled person; for a duplicate it must also
-    count in the setting, since only those are ever matched.
+    min_overlap 0). The pedestrian an error is about is the one of largest IoU among those its type
+    fits (the first in file order on a tie).
     """
-    gt = evaluation.gt
     n_settings, n_det = evaluation.matches.status.shape
     kind = np.full((n_settings, n_det), NOT_FALSE_POSITIVE, np.int8)
     target = np.full((n_settings, n_det), -1, np.int64)
-    person = ~gt.ignore[pairs.gt]
-    det_box, gt_box = evaluation.boxes[pairs.det], gt.boxes[pairs.gt]
-    offset = np.abs((det_box[:, :2] + det_box[:, 2:] / 2) - (gt_box[:, :2] + gt_box[:, 2:] / 2))
-    centred = person & np.all(offset <= SCALE_CENTRE * gt_box[:, 2:], axis=1)
-    close = person & (pairs.iou >= LOCALIZATION_IOU)
-
+    facts = PairFacts.of(evaluation, pairs)
+    fits = [np.broadcast_to(t.fits(facts), (n_settings, len(pairs.det))) for t in FALSE_POSITIVE_TYPES[:-1]]
     false_positive = false_positive_mask(evaluation, proto)
     for row in range(n_settings):
-        # A false positive that overlaps a counted pedestrian at IoU >= 0.5 found it taken by a
-        # detection before it (else the matching would have given it that pedestrian), or it is the
-        # leaderboard's match to annotation id 0, which that evaluator reads as no match.
-        on_matched = ~evaluation.ignored[row, pairs.gt] & (pairs.iou >= DUPLICATE_IOU)
         untyped = false_positive[row].copy()
-        for error, criterion in ((DUPLICATE, on_matched), (SCALE, centred), (LOCALIZATION, close)):
-            dets, pedestrians = _closest(pairs, criterion & untyped[pairs.det])
+        for error, fit in enumerate(fits):
+            dets, pedestrians = _closest(pairs, fit[row] & untyped[pairs.det])
             kind[row, dets] = error
             target[row, dets] = pedestrians
             untyped[dets] = False
-        kind[row, untyped] = GHOST
+        kind[row, untyped] = len(fits)
     return ErrorTypes(kind, target)
 
 
@@ -82,10 +182,6 @@ def _closest(pairs: Pairs, selected: np.ndarray) -> tuple[np.ndarray, np.ndarray
     det = pairs.det[index]
     first = np.r_[True, det[1:] != det[:-1]] if len(det) else np.zeros(0, bool)
     return det[first], pairs.gt[index[first]]
-
-
-ORACLES = ("duplicates removed", "scale errors corrected", "localization errors corrected", "ghosts removed",
-           "near misses found", "medium misses found", "far misses found")
 
 
 def never_worse(fixed: Result, base: Result, proto: Protocol) -> float:
@@ -104,11 +200,11 @@ def never_worse(fixed: Result, base: Result, proto: Protocol) -> float:
 
 def oracle_lamrs(evaluation: Evaluation, row: int, terms: CurveTerms, types: ErrorTypes, base: Result,
                  categories: Categories, missed_at_end: np.ndarray, proto: Protocol) -> dict[str, float]:
-    """The LAMR with each error type fixed alone (see ORACLES)."""
+    """The LAMR with each kind of error fixed alone: every false-positive type's oracle, then every
+    fix of misses (the order of FALSE_POSITIVE_TYPES and MISS_FIXES)."""
     sequence, positive = terms.sequence, terms.positive
     scores = evaluation.scores[sequence]
     kind = types.kind[row, sequence]
-    target = types.target[row, sequence]
 
     def lamr(keep: np.ndarray, positives: np.ndarray, found: int = 0) -> float:
         flags, ordered = positives[keep], scores[keep]
@@ -117,33 +213,16 @@ def oracle_lamrs(evaluation: Evaluation, row: int, terms: CurveTerms, types: Err
             ordered = np.r_[np.full(found, np.inf), ordered]
         return never_worse(score_curve(flags, ordered, terms.n_gt, terms.n_images, proto), base, proto)
 
-    everything = np.ones(len(sequence), bool)
     # Pedestrians the matching took (the leaderboard's id-0 match included) stay taken.
     taken = np.zeros(len(evaluation.gt.ann_ids), bool)
     took = evaluation.matches.status[row, sequence] == TRUE_POSITIVE
     taken[evaluation.matches.matched_gt[row, sequence[took]]] = True
-    out = {"duplicates removed": lamr(kind != DUPLICATE, positive)}
-    for name, error in (("scale errors corrected", SCALE), ("localization errors corrected", LOCALIZATION)):
-        keep, fixed = _corrected(kind == error, target, terms.counted & ~taken, positive)
-        out[name] = lamr(keep, fixed)
-    out["ghosts removed"] = lamr(kind != GHOST, positive)
-    for name, _, _ in HEIGHT_BINS:
-        found = int((missed_at_end & categories.mask("height", name)).sum())
-        out[f"{name} misses found"] = lamr(everything, positive, found)
+    fix = Fix(positive, types.target[row, sequence], terms.counted & ~taken)
+    out = {}
+    for error, spec in enumerate(FALSE_POSITIVE_TYPES):
+        out[spec.oracle] = lamr(*spec.repair(kind == error, fix))
+    everything = np.ones(len(sequence), bool)
+    for spec in MISS_FIXES:
+        found = int((missed_at_end & categories.mask(spec.family, spec.bin)).sum())
+        out[spec.name] = lamr(everything, positive, found)
     return out
-
-
-def _corrected(errors: np.ndarray, target: np.ndarray, free: np.ndarray,
-               positive: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each error, in curve order, becomes a true positive of its pedestrian if that pedestrian counts
-    and is still free, else it is dropped."""
-    entries = np.flatnonzero(errors)
-    pedestrians = target[entries]
-    free_entries = entries[free[pedestrians]]
-    _, first = np.unique(target[free_entries], return_index=True)
-    winners = free_entries[first]
-    keep = ~errors
-    keep[winners] = True
-    fixed = positive.copy()
-    fixed[winners] = True
-    return keep, fixed

@@ -16,7 +16,7 @@ from .error_types import FP_TYPES, ORACLES
 
 
 def draw_example(gt: GroundTruth, dets: Detections, example, pictures: tuple[Path, Path], path: Path,
-                 view: View) -> None:
+                 view: View) -> Path:
     """The example's frame with the ground truth and the detections of the operating point; a false
     positive in its own colour, a missed pedestrian labelled as such."""
     from ..show import draw_frame
@@ -40,22 +40,24 @@ def draw_example(gt: GroundTruth, dets: Detections, example, pictures: tuple[Pat
     lists.append((f"other detections scoring {limit:.2f} or more",
                   Detections(dets.image[others], dets.boxes[others], dets.scores[others])))
     draw_frame(shown_gt, example.image, pictures[0], pictures[1], path, lists, score_threshold=limit)
+    return path
 
 
-def plot_curves(diagnosis: Diagnosis, path: Path) -> None:
+def plot_curves(diagnosis: Diagnosis, path: Path) -> Path:
     """MR-FPPI per setting, a curve per split."""
     from ..plots import draw_mr_fppi, new_figure, save_figure
 
-    n = len(diagnosis.settings)
+    n = len(diagnosis.params.settings)
     cols = min(4, n)
     rows = math.ceil(n / cols)
     fig, axes = new_figure(rows, cols)
-    for k, setting in enumerate(diagnosis.settings):
-        results = [dataclasses.replace(diagnosis.view(setting, s).result, method=s) for s in diagnosis.splits]
-        draw_mr_fppi(axes[k // cols][k % cols], results, f"{setting} ({diagnosis.protocol})")
+    for k, setting in enumerate(diagnosis.params.settings):
+        results = [dataclasses.replace(diagnosis.view(setting, s).result, method=s) for s in diagnosis.params.splits]
+        draw_mr_fppi(axes[k // cols][k % cols], results, f"{setting} ({diagnosis.params.protocol})")
     for k in range(n, rows * cols):
         axes[k // cols][k % cols].set_axis_off()
     save_figure(fig, path)
+    return path
 
 
 def _grouped_bars(ax, groups: Sequence[str], series: dict[str, Sequence[float]], horizontal: bool = False) -> None:
@@ -75,29 +77,31 @@ def _grouped_bars(ax, groups: Sequence[str], series: dict[str, Sequence[float]],
     ax.legend(fontsize=8)
 
 
-def plot_false_positives(diagnosis: Diagnosis, path: Path) -> None:
+def plot_false_positives(diagnosis: Diagnosis, path: Path) -> Path:
     from ..plots import new_figure, save_figure
 
     fig, axes = new_figure(1, 2)
-    main = [diagnosis.view(diagnosis.main_setting, s) for s in diagnosis.splits]
+    main = [diagnosis.view(diagnosis.params.main_setting, s) for s in diagnosis.params.splits]
     for ax, where, title in ((axes[0][0], "operating_point", "at the operating point"),
                              (axes[0][1], "curve", "over the whole curve")):
         series = {v.split: [v.false_positives[where][t] / max(v.n_images, 1) for t in FP_TYPES] for v in main}
         _grouped_bars(ax, FP_TYPES, series)
         ax.set_ylabel("false positives per image")
-        ax.set_title(f"{diagnosis.main_setting}: {title}", fontsize=10)
+        ax.set_title(f"{diagnosis.params.main_setting}: {title}", fontsize=10)
     save_figure(fig, path)
+    return path
 
 
-def plot_misses(diagnosis: Diagnosis, path: Path) -> None:
+def plot_misses(diagnosis: Diagnosis, path: Path) -> Path:
     from ..plots import new_figure, save_figure
 
     fig, axes = new_figure(1, 3, width=5.2)
-    main = [diagnosis.view(diagnosis.main_setting, s) for s in diagnosis.splits]
+    setting = diagnosis.params.main_setting
+    main = [diagnosis.view(setting, s) for s in diagnosis.params.splits]
     panels = [
-        (axes[0][0], "height (fine)", {v.split: v.misses for v in main}, f"{diagnosis.main_setting}: by height (px)"),
-        (axes[0][1], "occlusion", {v.split: v.misses for v in main}, f"{diagnosis.main_setting}: by occlusion"),
-        (axes[0][2], "position", {s: diagnosis.persons[s].misses for s in diagnosis.splits},
+        (axes[0][0], "height (fine)", {v.split: v.misses for v in main}, f"{setting}: by height (px)"),
+        (axes[0][1], "occlusion", {v.split: v.misses for v in main}, f"{setting}: by occlusion"),
+        (axes[0][2], "position", {s: diagnosis.persons[s].misses for s in diagnosis.params.splits},
          "every person: by position"),
     ]
     for ax, family, by_split, title in panels:
@@ -109,20 +113,22 @@ def plot_misses(diagnosis: Diagnosis, path: Path) -> None:
         ax.set_title(title, fontsize=10)
         ax.tick_params(axis="x", labelsize=7)
     save_figure(fig, path)
+    return path
 
 
 def _rate(count) -> float:
     return count.missed_at_operating_point / count.pedestrians if count.pedestrians else 0.0
 
 
-def plot_oracles(diagnosis: Diagnosis, path: Path) -> None:
+def plot_oracles(diagnosis: Diagnosis, path: Path) -> Path:
     from ..plots import new_figure, save_figure
 
     fig, axes = new_figure(1, 1, width=7.0, height=4.2)
     ax = axes[0][0]
-    main = [diagnosis.view(diagnosis.main_setting, s) for s in diagnosis.splits]
+    main = [diagnosis.view(diagnosis.params.main_setting, s) for s in diagnosis.params.splits]
     series = {v.split: [100 * (v.result.lamr - v.oracles[name]) for name in ORACLES] for v in main}
     _grouped_bars(ax, list(ORACLES), series, horizontal=True)
     ax.set_xlabel("LAMR gained by the fix (percentage points)")
-    ax.set_title(f"{diagnosis.main_setting}: oracle impact ({diagnosis.protocol})", fontsize=10)
+    ax.set_title(f"{diagnosis.params.main_setting}: oracle impact ({diagnosis.params.protocol})", fontsize=10)
     save_figure(fig, path)
+    return path

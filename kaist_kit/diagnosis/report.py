@@ -1,8 +1,8 @@
-"""A diagnosis as tables (terminal and Markdown), diagnosis.json, figures and drawn examples."""
+"""A diagnosis as tables (terminal and Markdown), and the files of `kaist-kit diagnose --out`:
+diagnosis.json, report.md, the figures and the drawn examples. Nothing here changes the diagnosis."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 from collections.abc import Callable, Sequence
@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..detections import Detections
+from ..errors import InputError
 from ..files import write_json_atomic, write_text_atomic
 from ..groundtruth import GroundTruth
+from ..show import find_pictures
 from .compute import Diagnosis
 from .error_types import FP_TYPES, ORACLES
 from .figures import draw_example, plot_curves, plot_false_positives, plot_misses, plot_oracles
@@ -40,23 +42,25 @@ def with_interval(lamr: float, interval: tuple[float, float]) -> str:
 
 
 def operating_rule(diagnosis: Diagnosis) -> str:
-    rule = diagnosis.operating_rule
-    if "score_threshold" in rule:
-        return f"score >= {rule['score_threshold']:g}"
-    return f"FPPI {rule['fppi']:g} (the last detection whose FPPI does not exceed it)"
+    p = diagnosis.params
+    if p.score_threshold is not None:
+        return f"score >= {p.score_threshold:g}"
+    return f"FPPI {p.fppi:g} (the last detection whose FPPI does not exceed it)"
 
 
 def tables(diagnosis: Diagnosis, detailed: bool = True) -> list[Table]:
     """The report's tables; ``detailed`` adds the filtered LAMRs and every person's misses."""
     d = diagnosis
-    level = f"{100 * d.level:g} %"
+    p = d.params
+    splits = list(p.splits)
+    level = f"{100 * p.level:g} %"
     out = [Table(
-        f"LAMR (%) of {d.method}, {d.protocol} protocol, with {level} intervals",
-        ["setting"] + d.splits,
-        [[s] + [with_interval(d.view(s, split).result.lamr, d.view(s, split).interval) for split in d.splits]
-         for s in d.settings],
-        f"Percentile intervals from {d.resamples} image-level bootstrap resamples (seed {d.seed}).")]
-    main = [d.view(d.main_setting, split) for split in d.splits]
+        f"LAMR (%) of {d.method}, {p.protocol} protocol, with {level} intervals",
+        ["setting"] + splits,
+        [[s] + [with_interval(d.view(s, split).result.lamr, d.view(s, split).interval) for split in splits]
+         for s in p.settings],
+        f"Percentile intervals from {p.resamples} image-level bootstrap resamples (seed {p.seed}).")]
+    main = [d.view(p.main_setting, split) for split in splits]
 
     for where, title in (("operating_point", "at the operating point"), ("curve", "over the whole curve")):
         if where == "curve" and not detailed:
@@ -67,7 +71,7 @@ def tables(diagnosis: Diagnosis, detailed: bool = True) -> list[Table]:
             score = v.operating_point.score
             rows.append([v.split] + ([f"{score:.4g}" if score is not None else "-"] if at_op else [])
                         + [str(v.false_positives[where][t]) for t in FP_TYPES] + [f"{v.ghosts_per_image(where):.3f}"])
-        out.append(Table(f"False positives by type, {d.main_setting}, {title}",
+        out.append(Table(f"False positives by type, {p.main_setting}, {title}",
                          ["split"] + (["score at op"] if at_op else []) + list(FP_TYPES)
                          + ["ghosts per image"], rows,
                          f"Operating point: {operating_rule(d)}. Each false positive has one type, in the "
@@ -80,26 +84,26 @@ def tables(diagnosis: Diagnosis, detailed: bool = True) -> list[Table]:
             if any(v.misses[family][name].pedestrians for v in main):
                 rows.append([f"{family}: {name}"] + cells)
     at_end = ", and with every detection of the curve" if detailed else ""
-    out.append(Table(f"Missed pedestrians, {d.main_setting}: missed / pedestrians at the operating point{at_end}",
-                     ["pedestrians"] + d.splits, rows,
+    out.append(Table(f"Missed pedestrians, {p.main_setting}: missed / pedestrians at the operating point{at_end}",
+                     ["pedestrians"] + splits, rows,
                      "Heights in pixels: far < 45, medium 45-115, near >= 115."))
 
     rows = []
     for name in ORACLES:
         rows.append([name] + [f"{pct(v.oracles[name])} ({_signed(v.oracles[name] - v.result.lamr)})" for v in main])
-    out.append(Table(f"Oracles, {d.main_setting}: LAMR (%) with one error type fixed (change)",
-                     ["fix"] + d.splits, [["none"] + [pct(v.result.lamr) for v in main]] + rows,
+    out.append(Table(f"Oracles, {p.main_setting}: LAMR (%) with one error type fixed (change)",
+                     ["fix"] + splits, [["none"] + [pct(v.result.lamr) for v in main]] + rows,
                      "Duplicates and ghosts are removed; scale and localization errors become true positives of "
                      "their pedestrian when it is still free, else are removed; missed pedestrians of a height "
                      "are added as found at the top of the curve."))
 
     rows = []
-    for split in d.splits:
+    for split in splits:
         f = d.foreground[split]
         rows.append([split, str(f.pedestrians), pct(f.lowest_miss_rate),
                      "-" if f.c_star is None else f"{f.c_star:.4g}", f"{f.ghosts_per_image:.3f}", f"{f.fppi:.3f}",
                      pct(f.miss_rate_at_operating_point)])
-    out.append(Table(f"Foreground: unoccluded pedestrians of {d.foreground_height:g} px or taller (near the vehicle)",
+    out.append(Table(f"Foreground: unoccluded pedestrians of {p.foreground_height:g} px or taller (near the vehicle)",
                      ["split", "pedestrians", "lowest miss rate (%)", "c*", "ghosts per image at c*",
                       "FPPI at c*", "miss rate at op (%)"], rows,
                      "c* is the highest score threshold that reaches the lowest foreground miss rate."))
@@ -114,19 +118,19 @@ def tables(diagnosis: Diagnosis, detailed: bool = True) -> list[Table]:
                 entry = v.filtered.get(family, {}).get(name)
                 cells.append("-" if entry is None else f"{pct(entry['lamr'])} / {pct(entry['lamr_ghosts'])}")
             rows.append(["every pedestrian of the setting" if family == "all" else f"{family}: {name}"] + cells)
-    out.append(Table(f"Filtered LAMR (%), {d.main_setting}: every false positive / ghost detections only",
-                     ["pedestrians"] + d.splits, rows,
+    out.append(Table(f"Filtered LAMR (%), {p.main_setting}: every false positive / ghost detections only",
+                     ["pedestrians"] + splits, rows,
                      "The miss rate counts only the category's pedestrians; the second number reads the curve "
                      "at ghost detections per image instead of all false positives per image."))
 
     rows = []
     for family in ("position", "height", "occlusion"):
-        for name in d.persons[d.splits[0]].misses[family]:
+        for name in d.persons[splits[0]].misses[family]:
             rows.append([f"{family}: {name}"] + [_miss_cell(d.persons[s].misses[family][name], True)
-                                                 for s in d.splits])
+                                                 for s in splits])
     out.append(Table("Every box labelled person: missed / persons at the operating point's score, and with every "
                      "detection",
-                     ["persons"] + d.splits, rows,
+                     ["persons"] + splits, rows,
                      "Unlike the settings, this counts people of any size and occlusion, and those within 5 px "
                      "of the border (truncated: touching or crossing it), which every setting ignores."))
     return out
@@ -143,10 +147,15 @@ def _signed(value: float) -> str:
     return f"{100 * value:+.2f}"
 
 
-def to_markdown(diagnosis: Diagnosis, figures: dict[str, str] | None = None) -> str:
+def to_markdown(diagnosis: Diagnosis, figures: dict[str, str] | None = None,
+                pictures: dict[int, str] | None = None) -> str:
+    """The report: every table, then the ``figures`` (name -> path) and the worst examples, linked
+    to their ``pictures`` (example index -> path) where they were drawn."""
     d = diagnosis
+    pictures = pictures or {}
     lines = [f"# Diagnosis of {d.method}", "",
-             f"Ground truth: {d.ground_truth}. Protocol: {d.protocol}. Main setting: {d.main_setting}.", ""]
+             f"Ground truth: {d.ground_truth}. Protocol: {d.params.protocol}. Main setting: {d.params.main_setting}.",
+             ""]
     for table in tables(d):
         lines += [f"## {table.title}", "", markdown_table(table), ""]
         if table.note:
@@ -158,9 +167,9 @@ def to_markdown(diagnosis: Diagnosis, figures: dict[str, str] | None = None) -> 
     if d.examples:
         lines += ["## Worst examples", "", "| error | frame | box (x, y, w, h) | score | pedestrian height | picture |",
                   "|---|---|---|---:|---:|---|"]
-        for e in d.examples:
+        for k, e in enumerate(d.examples):
             box = ", ".join(f"{v:.0f}" for v in e.box)
-            picture = f"[{Path(e.picture).name}]({e.picture})" if e.picture else ""
+            picture = f"[{Path(pictures[k]).name}]({pictures[k]})" if k in pictures else ""
             lines.append(f"| {e.error} | {e.frame} | {box} | {'' if e.score is None else f'{e.score:.3f}'} | "
                          f"{'' if e.height is None else f'{e.height:.0f}'} | {picture} |")
         lines.append("")
@@ -193,31 +202,55 @@ def print_tables(items: Sequence[Table], console) -> None:
 # Files
 
 
-def write_outputs(diagnosis: Diagnosis, gt: GroundTruth, dets: Detections, out_dir: str | os.PathLike,
-                  pictures: Callable[[str], tuple[Path, Path] | None]) -> list[Path]:
-    """diagnosis.json, report.md, the figures and the drawn examples, each written atomically."""
+@dataclass
+class WrittenReport:
+    """What `write_report` wrote."""
+
+    folder: Path
+    files: list[Path]  # every file, the figures and drawn examples first
+    pictures: dict[int, str]  # the index of each example drawn -> its picture, relative to the folder
+
+
+def write_report(diagnosis: Diagnosis, gt: GroundTruth, dets: Detections, out_dir: str | os.PathLike,
+                 images: Sequence[str | os.PathLike] = ()) -> WrittenReport:
+    """diagnosis.json, report.md, the figures, and the examples whose frames have pictures under
+    ``images`` (folders) drawn; each file written atomically. ``gt`` and ``dets`` are those diagnosed."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     figures = {}
     for name, draw in (("curves", plot_curves), ("false_positives", plot_false_positives),
                        ("misses", plot_misses), ("oracles", plot_oracles)):
-        path = out / FIGURES[name]
-        draw(diagnosis, path)
+        written.append(draw(diagnosis, out / FIGURES[name]))
         figures[name] = FIGURES[name]
-        written.append(path)
+    pictures = {}
+    find = picture_finder(images)
     rank: dict[str, int] = {}
     for k, example in enumerate(diagnosis.examples):
         rank[example.error] = rank.get(example.error, 0) + 1
-        found = pictures(example.frame)
+        found = find(example.frame)
         if found is None:
             continue
         relative = f"{EXAMPLES_DIR}/{example.error}-{rank[example.error]}-{example.frame.replace('/', '_')}.png"
-        draw_example(gt, dets, example, found, out / relative, diagnosis.view(example.setting, diagnosis.splits[0]))
-        diagnosis.examples[k] = dataclasses.replace(example, picture=relative)
-        written.append(out / relative)
-    write_json_atomic(out / JSON_NAME, diagnosis.to_dict(), indent=1)
-    write_text_atomic(out / REPORT_NAME, to_markdown(diagnosis, figures))
+        view = diagnosis.view(example.setting, diagnosis.params.splits[0])
+        written.append(draw_example(gt, dets, example, found, out / relative, view))
+        pictures[k] = relative
+    write_json_atomic(out / JSON_NAME, diagnosis.to_dict(pictures), indent=1)
+    write_text_atomic(out / REPORT_NAME, to_markdown(diagnosis, figures, pictures))
     written += [out / JSON_NAME, out / REPORT_NAME]
-    diagnosis.files = written
-    return written
+    return WrittenReport(out, written, pictures)
+
+
+def picture_finder(roots: Sequence[str | os.PathLike]) -> Callable[[str], tuple[Path, Path] | None]:
+    """frame name -> its (visible, lwir) pictures under ``roots``, or None; answers are remembered."""
+    known: dict[str, tuple[Path, Path] | None] = {}
+
+    def find(frame: str) -> tuple[Path, Path] | None:
+        if frame not in known:
+            try:
+                known[frame] = find_pictures(frame, roots) if roots and frame.count("/") == 2 else None
+            except InputError:
+                known[frame] = None
+        return known[frame]
+
+    return find
