@@ -27,6 +27,7 @@ from .detections import Detections
 from .evaluate import Evaluation, Result, warn_leaderboard_input
 from .groundtruth import GroundTruth
 from .settings import LEADERBOARD_SETTINGS, MATLAB_SETTINGS, SPLITS, get_protocol, get_setting
+from .tables import Table, with_interval
 
 
 def default_settings(protocol: str) -> tuple[str, ...]:
@@ -136,10 +137,8 @@ def compare(gt: GroundTruth, methods: Sequence[tuple[str, Detections]], protocol
     return Comparison(names, proto.name, settings, splits, resamples, seed, level, scores, differences)
 
 
-def comparison_table(comparison: Comparison):
+def comparison_table(comparison: Comparison) -> Table:
     """A row per setting and split, a column per method; with two methods, their paired test too."""
-    from .diagnosis.report import Table, with_interval
-
     c = comparison
     pair = len(c.methods) == 2
     tests = {(d.setting, d.split): d.test for d in c.differences}

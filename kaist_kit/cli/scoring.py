@@ -130,8 +130,9 @@ def diagnose_command(
 
     from ..detections import load_detections, method_name
     from ..diagnosis import diagnose, write_report
-    from ..diagnosis.report import print_tables, tables
+    from ..diagnosis.report import tables
     from ..groundtruth import find_gt, load_ground_truth
+    from ..tables import print_tables
 
     setting_names([setting])
     _positive(fppi, "--fppi")
@@ -152,7 +153,7 @@ def diagnose_command(
     if format is TableOrJson.json:
         print(json.dumps(found.to_dict(written.pictures if written else None), indent=1))
     else:
-        print_tables(tables(found, detailed=False), out)
+        print_tables(tables(found, detailed=False), out, light=True)
     if written is not None:
         say(f"diagnosis written to {out_dir}: diagnosis.json, report.md, 4 figures, "
             f"{len(written.pictures)} drawn examples")
@@ -180,9 +181,9 @@ def compare_command(
 
     from ..comparison import compare, comparison_table
     from ..detections import load_detections
-    from ..diagnosis.report import print_tables
     from ..evaluate import unique_method_names
     from ..plots import check_figure_path, plot_results
+    from ..tables import print_tables
 
     if len(results) < 2:
         raise typer.BadParameter("give at least two results to compare", param_hint="RESULTS")
@@ -198,7 +199,7 @@ def compare_command(
     if format is TableOrJson.json:
         print(json.dumps(found.to_dict(), indent=1))
     else:
-        print_tables([comparison_table(found)], out)
+        print_tables([comparison_table(found)], out, light=True)
         out.print("Paired bootstrap tests (two-sided p; see docs/diagnosis.md):", highlight=False)
         for difference in found.differences:
             out.print(f"  {difference.sentence()}", highlight=False, markup=False)

@@ -3,7 +3,6 @@ diagnosis.json, report.md, the figures and the drawn examples. Nothing here chan
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from ..errors import InputError
 from ..files import write_json_atomic, write_text_atomic
 from ..groundtruth import GroundTruth
 from ..show import find_pictures
+from ..tables import Table, percent, with_interval
 from .compute import Diagnosis
 from .error_types import FP_TYPES, ORACLES
 from .figures import draw_example, plot_curves, plot_false_positives, plot_misses, plot_oracles
@@ -23,22 +23,6 @@ REPORT_NAME = "report.md"
 FIGURES = {"curves": "mr-fppi.png", "false_positives": "false-positives.png", "misses": "misses.png",
            "oracles": "oracles.png"}
 EXAMPLES_DIR = "examples"
-
-
-@dataclass
-class Table:
-    title: str
-    headers: list[str]
-    rows: list[list[str]]
-    note: str = ""
-
-
-def pct(value: float | None) -> str:
-    return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:.2f}"
-
-
-def with_interval(lamr: float, interval: tuple[float, float]) -> str:
-    return f"{pct(lamr)} [{pct(interval[0])}, {pct(interval[1])}]"
 
 
 def operating_rule(diagnosis: Diagnosis) -> str:
@@ -90,9 +74,9 @@ def tables(diagnosis: Diagnosis, detailed: bool = True) -> list[Table]:
 
     rows = []
     for name in ORACLES:
-        rows.append([name] + [f"{pct(v.oracles[name])} ({_signed(v.oracles[name] - v.result.lamr)})" for v in main])
+        rows.append([name] + [f"{percent(v.oracles[name])} ({_signed(v.oracles[name] - v.result.lamr)})" for v in main])
     out.append(Table(f"Oracles, {p.main_setting}: LAMR (%) with one error type fixed (change)",
-                     ["fix"] + splits, [["none"] + [pct(v.result.lamr) for v in main]] + rows,
+                     ["fix"] + splits, [["none"] + [percent(v.result.lamr) for v in main]] + rows,
                      "Duplicates and ghosts are removed; scale and localization errors become true positives of "
                      "their pedestrian when it is still free, else are removed; missed pedestrians of a height "
                      "are added as found at the top of the curve."))
@@ -100,9 +84,9 @@ def tables(diagnosis: Diagnosis, detailed: bool = True) -> list[Table]:
     rows = []
     for split in splits:
         f = d.foreground[split]
-        rows.append([split, str(f.pedestrians), pct(f.lowest_miss_rate),
+        rows.append([split, str(f.pedestrians), percent(f.lowest_miss_rate),
                      "-" if f.c_star is None else f"{f.c_star:.4g}", f"{f.ghosts_per_image:.3f}", f"{f.fppi:.3f}",
-                     pct(f.miss_rate_at_operating_point)])
+                     percent(f.miss_rate_at_operating_point)])
     out.append(Table(f"Foreground: unoccluded pedestrians of {p.foreground_height:g} px or taller (near the vehicle)",
                      ["split", "pedestrians", "lowest miss rate (%)", "c*", "ghosts per image at c*",
                       "FPPI at c*", "miss rate at op (%)"], rows,
@@ -116,7 +100,7 @@ def tables(diagnosis: Diagnosis, detailed: bool = True) -> list[Table]:
             cells = []
             for v in main:
                 entry = v.filtered.get(family, {}).get(name)
-                cells.append("-" if entry is None else f"{pct(entry['lamr'])} / {pct(entry['lamr_ghosts'])}")
+                cells.append("-" if entry is None else f"{percent(entry['lamr'])} / {percent(entry['lamr_ghosts'])}")
             rows.append(["every pedestrian of the setting" if family == "all" else f"{family}: {name}"] + cells)
     out.append(Table(f"Filtered LAMR (%), {p.main_setting}: every false positive / ghost detections only",
                      ["pedestrians"] + splits, rows,
@@ -157,7 +141,7 @@ def to_markdown(diagnosis: Diagnosis, figures: dict[str, str] | None = None,
              f"Ground truth: {d.ground_truth}. Protocol: {d.params.protocol}. Main setting: {d.params.main_setting}.",
              ""]
     for table in tables(d):
-        lines += [f"## {table.title}", "", markdown_table(table), ""]
+        lines += [f"## {table.title}", "", table.to_markdown(), ""]
         if table.note:
             lines += [table.note, ""]
     if figures:
@@ -174,28 +158,6 @@ def to_markdown(diagnosis: Diagnosis, figures: dict[str, str] | None = None,
                          f"{'' if e.height is None else f'{e.height:.0f}'} | {picture} |")
         lines.append("")
     return "\n".join(lines)
-
-
-def markdown_table(table: Table) -> str:
-    lines = ["| " + " | ".join(table.headers) + " |",
-             "|" + "|".join(["---"] + ["---:"] * (len(table.headers) - 1)) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in table.rows]
-    return "\n".join(lines)
-
-
-def print_tables(items: Sequence[Table], console) -> None:
-    from rich import box
-    from rich.table import Table as RichTable
-
-    for item in items:
-        # Light borders keep a table of intervals within an 80-column terminal.
-        table = RichTable(title=item.title, caption=item.note or None, caption_justify="left", title_justify="left",
-                          box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False)
-        for k, header in enumerate(item.headers):
-            table.add_column(header, justify="left" if k == 0 else "right")
-        for row in item.rows:
-            table.add_row(*row)
-        console.print(table)
 
 
 # ----------------------------------------------------------------------------------------------
