@@ -22,6 +22,7 @@ sets built for real and scored by the evaluator.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -154,6 +155,32 @@ def percentile_interval(values: np.ndarray, level: float = LEVEL) -> tuple[float
     tail = 100 * (1 - level) / 2
     low, high = np.percentile(values, [tail, 100 - tail])
     return float(low), float(high)
+
+
+@dataclass
+class Resampled:
+    """A LAMR's bootstrap: the LAMR of each resample, and their percentile interval."""
+
+    lamrs: np.ndarray
+    interval: tuple[float, float]
+
+
+def bootstrap_intervals(evaluations: Sequence[Evaluation], settings: Sequence[str], splits: Sequence[str],
+                        proto: Protocol, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                        level: float = LEVEL) -> list[dict[tuple[str, str], Resampled]]:
+    """For each evaluation (of the same ground truth), the bootstrap of every setting on every split,
+    by (setting, split). Every evaluation and setting of a split is resampled on the same images."""
+    found: list[dict[tuple[str, str], Resampled]] = [{} for _ in evaluations]
+    for split in splits:
+        if not evaluations:
+            break
+        counts = resample_counts(evaluations[0].gt.split_mask(split), resamples, seed, split)
+        for evaluation, out in zip(evaluations, found):
+            for setting in settings:
+                terms = evaluation.curve_terms(setting, split, proto)
+                lamrs = bootstrap_lamrs(WeightedCurve.of(evaluation, terms), counts, proto)
+                out[(setting, split)] = Resampled(lamrs, percentile_interval(lamrs, level))
+    return found
 
 
 @dataclass

@@ -17,11 +17,8 @@ from .bootstrap import (
     DEFAULT_SEED,
     LEVEL,
     PairedTest,
-    WeightedCurve,
-    bootstrap_lamrs,
+    bootstrap_intervals,
     paired_test,
-    percentile_interval,
-    resample_counts,
 )
 from .detections import Detections
 from .evaluate import Evaluation, Result, warn_leaderboard_input
@@ -118,15 +115,13 @@ def compare(gt: GroundTruth, methods: Sequence[tuple[str, Detections]], protocol
         evaluations.append(evaluation)
 
     scores: dict[tuple[str, str, str], Scored] = {}
+    bootstraps = bootstrap_intervals(evaluations, settings, splits, proto, resamples, seed, level)
     for split in splits:
-        counts = resample_counts(gt.split_mask(split), resamples, seed, split)
-        for evaluation in evaluations:
+        for evaluation, bootstrap in zip(evaluations, bootstraps):
             for setting in settings:
-                result = evaluation.score(setting, split, proto)
-                terms = evaluation.curve_terms(setting, split, proto)
-                resampled = bootstrap_lamrs(WeightedCurve.of(evaluation, terms), counts, proto)
-                scores[(evaluation.method, setting, split)] = Scored(result, percentile_interval(resampled, level),
-                                                                     resampled)
+                resampled = bootstrap[(setting, split)]
+                scores[(evaluation.method, setting, split)] = Scored(evaluation.score(setting, split, proto),
+                                                                     resampled.interval, resampled.lamrs)
     differences = []
     for a, b in itertools.combinations(names, 2):
         for setting in settings:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..bootstrap import WeightedCurve, bootstrap_lamrs, percentile_interval, resample_counts
+from ..bootstrap import Resampled, bootstrap_intervals
 from ..detections import Detections, method_name
 from ..evaluate import CurveTerms, Evaluation, Result, score_curve, warn_leaderboard_input
 from ..groundtruth import GroundTruth
@@ -278,11 +278,11 @@ def diagnose(gt: GroundTruth, dets: Detections, params: DiagnosisParams | None =
     types = type_false_positives(evaluation, pairs, proto)
     categories = Categories.of(gt)
 
-    views: dict[tuple[str, str], View] = {}
-    for split in splits:
-        counts = resample_counts(gt.split_mask(split), params.resamples, params.seed, split)
-        for setting in settings:
-            views[(setting, split)] = _view(evaluation, setting, split, proto, types, categories, counts, params)
+    bootstrap = bootstrap_intervals([evaluation], settings, splits, proto, params.resamples, params.seed,
+                                    params.level)[0]
+    views = {(setting, split): _view(evaluation, setting, split, proto, types, categories, bootstrap[(setting, split)],
+                                     params)
+             for split in splits for setting in settings}
 
     # The foreground and every person box: two matchings of their own, from the same overlaps.
     strong = pairs.iod >= MATCH_THRESHOLD
@@ -307,12 +307,10 @@ def diagnose(gt: GroundTruth, dets: Detections, params: DiagnosisParams | None =
 
 
 def _view(evaluation: Evaluation, setting: str, split: str, proto: Protocol, types: ErrorTypes,
-          categories: Categories, counts: np.ndarray, params: DiagnosisParams) -> View:
+          categories: Categories, resampled: Resampled, params: DiagnosisParams) -> View:
     row = evaluation.setting_row[setting]
     terms = evaluation.curve_terms(setting, split, proto)
     result = evaluation.score(setting, split, proto)
-    resampled = bootstrap_lamrs(WeightedCurve.of(evaluation, terms), counts, proto)
-    interval = percentile_interval(resampled, params.level)
 
     op = operating_point(result, params.fppi, params.score_threshold)
     kind = types.kind[row, terms.sequence]
@@ -326,7 +324,8 @@ def _view(evaluation: Evaluation, setting: str, split: str, proto: Protocol, typ
     misses = miss_counts(categories, terms.counted, missed_op, missed_end)
     filtered = filtered_lamrs(evaluation, row, terms, kind, categories, proto)
     oracles = oracle_lamrs(evaluation, row, terms, types, result, categories, missed_end, proto)
-    return View(setting, split, result, interval, op, false_positives, misses, filtered, oracles, terms, resampled)
+    return View(setting, split, result, resampled.interval, op, false_positives, misses, filtered, oracles, terms,
+                resampled.lamrs)
 
 
 def _type_counts(kind: np.ndarray) -> dict[str, int]:
