@@ -24,7 +24,7 @@ from .detections import Detections
 from .evaluate import Evaluation, Result, warn_leaderboard_input
 from .groundtruth import GroundTruth
 from .settings import LEADERBOARD_SETTINGS, MATLAB_SETTINGS, SPLITS, get_protocol, get_setting
-from .tables import Table, with_interval
+from .tables import Table, flatten, markdown_sections, with_interval
 
 
 def default_settings(protocol: str) -> tuple[str, ...]:
@@ -151,3 +151,30 @@ def comparison_table(comparison: Comparison) -> Table:
                  f"Percentile intervals from {c.resamples} image-level bootstrap resamples (seed {c.seed}); "
                  "every method is resampled on the same images" + (", and p tests their difference on them "
                  "(paired bootstrap, two-sided)." if pair else "."))
+
+
+def tests_heading(comparison: Comparison) -> str:
+    return "Paired bootstrap tests (two-sided p; see docs/diagnosis.md)"
+
+
+def numbers_table(comparison: Comparison) -> Table:
+    """Every number of the comparison's JSON, one per row (`kaist-kit compare --format csv`): setting,
+    split, method (a difference: "A - B"), quantity (its key path in the JSON), value."""
+    data = comparison.to_dict()
+    rows = []
+    for method, by_setting in data["methods"].items():
+        for setting, by_split in by_setting.items():
+            for split, numbers in by_split.items():
+                rows += [[setting, split, method, q, v] for q, v in flatten(numbers)]
+    for difference in data["differences"]:
+        name = f"{difference['a']} - {difference['b']}"
+        rows += [[difference["setting"], difference["split"], name, q, v] for q, v in flatten(difference)
+                 if q not in ("a", "b", "setting", "split")]
+    return Table("Comparison", ["setting", "split", "method", "quantity", "value"], rows, label_columns=4)
+
+
+def to_markdown(comparison: Comparison) -> str:
+    """The comparison's table and its paired tests in Markdown."""
+    lines = markdown_sections([comparison_table(comparison)])
+    lines += [f"## {tests_heading(comparison)}", ""] + [f"- {d.sentence()}" for d in comparison.differences]
+    return "\n".join(lines) + "\n"

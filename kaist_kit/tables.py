@@ -92,6 +92,26 @@ def print_tables(tables: Sequence[Table], console, light: bool = False) -> None:
         console.print(table.to_rich(light))
 
 
+def markdown_sections(tables: Sequence[Table]) -> list[str]:
+    """Lines of Markdown: each table under its title as a heading, its note below it."""
+    lines = []
+    for table in tables:
+        lines += [f"## {table.title}", "", table.to_markdown(), ""]
+        if table.note:
+            lines += [table.note, ""]
+    return lines
+
+
+def flatten(value, path: str = "") -> list[tuple[str, str]]:
+    """(key path, value) of every number and string in JSON-like data, as CSV cells: keys joined by
+    dots, list items numbered from 0, floats written exactly (repr), None as an empty cell."""
+    if isinstance(value, dict):
+        return [item for key, v in value.items() for item in flatten(v, f"{path}.{key}" if path else str(key))]
+    if isinstance(value, (list, tuple)):
+        return [item for k, v in enumerate(value) for item in flatten(v, f"{path}.{k}" if path else str(k))]
+    return [(path, "" if value is None else repr(value) if isinstance(value, float) else str(value))]
+
+
 def percent(value: float | None) -> str:
     """A fraction as a percentage with two decimals; "-" for none."""
     return "-" if value is None or math.isnan(value) else f"{100 * value:.2f}"

@@ -4,6 +4,8 @@ Random cases are checked against plain references (tests/plain_diagnosis.py); th
 MLPD results are checked against numbers that follow from the evaluator's own results.
 """
 
+import csv
+import io
 import json
 import shutil
 import subprocess
@@ -488,6 +490,49 @@ def test_cli_diagnose_and_compare(small_files, tmp_path):
                    "--plot", tmp_path / "curves.png")
     assert done.returncode == 0, done.stderr
     assert "p = " in done.stdout and (tmp_path / "curves.png").is_file()
+
+
+def json_leaves(value) -> int:
+    if isinstance(value, dict):
+        return sum(json_leaves(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(json_leaves(v) for v in value)
+    return 1
+
+
+def test_cli_formats_carry_the_json_numbers(small_files):
+    gt_path, result, other = small_files
+    common = ("--gt", gt_path, "--resamples", 20, "--split", "all", "--split", "night")
+    data = json.loads(run_cli("diagnose", result, *common, "--format", "json").stdout)
+    done = run_cli("diagnose", result, *common, "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    cells = {(r["setting"], r["split"], r["quantity"]): r["value"] for r in csv.DictReader(io.StringIO(done.stdout))}
+    view = data["settings"]["reasonable-small"]["night"]
+    assert float(cells[("reasonable-small", "night", "lamr")]) == view["lamr"]
+    assert float(cells[("reasonable-small", "night", "interval.1")]) == view["interval"][1]
+    assert int(cells[("reasonable-small", "night", "false_positives.curve.ghost")]) == \
+        view["false_positives"]["curve"]["ghost"]
+    assert float(cells[("reasonable-small", "night", "oracles.ghosts removed")]) == view["oracles"]["ghosts removed"]
+    assert int(cells[("every person", "all", "misses.position.truncated.pedestrians")]) == \
+        data["every_person"]["all"]["misses"]["position"]["truncated"]["pedestrians"]
+    for setting, by_split in data["settings"].items():
+        for split, numbers in by_split.items():  # every value but the setting's and split's names
+            assert sum(1 for key in cells if key[:2] == (setting, split)) == json_leaves(numbers) - 2
+    done = run_cli("diagnose", result, *common, "--format", "markdown")
+    assert done.stdout.startswith("# Diagnosis of A") and "## Oracles, reasonable" in done.stdout
+
+    common = ("--gt", gt_path, "--resamples", 20, "--setting", "reasonable")
+    data = json.loads(run_cli("compare", result, other, *common, "--format", "json").stdout)
+    done = run_cli("compare", result, other, *common, "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(done.stdout)))
+    cells = {(r["setting"], r["split"], r["method"], r["quantity"]): r["value"] for r in rows}
+    b_day = data["methods"]["B"]["reasonable"]["day"]
+    assert float(cells[("reasonable", "day", "B", "interval.0")]) == b_day["interval"][0]
+    night = next(d for d in data["differences"] if d["split"] == "night")
+    assert float(cells[("reasonable", "night", "A - B", "p_value")]) == night["p_value"]
+    assert len(rows) == 3 * 2 * 3 + 3 * 4  # lamr and interval per method and split, 4 numbers per difference
+    done = run_cli("compare", result, other, *common, "--format", "markdown")
+    assert "| setting | split | A | B | p |" in done.stdout and done.stdout.count("\n- ") == 3
 
 
 @pytest.mark.parametrize("args, message", [

@@ -27,8 +27,6 @@ from .options import (
     SeedOption,
     SettingsOption,
     SplitsOption,
-    TableOrJson,
-    TableOrJsonOption,
     load_gt,
     method_names,
     setting_names,
@@ -123,14 +121,14 @@ def diagnose_command(
     name: Annotated[str | None, typer.Option(help="Method name. Default: the file name before '_result'.")]
     = None,
     devkit_shift: DevkitShiftOption = True,
-    format: TableOrJsonOption = TableOrJson.table,
+    format: FormatOption = OutputFormat.table,
 ) -> None:
     """Why a detector misses: LAMR with intervals, false positives by type, misses, foreground c*, oracles."""
     import json
 
     from ..detections import load_detections, method_name
     from ..diagnosis import diagnose, write_report
-    from ..diagnosis.report import tables
+    from ..diagnosis.report import numbers_table, tables, to_markdown
     from ..groundtruth import find_gt, load_ground_truth
     from ..tables import print_tables
 
@@ -150,8 +148,12 @@ def diagnose_command(
     if out_dir is not None:
         roots = images or [gt_path.parent / "images", gt_path.parent]
         written = write_report(found, ground_truth, dets, out_dir, roots)
-    if format is TableOrJson.json:
+    if format is OutputFormat.json:
         print(json.dumps(found.to_dict(written.pictures if written else None), indent=1))
+    elif format is OutputFormat.csv:
+        sys.stdout.write(numbers_table(found).to_csv())
+    elif format is OutputFormat.markdown:
+        sys.stdout.write(to_markdown(found))
     else:
         print_tables(tables(found, detailed=False), out, light=True)
     if written is not None:
@@ -174,12 +176,12 @@ def compare_command(
     plot: PlotOption = None,
     name: NamesOption = None,
     devkit_shift: DevkitShiftOption = True,
-    format: TableOrJsonOption = TableOrJson.table,
+    format: FormatOption = OutputFormat.table,
 ) -> None:
     """Methods side by side with bootstrap intervals, and paired bootstrap tests of their differences."""
     import json
 
-    from ..comparison import compare, comparison_table
+    from ..comparison import compare, comparison_table, numbers_table, tests_heading, to_markdown
     from ..detections import load_detections
     from ..evaluate import unique_method_names
     from ..plots import check_figure_path, plot_results
@@ -196,11 +198,15 @@ def compare_command(
     ground_truth = load_gt(gt)
     methods = [(n, load_detections(path, ground_truth, devkit_shift=devkit_shift)) for n, path in zip(names, results)]
     found = compare(ground_truth, methods, protocol.value, settings, split_names(split), resamples, seed)
-    if format is TableOrJson.json:
+    if format is OutputFormat.json:
         print(json.dumps(found.to_dict(), indent=1))
+    elif format is OutputFormat.csv:
+        sys.stdout.write(numbers_table(found).to_csv())
+    elif format is OutputFormat.markdown:
+        sys.stdout.write(to_markdown(found))
     else:
         print_tables([comparison_table(found)], out, light=True)
-        out.print("Paired bootstrap tests (two-sided p; see docs/diagnosis.md):", highlight=False)
+        out.print(f"{tests_heading(found)}:", highlight=False, markup=False)
         for difference in found.differences:
             out.print(f"  {difference.sentence()}", highlight=False, markup=False)
     if plot is not None:

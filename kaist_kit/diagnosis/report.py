@@ -13,7 +13,7 @@ from ..errors import InputError
 from ..files import write_json_atomic, write_text_atomic
 from ..groundtruth import GroundTruth
 from ..show import find_pictures
-from ..tables import Table, percent, with_interval
+from ..tables import Table, flatten, markdown_sections, percent, with_interval
 from .compute import Diagnosis
 from .error_types import FP_TYPES, ORACLES
 from .figures import draw_example, plot_curves, plot_false_positives, plot_misses, plot_oracles
@@ -131,6 +131,21 @@ def _signed(value: float) -> str:
     return f"{100 * value:+.2f}"
 
 
+def numbers_table(diagnosis: Diagnosis) -> Table:
+    """Every number of diagnosis.json but the examples', one per row (`kaist-kit diagnose --format csv`):
+    setting, split, quantity (its key path in diagnosis.json under the setting and split), value. The
+    foreground's and every person's numbers have the settings "foreground" and "every person"."""
+    data = diagnosis.to_dict()
+    rows = []
+    for setting, by_split in data["settings"].items():
+        for split, view in by_split.items():
+            rows += [[setting, split, q, v] for q, v in flatten(view) if q not in ("setting", "split")]
+    for setting, key in (("foreground", "foreground"), ("every person", "every_person")):
+        for split, numbers in data[key].items():
+            rows += [[setting, split, q, v] for q, v in flatten(numbers)]
+    return Table(f"Diagnosis of {diagnosis.method}", ["setting", "split", "quantity", "value"], rows, label_columns=3)
+
+
 def to_markdown(diagnosis: Diagnosis, figures: dict[str, str] | None = None,
                 pictures: dict[int, str] | None = None) -> str:
     """The report: every table, then the ``figures`` (name -> path) and the worst examples, linked
@@ -140,10 +155,7 @@ def to_markdown(diagnosis: Diagnosis, figures: dict[str, str] | None = None,
     lines = [f"# Diagnosis of {d.method}", "",
              f"Ground truth: {d.ground_truth}. Protocol: {d.params.protocol}. Main setting: {d.params.main_setting}.",
              ""]
-    for table in tables(d):
-        lines += [f"## {table.title}", "", table.to_markdown(), ""]
-        if table.note:
-            lines += [table.note, ""]
+    lines += markdown_sections(tables(d))
     if figures:
         lines += ["## Figures", ""]
         for name, path in figures.items():
