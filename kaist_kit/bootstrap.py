@@ -209,3 +209,17 @@ def paired_test(point_a: float, point_b: float, lamrs_a: np.ndarray, lamrs_b: np
     p_value = min(1.0, 2 * (1 + flips) / (1 + len(differences)))
     low, high = percentile_interval(differences, level)
     return PairedTest(float(observed), low, high, p_value)
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm-Bonferroni adjusted p-values, in the order given: the k-th smallest of m (k from 1) is
+    multiplied by m - k + 1, capped at 1, and raised to the adjusted value before it where that is
+    larger. Rejecting where the adjusted p is below a level keeps the chance of any false rejection
+    among the m tests within that level."""
+    m = len(p_values)
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, k in enumerate(sorted(range(m), key=lambda k: p_values[k])):
+        running = max(running, min(1.0, (m - rank) * p_values[k]))
+        adjusted[k] = running
+    return adjusted

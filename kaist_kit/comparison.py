@@ -18,6 +18,7 @@ from .bootstrap import (
     LEVEL,
     PairedTest,
     bootstrap_intervals,
+    holm,
     paired_test,
 )
 from .detections import Detections
@@ -46,26 +47,33 @@ class Difference:
     setting: str
     split: str
     test: PairedTest
+    holm_p_value: float  # Holm-adjusted over the pairs of methods of the setting and split
 
-    def sentence(self) -> str:
+    def sentence(self, adjusted: bool = False) -> str:
         """'A is better than B on reasonable night: ...', the one with the lower LAMR named first; a
-        difference with p >= 0.05 is said to be not significant."""
+        difference with p >= 0.05 is said to be not significant. ``adjusted``: that p is the
+        Holm-adjusted one, and both are given."""
         t = self.test
+        p = f"p = {t.p_value:.3g}" + (f", Holm-adjusted p = {self.holm_p_value:.3g}" if adjusted else "")
         if t.difference == 0:
-            return f"{self.a} and {self.b} tie on {self.setting} {self.split}, p = {t.p_value:.3g}"
+            return f"{self.a} and {self.b} tie on {self.setting} {self.split}, {p}"
         if t.difference < 0:
             better, worse, low, high = self.a, self.b, t.low, t.high
         else:
             better, worse, low, high = self.b, self.a, -t.high, -t.low
         # Only a difference the paired test supports is called "better".
-        verdict = "is better than" if t.p_value < 0.05 else "scores lower than, not significantly,"
+        significant = (self.holm_p_value if adjusted else t.p_value) < 0.05
+        verdict = "is better than" if significant else "scores lower than, not significantly,"
         return (f"{better} {verdict} {worse} on {self.setting} {self.split}: LAMR difference "
-                f"{-100 * abs(t.difference):+.2f} points [{100 * low:+.2f}, {100 * high:+.2f}], p = {t.p_value:.3g}")
+                f"{-100 * abs(t.difference):+.2f} points [{100 * low:+.2f}, {100 * high:+.2f}], {p}")
 
-    def to_dict(self) -> dict:
+    def to_dict(self, adjusted: bool = False) -> dict:
         t = self.test
-        return {"a": self.a, "b": self.b, "setting": self.setting, "split": self.split,
-                "difference": t.difference, "interval": [t.low, t.high], "p_value": t.p_value}
+        out = {"a": self.a, "b": self.b, "setting": self.setting, "split": self.split,
+               "difference": t.difference, "interval": [t.low, t.high], "p_value": t.p_value}
+        if adjusted:
+            out["holm_p_value"] = self.holm_p_value
+        return out
 
 
 @dataclass
@@ -80,18 +88,27 @@ class Comparison:
     scores: dict[tuple[str, str, str], Scored]  # (method, setting, split)
     differences: list[Difference]
 
+    @property
+    def adjusted(self) -> bool:
+        """With three methods or more, several pairs are tested on each setting and split: their
+        p-values are Holm-adjusted too."""
+        return len(self.methods) > 2
+
     def results(self) -> list[Result]:
         return [s.result for s in self.scores.values()]
 
     def to_dict(self) -> dict:
+        bootstrap = {"resamples": self.resamples, "seed": self.seed, "level": self.level, "interval": "percentile",
+                     "test": "paired, two-sided"}
+        if self.adjusted:
+            bootstrap["adjustment"] = "Holm-Bonferroni over the pairs of each setting and split"
         return {
             "protocol": self.protocol,
-            "bootstrap": {"resamples": self.resamples, "seed": self.seed, "level": self.level,
-                          "interval": "percentile", "test": "paired, two-sided"},
+            "bootstrap": bootstrap,
             "methods": {m: {s: {split: {"lamr": self.scores[(m, s, split)].result.lamr,
                                         "interval": list(self.scores[(m, s, split)].interval)}
                                 for split in self.splits} for s in self.settings} for m in self.methods},
-            "differences": [d.to_dict() for d in self.differences],
+            "differences": [d.to_dict(self.adjusted) for d in self.differences],
         }
 
 
@@ -122,13 +139,19 @@ def compare(gt: GroundTruth, methods: Sequence[tuple[str, Detections]], protocol
                 resampled = bootstrap[(setting, split)]
                 scores[(evaluation.method, setting, split)] = Scored(evaluation.score(setting, split, proto),
                                                                      resampled.interval, resampled.lamrs)
-    differences = []
+    tests = {}
     for a, b in itertools.combinations(names, 2):
         for setting in settings:
             for split in splits:
                 x, y = scores[(a, setting, split)], scores[(b, setting, split)]
-                test = paired_test(x.result.lamr, y.result.lamr, x.resampled, y.resampled, level)
-                differences.append(Difference(a, b, setting, split, test))
+                tests[(a, b, setting, split)] = paired_test(x.result.lamr, y.result.lamr, x.resampled, y.resampled,
+                                                            level)
+    adjusted = {}
+    for setting in settings:
+        for split in splits:
+            keys = [key for key in tests if key[2:] == (setting, split)]
+            adjusted.update(zip(keys, holm([tests[key].p_value for key in keys])))
+    differences = [Difference(*key, test, adjusted[key]) for key, test in tests.items()]
     return Comparison(names, proto.name, settings, splits, resamples, seed, level, scores, differences)
 
 
@@ -153,7 +176,31 @@ def comparison_table(comparison: Comparison) -> Table:
                  "(paired bootstrap, two-sided)." if pair else "."))
 
 
+def p_value_tables(comparison: Comparison) -> list[Table]:
+    """With three methods or more, per setting: for each split, the Holm-adjusted p-value of every
+    pair of methods (a matrix, row against column)."""
+    c = comparison
+    if not c.adjusted:
+        return []
+    p_values = {}
+    for d in c.differences:
+        p_values[(d.a, d.b, d.setting, d.split)] = p_values[(d.b, d.a, d.setting, d.split)] = d.holm_p_value
+    n_pairs = len(c.methods) * (len(c.methods) - 1) // 2
+    out = []
+    for setting in c.settings:
+        rows = [[split if k == 0 else "", a] + ["-" if a == b else f"{p_values[(a, b, setting, split)]:.3g}"
+                                                for b in c.methods]
+                for split in c.splits for k, a in enumerate(c.methods)]
+        out.append(Table(f"Holm-adjusted p-values, {setting}", ["split", "method"] + c.methods, rows,
+                         f"Paired bootstrap tests (two-sided) of every pair of methods, Holm-Bonferroni adjusted "
+                         f"over the {n_pairs} pairs of each split.", label_columns=2))
+    return out
+
+
 def tests_heading(comparison: Comparison) -> str:
+    if comparison.adjusted:
+        return ("Paired bootstrap tests (two-sided p, and p Holm-adjusted over the pairs of each setting and split; "
+                "see docs/diagnosis.md)")
     return "Paired bootstrap tests (two-sided p; see docs/diagnosis.md)"
 
 
@@ -175,6 +222,7 @@ def numbers_table(comparison: Comparison) -> Table:
 
 def to_markdown(comparison: Comparison) -> str:
     """The comparison's table and its paired tests in Markdown."""
-    lines = markdown_sections([comparison_table(comparison)])
-    lines += [f"## {tests_heading(comparison)}", ""] + [f"- {d.sentence()}" for d in comparison.differences]
+    lines = markdown_sections([comparison_table(comparison)] + p_value_tables(comparison))
+    lines += [f"## {tests_heading(comparison)}", ""]
+    lines += [f"- {d.sentence(comparison.adjusted)}" for d in comparison.differences]
     return "\n".join(lines) + "\n"

@@ -22,11 +22,12 @@ from kaist_kit.bootstrap import (
     WeightedCurve,
     bootstrap_lamrs,
     fp_limits,
+    holm,
     paired_test,
     percentile_interval,
     resample_counts,
 )
-from kaist_kit.comparison import compare
+from kaist_kit.comparison import compare, p_value_tables
 from kaist_kit.detections import Detections, load_detections
 from kaist_kit.diagnosis import (
     FP_TYPES,
@@ -276,6 +277,27 @@ def test_paired_test_p_value():
     assert (low, high) == pytest.approx((2.5, 97.5))
 
 
+def plain_holm(p_values):
+    """Holm's step-down procedure as usually written: the smallest p against level / m, and so on."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda k: p_values[k])
+    out = [None] * m
+    for i, k in enumerate(order):
+        out[k] = min(1.0, max((m - j) * p_values[order[j]] for j in range(i + 1)))
+    return out
+
+
+def test_holm_adjustment(rng):
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.3]) == [0.3] and holm([]) == []
+    for _ in range(200):
+        p_values = list(rng.choice([0.002, 0.01, 0.02, 0.5, 1.0], size=rng.integers(1, 8)))
+        p_values = [float(p) if rng.random() < 0.5 else float(rng.random()) for p in p_values]
+        adjusted = holm(p_values)
+        assert adjusted == pytest.approx(plain_holm(p_values), abs=1e-15)
+        assert all(p <= a <= 1 for p, a in zip(p_values, adjusted))
+
+
 # ------------------------------------------------------------------------------------------------
 # Edge cases and outputs
 
@@ -450,6 +472,37 @@ def test_compare_paired_test_on_shared_results(leaderboard_gt, shared):
     assert same.differences[0].test.low == same.differences[0].test.high == 0.0
 
 
+def test_compare_of_three_methods_adjusts_p_values(leaderboard_gt, shared):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", KitWarning)
+        three = compare(leaderboard_gt, [("MBNet", shared["MBNet"]), ("MLPD", shared["MLPD"]),
+                                         ("MLPD again", shared["MLPD"])], settings=["reasonable-small"],
+                        splits=["night", "all"], resamples=300)
+        two = compare(leaderboard_gt, list(shared.items()), settings=["reasonable-small"], splits=["night", "all"],
+                      resamples=300)
+    assert three.adjusted and not two.adjusted
+    assert [d.holm_p_value for d in two.differences] == [d.test.p_value for d in two.differences]
+    for split in ("night", "all"):
+        tests = [d for d in three.differences if d.split == split]
+        assert [(d.a, d.b) for d in tests] == [("MBNet", "MLPD"), ("MBNet", "MLPD again"), ("MLPD", "MLPD again")]
+        # The same test as between two methods alone; MLPD against itself: p = 1.
+        alone = next(d for d in two.differences if d.split == split)
+        assert tests[0].test == tests[1].test == alone.test and tests[2].test.p_value == 1.0
+        assert [d.holm_p_value for d in tests] == holm([d.test.p_value for d in tests])
+        assert tests[0].holm_p_value == min(1.0, 3 * alone.test.p_value)
+    data = three.to_dict()
+    assert data["bootstrap"]["adjustment"].startswith("Holm") and "holm_p_value" in data["differences"][0]
+    assert "adjustment" not in two.to_dict()["bootstrap"] and "holm_p_value" not in two.to_dict()["differences"][0]
+    # Three methods: a matrix of adjusted p per setting, row against column, symmetric.
+    (matrix,) = p_value_tables(three)
+    assert matrix.headers == ["split", "method", "MBNet", "MLPD", "MLPD again"]
+    assert matrix.rows[0][:3] == ["night", "MBNet", "-"] and matrix.rows[3][:2] == ["all", "MBNet"]
+    night = {d.b: d.holm_p_value for d in three.differences if d.split == "night" and d.a == "MBNet"}
+    assert matrix.rows[0][3:] == [f"{night['MLPD']:.3g}", f"{night['MLPD again']:.3g}"]
+    assert matrix.rows[1][2] == matrix.rows[0][3] and matrix.rows[2][4] == "-"
+    assert p_value_tables(two) == []
+
+
 # ------------------------------------------------------------------------------------------------
 # The command line
 
@@ -533,6 +586,21 @@ def test_cli_formats_carry_the_json_numbers(small_files):
     assert len(rows) == 3 * 2 * 3 + 3 * 4  # lamr and interval per method and split, 4 numbers per difference
     done = run_cli("compare", result, other, *common, "--format", "markdown")
     assert "| setting | split | A | B | p |" in done.stdout and done.stdout.count("\n- ") == 3
+
+
+def test_cli_compare_says_when_p_values_are_adjusted(small_files, tmp_path):
+    gt_path, result, other = small_files
+    third = tmp_path / "C_result.json"
+    third.write_text(json.dumps([dict(r, score=1 - r["score"]) for r in json.loads(result.read_text())]))
+    common = ("--gt", gt_path, "--resamples", 20, "--setting", "reasonable", "--split", "all")
+    two = run_cli("compare", result, other, *common)
+    assert two.returncode == 0 and "Holm" not in two.stdout
+    three = run_cli("compare", result, other, third, *common)
+    assert three.returncode == 0, three.stderr
+    assert "Holm-adjusted p-values, reasonable" in three.stdout
+    assert three.stdout.count(", Holm-adjusted p = ") == 3
+    markdown = run_cli("compare", result, other, third, *common, "--format", "markdown").stdout
+    assert "## Holm-adjusted p-values, reasonable" in markdown and "| split | method | A | B | C |" in markdown
 
 
 @pytest.mark.parametrize("args, message", [

@@ -181,7 +181,7 @@ def compare_command(
     """Methods side by side with bootstrap intervals, and paired bootstrap tests of their differences."""
     import json
 
-    from ..comparison import compare, comparison_table, numbers_table, tests_heading, to_markdown
+    from ..comparison import compare, comparison_table, numbers_table, p_value_tables, tests_heading, to_markdown
     from ..detections import load_detections
     from ..evaluate import unique_method_names
     from ..plots import check_figure_path, plot_results
@@ -205,10 +205,10 @@ def compare_command(
     elif format is OutputFormat.markdown:
         sys.stdout.write(to_markdown(found))
     else:
-        print_tables([comparison_table(found)], out, light=True)
+        print_tables([comparison_table(found)] + p_value_tables(found), out, light=True)
         out.print(f"{tests_heading(found)}:", highlight=False, markup=False)
         for difference in found.differences:
-            out.print(f"  {difference.sentence()}", highlight=False, markup=False)
+            out.print(f"  {difference.sentence(found.adjusted)}", highlight=False, markup=False)
     if plot is not None:
         plot_results(found.results(), plot)
         say(f"figure written to {plot}")
