@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 import pytest
 from conftest import det, frames, make_dets, make_gt, person
-from plain_diagnosis import plain_error_types, resampled_set
+from plain_diagnosis import plain_error_types, plain_matches, resampled_set
 from test_lamr_differential import random_case
 
 from kaist_kit.bootstrap import (
@@ -34,6 +34,7 @@ from kaist_kit.diagnosis import (
     ORACLES,
     DiagnosisParams,
     diagnose,
+    matches_table,
     never_worse,
     type_false_positives,
     write_report,
@@ -138,6 +139,42 @@ def test_error_type_examples():
     assert view.false_positives["curve"] == {"duplicate": 1, "scale": 1, "localization": 1, "ghost": 2}
     assert [(e.error, e.score) for e in found.examples] == [
         ("duplicate", 0.8), ("scale", 0.7), ("localization", 0.6), ("ghost", 0.5)]  # one per frame and type
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_matches_export_agrees_with_plain_matching(rng, protocol):
+    for _ in range(12):
+        images, annotations, records = error_case(rng)
+        gt = make_gt(images, annotations)
+        found = quiet_diagnose(gt, make_dets(gt, records), protocol=protocol, resamples=2, examples=0)
+        rows = list(csv.DictReader(io.StringIO(matches_table(found, gt).to_csv())))
+        settings = list(found.params.settings)
+        assert len(rows) == len(records) * len(settings)
+        for setting in settings:
+            matched = plain_matches(images, annotations, records, setting)
+            types = plain_error_types(images, annotations, records, setting, protocol)
+            for k, record in enumerate(records):
+                row = rows[k * len(settings) + settings.index(setting)]
+                assert (row["detection"], row["setting"], float(row["score"])) == (str(k), setting, record["score"])
+                assert row["image_id"] == str(record["image_id"])
+                assert row["frame"] == gt.image_names[gt.image_index(record["image_id"])]
+                kind, ann_id = matched[k]
+                status = "FP" if k in types else {"tp": "TP", "ignored": "ignored"}[kind]
+                error, about = types.get(k, ("", None))
+                want = (status, error, "" if ann_id is None else str(ann_id), "" if about is None else str(about))
+                got = (row["status"], row["false_positive_type"], row["annotation_id"], row["error_annotation_id"])
+                assert got == want, (protocol, setting, k)
+
+
+def test_matches_beyond_the_leaderboards_limit_are_unscored():
+    gt = make_gt(frames(1), [person(1, 0, [300, 200, 40, 100])])
+    records = [det(0, [300, 200, 40, 100], 0.9)] + [det(0, [10 + k % 500, 20, 30, 60], 0.5) for k in range(1001)]
+    dets = make_dets(gt, records)
+    for protocol, unscored in (("leaderboard", 2), ("matlab", 0)):
+        found = quiet_diagnose(gt, dets, protocol=protocol, settings=["reasonable"], splits=["all"], resamples=2)
+        rows = [r for r in csv.DictReader(io.StringIO(matches_table(found, gt).to_csv()))]
+        assert [r["status"] for r in rows].count("unscored") == unscored
+        assert all(r["annotation_id"] == r["false_positive_type"] == "" for r in rows if r["status"] == "unscored")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -573,6 +610,14 @@ def test_cli_formats_carry_the_json_numbers(small_files):
             assert sum(1 for key in cells if key[:2] == (setting, split)) == json_leaves(numbers) - 2
     done = run_cli("diagnose", result, *common, "--format", "markdown")
     assert done.stdout.startswith("# Diagnosis of A") and "## Oracles, reasonable" in done.stdout
+    matches = gt_path.parent / "matches" / "A.csv"
+    done = run_cli("diagnose", result, *common, "--matches", matches)
+    assert done.returncode == 0 and f"matches written to {matches}" in done.stderr
+    assert sorted(p.name for p in matches.parent.iterdir()) == ["A.csv"]  # no temporary file left
+    rows = list(csv.DictReader(io.StringIO(matches.read_text())))
+    assert len(rows) == len(json.loads(result.read_text())) * len(data["settings"])
+    assert sum(r["status"] == "FP" and r["setting"] == "reasonable-small" for r in rows) == \
+        sum(data["settings"]["reasonable-small"]["all"]["false_positives"]["curve"].values())
 
     common = ("--gt", gt_path, "--resamples", 20, "--setting", "reasonable")
     data = json.loads(run_cli("compare", result, other, *common, "--format", "json").stdout)

@@ -122,13 +122,16 @@ def diagnose_command(
     = None,
     devkit_shift: DevkitShiftOption = True,
     format: FormatOption = OutputFormat.table,
+    matches: Annotated[Path | None, typer.Option(
+        "--matches", help="Also write every detection's outcome in every setting to this CSV file: TP, FP with "
+                          "its type, ignored, unscored, and the annotation matched.")] = None,
 ) -> None:
     """Why a detector misses: LAMR with intervals, false positives by type, misses, foreground c*, oracles."""
     import json
 
     from ..detections import load_detections, method_name
     from ..diagnosis import diagnose, write_report
-    from ..diagnosis.report import numbers_table, tables, to_markdown
+    from ..diagnosis.report import numbers_table, tables, to_markdown, write_matches
     from ..groundtruth import find_gt, load_ground_truth
     from ..tables import print_tables
 
@@ -148,6 +151,8 @@ def diagnose_command(
     if out_dir is not None:
         roots = images or [gt_path.parent / "images", gt_path.parent]
         written = write_report(found, ground_truth, dets, out_dir, roots)
+    if matches is not None:
+        write_matches(found, ground_truth, matches)
     if format is OutputFormat.json:
         print(json.dumps(found.to_dict(written.pictures if written else None), indent=1))
     elif format is OutputFormat.csv:
@@ -159,6 +164,8 @@ def diagnose_command(
     if written is not None:
         say(f"diagnosis written to {out_dir}: diagnosis.json, report.md, 4 figures, "
             f"{len(written.pictures)} drawn examples")
+    if matches is not None:
+        say(f"matches written to {matches}: {len(dets)} detections x {len(params.settings)} settings")
 
 
 @app.command("compare")

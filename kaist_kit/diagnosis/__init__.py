@@ -20,10 +20,11 @@ from .error_types import (
     type_false_positives,
 )
 from .params import DEFAULT_EXAMPLES, DEFAULT_FPPI, FOREGROUND_HEIGHT, DiagnosisParams
-from .report import WrittenReport, write_report
+from .report import WrittenReport, matches_table, write_matches, write_report
 
 __all__ = [
     "DEFAULT_EXAMPLES", "DEFAULT_FPPI", "FALSE_POSITIVE_TYPES", "FOREGROUND_HEIGHT", "FP_TYPES", "MISS_FIXES",
     "OUTCOMES", "ORACLES", "Diagnosis", "DiagnosisParams", "Example", "FalsePositiveType", "MissFix", "Outcomes",
-    "View", "WrittenReport", "diagnose", "never_worse", "type_false_positives", "write_report",
+    "View", "WrittenReport", "diagnose", "matches_table", "never_worse", "type_false_positives", "write_matches",
+    "write_report",
 ]

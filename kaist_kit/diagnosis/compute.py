@@ -222,10 +222,11 @@ def detection_outcomes(evaluation: Evaluation, types: ErrorTypes, proto: Protoco
         status[:, evaluation.rank >= proto.max_detections_per_image] = UNSCORED
     fp_type = np.where(status == FP, types.kind, -1).astype(np.int8)
     about = np.where(status == FP, types.target, -1)
+    matched = np.where(status == UNSCORED, -1, evaluation.matches.matched_gt)
     in_file_order = np.argsort(evaluation.file_index)
     return Outcomes(list(evaluation.settings), evaluation.image[in_file_order], evaluation.scores[in_file_order],
-                    status[:, in_file_order], fp_type[:, in_file_order],
-                    evaluation.matches.matched_gt[:, in_file_order], about[:, in_file_order])
+                    status[:, in_file_order], fp_type[:, in_file_order], matched[:, in_file_order],
+                    about[:, in_file_order])
 
 
 @dataclass

@@ -8,13 +8,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from ..detections import Detections
 from ..errors import InputError
 from ..files import write_json_atomic, write_text_atomic
 from ..groundtruth import GroundTruth
 from ..show import find_pictures
 from ..tables import Table, flatten, markdown_sections, percent, with_interval
-from .compute import Diagnosis
+from .compute import OUTCOMES, Diagnosis
 from .error_types import FP_TYPES, ORACLES
 from .figures import draw_example, plot_curves, plot_false_positives, plot_misses, plot_oracles
 
@@ -144,6 +146,42 @@ def numbers_table(diagnosis: Diagnosis) -> Table:
         for split, numbers in data[key].items():
             rows += [[setting, split, q, v] for q, v in flatten(numbers)]
     return Table(f"Diagnosis of {diagnosis.method}", ["setting", "split", "quantity", "value"], rows, label_columns=3)
+
+
+def matches_table(diagnosis: Diagnosis, gt: GroundTruth) -> Table:
+    """A row per detection and setting (`kaist-kit diagnose --matches`), in the order of the result:
+    the detection's position in it, its image (id and frame), its score; in the setting, its status
+    (TP; FP; ignored: matched to a box the setting ignores; unscored: beyond the protocol's detections
+    per image), a false positive's type, the annotation it matched (a true positive's pedestrian, the
+    ignored box, or under the leaderboard the pedestrian with id 0), and the pedestrian a duplicate,
+    scale or localization error is about. ``gt`` is the ground truth diagnosed."""
+    o = diagnosis.outcomes
+    n = len(o.image)
+    detection = np.arange(n).astype(str).tolist()
+    image_id = gt.image_ids[o.image].astype(str).tolist()
+    frame = [gt.image_names[i] for i in o.image]
+    score = [repr(s) for s in o.score.tolist()]
+    statuses = np.array(OUTCOMES, dtype=object)
+    fp_types = np.array(list(FP_TYPES) + [""], dtype=object)  # -1, no false positive, reads ""
+    per_setting = [(statuses[o.status[row]].tolist(), fp_types[o.fp_type[row]].tolist(),
+                    _annotation_ids(gt, o.matched[row]), _annotation_ids(gt, o.about[row]))
+                   for row in range(len(o.settings))]
+    rows = [[detection[d], image_id[d], frame[d], score[d], setting, status[d], fp_type[d], matched[d], about[d]]
+            for d in range(n) for setting, (status, fp_type, matched, about) in zip(o.settings, per_setting)]
+    return Table(f"Matches of {diagnosis.method}", ["detection", "image_id", "frame", "score", "setting", "status",
+                                                    "false_positive_type", "annotation_id", "error_annotation_id"],
+                 rows, label_columns=9)
+
+
+def _annotation_ids(gt: GroundTruth, index: np.ndarray) -> list[str]:
+    ids = np.where(index >= 0, gt.ann_ids[np.maximum(index, 0)], 0).astype(str)
+    return np.where(index >= 0, ids, "").tolist()
+
+
+def write_matches(diagnosis: Diagnosis, gt: GroundTruth, path: str | os.PathLike) -> Path:
+    """The `matches_table` as CSV, written atomically."""
+    write_text_atomic(path, matches_table(diagnosis, gt).to_csv())
+    return Path(path)
 
 
 def to_markdown(diagnosis: Diagnosis, figures: dict[str, str] | None = None,
