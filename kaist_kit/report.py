@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Sequence
 
 from .evaluate import Result
 from .settings import PROTOCOLS
+from .tables import Table, percent
 
 FORMATS = ("table", "json", "csv", "markdown")
 
@@ -18,10 +17,6 @@ PROTOCOL_NOTE = {
     "matlab": "matlab protocol: the KAIST MATLAB devkit, as most papers report. The public "
               "leaderboard reads the curve differently: --protocol leaderboard gives its numbers.",
 }
-
-
-def percent(value: float) -> str:
-    return f"{100 * value:.2f}"
 
 
 def _grid(results: Sequence[Result]) -> tuple[list[tuple[str, str, str]], list[str], dict]:
@@ -47,30 +42,31 @@ def to_json(results: Sequence[Result], with_curve: bool = False) -> str:
 
 
 def to_csv(results: Sequence[Result]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
     refs = results[0].fppi_refs if results else ()
-    writer.writerow(["method", "protocol", "setting", "split", "lamr", "recall", "n_images", "n_gt"]
-                    + [f"mr_at_{k + 1}" for k in range(len(refs))]
-                    + [f"fppi_ref_{k + 1}" for k in range(len(refs))])
-    for r in results:
-        writer.writerow([r.method, r.protocol, r.setting, r.split, repr(r.lamr), repr(r.recall),
-                         r.n_images, r.n_gt, *map(repr, r.miss_rates), *map(repr, r.fppi_refs)])
-    return out.getvalue()
+    headers = (["method", "protocol", "setting", "split", "lamr", "recall", "n_images", "n_gt"]
+               + [f"mr_at_{k + 1}" for k in range(len(refs))] + [f"fppi_ref_{k + 1}" for k in range(len(refs))])
+    rows = [[r.method, r.protocol, r.setting, r.split, repr(r.lamr), repr(r.recall), str(r.n_images), str(r.n_gt),
+             *map(repr, r.miss_rates), *map(repr, r.fppi_refs)] for r in results]
+    return Table("", headers, rows).to_csv()
 
 
-def to_markdown(results: Sequence[Result]) -> str:
+def lamr_table(results: Sequence[Result], caption: str = "") -> Table:
+    """A row per method (and protocol and setting, where they vary), a column per split."""
     rows, splits, cells = _grid(results)
     labels = _row_labels(results)
-    lines = ["| " + " | ".join(labels + splits) + " |",
-             "|" + "|".join(["---"] * len(labels) + ["---:"] * len(splits)) + "|"]
+    body = []
     for method, protocol, setting in rows:
         values = {"method": method, "protocol": protocol, "setting": setting}
         row = [values[k] for k in labels]
-        row += [percent(cells[(method, protocol, setting, s)].lamr) if (method, protocol, setting, s) in cells
-                else "" for s in splits]
-        lines.append("| " + " | ".join(row) + " |")
-    return "\n".join(lines) + "\n"
+        for split in splits:
+            r = cells.get((method, protocol, setting, split))
+            row.append("" if r is None else percent(r.lamr))
+        body.append(row)
+    return Table(title(results), labels + splits, body, caption, label_columns=len(labels))
+
+
+def to_markdown(results: Sequence[Result]) -> str:
+    return lamr_table(results).to_markdown() + "\n"
 
 
 def title(results: Sequence[Result]) -> str:
@@ -85,23 +81,7 @@ def title(results: Sequence[Result]) -> str:
 
 
 def print_table(results: Sequence[Result], console, caption: str = "") -> None:
-    from rich.table import Table
-
-    rows, splits, cells = _grid(results)
-    labels = _row_labels(results)
-    table = Table(title=title(results), caption=caption or None, caption_justify="left")
-    for label in labels:
-        table.add_column(label)
-    for split in splits:
-        table.add_column(split, justify="right")
-    for method, protocol, setting in rows:
-        values = {"method": method, "protocol": protocol, "setting": setting}
-        row = [values[k] for k in labels]
-        for split in splits:
-            r = cells.get((method, protocol, setting, split))
-            row.append("" if r is None else percent(r.lamr))
-        table.add_row(*row)
-    console.print(table)
+    console.print(lamr_table(results, caption).to_rich())
 
 
 def protocol_notes(results: Sequence[Result]) -> list[str]:

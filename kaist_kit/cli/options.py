@@ -26,11 +26,6 @@ class OutputFormat(str, Enum):
     markdown = "markdown"
 
 
-class TableOrJson(str, Enum):
-    table = "table"
-    json = "json"
-
-
 _PROTOCOL_HELP = ("leaderboard: the public leaderboard's evaluator. matlab: the KAIST devkit most papers "
                   "quote.")
 _SETTINGS = ", ".join(SETTINGS)
@@ -50,7 +45,6 @@ DevkitShiftOption = Annotated[bool, typer.Option(
     help="Read per-image folders as the devkit does (x1+1, y1+1, x2-x1, y2-y1 at four decimals). "
          "--no-devkit-shift reads x1, y1 as they are.")]
 FormatOption = Annotated[OutputFormat, typer.Option("--format", help="Output format.")]
-TableOrJsonOption = Annotated[TableOrJson, typer.Option("--format", help="Output format.")]
 NamesOption = Annotated[list[str] | None, typer.Option(
     "--name", help="Method name for each result, in order. Default: the file name before '_result'.")]
 PlotOption = Annotated[Path | None, typer.Option(
