@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import math
 from collections.abc import Sequence
 
 from .evaluate import Result
 from .settings import LOWER_IS_BETTER, PRESETS, PROTOCOLS, SETTINGS, get_setting
+from .tables import Table, percent
 
 METRIC_LABELS = {"lamr": "LAMR", "ap50": "AP50", "ap75": "AP75", "ap": "AP", "ar": "AR"}
 DEFAULT_IOU = 0.5
@@ -22,10 +20,6 @@ PROTOCOL_NOTE = {
     "matlab": "matlab protocol: the KAIST MATLAB devkit, as most papers report. The public "
               "leaderboard reads the curve differently: --protocol leaderboard gives its numbers.",
 }
-
-
-def percent(value: float) -> str:
-    return "-" if math.isnan(value) else f"{100 * value:.2f}"
 
 
 Line = tuple[str, float]  # (metric, IoU of the LAMR; the first IoU for AP and AR, which have their own)
@@ -83,32 +77,30 @@ def to_json(results: Sequence[Result], with_curve: bool = False) -> str:
 
 
 def to_csv(results: Sequence[Result]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
     refs = results[0].fppi_refs if results else ()
     metrics = list(dict.fromkeys(m for r in results for m in r.metrics))
     others = [m for m in metrics if m != "lamr"]
     lamr = "lamr" in metrics
-    writer.writerow(["method", "protocol", "setting", "split", "iou"] + (["lamr"] if lamr else [])
-                    + ["recall", "n_images", "n_gt"] + others
-                    + ([f"mr_at_{k + 1}" for k in range(len(refs))] + [f"fppi_ref_{k + 1}" for k in range(len(refs))]
-                       if lamr else []))
-    for r in results:
-        writer.writerow([r.method, r.protocol, r.setting, r.split, repr(r.iou)] + ([repr(r.lamr)] if lamr else [])
-                        + [repr(r.recall), r.n_images, r.n_gt] + [repr(r.value(m)) for m in others]
-                        + ([*map(repr, r.miss_rates), *map(repr, r.fppi_refs)] if lamr else []))
-    return out.getvalue()
+    headers = (["method", "protocol", "setting", "split", "iou"] + (["lamr"] if lamr else [])
+               + ["recall", "n_images", "n_gt"] + others
+               + ([f"mr_at_{k + 1}" for k in range(len(refs))] + [f"fppi_ref_{k + 1}" for k in range(len(refs))]
+                  if lamr else []))
+    rows = [[r.method, r.protocol, r.setting, r.split, repr(r.iou)] + ([repr(r.lamr)] if lamr else [])
+            + [repr(r.recall), str(r.n_images), str(r.n_gt)] + [repr(r.value(m)) for m in others]
+            + ([*map(repr, r.miss_rates), *map(repr, r.fppi_refs)] if lamr else []) for r in results]
+    return Table("", headers, rows).to_csv()
+
+
+def lamr_table(results: Sequence[Result], caption: str = "") -> Table:
+    """A row per method (and protocol, setting and metric, where they vary), a column per split."""
+    rows, splits, cells = _grid(results)
+    labels = _row_labels(results)
+    body = [_row(results, labels, key) + [_cell(cells, *key[:3], s, key[3]) for s in splits] for key in rows]
+    return Table(title(results), labels + splits, body, caption, label_columns=len(labels))
 
 
 def to_markdown(results: Sequence[Result]) -> str:
-    rows, splits, cells = _grid(results)
-    labels = _row_labels(results)
-    lines = ["| " + " | ".join(labels + splits) + " |",
-             "|" + "|".join(["---"] * len(labels) + ["---:"] * len(splits)) + "|"]
-    for key in rows:
-        row = _row(results, labels, key) + [_cell(cells, *key[:3], s, key[3]) for s in splits]
-        lines.append("| " + " | ".join(row) + " |")
-    return "\n".join(lines) + "\n"
+    return lamr_table(results).to_markdown() + "\n"
 
 
 def title(results: Sequence[Result]) -> str:
@@ -137,18 +129,7 @@ def title(results: Sequence[Result]) -> str:
 
 
 def print_table(results: Sequence[Result], console, caption: str = "") -> None:
-    from rich.table import Table
-
-    rows, splits, cells = _grid(results)
-    labels = _row_labels(results)
-    table = Table(title=title(results), caption=caption or None, caption_justify="left")
-    for label in labels:
-        table.add_column(label, overflow="fold")  # a custom setting's name spells out its parameters
-    for split in splits:
-        table.add_column(split, justify="right")
-    for key in rows:
-        table.add_row(*_row(results, labels, key), *[_cell(cells, *key[:3], s, key[3]) for s in splits])
-    console.print(table)
+    console.print(lamr_table(results, caption).to_rich())
 
 
 def protocol_notes(results: Sequence[Result]) -> list[str]:

@@ -1,5 +1,6 @@
 """Plain references for the diagnosis, written from docs/diagnosis.md without the kit's vectorisation.
 
+- `plain_matches`: the evaluator's per-image matching, detection by detection.
 - `plain_error_types`: loops over detections and pedestrians to type every false positive.
 - `resampled_set`: a bootstrap resample built for real, every drawn image copied, so that the
   kit's own evaluator can score it and check the weighted-curve shortcut.
@@ -23,41 +24,51 @@ def intersects(d, g):
     return iw > 0 and ih > 0
 
 
-def plain_error_types(images, annotations, records, setting, protocol):
-    """{record index: (type, ann_id of its pedestrian or None)} for every false positive."""
+def plain_matches(images, annotations, records, setting):
+    """{record index: ('tp', 'fp' or 'ignored', ann_id of the box matched or None)}."""
     by_id = {img["id"]: img for img in images}
     out = {}
     for image_id, image in by_id.items():
         mine = [k for k, r in enumerate(records) if r["image_id"] == image_id]
         mine.sort(key=lambda k: -records[k]["score"])  # stable: ties keep file order
-        anns = [a for a in annotations if a["image_id"] == image_id]
-        gts = [(a["id"], a["bbox"], is_ignored(a, image, setting)) for a in anns]
+        gts = [(a["id"], a["bbox"], is_ignored(a, image, setting)) for a in annotations if a["image_id"] == image_id]
         outcome = match_image([(records[k]["score"], records[k]["bbox"]) for k in mine], gts)
         for k, (_, kind, ann_id) in zip(mine, outcome):
-            leaderboard_zero = protocol == "leaderboard" and kind == "tp" and ann_id == 0
-            if kind != "fp" and not leaderboard_zero:
-                continue
-            d = records[k]["bbox"]
-            found = None
-            for name in ("duplicate", "scale", "localization"):
-                best, best_id = -1.0, None
-                for a in anns:
-                    if a["ignore"] or not intersects(d, a["bbox"]):
-                        continue
-                    iou = overlap(d, a["bbox"], False)
-                    if name == "duplicate":
-                        fits = iou >= 0.5 and not is_ignored(a, image, setting)
-                    elif name == "scale":
-                        (dx, dy), (gx, gy) = centre(d), centre(a["bbox"])
-                        fits = abs(dx - gx) <= 0.2 * a["bbox"][2] and abs(dy - gy) <= 0.2 * a["bbox"][3]
-                    else:
-                        fits = iou >= 0.25
-                    if fits and iou > best:
-                        best, best_id = iou, a["id"]
-                if best_id is not None:
-                    found = (name, best_id)
-                    break
-            out[k] = found or ("ghost", None)
+            out[k] = (kind, ann_id)
+    return out
+
+
+def plain_error_types(images, annotations, records, setting, protocol):
+    """{record index: (type, ann_id of its pedestrian or None)} for every false positive."""
+    by_id = {img["id"]: img for img in images}
+    out = {}
+    for k, (kind, ann_id) in plain_matches(images, annotations, records, setting).items():
+        leaderboard_zero = protocol == "leaderboard" and kind == "tp" and ann_id == 0
+        if kind != "fp" and not leaderboard_zero:
+            continue
+        image = by_id[records[k]["image_id"]]
+        anns = [a for a in annotations if a["image_id"] == image["id"]]
+        d = records[k]["bbox"]
+        found = None
+        for name in ("duplicate", "scale", "localization"):
+            best, best_id = -1.0, None
+            for a in anns:
+                if a["ignore"] or not intersects(d, a["bbox"]):
+                    continue
+                iou = overlap(d, a["bbox"], False)
+                if name == "duplicate":
+                    fits = iou >= 0.5 and not is_ignored(a, image, setting)
+                elif name == "scale":
+                    (dx, dy), (gx, gy) = centre(d), centre(a["bbox"])
+                    fits = abs(dx - gx) <= 0.2 * a["bbox"][2] and abs(dy - gy) <= 0.2 * a["bbox"][3]
+                else:
+                    fits = iou >= 0.25
+                if fits and iou > best:
+                    best, best_id = iou, a["id"]
+            if best_id is not None:
+                found = (name, best_id)
+                break
+        out[k] = found or ("ghost", None)
     return out
 
 

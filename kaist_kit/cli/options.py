@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -21,6 +23,7 @@ from ..settings import (
     parse_fppi_range,
     parse_split,
 )
+from .app import err, say
 
 # Choices as enums, so that --help lists them and typer rejects anything else.
 ProtocolName = Enum("ProtocolName", {name: name for name in PROTOCOLS}, type=str)
@@ -34,17 +37,13 @@ class OutputFormat(str, Enum):
     markdown = "markdown"
 
 
-class TableOrJson(str, Enum):
-    table = "table"
-    json = "json"
-
-
 _PROTOCOL_HELP = ("leaderboard: the public leaderboard's evaluator. matlab: the KAIST devkit most papers "
                   "quote.")
 _SETTINGS = ", ".join([*SETTINGS, *PRESETS])
 
 GroundTruthOption = Annotated[Path | None, typer.Option(
-    "--gt", help=f"Ground truth (COCO JSON). Default: ${GT_ENV}, then {default_gt_path()}.")]
+    "--gt", help=f"Ground truth (COCO JSON). Default: ${GT_ENV}, then {default_gt_path()}, downloaded there "
+                 "on first use.")]
 ProtocolsOption = Annotated[list[ProtocolName], typer.Option(
     "--protocol", help=f"{_PROTOCOL_HELP} Repeat for both.")]
 ProtocolOption = Annotated[ProtocolName, typer.Option("--protocol", help=_PROTOCOL_HELP)]
@@ -71,7 +70,6 @@ DevkitShiftOption = Annotated[bool, typer.Option(
     help="Read per-image folders as the devkit does (x1+1, y1+1, x2-x1, y2-y1 at four decimals). "
          "--no-devkit-shift reads x1, y1 as they are.")]
 FormatOption = Annotated[OutputFormat, typer.Option("--format", help="Output format.")]
-TableOrJsonOption = Annotated[TableOrJson, typer.Option("--format", help="Output format.")]
 NamesOption = Annotated[list[str] | None, typer.Option(
     "--name", help="Method name for each result, in order. Default: the file name before '_result'.")]
 PlotOption = Annotated[Path | None, typer.Option(
@@ -150,8 +148,40 @@ def parse_size(value: str) -> tuple[int, int]:
     return width, height
 
 
-def load_gt(path: Path | None):
-    """The ground truth the verbs score against: ``--gt``, else the usual places (see `find_gt`)."""
-    from ..groundtruth import find_gt, load_ground_truth
+def locate_gt(path: Path | None) -> Path:
+    """The ground-truth file the verbs use: ``--gt``, else the default (see `find_gt`), whose
+    download on first use is announced on stderr with a progress bar."""
+    from ..groundtruth import find_gt
 
-    return load_ground_truth(find_gt(path))
+    with download_bar() as progress:
+        return find_gt(path, echo=say, progress=progress)
+
+
+def load_gt(path: Path | None):
+    """The ground truth the verbs score against: ``--gt``, else the default (see `locate_gt`)."""
+    from ..groundtruth import load_ground_truth
+
+    return load_ground_truth(locate_gt(path))
+
+
+@contextmanager
+def download_bar() -> Iterator[Callable[[int, int], None]]:
+    """A ``progress(done, total)`` for downloads: a bar on stderr, drawn from the first chunk on and
+    only when stderr is a terminal."""
+    from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
+
+    bar = Progress(BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
+                   console=err, transient=True, disable=not err.is_terminal)
+    task = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal task
+        if task is None:
+            bar.start()
+            task = bar.add_task("downloading", total=total)
+        bar.update(task, completed=done)
+
+    try:
+        yield progress
+    finally:
+        bar.stop()

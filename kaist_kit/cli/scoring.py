@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from ..diagnosis import DEFAULT_EXAMPLES, DEFAULT_FPPI, FOREGROUND_HEIGHT
+from ..diagnosis.params import DiagnosisParams
 from .app import app, out, say
 from .options import (
     DEFAULT_FPPI_TEXT,
@@ -31,16 +31,19 @@ from .options import (
     SeedOption,
     SettingsOption,
     SplitsOption,
-    TableOrJson,
-    TableOrJsonOption,
     fppi_range,
     iou_thresholds,
     load_gt,
+    locate_gt,
     method_names,
     metric_names,
     setting_names,
     split_names,
 )
+
+# The diagnosis' defaults, which the options of `diagnose` show.
+DIAGNOSIS = DiagnosisParams()
+DIAGNOSIS_PROTOCOL = ProtocolName(DIAGNOSIS.protocol)
 
 RESULTS_HELP = ("Result files: COCO result JSON (0-based image ids), leaderboard txt (image_id,x,y,w,h,score, "
                 "1-based), the devkit's aggregated txt, a per-image folder, or a .zip / .tar.gz of any of them.")
@@ -113,56 +116,70 @@ def diagnose_command(
         "--out", help="Folder for diagnosis.json, report.md, the figures and the drawn examples.")] = None,
     setting: Annotated[str, typer.Option(
         help="The setting the false positives, misses, oracles and examples are shown for (JSON has every "
-             "setting); the LAMR table covers all ten.")] = "reasonable",
+             "setting); the LAMR table covers all ten.")] = DIAGNOSIS.main_setting,
     split: SplitsOption = None,
-    protocol: ProtocolOption = ProtocolName.leaderboard,
-    resamples: ResamplesOption = DEFAULT_RESAMPLES,
-    seed: SeedOption = DEFAULT_SEED,
+    protocol: ProtocolOption = DIAGNOSIS_PROTOCOL,
+    resamples: ResamplesOption = DIAGNOSIS.resamples,
+    seed: SeedOption = DIAGNOSIS.seed,
     fppi: Annotated[float, typer.Option(
-        help="Operating point: the last detection of the curve whose FPPI does not exceed this.")] = DEFAULT_FPPI,
+        help="Operating point: the last detection of the curve whose FPPI does not exceed this.")] = DIAGNOSIS.fppi,
     score_threshold: Annotated[float | None, typer.Option(
-        help="Operating point at this score threshold instead of --fppi.")] = None,
+        help="Operating point at this score threshold instead of --fppi.")] = DIAGNOSIS.score_threshold,
     foreground_height: Annotated[float, typer.Option(
         help="Foreground: unoccluded pedestrians at least this tall (px); 115 is KAIST's 'near' (about 11 m).")]
-    = FOREGROUND_HEIGHT,
+    = DIAGNOSIS.foreground_height,
     images: Annotated[list[Path] | None, typer.Option(
         help="Folders of the visible/lwir pictures, to draw the worst examples (KAIST's images/ tree or flat "
              "setXX_VYYY_IZZZZZ_visible.png files). Default: images/ beside the ground truth.")] = None,
-    examples: Annotated[int, typer.Option(min=0, help="Worst examples per error type.")] = DEFAULT_EXAMPLES,
+    examples: Annotated[int, typer.Option(min=0, help="Worst examples per error type.")] = DIAGNOSIS.examples,
     name: Annotated[str | None, typer.Option(help="Method name. Default: the file name before '_result'.")]
     = None,
     devkit_shift: DevkitShiftOption = True,
-    format: TableOrJsonOption = TableOrJson.table,
+    format: FormatOption = OutputFormat.table,
+    matches: Annotated[Path | None, typer.Option(
+        "--matches", help="Also write every detection's outcome in every setting to this CSV file: TP, FP with "
+                          "its type, ignored, unscored, and the annotation matched.")] = None,
 ) -> None:
     """Why a detector misses: LAMR with intervals, false positives by type, misses, foreground c*, oracles."""
     import json
 
     from ..detections import load_detections, method_name
-    from ..diagnosis import diagnose
-    from ..diagnosis_report import print_tables, tables
-    from ..groundtruth import find_gt, load_ground_truth
+    from ..diagnosis import diagnose, write_report
+    from ..diagnosis.report import numbers_table, tables, to_markdown, write_matches
+    from ..groundtruth import load_ground_truth
+    from ..tables import print_tables
 
     setting_names([setting])
     _positive(fppi, "--fppi")
     if score_threshold is not None and not math.isfinite(score_threshold):
         raise typer.BadParameter("must be a finite number", param_hint="--score-threshold")
     _positive(foreground_height, "--foreground-height")
-    gt_path = find_gt(gt)
+    params = DiagnosisParams(protocol=protocol.value, splits=tuple(split_names(split)), main_setting=setting,
+                             resamples=resamples, seed=seed, fppi=fppi, score_threshold=score_threshold,
+                             foreground_height=foreground_height, examples=examples)
+    gt_path = locate_gt(gt)
     ground_truth = load_ground_truth(gt_path)
     dets = load_detections(result, ground_truth, devkit_shift=devkit_shift)
-    roots = images or [gt_path.parent / "images", gt_path.parent]
-    found = diagnose(ground_truth, dets, name or method_name(result), protocol.value,
-                     splits=split_names(split), main_setting=setting,
-                     resamples=resamples, seed=seed, fppi=fppi, score_threshold=score_threshold,
-                     foreground_height=foreground_height, images=roots if out_dir is not None else (),
-                     examples=examples, out_dir=out_dir)
-    if format is TableOrJson.json:
-        print(json.dumps(found.to_dict(), indent=1))
-    else:
-        print_tables(tables(found, detailed=False), out)
+    found = diagnose(ground_truth, dets, params, name or method_name(result))
+    written = None
     if out_dir is not None:
-        drawn = sum(1 for e in found.examples if e.picture)
-        say(f"diagnosis written to {out_dir}: diagnosis.json, report.md, 4 figures, {drawn} drawn examples")
+        roots = images or [gt_path.parent / "images", gt_path.parent]
+        written = write_report(found, ground_truth, dets, out_dir, roots)
+    if matches is not None:
+        write_matches(found, ground_truth, matches)
+    if format is OutputFormat.json:
+        print(json.dumps(found.to_dict(written.pictures if written else None), indent=1))
+    elif format is OutputFormat.csv:
+        sys.stdout.write(numbers_table(found).to_csv())
+    elif format is OutputFormat.markdown:
+        sys.stdout.write(to_markdown(found))
+    else:
+        print_tables(tables(found, detailed=False), out, light=True)
+    if written is not None:
+        say(f"diagnosis written to {out_dir}: diagnosis.json, report.md, 4 figures, "
+            f"{len(written.pictures)} drawn examples")
+    if matches is not None:
+        say(f"matches written to {matches}: {len(dets)} detections x {len(params.settings)} settings")
 
 
 @app.command("compare")
@@ -180,16 +197,16 @@ def compare_command(
     plot: PlotOption = None,
     name: NamesOption = None,
     devkit_shift: DevkitShiftOption = True,
-    format: TableOrJsonOption = TableOrJson.table,
+    format: FormatOption = OutputFormat.table,
 ) -> None:
     """Methods side by side with bootstrap intervals, and paired bootstrap tests of their differences."""
     import json
 
-    from ..comparison import compare, comparison_table
+    from ..comparison import compare, comparison_table, numbers_table, p_value_tables, tests_heading, to_markdown
     from ..detections import load_detections
-    from ..diagnosis_report import print_tables
     from ..evaluate import unique_method_names
     from ..plots import check_figure_path, plot_results
+    from ..tables import print_tables
 
     if len(results) < 2:
         raise typer.BadParameter("give at least two results to compare", param_hint="RESULTS")
@@ -202,13 +219,17 @@ def compare_command(
     ground_truth = load_gt(gt)
     methods = [(n, load_detections(path, ground_truth, devkit_shift=devkit_shift)) for n, path in zip(names, results)]
     found = compare(ground_truth, methods, protocol.value, settings, split_names(split), resamples, seed)
-    if format is TableOrJson.json:
+    if format is OutputFormat.json:
         print(json.dumps(found.to_dict(), indent=1))
+    elif format is OutputFormat.csv:
+        sys.stdout.write(numbers_table(found).to_csv())
+    elif format is OutputFormat.markdown:
+        sys.stdout.write(to_markdown(found))
     else:
-        print_tables([comparison_table(found)], out)
-        out.print("Paired bootstrap tests (two-sided p; see docs/diagnosis.md):", highlight=False)
+        print_tables([comparison_table(found)] + p_value_tables(found), out, light=True)
+        out.print(f"{tests_heading(found)}:", highlight=False, markup=False)
         for difference in found.differences:
-            out.print(f"  {difference.sentence()}", highlight=False, markup=False)
+            out.print(f"  {difference.sentence(found.adjusted)}", highlight=False, markup=False)
     if plot is not None:
         plot_results(found.results(), plot)
         say(f"figure written to {plot}")
