@@ -85,21 +85,26 @@ def _pairs(dets: np.ndarray, image: np.ndarray, boxes: np.ndarray, counts: np.nd
     offset = np.arange(len(det)) - np.repeat(np.cumsum(n) - n, n)
     g = first + offset
 
-    d_box = boxes[det]
-    g_box = gt_boxes[g]
+    positive, iou, iod = pair_overlaps(boxes[det], gt_boxes[g])
+    det, g = det[positive], g[positive]
+    keep = iod >= min_overlap
+    return Pairs(det[keep], g[keep], iou[keep], iod[keep])
+
+
+def pair_overlaps(d_box: np.ndarray, g_box: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For rows of detection and ground-truth boxes (x, y, w, h) taken in pairs: which intersect, and
+    for those, the intersection over union and over the detection's area, with the reference
+    evaluators' arithmetic (no +1 pixel)."""
     dx1, dy1, dw, dh = d_box.T
     gx1, gy1, gw, gh = g_box.T
     iw = np.minimum(dx1 + dw, gx1 + gw) - np.maximum(dx1, gx1)
     ih = np.minimum(dy1 + dh, gy1 + gh) - np.maximum(dy1, gy1)
     positive = (iw > 0) & (ih > 0)
-    det, g, iw, ih = det[positive], g[positive], iw[positive], ih[positive]
+    iw, ih = iw[positive], ih[positive]
     dw, dh, gw, gh = dw[positive], dh[positive], gw[positive], gh[positive]
     inter = iw * ih
     d_area = dw * dh
-    iou = inter / (d_area + gw * gh - inter)
-    iod = inter / d_area
-    keep = iod >= min_overlap
-    return Pairs(det[keep], g[keep], iou[keep], iod[keep])
+    return positive, inter / (d_area + gw * gh - inter), inter / d_area
 
 
 def in_border_margin(gt: GroundTruth, margin: float = BORDER_MARGIN) -> np.ndarray:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 
 from .evaluate import Result
-from .settings import LOWER_IS_BETTER, PRESETS, PROTOCOLS, SETTINGS, get_setting
+from .settings import LOWER_IS_BETTER, PRESETS, PROTOCOLS, SETTINGS, get_setting, lamr_variant, own_fppi_range
 from .tables import Table, percent
 
 METRIC_LABELS = {"lamr": "LAMR", "ap50": "AP50", "ap75": "AP75", "ap": "AP", "ar": "AR"}
@@ -108,17 +109,15 @@ def title(results: Sequence[Result]) -> str:
     settings = list(dict.fromkeys(r.setting for r in results))
     ious = list(dict.fromkeys(r.iou for r in results))
     metrics = list(dict.fromkeys(m for r in results for m in r.metrics))
-    at_iou = f" at IoU {ious[0]:g}" if len(ious) == 1 and ious[0] != DEFAULT_IOU else ""
-    fppi = _fppi_range(results)
-    over = f" over FPPI {fppi[0]:g} to {fppi[1]:g}" if fppi else ""
+    variant = lamr_variant(ious[0] if len(ious) == 1 else None, _fppi_range(results))
     if metrics == ["lamr"]:
-        parts = [f"Log-average miss rate{at_iou}{over} (%, lower is better)"]
+        parts = [f"Log-average miss rate{variant} (%, lower is better)"]
     else:
         lower = [METRIC_LABELS[m] for m in metrics if m in LOWER_IS_BETTER]
         higher = [METRIC_LABELS[m] for m in metrics if m not in LOWER_IS_BETTER]
         parts = []
         if lower:
-            parts.append(f"{', '.join(lower)}{at_iou}{over} (%, lower is better)")
+            parts.append(f"{', '.join(lower)}{variant} (%, lower is better)")
         parts.append(f"{', '.join(higher)} (%, higher is better)")
         parts = ["; ".join(parts)]
     if len(protocols) == 1:
@@ -139,8 +138,10 @@ def protocol_notes(results: Sequence[Result]) -> list[str]:
 def _fppi_range(results: Sequence[Result]) -> tuple[float, float] | None:
     """The reference FPPI range when it is not the protocols' own."""
     for r in results:
-        if r.protocol in PROTOCOLS and "lamr" in r.metrics and r.fppi_refs != PROTOCOLS[r.protocol].fppi_refs:
-            return r.fppi_refs[0], r.fppi_refs[-1]
+        if r.protocol in PROTOCOLS and "lamr" in r.metrics:
+            own = own_fppi_range(replace(PROTOCOLS[r.protocol], fppi_refs=r.fppi_refs))
+            if own:
+                return own
     return None
 
 

@@ -320,6 +320,23 @@ def with_fppi_range(proto: Protocol, fppi_range: tuple[float, float] = DEFAULT_F
     return replace(proto, fppi_refs=fppi_references(low, high))
 
 
+def own_fppi_range(proto: Protocol) -> tuple[float, float] | None:
+    """The reference FPPI range a protocol reads when it is not its own, else None."""
+    base = PROTOCOLS.get(proto.name)
+    if base is None or proto.fppi_refs == base.fppi_refs:
+        return None
+    return proto.fppi_refs[0], proto.fppi_refs[-1]
+
+
+def lamr_variant(iou: float | None, fppi_range: tuple[float, float] | None) -> str:
+    """' at IoU 0.75 over FPPI 0.0001 to 1': what sets a LAMR apart from the benchmark's (IoU 0.5 or
+    None, the protocol's own reference FPPI when None); '' for that one."""
+    text = f" at IoU {iou:g}" if iou is not None and iou != 0.5 else ""
+    if fppi_range is not None:
+        text += f" over FPPI {fppi_range[0]:g} to {fppi_range[1]:g}"
+    return text
+
+
 def parse_fppi_range(text: str) -> tuple[float, float]:
     """'1e-4:1' -> (0.0001, 1.0)."""
     low, sep, high = text.partition(":")

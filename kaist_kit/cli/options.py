@@ -123,6 +123,14 @@ def iou_thresholds(values: list[float] | None) -> list[float]:
     return list(dict.fromkeys(values or [DEFAULT_IOU]))
 
 
+def one_iou_threshold(values: list[float] | None) -> float:
+    """The IoU threshold of a verb that matches once (diagnose, compare): 0.5 unless given."""
+    thresholds = iou_thresholds(values)
+    if len(thresholds) > 1:
+        raise typer.BadParameter("give one threshold (`kaist-kit eval` takes several)", param_hint="--iou")
+    return thresholds[0]
+
+
 def metric_names(values: list[Metric] | None) -> list[str]:
     return list(dict.fromkeys(m.value for m in values)) if values else ["lamr"]
 

@@ -37,6 +37,7 @@ from .options import (
     locate_gt,
     method_names,
     metric_names,
+    one_iou_threshold,
     setting_names,
     split_names,
 )
@@ -116,9 +117,12 @@ def diagnose_command(
         "--out", help="Folder for diagnosis.json, report.md, the figures and the drawn examples.")] = None,
     setting: Annotated[str, typer.Option(
         help="The setting the false positives, misses, oracles and examples are shown for (JSON has every "
-             "setting); the LAMR table covers all ten.")] = DIAGNOSIS.main_setting,
+             "setting): a named one or a custom one as `eval --setting` takes it; the LAMR table covers the "
+             "ten and this one.")] = DIAGNOSIS.main_setting,
     split: SplitsOption = None,
     protocol: ProtocolOption = DIAGNOSIS_PROTOCOL,
+    iou: IousOption = None,
+    fppi_range_text: FppiRangeOption = DEFAULT_FPPI_TEXT,
     resamples: ResamplesOption = DIAGNOSIS.resamples,
     seed: SeedOption = DIAGNOSIS.seed,
     fppi: Annotated[float, typer.Option(
@@ -149,16 +153,20 @@ def diagnose_command(
     from ..groundtruth import load_ground_truth
     from ..tables import print_tables
 
-    setting_names([setting])
+    (setting,) = setting_names([setting])
+    threshold, fppi_limits = one_iou_threshold(iou), fppi_range(fppi_range_text)
     _positive(fppi, "--fppi")
     if score_threshold is not None and not math.isfinite(score_threshold):
         raise typer.BadParameter("must be a finite number", param_hint="--score-threshold")
     _positive(foreground_height, "--foreground-height")
     params = DiagnosisParams(protocol=protocol.value, splits=tuple(split_names(split)), main_setting=setting,
                              resamples=resamples, seed=seed, fppi=fppi, score_threshold=score_threshold,
-                             foreground_height=foreground_height, examples=examples)
+                             foreground_height=foreground_height, examples=examples, iou=threshold,
+                             fppi_range=fppi_limits)
     gt_path = locate_gt(gt)
     ground_truth = load_ground_truth(gt_path)
+    for name_of_split in params.splits:
+        ground_truth.split_mask(name_of_split)  # before the result is read
     dets = load_detections(result, ground_truth, devkit_shift=devkit_shift)
     found = diagnose(ground_truth, dets, params, name or method_name(result))
     written = None
@@ -188,10 +196,13 @@ def compare_command(
                                                   show_default=False)],
     gt: GroundTruthOption = None,
     setting: Annotated[list[str] | None, typer.Option(
-        help="Setting; repeatable. Default: the protocol's own (leaderboard: reasonable, reasonable-small, "
-             "reasonable-heavy, all-pedestrians; matlab: reasonable and the devkit's six).")] = None,
+        help="Setting, named or custom as `eval --setting` takes it; repeatable. Default: the protocol's own "
+             "(leaderboard: reasonable, reasonable-small, reasonable-heavy, all-pedestrians; matlab: reasonable "
+             "and the devkit's six).")] = None,
     split: SplitsOption = None,
     protocol: ProtocolOption = ProtocolName.leaderboard,
+    iou: IousOption = None,
+    fppi_range_text: FppiRangeOption = DEFAULT_FPPI_TEXT,
     resamples: ResamplesOption = DEFAULT_RESAMPLES,
     seed: SeedOption = DEFAULT_SEED,
     plot: PlotOption = None,
@@ -206,6 +217,7 @@ def compare_command(
     from ..detections import load_detections
     from ..evaluate import unique_method_names
     from ..plots import check_figure_path, plot_results
+    from ..settings import get_protocol, with_fppi_range
     from ..tables import print_tables
 
     if len(results) < 2:
@@ -214,11 +226,16 @@ def compare_command(
     if len(set(names)) < len(names):
         raise typer.BadParameter("two results have the same name; name them with --name", param_hint="--name")
     settings = setting_names(setting) if setting else None
+    threshold = one_iou_threshold(iou)
+    proto = with_fppi_range(get_protocol(protocol.value), fppi_range(fppi_range_text))
+    splits = split_names(split)
     if plot is not None:
         check_figure_path(plot)
     ground_truth = load_gt(gt)
+    for name_of_split in splits:
+        ground_truth.split_mask(name_of_split)  # before any result is read
     methods = [(n, load_detections(path, ground_truth, devkit_shift=devkit_shift)) for n, path in zip(names, results)]
-    found = compare(ground_truth, methods, protocol.value, settings, split_names(split), resamples, seed)
+    found = compare(ground_truth, methods, proto, settings, splits, resamples, seed, iou=threshold)
     if format is OutputFormat.json:
         print(json.dumps(found.to_dict(), indent=1))
     elif format is OutputFormat.csv:
