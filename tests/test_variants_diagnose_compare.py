@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import det, frames, make_dets, make_gt, person
 from plain_diagnosis import plain_error_types
-from test_diagnosis import error_case, run_cli, small_files  # noqa: F401  (a fixture)
+from test_diagnosis import error_case, error_types_by_record, run_cli, small_files  # noqa: F401  (a fixture)
 
 from kaist_kit.comparison import compare
 from kaist_kit.diagnosis import FP_TYPES, DiagnosisParams, diagnose, type_false_positives
@@ -41,12 +41,7 @@ def test_error_types_at_the_matchings_threshold_match_plain_loops(iou):
             types = type_false_positives(evaluation, pairs, get_protocol(protocol))
             for row, setting in enumerate(["reasonable", "all-pedestrians", SQUARE]):
                 want = plain_error_types(images, annotations, records, setting, protocol, iou)
-                got = {}
-                for position in np.flatnonzero(types.kind[row] >= 0):
-                    target = types.target[row, position]
-                    got[int(evaluation.file_index[position])] = (
-                        FP_TYPES[types.kind[row, position]], int(gt.ann_ids[target]) if target >= 0 else None)
-                assert got == want, (iou, protocol, setting)
+                assert error_types_by_record(evaluation, types, row) == want, (iou, protocol, setting)
                 for name, _ in want.values():
                     seen[name] += 1
     assert min(seen.values()) > 0, seen
