@@ -24,7 +24,17 @@ from .bootstrap import (
 from .detections import Detections
 from .evaluate import Evaluation, Result, warn_leaderboard_input
 from .groundtruth import GroundTruth
-from .settings import LEADERBOARD_SETTINGS, MATLAB_SETTINGS, SPLITS, get_protocol, get_setting
+from .matching import MATCH_THRESHOLD
+from .settings import (
+    LEADERBOARD_SETTINGS,
+    MATLAB_SETTINGS,
+    SPLITS,
+    Protocol,
+    get_protocol,
+    get_setting,
+    lamr_variant,
+    own_fppi_range,
+)
 from .tables import Table, flatten, markdown_sections, with_interval
 
 
@@ -87,6 +97,8 @@ class Comparison:
     level: float
     scores: dict[tuple[str, str, str], Scored]  # (method, setting, split)
     differences: list[Difference]
+    iou: float = MATCH_THRESHOLD  # the matching threshold
+    fppi_range: tuple[float, float] | None = None  # the reference FPPI range when not the protocol's own
 
     @property
     def adjusted(self) -> bool:
@@ -102,8 +114,11 @@ class Comparison:
                      "test": "paired, two-sided"}
         if self.adjusted:
             bootstrap["adjustment"] = "Holm-Bonferroni over the pairs of each setting and split"
+        fppi = {} if self.fppi_range is None else {"fppi_range": list(self.fppi_range)}
         return {
             "protocol": self.protocol,
+            "iou": self.iou,
+            **fppi,
             "bootstrap": bootstrap,
             "methods": {m: {s: {split: {"lamr": self.scores[(m, s, split)].result.lamr,
                                         "interval": list(self.scores[(m, s, split)].interval)}
@@ -112,21 +127,21 @@ class Comparison:
         }
 
 
-def compare(gt: GroundTruth, methods: Sequence[tuple[str, Detections]], protocol: str = "leaderboard",
+def compare(gt: GroundTruth, methods: Sequence[tuple[str, Detections]], protocol: str | Protocol = "leaderboard",
             settings: Iterable[str] | None = None, splits: Iterable[str] = SPLITS,
-            resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, level: float = LEVEL) -> Comparison:
-    """Score each method with an interval per setting and split, and test every pair of methods."""
+            resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, level: float = LEVEL,
+            iou: float = MATCH_THRESHOLD) -> Comparison:
+    """Score each method with an interval per setting and split, and test every pair of methods;
+    matched at ``iou``, read at the reference FPPI of ``protocol`` (a Protocol for another range)."""
     proto = get_protocol(protocol)
-    settings = list(dict.fromkeys(settings or default_settings(proto.name)))
-    for name in settings:
-        get_setting(name)
+    settings = list(dict.fromkeys(get_setting(name).name for name in settings or default_settings(proto.name)))
     splits = list(dict.fromkeys(splits))
     names = [name for name, _ in methods]
     if len(set(names)) < len(names):
         raise ValueError("method names must differ")
     evaluations = []
     for name, dets in methods:
-        evaluation = Evaluation(gt, dets, settings, name)
+        evaluation = Evaluation(gt, dets, settings, name, iou)
         if proto.name == "leaderboard":
             warn_leaderboard_input(evaluation, dets)
         evaluations.append(evaluation)
@@ -152,7 +167,8 @@ def compare(gt: GroundTruth, methods: Sequence[tuple[str, Detections]], protocol
             keys = [key for key in tests if key[2:] == (setting, split)]
             adjusted.update(zip(keys, holm([tests[key].p_value for key in keys])))
     differences = [Difference(*key, test, adjusted[key]) for key, test in tests.items()]
-    return Comparison(names, proto.name, settings, splits, resamples, seed, level, scores, differences)
+    return Comparison(names, proto.name, settings, splits, resamples, seed, level, scores, differences, iou,
+                      own_fppi_range(proto))
 
 
 def comparison_table(comparison: Comparison) -> Table:
@@ -170,7 +186,8 @@ def comparison_table(comparison: Comparison) -> Table:
                 t = tests[(setting, split)]
                 row.append(f"{t.p_value:.3g}")
             rows.append(row)
-    return Table(f"LAMR (%), {c.protocol} protocol, with {100 * c.level:g} % intervals", headers, rows,
+    return Table(f"LAMR (%){lamr_variant(c.iou, c.fppi_range)}, {c.protocol} protocol, with {100 * c.level:g} % "
+                 "intervals", headers, rows,
                  f"Percentile intervals from {c.resamples} image-level bootstrap resamples (seed {c.seed}); "
                  "every method is resampled on the same images" + (", and p tests their difference on them "
                  "(paired bootstrap, two-sided)." if pair else "."))

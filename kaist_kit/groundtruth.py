@@ -13,8 +13,8 @@ import numpy as np
 from .download import DownloadFailed, Progress, download_verified
 from .errors import InputError
 from .files import atomic_path, decode_text, json_line, parse_json, read_bytes
-from .frames import find_frame, period_of
-from .settings import KAIST_FRAME_SIZE
+from .frames import find_frame, period_of, scene_of, set_of
+from .settings import KAIST_FRAME_SIZE, parse_split
 
 # The leaderboard's test-all-20 ground truth, identified by content as the leaderboard does.
 LEADERBOARD_GT_MD5 = "6cc457f0beeea4fff5392078354e0a51"
@@ -156,21 +156,46 @@ class GroundTruth:
         return f"{name}{tag}: {self.n_images} images, {len(self.ann_ids)} boxes"
 
     def split_mask(self, split: str | list | tuple | np.ndarray) -> np.ndarray:
-        """Boolean mask over images for 'all', 'day', 'night' or a list of image names or ids."""
+        """Boolean mask over images for a named split, a list of image names or ids, or a mask itself.
+
+        Named splits: 'all', 'day', 'night'; a scene ('campus', 'road', 'downtown'), alone or with a
+        period ('campus-day'); a set ('set06'). Scenes and sets are read from the image names.
+        """
+        if isinstance(split, np.ndarray) and split.dtype == bool:
+            if split.shape != (self.n_images,):
+                raise ValueError(f"an image mask must have {self.n_images} entries, not {split.shape}")
+            return split
         if isinstance(split, str):
-            if split == "all":
-                return np.ones(self.n_images, bool)
-            if split in ("day", "night"):
-                periods = np.array(self.image_periods)
-                if not np.all(np.isin(periods, ["day", "night"])):
-                    raise InputError(
-                        f"cannot form the {split} split: some images are neither day nor night "
-                        "(no set number in im_name and no 'period' field)", self.path)
-                return periods == split
-            raise ValueError(f"unknown split {split!r}; use all, day, night or a list of images")
+            scene, period, set_number = parse_split(split)
+            if not scene and set_number is None:
+                return self._period_mask(period) if period else np.ones(self.n_images, bool)
+            return self._scene_or_set_mask(split, scene, period, set_number)
         mask = np.zeros(self.n_images, bool)
         for item in split:
             mask[self.image_index(item)] = True
+        return mask
+
+    def _period_mask(self, split: str) -> np.ndarray:
+        periods = np.array(self.image_periods)
+        if not np.all(np.isin(periods, ["day", "night"])):
+            raise InputError(
+                f"cannot form the {split} split: some images are neither day nor night "
+                "(no set number in im_name and no 'period' field)", self.path)
+        return periods == split
+
+    def _scene_or_set_mask(self, split: str, scene: str, period: str, set_number: int | None) -> np.ndarray:
+        sets = np.array([-1 if (n := set_of(name)) is None else n for name in self.image_names])
+        if np.any(sets < 0):
+            raise InputError(f"cannot form the {split} split: some images have no set number in their name "
+                             "(setXX/VYYY/IZZZZZ)", self.path)
+        if set_number is not None:
+            mask = sets == set_number
+        else:
+            mask = np.array([scene_of(n) == scene for n in sets], bool)
+            if period:
+                mask &= self._period_mask(period)
+        if not mask.any():
+            raise InputError(f"the {split} split holds no image of this ground truth", self.path)
         return mask
 
     def image_index(self, item: int | str) -> int:

@@ -13,6 +13,7 @@ from .evaluate import Result
 from .files import atomic_path
 
 FIGURE_TYPES = (".png", ".pdf", ".svg")
+LINE_STYLES = ("-", "--", ":", "-.")
 MISS_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.64, 0.8, 1.0)
 
 
@@ -60,20 +61,22 @@ def draw_mr_fppi(ax, results: Sequence[Result], title: str = "", colours: dict[s
     """One panel: a curve per result, coloured by ``colours`` (method -> colour; default: in the order
     given), the legend ordered by LAMR as in the benchmark's figures."""
     colours = colours or series_colours(r.method for r in results)
+    # A method keeps its colour at every IoU threshold; the thresholds differ by line style.
+    styles = {iou: LINE_STYLES[k % len(LINE_STYLES)] for k, iou in enumerate(dict.fromkeys(r.iou for r in results))}
     for r in sorted(results, key=lambda r: r.lamr):
         fppi, miss = r.curve.fppi, r.curve.miss_rate
         keep = (fppi > 0) & np.isfinite(miss)
-        label = f"{100 * r.lamr:.2f}% {r.method}"
+        label = f"{100 * r.lamr:.2f}% {r.method}" + (f", IoU {r.iou:g}" if r.iou != 0.5 else "")
+        style = {"color": colours[r.method], "linestyle": styles[r.iou]}
         if keep.any():
-            ax.plot(fppi[keep], np.maximum(miss[keep], 1e-4), drawstyle="steps-post", lw=1.6, label=label,
-                    color=colours[r.method])
+            ax.plot(fppi[keep], np.maximum(miss[keep], 1e-4), drawstyle="steps-post", lw=1.6, label=label, **style)
         else:
-            ax.plot([], [], label=label, color=colours[r.method])
+            ax.plot([], [], label=label, **style)
         for ref in (r.fppi_refs[0], r.fppi_refs[-1]):
             ax.axvline(ref, color="0.85", lw=0.8, zorder=0)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlim(1e-3, 1e1)
+    ax.set_xlim(min([1e-3] + [r.fppi_refs[0] for r in results]), 1e1)  # MR-4 reads from 1e-4
     lowest = min((m for r in results for m in r.miss_rates if m > 0), default=MISS_TICKS[0])
     ax.set_ylim(max(1e-4, min(MISS_TICKS[0], lowest)), 1)
     ax.set_yticks(MISS_TICKS)

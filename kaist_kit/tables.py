@@ -81,7 +81,8 @@ class Table:
         for k in range(n_columns):
             table.add_column(self.headers[k] if self.headers else "",
                              justify="left" if k < self.label_columns else "right",
-                             style="bold" if not self.headers and k == 0 else None)
+                             style="bold" if not self.headers and k == 0 else None,
+                             overflow="fold" if k < self.label_columns else "ellipsis")  # names stay whole
         for row in self.rows:
             table.add_row(*row)
         return table

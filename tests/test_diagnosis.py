@@ -84,6 +84,16 @@ def quiet_diagnose(gt, dets, method="", **params):
 # False-positive types
 
 
+def error_types_by_record(evaluation, types, row):
+    """{record index: (type, ann_id of its pedestrian or None)} of the kit's typing, as plain_error_types."""
+    got = {}
+    for position in np.flatnonzero(types.kind[row] >= 0):
+        target = types.target[row, position]
+        got[int(evaluation.file_index[position])] = (
+            FP_TYPES[types.kind[row, position]], int(evaluation.gt.ann_ids[target]) if target >= 0 else None)
+    return got
+
+
 @pytest.mark.parametrize("seed", range(2))
 def test_error_types_match_plain_loops(seed):
     rng = np.random.default_rng(500 + seed)
@@ -97,12 +107,7 @@ def test_error_types_match_plain_loops(seed):
             types = type_false_positives(evaluation, pairs, get_protocol(protocol))
             for row, setting in enumerate(evaluation.settings):
                 want = plain_error_types(images, annotations, records, setting, protocol)
-                got = {}
-                for position in np.flatnonzero(types.kind[row] >= 0):
-                    target = types.target[row, position]
-                    got[int(evaluation.file_index[position])] = (
-                        FP_TYPES[types.kind[row, position]], int(gt.ann_ids[target]) if target >= 0 else None)
-                assert got == want, (seed, protocol, setting)
+                assert error_types_by_record(evaluation, types, row) == want, (seed, protocol, setting)
                 for name, _ in want.values():
                     seen[name] += 1
                 seen["id 0"] += sum(1 for k, v in want.items() if v[1] == 0 and v[0] == "duplicate")

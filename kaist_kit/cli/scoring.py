@@ -13,10 +13,14 @@ from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..diagnosis.params import DiagnosisParams
 from .app import app, out, say
 from .options import (
+    DEFAULT_FPPI_TEXT,
     DEFAULT_PROTOCOLS,
     DevkitShiftOption,
     FormatOption,
+    FppiRangeOption,
     GroundTruthOption,
+    IousOption,
+    MetricsOption,
     NamesOption,
     OutputFormat,
     PlotOption,
@@ -27,9 +31,13 @@ from .options import (
     SeedOption,
     SettingsOption,
     SplitsOption,
+    fppi_range,
+    iou_thresholds,
     load_gt,
     locate_gt,
     method_names,
+    metric_names,
+    one_iou_threshold,
     setting_names,
     split_names,
 )
@@ -51,13 +59,17 @@ def eval_command(
         help="A list file of image names or ids to score as an extra split; repeatable.")] = None,
     setting: SettingsOption = None,
     protocol: ProtocolsOption = DEFAULT_PROTOCOLS,
+    iou: IousOption = None,
+    metric: MetricsOption = None,
+    fppi_range_text: FppiRangeOption = DEFAULT_FPPI_TEXT,
     format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
     name: NamesOption = None,
     devkit_shift: DevkitShiftOption = True,
     curves: Annotated[bool, typer.Option(help="With --format json, include the full curves.")] = False,
 ) -> None:
-    """Score results with the log-average miss rate, exactly as the leaderboard or the devkit."""
+    """Score results with the log-average miss rate, AP and AR, exactly as the leaderboard, the devkit or
+    the 2024 challenge."""
     from .. import report
     from ..evaluate import evaluate_files
     from ..imagesets import list_name, read_image_list
@@ -65,16 +77,17 @@ def eval_command(
 
     names = method_names(name, results)
     settings = setting_names(setting)
+    ious, metrics, fppi = iou_thresholds(iou), metric_names(metric), fppi_range(fppi_range_text)
     if plot is not None:
         check_figure_path(plot)
     splits: list = split_names(split) if split or not images else []
     for list_path in images or []:
         splits.append((list_name(list_path), read_image_list(list_path)))
     ground_truth = load_gt(gt)
-    for _, selection in (s for s in splits if not isinstance(s, str)):
-        ground_truth.split_mask(selection)  # reject unknown images before any work
+    for split_spec in splits:
+        ground_truth.split_mask(split_spec if isinstance(split_spec, str) else split_spec[1])  # before any work
     found = evaluate_files(results, ground_truth, settings, splits, [p.value for p in protocol],
-                           names=names, devkit_shift=devkit_shift)
+                           names=names, devkit_shift=devkit_shift, ious=ious, metrics=metrics, fppi_range=fppi)
 
     if format is OutputFormat.json:
         print(report.to_json(found, with_curve=curves))
@@ -83,7 +96,8 @@ def eval_command(
     elif format is OutputFormat.markdown:
         sys.stdout.write(report.to_markdown(found))
     else:
-        caption = "\n".join([f"ground truth: {ground_truth.describe()}"] + report.protocol_notes(found))
+        caption = "\n".join([f"ground truth: {ground_truth.describe()}"] + report.protocol_notes(found)
+                            + report.variant_notes(found))
         report.print_table(found, out, caption)
     if plot is not None:
         plot_results(found, plot)
@@ -103,9 +117,12 @@ def diagnose_command(
         "--out", help="Folder for diagnosis.json, report.md, the figures and the drawn examples.")] = None,
     setting: Annotated[str, typer.Option(
         help="The setting the false positives, misses, oracles and examples are shown for (JSON has every "
-             "setting); the LAMR table covers all ten.")] = DIAGNOSIS.main_setting,
+             "setting): a named one or a custom one as `eval --setting` takes it; the LAMR table covers the "
+             "ten and this one.")] = DIAGNOSIS.main_setting,
     split: SplitsOption = None,
     protocol: ProtocolOption = DIAGNOSIS_PROTOCOL,
+    iou: IousOption = None,
+    fppi_range_text: FppiRangeOption = DEFAULT_FPPI_TEXT,
     resamples: ResamplesOption = DIAGNOSIS.resamples,
     seed: SeedOption = DIAGNOSIS.seed,
     fppi: Annotated[float, typer.Option(
@@ -136,16 +153,20 @@ def diagnose_command(
     from ..groundtruth import load_ground_truth
     from ..tables import print_tables
 
-    setting_names([setting])
+    (setting,) = setting_names([setting])
+    threshold, fppi_limits = one_iou_threshold(iou), fppi_range(fppi_range_text)
     _positive(fppi, "--fppi")
     if score_threshold is not None and not math.isfinite(score_threshold):
         raise typer.BadParameter("must be a finite number", param_hint="--score-threshold")
     _positive(foreground_height, "--foreground-height")
     params = DiagnosisParams(protocol=protocol.value, splits=tuple(split_names(split)), main_setting=setting,
                              resamples=resamples, seed=seed, fppi=fppi, score_threshold=score_threshold,
-                             foreground_height=foreground_height, examples=examples)
+                             foreground_height=foreground_height, examples=examples, iou=threshold,
+                             fppi_range=fppi_limits)
     gt_path = locate_gt(gt)
     ground_truth = load_ground_truth(gt_path)
+    for name_of_split in params.splits:
+        ground_truth.split_mask(name_of_split)  # before the result is read
     dets = load_detections(result, ground_truth, devkit_shift=devkit_shift)
     found = diagnose(ground_truth, dets, params, name or method_name(result))
     written = None
@@ -175,10 +196,13 @@ def compare_command(
                                                   show_default=False)],
     gt: GroundTruthOption = None,
     setting: Annotated[list[str] | None, typer.Option(
-        help="Setting; repeatable. Default: the protocol's own (leaderboard: reasonable, reasonable-small, "
-             "reasonable-heavy, all-pedestrians; matlab: reasonable and the devkit's six).")] = None,
+        help="Setting, named or custom as `eval --setting` takes it; repeatable. Default: the protocol's own "
+             "(leaderboard: reasonable, reasonable-small, reasonable-heavy, all-pedestrians; matlab: reasonable "
+             "and the devkit's six).")] = None,
     split: SplitsOption = None,
     protocol: ProtocolOption = ProtocolName.leaderboard,
+    iou: IousOption = None,
+    fppi_range_text: FppiRangeOption = DEFAULT_FPPI_TEXT,
     resamples: ResamplesOption = DEFAULT_RESAMPLES,
     seed: SeedOption = DEFAULT_SEED,
     plot: PlotOption = None,
@@ -193,6 +217,7 @@ def compare_command(
     from ..detections import load_detections
     from ..evaluate import unique_method_names
     from ..plots import check_figure_path, plot_results
+    from ..settings import get_protocol, with_fppi_range
     from ..tables import print_tables
 
     if len(results) < 2:
@@ -201,11 +226,16 @@ def compare_command(
     if len(set(names)) < len(names):
         raise typer.BadParameter("two results have the same name; name them with --name", param_hint="--name")
     settings = setting_names(setting) if setting else None
+    threshold = one_iou_threshold(iou)
+    proto = with_fppi_range(get_protocol(protocol.value), fppi_range(fppi_range_text))
+    splits = split_names(split)
     if plot is not None:
         check_figure_path(plot)
     ground_truth = load_gt(gt)
+    for name_of_split in splits:
+        ground_truth.split_mask(name_of_split)  # before any result is read
     methods = [(n, load_detections(path, ground_truth, devkit_shift=devkit_shift)) for n, path in zip(names, results)]
-    found = compare(ground_truth, methods, protocol.value, settings, split_names(split), resamples, seed)
+    found = compare(ground_truth, methods, proto, settings, splits, resamples, seed, iou=threshold)
     if format is OutputFormat.json:
         print(json.dumps(found.to_dict(), indent=1))
     elif format is OutputFormat.csv:

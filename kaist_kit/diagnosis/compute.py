@@ -18,8 +18,8 @@ from ..bootstrap import Resampled, bootstrap_intervals
 from ..detections import Detections, method_name
 from ..evaluate import CurveTerms, Evaluation, Result, score_curve, warn_leaderboard_input
 from ..groundtruth import GroundTruth
-from ..matching import IGNORED, MATCH_THRESHOLD, Pairs, greedy_match, ignore_masks, overlaps_by_image
-from ..settings import Protocol, Setting, get_protocol
+from ..matching import IGNORED, Pairs, greedy_match, ignore_masks, overlaps_by_image, pair_overlaps, squarified
+from ..settings import Protocol, Setting
 from .categories import Categories, MissCount, miss_counts
 from .error_types import (
     FP_TYPES,
@@ -251,6 +251,8 @@ class Diagnosis:
         return {
             "method": self.method,
             "protocol": p.protocol,
+            "iou": p.iou,
+            "fppi_refs": list(p.scoring_protocol.fppi_refs),
             "ground_truth": self.ground_truth,
             "main_setting": p.main_setting,
             "bootstrap": {"resamples": p.resamples, "seed": p.seed, "level": p.level, "interval": "percentile"},
@@ -270,12 +272,12 @@ def diagnose(gt: GroundTruth, dets: Detections, params: DiagnosisParams | None =
     false positives by type, misses by category, filtered and oracle LAMRs; the foreground operating
     point per split; the worst examples; every detection's outcome. Reads and writes nothing."""
     params = params or DiagnosisParams()
-    proto = get_protocol(params.protocol)
+    proto = params.scoring_protocol
     settings, splits, main_setting = list(params.settings), list(params.splits), params.main_setting
-    evaluation = Evaluation(gt, dets, settings, method)
+    evaluation = Evaluation(gt, dets, settings, method, params.iou)
     if proto.name == "leaderboard":
         warn_leaderboard_input(evaluation, dets)
-    pairs = overlaps_by_image(evaluation.image, evaluation.boxes, gt, min_overlap=0.0)
+    pairs = intersecting_pairs(evaluation)
     types = type_false_positives(evaluation, pairs, proto)
     categories = Categories.of(gt)
 
@@ -286,10 +288,8 @@ def diagnose(gt: GroundTruth, dets: Detections, params: DiagnosisParams | None =
              for split in splits for setting in settings}
 
     # The foreground and every person box: two matchings of their own, from the same overlaps.
-    strong = pairs.iod >= MATCH_THRESHOLD
-    pairs05 = Pairs(pairs.det[strong], pairs.gt[strong], pairs.iou[strong], pairs.iod[strong])
     extra_ignored = np.vstack([ignore_masks(gt, [foreground_setting(params.foreground_height)]), gt.ignore[None]])
-    extra = greedy_match(evaluation.image, pairs05, extra_ignored)
+    extra = greedy_match(evaluation.image, pairs.at_least(evaluation.iou), extra_ignored, evaluation.iou)
     foreground, persons = {}, {}
     main_row = evaluation.setting_row[main_setting]
     for split in splits:
@@ -305,6 +305,27 @@ def diagnose(gt: GroundTruth, dets: Detections, params: DiagnosisParams | None =
     worst = worst_examples(evaluation, types, views[(main_setting, splits[0])], params.examples)
     return Diagnosis(method or (method_name(dets.source) if dets.source else ""), params, views, foreground,
                      persons, worst, detection_outcomes(evaluation, types, proto), gt.describe())
+
+
+def intersecting_pairs(evaluation: Evaluation) -> Pairs:
+    """Every detection / ground-truth pair that intersects, with the overlaps of the boxes as annotated;
+    where a setting squarifies pedestrians, also the pairs that intersect only a squarified box."""
+    gt = evaluation.gt
+    pairs = overlaps_by_image(evaluation.image, evaluation.boxes, gt, min_overlap=0.0)
+    ratios = {s.squarify for s in evaluation.setting_objects} - {None}
+    if not ratios:
+        return pairs
+    n_gt = len(gt.ann_ids)
+    keys = [pairs.det * n_gt + pairs.gt]
+    for ratio in ratios:
+        more = overlaps_by_image(evaluation.image, evaluation.boxes, gt, 0.0, squarified(gt.boxes, ratio))
+        keys.append(more.det * n_gt + more.gt)
+    keys = np.unique(np.concatenate(keys))
+    det, g = keys // n_gt, keys % n_gt
+    positive, iou_positive, iod_positive = pair_overlaps(evaluation.boxes[det], gt.boxes[g])
+    iou, iod = np.zeros(len(keys)), np.zeros(len(keys))
+    iou[positive], iod[positive] = iou_positive, iod_positive
+    return Pairs(det, g, iou, iod)
 
 
 def _view(evaluation: Evaluation, setting: str, split: str, proto: Protocol, types: ErrorTypes,

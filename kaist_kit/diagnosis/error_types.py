@@ -17,12 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..evaluate import CurveTerms, Evaluation, Result, log_average, score_curve
-from ..matching import FALSE_POSITIVE, MATCH_THRESHOLD, TRUE_POSITIVE, Pairs
+from ..matching import FALSE_POSITIVE, TRUE_POSITIVE, Pairs, pair_overlaps, squarified
 from ..settings import Protocol
 from .categories import HEIGHT_BINS, Categories
 
 NOT_FALSE_POSITIVE = -1
-DUPLICATE_IOU = MATCH_THRESHOLD
 SCALE_CENTRE = 0.2  # centre offset, as a fraction of the pedestrian's width (x) and height (y)
 LOCALIZATION_IOU = 0.25
 
@@ -37,12 +36,24 @@ class PairFacts:
     counted: np.ndarray  # (S, P) the box counts in the setting
     det_box: np.ndarray  # (P, 4) x, y, w, h
     gt_box: np.ndarray  # (P, 4)
+    matching_iou: np.ndarray  # (S, P) the IoU the setting matches with (of a squarified box, where it squarifies)
+    threshold: float  # the IoU a match takes
 
     @classmethod
     def of(cls, evaluation: Evaluation, pairs: Pairs) -> PairFacts:
         gt = evaluation.gt
-        return cls(pairs, ~gt.ignore[pairs.gt], ~evaluation.ignored[:, pairs.gt], evaluation.boxes[pairs.det],
-                   gt.boxes[pairs.gt])
+        det_box, gt_box = evaluation.boxes[pairs.det], gt.boxes[pairs.gt]
+        matching_iou = np.broadcast_to(pairs.iou, (len(evaluation.settings), len(pairs.det)))
+        ratios = [s.squarify for s in evaluation.setting_objects]
+        if any(r is not None for r in ratios):
+            matching_iou = matching_iou.copy()
+            for row, ratio in enumerate(ratios):
+                if ratio is not None:
+                    positive, iou, _ = pair_overlaps(det_box, squarified(gt_box, ratio))
+                    matching_iou[row] = 0.0
+                    matching_iou[row, positive] = iou
+        return cls(pairs, ~gt.ignore[pairs.gt], ~evaluation.ignored[:, pairs.gt], det_box, gt_box, matching_iou,
+                   evaluation.iou)
 
 
 @dataclass(frozen=True)
@@ -86,10 +97,10 @@ class FalsePositiveType:
 
 
 def _duplicate(facts: PairFacts) -> np.ndarray:
-    # A false positive on a counted pedestrian at IoU >= 0.5 found it taken by a detection before it
-    # (else the matching would have given it that pedestrian), or it is the leaderboard's match to
-    # annotation id 0, which that evaluator reads as no match.
-    return facts.counted & (facts.pairs.iou >= DUPLICATE_IOU)
+    # A false positive on a counted pedestrian at the matching's IoU (0.5 unless asked) found it taken
+    # by a detection before it (else the matching would have given it that pedestrian), or it is the
+    # leaderboard's match to annotation id 0, which that evaluator reads as no match.
+    return facts.counted & (facts.matching_iou >= facts.threshold)
 
 
 def _scale(facts: PairFacts) -> np.ndarray:

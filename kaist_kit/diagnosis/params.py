@@ -6,7 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, LEVEL
-from ..settings import SETTINGS, SPLITS, get_protocol, get_setting
+from ..matching import MATCH_THRESHOLD
+from ..settings import DEFAULT_FPPI_RANGE, SETTINGS, SPLITS, Protocol, get_protocol, get_setting, with_fppi_range
 
 # Hwang et al. (CVPR 2015) call pedestrians of 115 pixels or taller "near": within about 11 m of
 # the vehicle with KAIST's cameras. Unoccluded ones of that size are the foreground a driver
@@ -24,6 +25,8 @@ class DiagnosisParams:
     positives, misses, oracles and examples tables show it. The operating point is the prefix of the
     curve scoring at least ``score_threshold`` when it is given, else up to the last detection whose
     FPPI does not exceed ``fppi``. ``examples`` is the number of worst examples per error type.
+    Everything is matched at ``iou`` (a duplicate is a false positive on a taken pedestrian at that
+    IoU), and LAMRs read the curve over ``fppi_range`` (see `settings.with_fppi_range`).
     """
 
     protocol: str = "leaderboard"
@@ -37,17 +40,27 @@ class DiagnosisParams:
     score_threshold: float | None = None
     foreground_height: float = FOREGROUND_HEIGHT
     examples: int = DEFAULT_EXAMPLES
+    iou: float = MATCH_THRESHOLD
+    fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE
 
     def __post_init__(self) -> None:
-        get_protocol(self.protocol)
-        settings = _unique([self.main_setting, *self.settings])
-        for name in settings:
-            get_setting(name)
+        with_fppi_range(get_protocol(self.protocol), self.fppi_range)
+        # Custom settings go by the name that spells out their parameters.
+        main_setting = get_setting(self.main_setting).name
+        settings = _unique([main_setting, *(get_setting(name).name for name in self.settings)])
         if self.resamples < 1:
             raise ValueError("resamples must be at least 1")
+        if not 0 < self.iou < 1:
+            raise ValueError(f"IoU threshold {self.iou!r} must lie between 0 and 1")
         # Frozen: the normalised forms are set once, here.
+        object.__setattr__(self, "main_setting", main_setting)
         object.__setattr__(self, "settings", settings)
         object.__setattr__(self, "splits", _unique(self.splits))
+
+    @property
+    def scoring_protocol(self) -> Protocol:
+        """The protocol, reading its curves over ``fppi_range``."""
+        return with_fppi_range(get_protocol(self.protocol), self.fppi_range)
 
     @property
     def operating_rule(self) -> dict:

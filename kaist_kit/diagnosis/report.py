@@ -14,6 +14,7 @@ from ..detections import Detections
 from ..errors import InputError
 from ..files import write_json_atomic, write_text_atomic
 from ..groundtruth import GroundTruth
+from ..settings import lamr_variant, own_fppi_range
 from ..show import find_pictures
 from ..tables import Table, flatten, markdown_sections, percent, with_interval
 from .compute import OUTCOMES, Diagnosis
@@ -41,7 +42,8 @@ def tables(diagnosis: Diagnosis, detailed: bool = True) -> list[Table]:
     splits = list(p.splits)
     level = f"{100 * p.level:g} %"
     out = [Table(
-        f"LAMR (%) of {d.method}, {p.protocol} protocol, with {level} intervals",
+        f"LAMR (%){lamr_variant(p.iou, own_fppi_range(p.scoring_protocol))} of {d.method}, {p.protocol} protocol, "
+        f"with {level} intervals",
         ["setting"] + splits,
         [[s] + [with_interval(d.view(s, split).result.lamr, d.view(s, split).interval) for split in splits]
          for s in p.settings],
@@ -190,8 +192,10 @@ def to_markdown(diagnosis: Diagnosis, figures: dict[str, str] | None = None,
     to their ``pictures`` (example index -> path) where they were drawn."""
     d = diagnosis
     pictures = pictures or {}
+    variant = lamr_variant(d.params.iou, own_fppi_range(d.params.scoring_protocol))
     lines = [f"# Diagnosis of {d.method}", "",
-             f"Ground truth: {d.ground_truth}. Protocol: {d.params.protocol}. Main setting: {d.params.main_setting}.",
+             f"Ground truth: {d.ground_truth}. Protocol: {d.params.protocol}. Main setting: {d.params.main_setting}."
+             + (f" Matched and read as the LAMR{variant}." if variant else ""),
              ""]
     lines += markdown_sections(tables(d))
     if figures:
