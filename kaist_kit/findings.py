@@ -25,8 +25,8 @@ from .detections import FAR_LIMIT, Detections, load_detections
 from .errors import InputError, quantity
 from .evaluate import Result, SplitSpec, _split, evaluate, unique_method_names
 from .groundtruth import GroundTruth
-from .matching import ignore_masks, overlaps_by_image
-from .settings import LEADERBOARD, SPLITS, get_protocol, get_setting
+from .matching import MATCH_THRESHOLD, ignore_masks, overlaps_by_image
+from .settings import DEFAULT_FPPI_RANGE, LEADERBOARD, SPLITS, get_protocol, get_setting
 
 ERROR, WARNING, NOTE = "error", "warning", "note"
 LEVELS = (ERROR, WARNING, NOTE)
@@ -290,7 +290,9 @@ def evaluate_inspected(paths: Sequence[str | os.PathLike], gt: GroundTruth,
                        settings: Iterable[str] = ("reasonable",), splits: Iterable[SplitSpec] = SPLITS,
                        protocols: Iterable[str] = ("leaderboard",), names: Sequence[str] | None = None, *,
                        format: str = "auto", devkit_shift: bool = True, id_offset: int = 0,
-                       corners: bool = False, as_is: bool = False) -> Inspected:
+                       corners: bool = False, as_is: bool = False, ious: Iterable[float] = (MATCH_THRESHOLD,),
+                       metrics: Iterable[str] = ("lamr",),
+                       fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE) -> Inspected:
     """`evaluate_files` with the inspection: every file is read and inspected before any is scored,
     so that an error finding stops the call before the work (see `refuse_errors`)."""
     names = list(names) if names else unique_method_names(paths)
@@ -299,7 +301,7 @@ def evaluate_inspected(paths: Sequence[str | os.PathLike], gt: GroundTruth,
                            id_offset=id_offset, corners=corners, as_is=as_is) for path in paths]
     results, findings = [], []
     for name, (dets, found) in zip(names, read):
-        scored = evaluate(gt, dets, settings, splits, protocols, name)
+        scored = evaluate(gt, dets, settings, splits, protocols, name, ious, metrics, fppi_range)
         results += scored
         findings += found + inspect_scores(scored, dets)
     return Inspected(results, findings)

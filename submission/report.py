@@ -5,6 +5,7 @@ from __future__ import annotations
 from kaist_kit.errors import quantity
 from kaist_kit.evaluate import Result
 from kaist_kit.settings import LEADERBOARD_SETTINGS
+from kaist_kit.tables import Table, percent
 
 from .checks import WARNING, Inspection
 from .submit import CheckReport, PackageReport
@@ -40,10 +41,9 @@ def findings(inspection: Inspection) -> list[str]:
 def lamr_table(results: list[Result], title: str) -> list[str]:
     splits = list(dict.fromkeys(r.split for r in results))
     cells = {(r.setting, r.split): r.lamr for r in results}
-    lines = [title, f"  {'setting':<18}" + "".join(f"{s:>8}" for s in splits)]
-    for setting in (s for s in LEADERBOARD_SETTINGS if (s, splits[0]) in cells):
-        lines.append(f"  {setting:<18}" + "".join(f"{100 * cells[(setting, s)]:>8.2f}" for s in splits))
-    return lines
+    rows = [[setting] + [percent(cells[(setting, s)]) for s in splits]
+            for setting in LEADERBOARD_SETTINGS if (setting, splits[0]) in cells]
+    return Table(title, ["setting"] + splits, rows).to_text(indent=2, widths=(18, 8)).split("\n")
 
 
 def package_lines(report: PackageReport) -> list[str]:

@@ -35,7 +35,7 @@ def test_json_output_keeps_its_field_names(files, kaist):
     assert set(output) == {"results", "findings"}
     rows = output["results"]
     assert len(rows) == 2 * 2 * 3
-    assert set(rows[0]) == {"method", "protocol", "setting", "split", "lamr", "miss_rates",
+    assert set(rows[0]) == {"method", "protocol", "setting", "split", "iou", "lamr", "miss_rates",
                             "fppi_refs", "recall", "n_images", "n_gt"}
     ref = json.loads((kaist / "results" / "reference-lamr.leaderboard.json").read_text())["values"]
     for row in rows:
@@ -158,3 +158,50 @@ def test_image_list_adds_a_split(files, kaist):
     rows = json.loads(out)["results"]
     assert [r["split"] for r in rows] == ["all", "day", "night", "test-night-20"]
     assert rows[3]["lamr"] == rows[2]["lamr"]
+
+
+
+def test_iou_metrics_and_the_2024_challenge_columns(files, kaist):
+    out = invoke("eval", files["MBNet"], "--gt", files["gt"], "--format", "json", "--iou", "0.5", "--iou", "0.6",
+                 "--iou", "0.75", "--metric", "lamr", "--metric", "ap50", "--metric", "ap75", "--metric", "ar").stdout
+    rows = json.loads(out)
+    assert [(r["iou"], r["split"]) for r in rows] == [(t, s) for t in (0.5, 0.6, 0.75) for s in ("all", "day", "night")]
+    want = json.loads((kaist / "results" / "reference-challenge2024.json").read_text())["MBNet"]
+    for row in rows:
+        assert {"lamr", "ap50", "ap75", "ar", "iou"} <= set(row)
+        assert row["lamr"] == pytest.approx(want[f"MR_iou{round(100 * row['iou'])}_{row['split']}"], abs=1e-12)
+    assert rows[0]["ap50"] == want["AP_iou50"] and rows[0]["ap75"] == want["AP_iou75"]
+    assert rows[0]["ar"] == want["AP_iou50:95"]
+    table = invoke("eval", files["MBNet"], "--gt", files["gt"], "--metric", "ap50", "--metric", "ar",
+                   "--split", "all").stdout
+    assert "AP50, AR (%, higher is better)" in table and "94.46" in table and "58.85" in table
+    assert "AP_iou50:95" in table  # the note says which challenge column is which
+    csv_rows = list(csv.DictReader(io.StringIO(invoke(
+        "eval", files["MBNet"], "--gt", files["gt"], "--metric", "ap", "--format", "csv", "--split", "all").stdout)))
+    assert list(csv_rows[0]) == ["method", "protocol", "setting", "split", "iou", "recall", "n_images", "n_gt", "ap"]
+
+
+def test_mr4_custom_settings_and_scene_splits(files, kaist):
+    variants = json.loads((kaist / "results" / "reference-lamr.matlab-variants.json").read_text())["MLPD"]
+    rows = json.loads(invoke("eval", files["MLPD"], "--gt", files["gt"], "--format", "json", "--protocol", "matlab",
+                             "--fppi-range", "1e-4:1", "--setting", "reasonable",
+                             "--setting", "height=50:inf,occlusion=none+partial").stdout)
+    assert [r["setting"] for r in rows] == ["reasonable"] * 3 + ["height=50:inf,occlusion=none+partial,border=5"] * 3
+    for row in rows[:3]:
+        assert len(row["fppi_refs"]) == 17 and row["lamr"] == pytest.approx(variants[f"mr4/{row['split']}"], abs=1e-12)
+    table = invoke("eval", files["MLPD"], "--gt", files["gt"], "--protocol", "matlab", "--setting", "reasonable-h50",
+                   "--split", "all").stdout
+    assert "reasonable-h50" in table and f"{100 * variants['h50/all']:.2f}" in table
+    table = invoke("eval", files["MLPD"], "--gt", files["gt"], "--fppi-range", "1e-4:1", "--split", "all").stdout
+    assert "over FPPI 0.0001 to 1" in table and "17 reference FPPI" in table and "nine rounded" in table
+    rows = json.loads(invoke("eval", files["MLPD"], "--gt", files["gt"], "--format", "json", "--split", "campus",
+                             "--split", "road-night", "--split", "set08").stdout)
+    assert [(r["split"], r["n_images"]) for r in rows] == [("campus", 823), ("road-night", 444), ("set08", 401)]
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--iou", "1.5", "between 0 and 1"), ("--fppi-range", "1:0.01", "FPPI range"),
+    ("--setting", "height=50", "LOW:HIGH"), ("--split", "park", "unknown split"), ("--metric", "map", "map")])
+def test_bad_variant_options_exit_2(files, option, value, message):
+    proc = run_cli("eval", files["MLPD"], "--gt", files["gt"], option, value)
+    assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr

@@ -445,7 +445,7 @@ def test_cli_packages_and_checks(kaist, tmp_path):
     proc = run_cli("submit", "--check", shuffled, "--gt", gt)
     assert proc.returncode == 1
     assert "leaderboard: would mis-score this file" in proc.stdout and "8.13" in proc.stdout
-    proc = run_cli("submit", "--check", shuffled, env={"PATH": "", "HOME": str(tmp_path)})
+    proc = run_cli("submit", "--check", shuffled, env={"PATH": "", "HOME": str(tmp_path), "KAIST_KIT_OFFLINE": "1"})
     assert proc.returncode == 1 and "pass --gt FILE for the predicted score" in proc.stdout
 
 

@@ -10,7 +10,7 @@ import typer
 
 from ..converters import FORMATS, MODALITIES
 from .app import app, err, out, say
-from .options import DEFAULT_SIZE, GroundTruthOption, parse_size
+from .options import DEFAULT_SIZE, GroundTruthOption, locate_gt, parse_size
 
 SourceFormat = Enum("SourceFormat", {name: name for name in FORMATS}, type=str)
 Modality = Enum("Modality", {name: name for name in MODALITIES}, type=str)
@@ -95,11 +95,9 @@ def stats_command(
     """Counts per label, occlusion and day/night; pedestrians per image; heights and scales."""
     import json
 
-    from rich.table import Table
-
     from ..groundtruth import load_ground_truth
     from ..plots import check_figure_path
-    from ..stats import dataset_stats, plot_heights
+    from ..stats import dataset_stats, plot_heights, stats_table
 
     if plot is not None:
         check_figure_path(plot)
@@ -108,26 +106,7 @@ def stats_command(
     if json_output:
         print(json.dumps(stats, indent=1))
     else:
-        table = Table(title=f"{annotations}: {stats['images']} images, {stats['boxes']} boxes",
-                      show_header=False, title_justify="left")
-        table.add_column(style="bold")
-        table.add_column()
-        table.add_row("labels", ", ".join(f"{label} {n}" for label, n in stats["labels"].items()))
-        table.add_row("pedestrians", f"{stats['pedestrians']} (boxes labelled person)")
-        table.add_row("occlusion", ", ".join(f"{k} {v}" for k, v in stats["occlusion"].items()))
-        for period, values in stats["periods"].items():
-            table.add_row(period, f"{values['images']} images, {values['pedestrians']} pedestrians")
-        per = stats["pedestrians_per_image"]
-        table.add_row("per image", f"mean {per['mean']:.2f}, max {per['max']}, "
-                                   f"{per['images_with_none']} images with none")
-        q = stats["height_quantiles"]
-        if q["50%"] is not None:
-            table.add_row("height", f"10% {q['10%']:.0f} px, median {q['50%']:.0f} px, 90% {q['90%']:.0f} px")
-        scales = stats["caltech_scales"]
-        table.add_row("scale (Caltech)", f"near (80 px and up) {100 * scales['near']:.1f}%, medium "
-                                         f"{100 * scales['medium']:.1f}%, far (30 px or less) "
-                                         f"{100 * scales['far']:.1f}%")
-        out.print(table)
+        out.print(stats_table(stats).to_rich())
     if plot is not None:
         plot_heights(gt, plot)
         say(f"figure written to {plot}")
@@ -152,12 +131,12 @@ def show_command(
     """Draw ground truth (ignore regions dashed) and detections on the visible and thermal pictures."""
     from ..detections import load_detections, method_name
     from ..errors import InputError
-    from ..groundtruth import find_gt, load_ground_truth
+    from ..groundtruth import load_ground_truth
     from ..plots import check_figure_path
     from ..show import draw_frame, find_pictures
 
     check_figure_path(out)
-    gt_path = find_gt(gt)
+    gt_path = locate_gt(gt)
     ground_truth = load_ground_truth(gt_path)
     roots = images or [gt_path.parent / "images", gt_path.parent]
     for frame in frames:

@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from ..groundtruth import GT_ENV, default_gt_path
-from .app import app, out
-from .options import AsIsOption, CornersOption, DevkitShiftOption, IdOffsetOption, unwrapped
+from .app import app, out, say
+from .options import AsIsOption, CornersOption, DevkitShiftOption, IdOffsetOption, locate_gt, unwrapped
 
 
 @app.command("submit")
@@ -28,7 +28,8 @@ def submit_command(
     gt: Annotated[Path | None, typer.Option(
         metavar="FILE",
         help=unwrapped("Ground truth (COCO JSON), for the self-evaluated miss rate and",
-                       f"the overlap checks. Default: ${GT_ENV}, then", f"{default_gt_path()}, else none."))] = None,
+                       f"the overlap checks. Default: ${GT_ENV}, then", f"{default_gt_path()},",
+                       "downloaded there on first use; else none."))] = None,
     method: Annotated[str | None, typer.Option(
         metavar="NAME", help="Method name for the manifest and the results file (100 characters at most). "
                              "Default: the file name before '_result'.")] = None,
@@ -38,8 +39,8 @@ def submit_command(
     devkit_shift: DevkitShiftOption = True,
 ) -> None:
     """Package a result as a leaderboard submission (a zip with the results and a manifest), or check one."""
-    from ..errors import InputError
-    from ..groundtruth import find_gt, load_ground_truth
+    from ..download import downloads_forbidden
+    from ..groundtruth import GroundTruthUnavailable, load_ground_truth
     from ..submission import check as check_file
     from ..submission import package
     from ..submission.report import check_lines, package_lines
@@ -51,10 +52,14 @@ def submit_command(
         raise typer.BadParameter("say where to write the submission, e.g. --out submission.zip",
                                  param_hint="--out")
     if gt is None:
+        # Packaging needs no labels: without network the entry is still packaged, checked by what
+        # can be checked without them, as the report's note says.
         try:
-            gt = find_gt(None)
-        except InputError:
-            gt = None  # the packager checks what it can without labels, and says so
+            gt = locate_gt(None)
+        except GroundTruthUnavailable as exc:
+            if not downloads_forbidden():  # when they are, going without is what was asked for
+                say(f"note: {exc.why}; {'checking' if check else 'packaging'} without it")
+            gt = None
     ground_truth = load_ground_truth(gt) if gt is not None else None
     if check:
         report = check_file(result, ground_truth, devkit_shift=devkit_shift)
