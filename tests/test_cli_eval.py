@@ -164,7 +164,7 @@ def test_image_list_adds_a_split(files, kaist):
 def test_iou_metrics_and_the_2024_challenge_columns(files, kaist):
     out = invoke("eval", files["MBNet"], "--gt", files["gt"], "--format", "json", "--iou", "0.5", "--iou", "0.6",
                  "--iou", "0.75", "--metric", "lamr", "--metric", "ap50", "--metric", "ap75", "--metric", "ar").stdout
-    rows = json.loads(out)
+    rows = json.loads(out)["results"]
     assert [(r["iou"], r["split"]) for r in rows] == [(t, s) for t in (0.5, 0.6, 0.75) for s in ("all", "day", "night")]
     want = json.loads((kaist / "results" / "reference-challenge2024.json").read_text())["MBNet"]
     for row in rows:
@@ -185,7 +185,7 @@ def test_mr4_custom_settings_and_scene_splits(files, kaist):
     variants = json.loads((kaist / "results" / "reference-lamr.matlab-variants.json").read_text())["MLPD"]
     rows = json.loads(invoke("eval", files["MLPD"], "--gt", files["gt"], "--format", "json", "--protocol", "matlab",
                              "--fppi-range", "1e-4:1", "--setting", "reasonable",
-                             "--setting", "height=50:inf,occlusion=none+partial").stdout)
+                             "--setting", "height=50:inf,occlusion=none+partial").stdout)["results"]
     assert [r["setting"] for r in rows] == ["reasonable"] * 3 + ["height=50:inf,occlusion=none+partial,border=5"] * 3
     for row in rows[:3]:
         assert len(row["fppi_refs"]) == 17 and row["lamr"] == pytest.approx(variants[f"mr4/{row['split']}"], abs=1e-12)
@@ -195,7 +195,7 @@ def test_mr4_custom_settings_and_scene_splits(files, kaist):
     table = invoke("eval", files["MLPD"], "--gt", files["gt"], "--fppi-range", "1e-4:1", "--split", "all").stdout
     assert "over FPPI 0.0001 to 1" in table and "17 reference FPPI" in table and "nine rounded" in table
     rows = json.loads(invoke("eval", files["MLPD"], "--gt", files["gt"], "--format", "json", "--split", "campus",
-                             "--split", "road-night", "--split", "set08").stdout)
+                             "--split", "road-night", "--split", "set08").stdout)["results"]
     assert [(r["split"], r["n_images"]) for r in rows] == [("campus", 823), ("road-night", 444), ("set08", 401)]
 
 
