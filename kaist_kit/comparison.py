@@ -22,7 +22,7 @@ from .bootstrap import (
     paired_test,
 )
 from .detections import Detections
-from .evaluate import Evaluation, Result, warn_leaderboard_input
+from .evaluate import Evaluation, Result
 from .groundtruth import GroundTruth
 from .matching import MATCH_THRESHOLD
 from .settings import (
@@ -142,8 +142,6 @@ def compare(gt: GroundTruth, methods: Sequence[tuple[str, Detections]], protocol
     evaluations = []
     for name, dets in methods:
         evaluation = Evaluation(gt, dets, settings, name, iou)
-        if proto.name == "leaderboard":
-            warn_leaderboard_input(evaluation, dets)
         evaluations.append(evaluation)
 
     scores: dict[tuple[str, str, str], Scored] = {}

@@ -16,7 +16,6 @@ import numpy as np
 
 from . import coco
 from .detections import Detections, load_detections, method_name
-from .errors import quantity, warn
 from .groundtruth import GroundTruth
 from .matching import (
     IGNORED,
@@ -32,7 +31,6 @@ from .matching import (
 )
 from .settings import (
     DEFAULT_FPPI_RANGE,
-    LEADERBOARD,
     METRICS,
     SETTINGS,
     SPLITS,
@@ -372,8 +370,9 @@ def evaluate(gt: GroundTruth, dets: Detections, settings: Iterable[str | Setting
              splits: Iterable[SplitSpec] = SPLITS, protocols: Iterable[str] = ("leaderboard",),
              method: str = "", ious: Iterable[float] = (MATCH_THRESHOLD,), metrics: Iterable[str] = ("lamr",),
              fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE) -> list[Result]:
-    """Score one method in each protocol, setting, IoU threshold and split; warns about input a
-    protocol mishandles. Results come in that order; each holds the requested ``metrics``."""
+    """Score one method in each protocol, setting, IoU threshold and split (`kaist_kit.findings` says
+    what in the input a protocol mishandles). Results come in that order; each holds the requested
+    ``metrics``."""
     evaluation = Evaluation(gt, dets, settings, method)
     ious = list(dict.fromkeys(ious))
     metrics = list(dict.fromkeys(metrics))
@@ -385,8 +384,6 @@ def evaluate(gt: GroundTruth, dets: Detections, settings: Iterable[str | Setting
     results = []
     for protocol in protocols:
         proto = with_fppi_range(get_protocol(protocol), fppi_range)
-        if proto.name == "leaderboard":
-            warn_leaderboard_input(evaluation, dets)
         for setting in evaluation.settings:
             extra = [evaluation.metric_values(metrics, setting, mask, proto) for mask in masks]
             for iou in ious:
@@ -419,45 +416,3 @@ def unique_method_names(paths: Sequence[str | os.PathLike]) -> list[str]:
     if len(set(names)) < len(names):
         names = [Path(str(p).rstrip("/")).name if names.count(n) > 1 else n for p, n in zip(paths, names)]
     return names
-
-
-def images_not_sorted(dets: Detections) -> np.ndarray:
-    """Indices of the images whose detections, in file order, do not descend in score.
-
-    The leaderboard's evaluator scores such a file wrongly.
-    """
-    file_order = np.argsort(dets.image, kind="stable")
-    image, scores = dets.image[file_order], dets.scores[file_order]
-    rising = (image[1:] == image[:-1]) & (scores[1:] > scores[:-1])
-    return np.unique(image[1:][rising])
-
-
-def warn_leaderboard_input(evaluation: Evaluation, dets: Detections) -> None:
-    """Say what the leaderboard's own evaluator would do with input it cannot score correctly."""
-    where = dets.source or None
-    if len(dets) == 0:
-        warn("no detections: scored as miss rate 1 everywhere; the leaderboard's evaluator crashes "
-             "on an empty result", where)
-        return
-    unsorted = images_not_sorted(dets)
-    if len(unsorted):
-        warn(f"detections of {quantity(len(unsorted), 'image')} are not sorted by descending score; the leaderboard's "
-             "evaluator scores such a file wrongly (a shuffled MBNet file gets 80.05 instead of 8.13); "
-             "scored here as sorted, as `kaist-kit submit` packages it", where)
-    cap = LEADERBOARD.max_detections_per_image
-    crowded = evaluation.dets_per_image > cap
-    if crowded.any():
-        dropped = int((evaluation.dets_per_image[crowded] - cap).sum())
-        warn(f"{quantity(int(crowded.sum()), 'image')} with more than {cap} detections: the leaderboard's "
-             f"evaluator crashes on them; scored here with the {cap} highest-scoring per image "
-             f"({dropped} dropped), as `kaist-kit submit` packages it", where)
-    gt = evaluation.gt
-    without = evaluation.dets_per_image[gt.ann_image] == 0
-    for row, setting in enumerate(evaluation.settings):
-        lost = without & ~evaluation.ignored[row]
-        if lost.any():
-            warn(f"{quantity(len(np.unique(gt.ann_image[lost])), 'image')} without any detection: "
-                 f"the leaderboard leaves the {quantity(int(lost.sum()), 'pedestrian')} in them (counted "
-                 f"in {setting}) out of the miss rate, which lowers it; the devkit that most papers quote "
-                 "counts them as misses (--protocol matlab)", where)
-            break

@@ -104,6 +104,9 @@ def fetch_gt(to: str | os.PathLike | None = None, *, echo: Echo | None = None,
     try:
         with atomic_path(target) as tmp:
             tmp.write_bytes(data)
+    except InputError as exc:  # atomic_path's: the cache cannot be written
+        raise GroundTruthUnavailable(f"cannot save the leaderboard's ground truth to {target} "
+                                     f"({exc.reason})") from None
     except OSError as exc:
         raise GroundTruthUnavailable(f"cannot save the leaderboard's ground truth to {target} "
                                      f"({exc.strerror or exc})") from None

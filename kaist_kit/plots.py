@@ -10,7 +10,7 @@ import numpy as np
 
 from .errors import InputError
 from .evaluate import Result
-from .files import atomic_path
+from .files import atomic_path, check_writable
 
 FIGURE_TYPES = (".png", ".pdf", ".svg")
 LINE_STYLES = ("-", "--", ":", "-.")
@@ -18,11 +18,12 @@ MISS_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.64, 0.8, 1.0)
 
 
 def check_figure_path(path: str | os.PathLike) -> Path:
+    """``path`` if a figure can be written there (a known type, a place that takes a file)."""
     path = Path(path)
     if path.suffix.lower() not in FIGURE_TYPES:
         raise InputError(f"figure type {path.suffix or '(none)'} not supported; use "
                          f"{', '.join(FIGURE_TYPES)}", path)
-    return path
+    return check_writable(path)
 
 
 def new_figure(n_rows: int, n_cols: int, width: float = 4.6, height: float = 4.0):

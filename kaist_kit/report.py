@@ -73,8 +73,11 @@ def _row(results: Sequence[Result], labels: list[str], key: tuple[str, str, str,
     return [values[k] for k in labels]
 
 
-def to_json(results: Sequence[Result], with_curve: bool = False) -> str:
-    return json.dumps([r.to_dict(with_curve) for r in results], indent=1)
+def to_json(results: Sequence[Result], with_curve: bool = False, findings: Sequence = ()) -> str:
+    """``{"results": [...], "findings": [...]}``: a row per result, and what was found in the inputs
+    (`kaist_kit.findings.Finding.to_dict`)."""
+    return json.dumps({"results": [r.to_dict(with_curve) for r in results],
+                       "findings": [f.to_dict() for f in findings]}, indent=1)
 
 
 def to_csv(results: Sequence[Result]) -> str:

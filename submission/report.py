@@ -14,6 +14,7 @@ FORMAT_NAMES = {"coco": "COCO result JSON", "txt": "leaderboard txt", "per-image
 
 VERDICTS = {
     "correct": "scores this file correctly",
+    "mistake": "would score this file as it is written, which is not what it means (see the error above)",
     "mis-score": "would mis-score this file",
     "crash": "its evaluator would crash on this file",
     "not-accepted": "does not read per-image files",
@@ -32,7 +33,9 @@ def summary(inspection: Inspection) -> list[str]:
 
 
 def findings(inspection: Inspection) -> list[str]:
-    return [f"{f.level}: {f.message}" for f in inspection.findings]
+    """A line per finding, led by what the leaderboard would do with the file when it would crash on it
+    or mis-score it, else by the finding's level."""
+    return [f"{f.leaderboard or f.level}: {f.line(with_source=False)}" for f in inspection.findings]
 
 
 def lamr_table(results: list[Result], title: str) -> list[str]:

@@ -250,11 +250,12 @@ def test_eval_without_gt_fetches_on_first_use(env, kaist, home):
     proc = run_cli("eval", result, "--split", "night", env=env)
     assert proc.returncode == 0, proc.stderr
     assert "│ MLPD   │  6.95 │" in proc.stdout and "(the leaderboard's test-all-20)" in proc.stdout
-    [line] = proc.stderr.splitlines()
+    line, *findings = proc.stderr.splitlines()
     assert line.startswith("downloading the leaderboard's ground truth (1.6 MB) from file://") and ATTRIBUTION in line
+    assert all(f.startswith("warning: [") for f in findings)  # what the inspector finds in MLPD's file
     assert (home / "data" / "kaist-kit" / "test-all-20.leaderboard.json").is_file()
-    proc = run_cli("eval", result, "--split", "night", env=env)
-    assert proc.returncode == 0 and proc.stderr == "" and "│ MLPD   │  6.95 │" in proc.stdout
+    again = run_cli("eval", result, "--split", "night", env=env)
+    assert again.returncode == 0 and again.stderr.splitlines() == findings and "│ MLPD   │  6.95 │" in again.stdout
 
 
 @pytest.mark.parametrize("args", [
@@ -305,7 +306,7 @@ def test_submit_packages_without_labels_when_offline_and_says_why(env, kaist, ho
     assert proc.returncode == 0 and out.is_file()
     assert proc.stderr.splitlines() == [f"note: cannot download the leaderboard's ground truth ({unreachable}: "
                                         "Connection refused); packaging without it"]
-    assert "note: no ground truth: checked the ids by their range" in proc.stdout
+    assert "note: [no-ground-truth] no ground truth: only the ids (by their range)" in proc.stdout
     assert "self-evaluated log-average miss rate" not in proc.stdout
     # Downloads forbidden on purpose: the report's own note is enough.
     proc = run_cli("submit", "--check", result, env={**env, "KAIST_KIT_OFFLINE": "1"})

@@ -10,6 +10,7 @@ from conftest import shuffled_copy
 from kaist_kit.detections import load_detections
 from kaist_kit.errors import KitWarning
 from kaist_kit.evaluate import Evaluation, evaluate
+from kaist_kit.findings import inspect
 from kaist_kit.settings import SETTINGS
 
 RESULT_FILES = {
@@ -78,8 +79,9 @@ def test_shuffled_file_scores_as_published_with_warning(kaist, leaderboard_gt, t
     # sorted file and says what the leaderboard would do.
     shuffled = shuffled_copy(kaist / "results" / "MBNet_result.txt", tmp_path)
     dets = load_detections(shuffled, leaderboard_gt)
-    with pytest.warns(KitWarning, match="not sorted by descending score"):
-        results = evaluate(leaderboard_gt, dets)
+    (unsorted,) = [f for f in inspect(dets, leaderboard_gt) if f.code == "unsorted"]
+    assert "not sorted by descending score" in unsorted.message and unsorted.leaderboard == "mis-score"
+    results = evaluate(leaderboard_gt, dets)
     assert round(100 * results[0].lamr, 2) == 8.13
 
 

@@ -59,11 +59,11 @@ def convert_command(
 
 @app.command("synth")
 def synth_command(
-    out: Annotated[Path, typer.Argument(help="A new or empty folder.", show_default=False)],
-    seed: Annotated[int, typer.Option(help="Random seed: the same seed writes the same files.")] = 0,
-    train: Annotated[int, typer.Option(help="Training frames (half day, half night).")] = 40,
-    test: Annotated[int, typer.Option(help="Test frames (half day, half night).")] = 40,
-    size: Annotated[str, typer.Option(help="Image size WIDTHxHEIGHT.")] = DEFAULT_SIZE,
+    out: Annotated[Path, typer.Argument(metavar="FOLDER", help="A new or empty folder.", show_default=False)],
+    seed: Annotated[int, typer.Option(metavar="N", help="Random seed: the same seed writes the same files.")] = 0,
+    train: Annotated[int, typer.Option(metavar="N", help="Training frames (half day, half night).")] = 40,
+    test: Annotated[int, typer.Option(metavar="N", help="Test frames (half day, half night).")] = 40,
+    size: Annotated[str, typer.Option(metavar="WIDTHxHEIGHT", help="Image size.")] = DEFAULT_SIZE,
     quirks: Annotated[bool, typer.Option(
         help="Add the real dataset's defects (stray files, CRLF, zero-size boxes, disagreeing paired "
              "files) for testing converters.")] = False,
@@ -86,9 +86,10 @@ def synth_command(
 
 @app.command("stats")
 def stats_command(
-    annotations: Annotated[Path, typer.Argument(help="A COCO annotation file (kit or leaderboard layout).",
-                                                show_default=False)],
-    plot: Annotated[Path | None, typer.Option(help="Also draw a height histogram (.png, .pdf, .svg).")] = None,
+    annotations: Annotated[Path, typer.Argument(metavar="FILE", help="A COCO annotation file (kit or leaderboard "
+                                                "layout).", show_default=False)],
+    plot: Annotated[Path | None, typer.Option(metavar="FILE", help="Also draw a height histogram (.png, .pdf, "
+                                                                   ".svg).")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
 ) -> None:
     """Counts per label, occlusion and day/night; pedestrians per image; heights and scales."""
@@ -113,19 +114,23 @@ def stats_command(
 
 @app.command("show")
 def show_command(
-    frames: Annotated[list[str], typer.Argument(help="Frames to draw: setXX/VYYY/IZZZZZ names or image ids.",
-                                                show_default=False)],
+    frames: Annotated[list[str], typer.Argument(metavar="FRAME", help="Frames to draw: setXX/VYYY/IZZZZZ names "
+                                                "or image ids.", show_default=False)],
     gt: GroundTruthOption = None,
     images: Annotated[list[Path] | None, typer.Option(
-        help="Folder of the pictures: KAIST's images/ tree or flat setXX_VYYY_IZZZZZ_visible.png files. "
-             "Default: images/ beside the ground truth.")] = None,
-    det: Annotated[list[Path] | None, typer.Option(help="Result files to draw; repeatable.")] = None,
-    score_threshold: Annotated[float, typer.Option(help="Draw detections scoring at least this.")] = 0.3,
-    out: Annotated[Path, typer.Option("--out", help="PNG to write; with several frames, the frame name is "
-                                      "added to it.", show_default=False)] = Path("frame.png"),
+        metavar="FOLDER", help="Folder of the pictures: KAIST's images/ tree or flat setXX_VYYY_IZZZZZ_visible.png "
+                               "files. Default: images/ beside the ground truth.")] = None,
+    det: Annotated[list[Path] | None, typer.Option(
+        metavar="RESULT", help="A result file to draw; repeat for several: --det A_result.txt --det "
+                               "B_result.json.")] = None,
+    score_threshold: Annotated[float, typer.Option(metavar="SCORE", help="Draw detections scoring at least this.")]
+    = 0.3,
+    out: Annotated[Path, typer.Option("--out", metavar="FILE", help="PNG to write; with several frames, the frame "
+                                      "name is added to it.", show_default=False)] = Path("frame.png"),
 ) -> None:
     """Draw ground truth (ignore regions dashed) and detections on the visible and thermal pictures."""
     from ..detections import load_detections, method_name
+    from ..errors import InputError
     from ..groundtruth import load_ground_truth
     from ..plots import check_figure_path
     from ..show import draw_frame, find_pictures
@@ -134,6 +139,10 @@ def show_command(
     gt_path = locate_gt(gt)
     ground_truth = load_ground_truth(gt_path)
     roots = images or [gt_path.parent / "images", gt_path.parent]
+    for frame in frames:
+        if not frame.isdigit() and frame.replace("_", "/") not in ground_truth.index_of_name and Path(frame).exists():
+            raise InputError(f"{frame!r} is a file, not a frame: give each result its own --det "
+                             "(--det A_result.txt --det B_result.json)")
     drawn = [(method_name(p), load_detections(p, ground_truth)) for p in det or []]
     for frame in frames:
         index = ground_truth.image_index(int(frame) if frame.isdigit() else frame)

@@ -41,50 +41,72 @@ _PROTOCOL_HELP = ("leaderboard: the public leaderboard's evaluator. matlab: the 
                   "quote.")
 _SETTINGS = ", ".join([*SETTINGS, *PRESETS])
 
+
+def choices(enum) -> str:
+    """The metavar of an option with fixed choices: 'a|b|c'."""
+    return "|".join(member.value for member in enum)
+
+
+def unwrapped(*lines: str) -> str:
+    """Help printed with these line breaks and no others, so that a long default (a path) is never
+    cut or hyphenated."""
+    return "\b\n" + "\n".join(lines)
+
+
 GroundTruthOption = Annotated[Path | None, typer.Option(
-    "--gt", help=f"Ground truth (COCO JSON). Default: ${GT_ENV}, then {default_gt_path()}, downloaded there "
-                 "on first use.")]
+    "--gt", metavar="FILE",
+    help=unwrapped(f"Ground truth (COCO JSON). Default: ${GT_ENV}, then", f"{default_gt_path()},",
+                   "downloaded there on first use."))]
 ProtocolsOption = Annotated[list[ProtocolName], typer.Option(
-    "--protocol", help=f"{_PROTOCOL_HELP} Repeat for both.")]
-ProtocolOption = Annotated[ProtocolName, typer.Option("--protocol", help=_PROTOCOL_HELP)]
+    "--protocol", metavar=choices(ProtocolName), help=f"{_PROTOCOL_HELP} Repeat for both.")]
+ProtocolOption = Annotated[ProtocolName, typer.Option("--protocol", metavar=choices(ProtocolName),
+                                                      help=_PROTOCOL_HELP)]
 SettingsOption = Annotated[list[str] | None, typer.Option(
-    "--setting", help=f"Setting: {_SETTINGS}; or a custom one, e.g. height=50:inf,occlusion=none+partial "
-                      "(keys height, occlusion, border, squarify; see docs/evaluation.md). Repeatable. "
-                      "Default: reasonable.")]
+    "--setting", metavar="SETTING",
+    help=f"Setting: {_SETTINGS}; or a custom one, e.g. height=50:inf,occlusion=none+partial (keys height, "
+         "occlusion, border, squarify; see docs/evaluation.md). Repeatable. Default: reasonable.")]
 SplitsOption = Annotated[list[str] | None, typer.Option(
-    "--split", help="Split to score: all, day, night; a scene, campus, road or downtown, alone or as campus-day, "
-                    f"campus-night, ...; a set, set06 ... set11. Repeatable. Default: {', '.join(SPLITS)}.")]
+    "--split", metavar="SPLIT",
+    help="Split to score: all, day, night; a scene, campus, road or downtown, alone or as campus-day, "
+         f"campus-night, ...; a set, set06 ... set11. Repeatable. Default: {', '.join(SPLITS)}.")]
 IousOption = Annotated[list[float] | None, typer.Option(
-    "--iou", help="IoU threshold of the matching, for the LAMR (AP and AR have their own); repeatable. "
-                  "Default: 0.5.")]
+    "--iou", metavar="T",
+    help="IoU threshold of the matching, for the LAMR (AP and AR have their own); repeatable. Default: 0.5.")]
 MetricsOption = Annotated[list[Metric] | None, typer.Option(
-    "--metric", help="lamr: log-average miss rate; ap50, ap75: COCO's AP at IoU 0.5, 0.75; ap: mean AP over IoU "
-                     "0.50:0.05:0.95; ar: COCO's average recall over those (the 2024 challenge's AP_iou50:95). "
-                     "Repeatable. Default: lamr.")]
+    "--metric", metavar=choices(Metric),
+    help="lamr: log-average miss rate; ap50, ap75: COCO's AP at IoU 0.5, 0.75; ap: mean AP over IoU "
+         "0.50:0.05:0.95; ar: COCO's average recall over those (the 2024 challenge's AP_iou50:95). "
+         "Repeatable. Default: lamr.")]
 FppiRangeOption = Annotated[str, typer.Option(
-    "--fppi-range", help="Reference FPPI range LOW:HIGH of the LAMR: the points 10^k for k from log10(LOW) to "
-                         "log10(HIGH) in steps of 0.25 (1e-4:1 gives MR-4). The default keeps the leaderboard's "
-                         "nine rounded values; other ranges use exact powers.")]
+    "--fppi-range", metavar="LOW:HIGH",
+    help="Reference FPPI range LOW:HIGH of the LAMR: the points 10^k for k from log10(LOW) to log10(HIGH) in "
+         "steps of 0.25 (1e-4:1 gives MR-4). The default keeps the leaderboard's nine rounded values; other "
+         "ranges use exact powers.")]
 DevkitShiftOption = Annotated[bool, typer.Option(
     "--devkit-shift/--no-devkit-shift",
     help="Read per-image folders as the devkit does (x1+1, y1+1, x2-x1, y2-y1 at four decimals). "
          "--no-devkit-shift reads x1, y1 as they are.")]
-FormatOption = Annotated[OutputFormat, typer.Option("--format", help="Output format.")]
+FormatOption = Annotated[OutputFormat, typer.Option("--format", metavar=choices(OutputFormat), help="Output format.")]
 NamesOption = Annotated[list[str] | None, typer.Option(
-    "--name", help="Method name for each result, in order. Default: the file name before '_result'.")]
+    "--name", metavar="NAME", help="Method name for each result, in order. Default: the file name before '_result'.")]
 PlotOption = Annotated[Path | None, typer.Option(
-    "--plot", help="Also draw the MR-FPPI curves to this figure (.png, .pdf or .svg).")]
-ResamplesOption = Annotated[int, typer.Option("--resamples", min=1, help="Bootstrap resamples of the images.")]
+    "--plot", metavar="FILE", help="Also draw the MR-FPPI curves to this figure (.png, .pdf or .svg).")]
+ResamplesOption = Annotated[int, typer.Option("--resamples", metavar="N", min=1,
+                                              help="Bootstrap resamples of the images.")]
 SeedOption = Annotated[int, typer.Option(
-    "--seed", help="Random seed of the bootstrap: the same seed gives the same intervals.")]
+    "--seed", metavar="N", help="Random seed of the bootstrap: the same seed gives the same intervals.")]
 IdOffsetOption = Annotated[int, typer.Option(
-    "--id-offset", help="Add this to every image id as written: -1 for COCO JSON written with 1-based ids, "
-                        "1 for txt written 0-based.")]
+    "--id-offset", metavar="N", help="Add this to every image id as written: -1 for COCO JSON written with 1-based "
+                                     "ids, 1 for txt written 0-based.")]
 CornersOption = Annotated[bool, typer.Option(
     "--corners", help="Read boxes as corners x1, y1, x2, y2 instead of x, y, width, height.")]
+AsIsOption = Annotated[bool, typer.Option(
+    "--as-is", help="Score a result as read even when it looks misread (boxes as corners, ids off by one, "
+                    "detections of other images): such an error is then printed as a warning.")]
 CfgOptionsOption = Annotated[list[str] | None, typer.Option(
-    "--cfg-options", help="Override a config entry, KEY=VALUE (e.g. train_dataloader.batch_size=8); repeatable. "
-                          "data_root=DIR moves every dataset to DIR.")]
+    "--cfg-options", metavar="KEY=VALUE",
+    help="Override a config entry, KEY=VALUE (e.g. train_dataloader.batch_size=8); repeatable. "
+         "data_root=DIR moves every dataset to DIR.")]
 
 DEFAULT_SPLITS = tuple(SPLITS)
 DEFAULT_IOU = 0.5

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..bootstrap import Resampled, bootstrap_intervals
 from ..detections import Detections, method_name
-from ..evaluate import CurveTerms, Evaluation, Result, score_curve, warn_leaderboard_input
+from ..evaluate import CurveTerms, Evaluation, Result, score_curve
 from ..groundtruth import GroundTruth
 from ..matching import IGNORED, Pairs, greedy_match, ignore_masks, overlaps_by_image, pair_overlaps, squarified
 from ..settings import Protocol, Setting
@@ -275,8 +275,6 @@ def diagnose(gt: GroundTruth, dets: Detections, params: DiagnosisParams | None =
     proto = params.scoring_protocol
     settings, splits, main_setting = list(params.settings), list(params.splits), params.main_setting
     evaluation = Evaluation(gt, dets, settings, method, params.iou)
-    if proto.name == "leaderboard":
-        warn_leaderboard_input(evaluation, dets)
     pairs = intersecting_pairs(evaluation)
     types = type_false_positives(evaluation, pairs, proto)
     categories = Categories.of(gt)
