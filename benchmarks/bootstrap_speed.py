@@ -20,9 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from record import describe, timed, write_section  # noqa: E402
 
-from kaist_kit.bootstrap import WeightedCurve, bootstrap_lamrs, percentile_interval, resample_counts  # noqa: E402
+from kaist_kit.bootstrap import bootstrap_intervals  # noqa: E402
 from kaist_kit.detections import load_detections  # noqa: E402
-from kaist_kit.diagnosis import diagnose  # noqa: E402
+from kaist_kit.diagnosis import DiagnosisParams, diagnose  # noqa: E402
 from kaist_kit.errors import KitWarning  # noqa: E402
 from kaist_kit.evaluate import Evaluation  # noqa: E402
 from kaist_kit.groundtruth import load_ground_truth  # noqa: E402
@@ -45,18 +45,14 @@ def main() -> None:
     dets = load_detections(args.kaist / "results" / "MBNet_result.txt", gt)
 
     def bootstrap_reasonable(evaluation):
-        intervals = {}
-        for split in SPLITS:
-            counts = resample_counts(gt.split_mask(split), args.resamples, 0, split)
-            terms = evaluation.curve_terms("reasonable", split, "leaderboard")
-            lamrs = bootstrap_lamrs(WeightedCurve.of(evaluation, terms), counts, LEADERBOARD)
-            intervals[split] = percentile_interval(lamrs)
-        return intervals
+        found = bootstrap_intervals([evaluation], ["reasonable"], SPLITS, LEADERBOARD, args.resamples, seed=0)[0]
+        return {split: resampled.interval for (_, split), resampled in found.items()}
 
     match_best, match_med, evaluation = timed(lambda: Evaluation(gt, dets, ["reasonable"]), args.repeat)
     boot_best, boot_med, intervals = timed(lambda: bootstrap_reasonable(evaluation), args.repeat)
     both_best, both_med, _ = timed(lambda: bootstrap_reasonable(Evaluation(gt, dets, ["reasonable"])), args.repeat)
-    full_best, full_med, _ = timed(lambda: diagnose(gt, dets, "MBNet", examples=0), max(1, args.repeat // 2))
+    full_best, full_med, _ = timed(lambda: diagnose(gt, dets, DiagnosisParams(examples=0), "MBNet"),
+                                   max(1, args.repeat // 2))
 
     machine = describe()
     rows = [

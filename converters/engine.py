@@ -16,7 +16,7 @@ from pathlib import Path
 
 from kaist_kit import __version__
 from kaist_kit.errors import InputError, quantity
-from kaist_kit.files import atomic_path, check_output_file
+from kaist_kit.files import atomic_path, check_writable
 from kaist_kit.imagesets import resolve_image_set
 from kaist_kit.settings import KAIST_FRAME_SIZE
 
@@ -122,7 +122,7 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
     if min(image_size) <= 0:
         raise ValueError(f"the image size must be positive, not {image_size[0]}x{image_size[1]}")
     if out is not None:
-        check_output_file(out)
+        check_writable(out)
     src = open_source(source)
     layout = compat or "kit"
     workers = workers or min(os.cpu_count() or 1, 8)

@@ -22,6 +22,7 @@ sets built for real and scored by the evaluator.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -157,6 +158,32 @@ def percentile_interval(values: np.ndarray, level: float = LEVEL) -> tuple[float
 
 
 @dataclass
+class Resampled:
+    """A LAMR's bootstrap: the LAMR of each resample, and their percentile interval."""
+
+    lamrs: np.ndarray
+    interval: tuple[float, float]
+
+
+def bootstrap_intervals(evaluations: Sequence[Evaluation], settings: Sequence[str], splits: Sequence[str],
+                        proto: Protocol, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                        level: float = LEVEL) -> list[dict[tuple[str, str], Resampled]]:
+    """For each evaluation (of the same ground truth), the bootstrap of every setting on every split,
+    by (setting, split). Every evaluation and setting of a split is resampled on the same images."""
+    found: list[dict[tuple[str, str], Resampled]] = [{} for _ in evaluations]
+    for split in splits:
+        if not evaluations:
+            break
+        counts = resample_counts(evaluations[0].gt.split_mask(split), resamples, seed, split)
+        for evaluation, out in zip(evaluations, found):
+            for setting in settings:
+                terms = evaluation.curve_terms(setting, split, proto)
+                lamrs = bootstrap_lamrs(WeightedCurve.of(evaluation, terms), counts, proto)
+                out[(setting, split)] = Resampled(lamrs, percentile_interval(lamrs, level))
+    return found
+
+
+@dataclass
 class PairedTest:
     """Paired bootstrap test of the LAMR difference a - b on the same resampled images."""
 
@@ -182,3 +209,17 @@ def paired_test(point_a: float, point_b: float, lamrs_a: np.ndarray, lamrs_b: np
     p_value = min(1.0, 2 * (1 + flips) / (1 + len(differences)))
     low, high = percentile_interval(differences, level)
     return PairedTest(float(observed), low, high, p_value)
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm-Bonferroni adjusted p-values, in the order given: the k-th smallest of m (k from 1) is
+    multiplied by m - k + 1, capped at 1, and raised to the adjusted value before it where that is
+    larger. Rejecting where the adjusted p is below a level keeps the chance of any false rejection
+    among the m tests within that level."""
+    m = len(p_values)
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, k in enumerate(sorted(range(m), key=lambda k: p_values[k])):
+        running = max(running, min(1.0, (m - rank) * p_values[k]))
+        adjusted[k] = running
+    return adjusted

@@ -17,16 +17,25 @@ from .bootstrap import (
     DEFAULT_SEED,
     LEVEL,
     PairedTest,
-    WeightedCurve,
-    bootstrap_lamrs,
+    bootstrap_intervals,
+    holm,
     paired_test,
-    percentile_interval,
-    resample_counts,
 )
 from .detections import Detections
-from .evaluate import Evaluation, Result, warn_leaderboard_input
+from .evaluate import Evaluation, Result
 from .groundtruth import GroundTruth
-from .settings import LEADERBOARD_SETTINGS, MATLAB_SETTINGS, SPLITS, get_protocol, get_setting
+from .matching import MATCH_THRESHOLD
+from .settings import (
+    LEADERBOARD_SETTINGS,
+    MATLAB_SETTINGS,
+    SPLITS,
+    Protocol,
+    get_protocol,
+    get_setting,
+    lamr_variant,
+    own_fppi_range,
+)
+from .tables import Table, flatten, markdown_sections, with_interval
 
 
 def default_settings(protocol: str) -> tuple[str, ...]:
@@ -48,26 +57,33 @@ class Difference:
     setting: str
     split: str
     test: PairedTest
+    holm_p_value: float  # Holm-adjusted over the pairs of methods of the setting and split
 
-    def sentence(self) -> str:
+    def sentence(self, adjusted: bool = False) -> str:
         """'A is better than B on reasonable night: ...', the one with the lower LAMR named first; a
-        difference with p >= 0.05 is said to be not significant."""
+        difference with p >= 0.05 is said to be not significant. ``adjusted``: that p is the
+        Holm-adjusted one, and both are given."""
         t = self.test
+        p = f"p = {t.p_value:.3g}" + (f", Holm-adjusted p = {self.holm_p_value:.3g}" if adjusted else "")
         if t.difference == 0:
-            return f"{self.a} and {self.b} tie on {self.setting} {self.split}, p = {t.p_value:.3g}"
+            return f"{self.a} and {self.b} tie on {self.setting} {self.split}, {p}"
         if t.difference < 0:
             better, worse, low, high = self.a, self.b, t.low, t.high
         else:
             better, worse, low, high = self.b, self.a, -t.high, -t.low
         # Only a difference the paired test supports is called "better".
-        verdict = "is better than" if t.p_value < 0.05 else "scores lower than, not significantly,"
+        significant = (self.holm_p_value if adjusted else t.p_value) < 0.05
+        verdict = "is better than" if significant else "scores lower than, not significantly,"
         return (f"{better} {verdict} {worse} on {self.setting} {self.split}: LAMR difference "
-                f"{-100 * abs(t.difference):+.2f} points [{100 * low:+.2f}, {100 * high:+.2f}], p = {t.p_value:.3g}")
+                f"{-100 * abs(t.difference):+.2f} points [{100 * low:+.2f}, {100 * high:+.2f}], {p}")
 
-    def to_dict(self) -> dict:
+    def to_dict(self, adjusted: bool = False) -> dict:
         t = self.test
-        return {"a": self.a, "b": self.b, "setting": self.setting, "split": self.split,
-                "difference": t.difference, "interval": [t.low, t.high], "p_value": t.p_value}
+        out = {"a": self.a, "b": self.b, "setting": self.setting, "split": self.split,
+               "difference": t.difference, "interval": [t.low, t.high], "p_value": t.p_value}
+        if adjusted:
+            out["holm_p_value"] = self.holm_p_value
+        return out
 
 
 @dataclass
@@ -81,65 +97,80 @@ class Comparison:
     level: float
     scores: dict[tuple[str, str, str], Scored]  # (method, setting, split)
     differences: list[Difference]
+    iou: float = MATCH_THRESHOLD  # the matching threshold
+    fppi_range: tuple[float, float] | None = None  # the reference FPPI range when not the protocol's own
+
+    @property
+    def adjusted(self) -> bool:
+        """With three methods or more, several pairs are tested on each setting and split: their
+        p-values are Holm-adjusted too."""
+        return len(self.methods) > 2
 
     def results(self) -> list[Result]:
         return [s.result for s in self.scores.values()]
 
     def to_dict(self) -> dict:
+        bootstrap = {"resamples": self.resamples, "seed": self.seed, "level": self.level, "interval": "percentile",
+                     "test": "paired, two-sided"}
+        if self.adjusted:
+            bootstrap["adjustment"] = "Holm-Bonferroni over the pairs of each setting and split"
+        fppi = {} if self.fppi_range is None else {"fppi_range": list(self.fppi_range)}
         return {
             "protocol": self.protocol,
-            "bootstrap": {"resamples": self.resamples, "seed": self.seed, "level": self.level,
-                          "interval": "percentile", "test": "paired, two-sided"},
+            "iou": self.iou,
+            **fppi,
+            "bootstrap": bootstrap,
             "methods": {m: {s: {split: {"lamr": self.scores[(m, s, split)].result.lamr,
                                         "interval": list(self.scores[(m, s, split)].interval)}
                                 for split in self.splits} for s in self.settings} for m in self.methods},
-            "differences": [d.to_dict() for d in self.differences],
+            "differences": [d.to_dict(self.adjusted) for d in self.differences],
         }
 
 
-def compare(gt: GroundTruth, methods: Sequence[tuple[str, Detections]], protocol: str = "leaderboard",
+def compare(gt: GroundTruth, methods: Sequence[tuple[str, Detections]], protocol: str | Protocol = "leaderboard",
             settings: Iterable[str] | None = None, splits: Iterable[str] = SPLITS,
-            resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, level: float = LEVEL) -> Comparison:
-    """Score each method with an interval per setting and split, and test every pair of methods."""
+            resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, level: float = LEVEL,
+            iou: float = MATCH_THRESHOLD) -> Comparison:
+    """Score each method with an interval per setting and split, and test every pair of methods;
+    matched at ``iou``, read at the reference FPPI of ``protocol`` (a Protocol for another range)."""
     proto = get_protocol(protocol)
-    settings = list(dict.fromkeys(settings or default_settings(proto.name)))
-    for name in settings:
-        get_setting(name)
+    settings = list(dict.fromkeys(get_setting(name).name for name in settings or default_settings(proto.name)))
     splits = list(dict.fromkeys(splits))
     names = [name for name, _ in methods]
     if len(set(names)) < len(names):
         raise ValueError("method names must differ")
     evaluations = []
     for name, dets in methods:
-        evaluation = Evaluation(gt, dets, settings, name)
-        if proto.name == "leaderboard":
-            warn_leaderboard_input(evaluation, dets)
+        evaluation = Evaluation(gt, dets, settings, name, iou)
         evaluations.append(evaluation)
 
     scores: dict[tuple[str, str, str], Scored] = {}
+    bootstraps = bootstrap_intervals(evaluations, settings, splits, proto, resamples, seed, level)
     for split in splits:
-        counts = resample_counts(gt.split_mask(split), resamples, seed, split)
-        for evaluation in evaluations:
+        for evaluation, bootstrap in zip(evaluations, bootstraps):
             for setting in settings:
-                result = evaluation.score(setting, split, proto)
-                terms = evaluation.curve_terms(setting, split, proto)
-                resampled = bootstrap_lamrs(WeightedCurve.of(evaluation, terms), counts, proto)
-                scores[(evaluation.method, setting, split)] = Scored(result, percentile_interval(resampled, level),
-                                                                     resampled)
-    differences = []
+                resampled = bootstrap[(setting, split)]
+                scores[(evaluation.method, setting, split)] = Scored(evaluation.score(setting, split, proto),
+                                                                     resampled.interval, resampled.lamrs)
+    tests = {}
     for a, b in itertools.combinations(names, 2):
         for setting in settings:
             for split in splits:
                 x, y = scores[(a, setting, split)], scores[(b, setting, split)]
-                test = paired_test(x.result.lamr, y.result.lamr, x.resampled, y.resampled, level)
-                differences.append(Difference(a, b, setting, split, test))
-    return Comparison(names, proto.name, settings, splits, resamples, seed, level, scores, differences)
+                tests[(a, b, setting, split)] = paired_test(x.result.lamr, y.result.lamr, x.resampled, y.resampled,
+                                                            level)
+    adjusted = {}
+    for setting in settings:
+        for split in splits:
+            keys = [key for key in tests if key[2:] == (setting, split)]
+            adjusted.update(zip(keys, holm([tests[key].p_value for key in keys])))
+    differences = [Difference(*key, test, adjusted[key]) for key, test in tests.items()]
+    return Comparison(names, proto.name, settings, splits, resamples, seed, level, scores, differences, iou,
+                      own_fppi_range(proto))
 
 
-def comparison_table(comparison: Comparison):
+def comparison_table(comparison: Comparison) -> Table:
     """A row per setting and split, a column per method; with two methods, their paired test too."""
-    from .diagnosis_report import Table, with_interval
-
     c = comparison
     pair = len(c.methods) == 2
     tests = {(d.setting, d.split): d.test for d in c.differences}
@@ -153,7 +184,60 @@ def comparison_table(comparison: Comparison):
                 t = tests[(setting, split)]
                 row.append(f"{t.p_value:.3g}")
             rows.append(row)
-    return Table(f"LAMR (%), {c.protocol} protocol, with {100 * c.level:g} % intervals", headers, rows,
+    return Table(f"LAMR (%){lamr_variant(c.iou, c.fppi_range)}, {c.protocol} protocol, with {100 * c.level:g} % "
+                 "intervals", headers, rows,
                  f"Percentile intervals from {c.resamples} image-level bootstrap resamples (seed {c.seed}); "
                  "every method is resampled on the same images" + (", and p tests their difference on them "
                  "(paired bootstrap, two-sided)." if pair else "."))
+
+
+def p_value_tables(comparison: Comparison) -> list[Table]:
+    """With three methods or more, per setting: for each split, the Holm-adjusted p-value of every
+    pair of methods (a matrix, row against column)."""
+    c = comparison
+    if not c.adjusted:
+        return []
+    p_values = {}
+    for d in c.differences:
+        p_values[(d.a, d.b, d.setting, d.split)] = p_values[(d.b, d.a, d.setting, d.split)] = d.holm_p_value
+    n_pairs = len(c.methods) * (len(c.methods) - 1) // 2
+    out = []
+    for setting in c.settings:
+        rows = [[split if k == 0 else "", a] + ["-" if a == b else f"{p_values[(a, b, setting, split)]:.3g}"
+                                                for b in c.methods]
+                for split in c.splits for k, a in enumerate(c.methods)]
+        out.append(Table(f"Holm-adjusted p-values, {setting}", ["split", "method"] + c.methods, rows,
+                         f"Paired bootstrap tests (two-sided) of every pair of methods, Holm-Bonferroni adjusted "
+                         f"over the {n_pairs} pairs of each split.", label_columns=2))
+    return out
+
+
+def tests_heading(comparison: Comparison) -> str:
+    if comparison.adjusted:
+        return ("Paired bootstrap tests (two-sided p, and p Holm-adjusted over the pairs of each setting and split; "
+                "see docs/diagnosis.md)")
+    return "Paired bootstrap tests (two-sided p; see docs/diagnosis.md)"
+
+
+def numbers_table(comparison: Comparison) -> Table:
+    """Every number of the comparison's JSON, one per row (`kaist-kit compare --format csv`): setting,
+    split, method (a difference: "A - B"), quantity (its key path in the JSON), value."""
+    data = comparison.to_dict()
+    rows = []
+    for method, by_setting in data["methods"].items():
+        for setting, by_split in by_setting.items():
+            for split, numbers in by_split.items():
+                rows += [[setting, split, method, q, v] for q, v in flatten(numbers)]
+    for difference in data["differences"]:
+        name = f"{difference['a']} - {difference['b']}"
+        rows += [[difference["setting"], difference["split"], name, q, v] for q, v in flatten(difference)
+                 if q not in ("a", "b", "setting", "split")]
+    return Table("Comparison", ["setting", "split", "method", "quantity", "value"], rows, label_columns=4)
+
+
+def to_markdown(comparison: Comparison) -> str:
+    """The comparison's table and its paired tests in Markdown."""
+    lines = markdown_sections([comparison_table(comparison)] + p_value_tables(comparison))
+    lines += [f"## {tests_heading(comparison)}", ""]
+    lines += [f"- {d.sentence(comparison.adjusted)}" for d in comparison.differences]
+    return "\n".join(lines) + "\n"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .comparison import Comparison, compare
 from .converters import convert
-from .diagnosis import diagnose
+from .diagnosis import DiagnosisParams, diagnose, write_report
 from .errors import InputError, KitWarning
 from .evaluate import Result, evaluate
 from .groundtruth import load_ground_truth
@@ -86,8 +86,9 @@ def run_demo(out: str | os.PathLike = "kaist-kit-demo", frames: int = 200, seed:
         "and testing the differences between the methods")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", KitWarning)  # step 4 has said it
-        diagnose(gt, detections[best], best, settings=["reasonable", "all-pedestrians"],
-                 images=[dataset / "images"], examples=1, out_dir=diagnosis)
+        found = diagnose(gt, detections[best], DiagnosisParams(settings=("reasonable", "all-pedestrians"), examples=1),
+                         best)
+        write_report(found, gt, detections[best], diagnosis, [dataset / "images"])
         comparison = compare(gt, list(detections.items()), settings=["reasonable"])
     return DemoRun(out, gt_path, results, scores, figure, picture,
                    {"submission": submission, "diagnosis": diagnosis}, comparison)

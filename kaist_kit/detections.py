@@ -19,18 +19,24 @@ Detections keep their file order, which decides ties between equal scores.
 Reading stops at the first detection the evaluator cannot score (``on_invalid="error"``). The
 submission packager reads with ``on_invalid="drop"`` instead: such detections are left out or
 repaired, and counted in the result's ``dropped``, so that it can report what each costs.
+
+Readers warn about nothing. What they see that scores but may be a mistake (numbers written as
+text, boxes beyond any frame, per-image files of other frames) they count in the result's
+``facts``; `kaist_kit.findings` judges it, with the rest of the result, against the ground truth.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError, KitWarning, warn
+from .errors import InputError
 from .errors import where as location
 from .files import decode_text, is_archive, is_number, json_line, parse_json, read_archive, read_bytes
 from .groundtruth import GroundTruth
@@ -41,10 +47,11 @@ PERSON_CATEGORY = 1
 # What `kaist-kit submit` writes beside the results file in a submission zip.
 SUBMISSION_MANIFEST = "manifest.json"
 _FRAME_FILE = re.compile(r"(set\d\d)_(V\d\d\d)_(I\d{5})\.txt$")
-
-
-class IdBaseWarning(KitWarning):
-    """The image ids look written with the other base (1-based where 0-based is read, or the reverse)."""
+# A box number beyond this many pixels is no place in any frame; past about 1e154 the box's area
+# is no longer a finite number.
+FAR_LIMIT = 1e6
+# Image ids are int64; a written id beyond this cannot be one.
+_ID_LIMIT = 2.0 ** 62
 
 
 @dataclass
@@ -65,10 +72,32 @@ class Dropped:
     def unknown_image(self) -> int:
         return sum(self.unknown_ids.values())
 
+    @property
+    def total(self) -> int:
+        """Detections left out."""
+        return self.non_finite + self.negative_size + self.unknown_image + sum(self.other_labels.values())
+
     def record(self, reason: str, count: int, path, line: int | None) -> None:
         if reason in ("non_finite", "negative_size"):
             setattr(self, reason, getattr(self, reason) + int(count))
         self.first.setdefault(reason, location(path, line))
+
+
+@dataclass
+class ReadFacts:
+    """What a read saw that does not stop scoring but may be a mistake (see `kaist_kit.findings`).
+
+    Counts are of detections; ``first`` says where the first case of each is.
+    """
+
+    string_values: int = 0  # COCO records with a bbox, score or category_id number written as text
+    far_boxes: int = 0  # boxes with a coordinate or size beyond FAR_LIMIT pixels
+    unknown_frames: list[str] = field(default_factory=list)  # per-image files of frames not in the ground truth
+    images_without_file: int = 0  # ground-truth images with no per-image file, when other images have one
+    first: dict[str, str] = field(default_factory=dict)
+    # How the file was read (see load_detections), for the fix a finding names.
+    id_offset: int = 0
+    corners: bool = False
 
 
 @dataclass
@@ -81,6 +110,7 @@ class Detections:
     source: str = ""
     format: str = ""
     dropped: Dropped | None = None  # set by a read with on_invalid="drop"
+    facts: ReadFacts = field(default_factory=ReadFacts)
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -102,61 +132,78 @@ def method_name(path: str | os.PathLike) -> str:
 
 
 def load_detections(path: str | os.PathLike, gt: GroundTruth, format: str = "auto",
-                    devkit_shift: bool = True, on_invalid: str = "error", id_offset: int = 0) -> Detections:
+                    devkit_shift: bool = True, on_invalid: str = "error", id_offset: int = 0,
+                    corners: bool = False) -> Detections:
     """Read a result file, folder or archive and map its detections onto ``gt``'s images.
 
     ``on_invalid="drop"`` leaves out detections with a non-finite number, a negative size, an image
     id outside the ground truth or a label other than person, reads any category_id as person, and
     counts each case in the result's ``dropped`` (malformed structure still stops the read).
     ``id_offset`` is added to the image ids of a COCO or txt file before they are mapped: -1 reads a
-    COCO file written with 1-based ids.
+    COCO file written with 1-based ids. ``corners=True`` reads the boxes of a COCO or txt file as
+    corners x1, y1, x2, y2 (per-image files are corners always).
     """
     path = Path(path)
     if format not in FORMATS:
         raise ValueError(f"unknown result format {format!r}; choose from {', '.join(FORMATS)}")
     if on_invalid not in ON_INVALID:
         raise ValueError(f"unknown on_invalid {on_invalid!r}; choose from {', '.join(ON_INVALID)}")
-    if not path.exists():
-        raise InputError("no such file or folder", path)
+    try:
+        is_folder = stat.S_ISDIR(path.stat().st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputError("no such file or folder", path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", path) from None
     dropped = Dropped() if on_invalid == "drop" else None
-    if path.is_dir():
+    if is_folder:
         files = {p.name: p for p in sorted(path.rglob("*.txt")) if _FRAME_FILE.search(p.name)}
         if format not in ("auto", "per-image") or not files:
             raise InputError("a folder of results must hold per-image setXX_VYYY_IZZZZZ.txt files", path)
+        _per_image_corners(corners, path)
         return _read_per_image({name: (str(p), _LazyFile(p)) for name, p in files.items()},
                                gt, path, devkit_shift, dropped)
     if is_archive(path):
-        return _read_archive(path, gt, format, devkit_shift, dropped, id_offset)
+        return _read_archive(path, gt, format, devkit_shift, dropped, id_offset, corners)
     raw = read_bytes(path)
-    return _read_single(raw, str(path), gt, format, devkit_shift, dropped, id_offset)
+    return _read_single(raw, str(path), gt, format, devkit_shift, dropped, id_offset, corners)
 
 
 def _read_single(raw: bytes, where: str, gt: GroundTruth, format: str, devkit_shift: bool,
-                 dropped: Dropped | None = None, id_offset: int = 0) -> Detections:
+                 dropped: Dropped | None = None, id_offset: int = 0, corners: bool = False) -> Detections:
     text = decode_text(raw, where)
     if format == "auto":
         format = _sniff(text, where)
     if format == "coco":
-        return read_coco_results(text, where, gt, dropped, id_offset)
+        return read_coco_results(text, where, gt, dropped, id_offset, corners)
     if format == "txt":
-        return read_txt_results(text, where, gt, dropped, id_offset)
+        return read_txt_results(text, where, gt, dropped, id_offset, corners)
     name = Path(where).name
     if not _FRAME_FILE.search(name):
         raise InputError("a per-image result file must be named setXX_VYYY_IZZZZZ.txt", where)
+    _per_image_corners(corners, where)
     return _read_per_image({name: (where, lambda: raw)}, gt, where, devkit_shift, dropped)
+
+
+def _per_image_corners(corners: bool, where) -> None:
+    if corners:
+        raise InputError("per-image files are read as corners x1 y1 x2 y2 already: --corners applies to "
+                         "COCO and txt results", where)
 
 
 def _sniff(text: str, where: str) -> str:
     head = text.lstrip()[:1]
     if head in ("[", "{"):
         return "coco"
-    if not head:
-        return "txt"
-    first = text.lstrip().split("\n", 1)[0]
-    if first[:1].isalpha():
-        raise InputError(
-            "looks like a single per-image file (label x1 y1 x2 y2 score); pass the folder that holds "
-            "all of them", where, 1)
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith(("#", "%")):
+            continue  # blank lines and comments, which the txt reader passes over too
+        if _is_header(line):
+            raise _header_error(line, where, number)
+        if line.lstrip()[:1].isalpha():
+            raise InputError(
+                "looks like a single per-image file (label x1 y1 x2 y2 score); pass the folder that holds "
+                "all of them", where, number)
+        break
     return "txt"
 
 
@@ -169,7 +216,7 @@ class _LazyFile:
 
 
 def _read_archive(path: Path, gt: GroundTruth, format: str, devkit_shift: bool,
-                  dropped: Dropped | None = None, id_offset: int = 0) -> Detections:
+                  dropped: Dropped | None = None, id_offset: int = 0, corners: bool = False) -> Detections:
     members: dict[str, tuple[str, object]] = {}
     contents = {n: data for n, data in read_archive(path).items()
                 if not Path(n).name.startswith(".") and "__MACOSX" not in n}
@@ -177,6 +224,7 @@ def _read_archive(path: Path, gt: GroundTruth, format: str, devkit_shift: bool,
     if frames and format in ("auto", "per-image"):
         for name, member in frames.items():
             members[name] = (f"{path}/{member}", (lambda data=contents[member]: data))
+        _per_image_corners(corners, path)
         return _read_per_image(members, gt, path, devkit_shift, dropped)
     results = [n for n in contents if n.lower().endswith((".json", ".txt"))
                and Path(n).name != SUBMISSION_MANIFEST]
@@ -185,25 +233,37 @@ def _read_archive(path: Path, gt: GroundTruth, format: str, devkit_shift: bool,
             f"an archive must hold one result file (.json or .txt) or per-image files; found "
             f"{len(results)} result files", path)
     member = results[0]
-    return _read_single(contents[member], f"{path}/{member}", gt, format, devkit_shift, dropped, id_offset)
+    return _read_single(contents[member], f"{path}/{member}", gt, format, devkit_shift, dropped, id_offset,
+                        corners)
 
 
 def read_coco_results(text: str, where: str, gt: GroundTruth, dropped: Dropped | None = None,
-                      id_offset: int = 0) -> Detections:
+                      id_offset: int = 0, corners: bool = False) -> Detections:
     data = parse_json(text, where)
     keys: tuple[str, ...] = ()
     if isinstance(data, dict) and isinstance(data.get("annotations"), list):
         data, keys = data["annotations"], ("annotations",)
     if not isinstance(data, list):
         raise InputError("COCO results must be a JSON list of detections", where, 1)
-    return detections_from_coco(data, gt, where, lambda k: json_line(text, *keys, k), dropped, id_offset)
+    return detections_from_coco(data, gt, where, lambda k: json_line(text, *keys, k), dropped, id_offset,
+                                corners, check_text_numbers=_may_hold_strings(text))
+
+
+def _may_hold_strings(text: str) -> bool:
+    """Whether a JSON text may hold a string value. Every quote of a file without one closes or opens
+    a key, and every key is followed by a colon: a cheap test (two counts) that spares such a file
+    the check of every record for numbers written as text."""
+    return text.count('"') != 2 * text.count('":')
 
 
 def detections_from_coco(records: list, gt: GroundTruth, where: str = "", line_of=lambda k: None,
-                         dropped: Dropped | None = None, id_offset: int = 0) -> Detections:
+                         dropped: Dropped | None = None, id_offset: int = 0, corners: bool = False,
+                         check_text_numbers: bool = True) -> Detections:
     """Detections from COCO result records (dicts with image_id, bbox, score, category_id).
 
-    With ``dropped`` (a lenient read), invalid detections are left out and counted there.
+    With ``dropped`` (a lenient read), invalid detections are left out and counted there. Numbers
+    written as text are read, and counted in the result's ``facts`` (``check_text_numbers=False``
+    skips that count, for records known to hold none).
     """
     n = len(records)
     ids = np.empty(n, np.int64)
@@ -227,10 +287,17 @@ def detections_from_coco(records: list, gt: GroundTruth, where: str = "", line_o
             raise fail("detection with a malformed image_id, bbox, score or category_id "
                        "(bbox must be 4 numbers [x, y, w, h])", k) from None
         if isinstance(image_id, bool) or not isinstance(image_id, (int, float, np.integer)) \
-                or image_id != int(image_id):
+                or not math.isfinite(image_id) or image_id != int(image_id):
             raise fail(f"image_id {image_id!r} is not an integer", k)
+        if not abs(image_id) < _ID_LIMIT:
+            raise fail(f"image id {image_id!r} is not in the ground truth: it is too large to be an image id", k)
         ids[k] = int(image_id)
-    keep = _check_values(boxes, scores, lambda k: (where, line_of(k)), dropped)
+    facts = ReadFacts(id_offset=id_offset, corners=corners)
+    if check_text_numbers:
+        _count_text_numbers(records, facts, lambda k: location(where, line_of(k)))
+    if corners:
+        boxes[:, 2:] -= boxes[:, :2]
+    keep = _check_values(boxes, scores, lambda k: (where, line_of(k)), dropped, facts, _layout(corners))
     bad = np.flatnonzero(categories != PERSON_CATEGORY)
     if len(bad) and dropped is not None:
         # A lenient read takes every detection as a person: a category of 0 is usually a class
@@ -246,31 +313,57 @@ def detections_from_coco(records: list, gt: GroundTruth, where: str = "", line_o
             "`kaist-kit submit` rewrites every category to person)", k)
     image, known = _map_ids(ids + id_offset, gt, line_of, where, False, dropped, keep, id_offset)
     keep &= known
-    dets = Detections(image[keep], boxes[keep], scores[keep], where, "coco", dropped)
-    _check_id_base(dets, gt, where, one_based=False)
-    return dets
+    return Detections(image[keep], boxes[keep], scores[keep], where, "coco", dropped, facts)
+
+
+def _count_text_numbers(records: list, facts: ReadFacts, locate) -> None:
+    """Count the records that write a bbox, score or category_id number as a string."""
+    first = None
+    for k, det in enumerate(records):
+        if isinstance(det.get("score"), str) or isinstance(det.get("category_id"), str) \
+                or any(isinstance(v, str) for v in det["bbox"]):
+            facts.string_values += 1
+            first = k if first is None else first
+    if first is not None:
+        facts.first["string_values"] = locate(first)
+
+
+def _layout(corners: bool) -> str:
+    """How the boxes of a COCO or txt file are read, for the message about a negative size."""
+    return "boxes are read as corners [x1, y1, x2, y2]" if corners else "boxes are [x, y, width, height]"
 
 
 def read_txt_results(text: str, where: str, gt: GroundTruth, dropped: Dropped | None = None,
-                     id_offset: int = 0) -> Detections:
+                     id_offset: int = 0, corners: bool = False) -> Detections:
     rows, lines = _parse_rows(text, where, 6)
     ids = rows[:, 0]
     whole = np.floor(ids) == ids
     if not np.all(whole):
         k = int(np.flatnonzero(~whole)[0])
-        raise InputError(f"image id {ids[k]:g} is not an integer", where, int(lines[k]))
+        raise InputError(f"image id {_field(text, lines[k])} is not an integer", where, int(lines[k]))
+    huge = ~(np.abs(ids) < _ID_LIMIT)
+    if huge.any():
+        k = int(np.flatnonzero(huge)[0])
+        raise InputError(f"image id {_field(text, lines[k])} is not in the ground truth (ids 1..{gt.n_images}, "
+                         "1-based): it is too large to be an image id", where, int(lines[k]))
     boxes, scores = rows[:, 1:5].copy(), rows[:, 5].copy()
 
     def line_of(k: int) -> int:
         return int(lines[k])
 
-    keep = _check_values(boxes, scores, lambda k: (where, line_of(k)), dropped)
+    if corners:
+        boxes[:, 2:] -= boxes[:, :2]
+    facts = ReadFacts(id_offset=id_offset, corners=corners)
+    keep = _check_values(boxes, scores, lambda k: (where, line_of(k)), dropped, facts, _layout(corners))
     int_ids = ids.astype(np.int64) + id_offset
     image, known = _map_ids(int_ids, gt, line_of, where, True, dropped, keep, id_offset)
     keep &= known
-    dets = Detections(image[keep], boxes[keep], scores[keep], where, "txt", dropped)
-    _check_id_base(dets, gt, where, one_based=True)
-    return dets
+    return Detections(image[keep], boxes[keep], scores[keep], where, "txt", dropped, facts)
+
+
+def _field(text: str, line: int) -> str:
+    """The first field of a line as written (for a number that reads back differently)."""
+    return text.splitlines()[int(line) - 1].replace(",", " ").split()[0]
 
 
 def _parse_rows(text: str, where: str, ncols: int, label: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -291,6 +384,8 @@ def _parse_rows(text: str, where: str, ncols: int, label: bool = False) -> tuple
         try:
             values.extend(float(p) for p in parts)
         except ValueError:
+            if not lines and _is_header(line):
+                raise _header_error(line, where, number) from None
             bad = next(p for p in parts if not is_number(p))
             raise InputError(f"{bad!r} is not a number", where, number) from None
         lines.append(number)
@@ -300,12 +395,23 @@ def _parse_rows(text: str, where: str, ncols: int, label: bool = False) -> tuple
     return rows, np.array(lines, np.int64)
 
 
+def _is_header(line: str) -> bool:
+    """A line of column names: words only, no number."""
+    parts = line.replace(",", " ").split()
+    return bool(parts) and any(p[:1].isalpha() for p in parts) and not any(is_number(p) for p in parts)
+
+
+def _header_error(line: str, where, number: int) -> InputError:
+    return InputError(f"a header line ({line.strip()[:60]!r}); result files have none: remove it", where, number)
+
+
 def _check_values(boxes: np.ndarray, scores: np.ndarray, locate, dropped: Dropped | None = None,
+                  facts: ReadFacts | None = None,
                   layout: str = "boxes are [x, y, width, height]") -> np.ndarray:
     """Mask of the detections with finite numbers and sizes >= 0; any other stops a strict read.
 
     ``locate(k)`` gives the (file, line) of detection k; ``layout`` says how its lines are written,
-    for the message about a negative size."""
+    for the message about a negative size. Boxes beyond any frame are counted in ``facts``."""
     finite = np.isfinite(boxes).all(axis=1) & np.isfinite(scores)
     if not finite.all():
         k = int(np.flatnonzero(~finite)[0])
@@ -321,6 +427,10 @@ def _check_values(boxes: np.ndarray, scores: np.ndarray, locate, dropped: Droppe
                 f"negative box size w={boxes[k, 2]:g}, h={boxes[k, 3]:g} ({negative.sum()} such "
                 f"detections); {layout}", *locate(k))
         dropped.record("negative_size", negative.sum(), *locate(k))
+    far = finite & ~(np.abs(boxes) <= FAR_LIMIT).all(axis=1)
+    if far.any() and facts is not None:
+        facts.far_boxes = int(far.sum())
+        facts.first["far_boxes"] = location(*locate(int(np.flatnonzero(far)[0])))
     return finite & ~negative
 
 
@@ -351,42 +461,17 @@ def _map_ids(ids: np.ndarray, gt: GroundTruth, line_of, where: str, one_based: b
         k = int(np.flatnonzero(~known)[0])
         if one_based:
             valid = f"1..{gt.n_images}, 1-based"
-            hint = " (ids of this format are 1-based: is this 0-based COCO output?)" if ids[k] == 0 else ""
+            hint = (" (ids of this format are 1-based: if they were written 0-based, read them with "
+                    "--id-offset 1)" if ids[k] == 0 else "")
         else:
             lo, hi = (int(gt.image_ids[0]), int(gt.image_ids[-1])) if gt.n_images else (0, -1)
             valid = f"{lo}..{hi}"
-            hint = (" (COCO results use the ground truth's 0-based ids: were they written 1-based?)"
-                    if gt.n_images and ids[k] == hi + 1 else "")
+            hint = (" (COCO results use the ground truth's 0-based ids: if they were written 1-based, "
+                    "read them with --id-offset -1)" if gt.n_images and ids[k] == hi + 1 else "")
         raise InputError(
             f"image id {ids[k]} is not in the ground truth (ids {valid}); {(~known).sum()} detections "
             f"have unknown ids{hint}", where, line_of(k))
     return index.astype(np.int64), known
-
-
-def _check_id_base(dets: Detections, gt: GroundTruth, where: str, one_based: bool) -> None:
-    """Warn when shifting every image id by one matches the ground truth far better."""
-    if len(dets) == 0 or gt.n_images < 2:
-        return
-    shift = 1 if not one_based else -1  # the direction the writer probably got wrong
-    as_read = pedestrians_hit(dets.image, dets.boxes, gt)
-    shifted_image = dets.image - shift
-    ok = (shifted_image >= 0) & (shifted_image < gt.n_images)
-    shifted = pedestrians_hit(shifted_image[ok], dets.boxes[ok], gt)
-    if shifted >= 20 and shifted > 3 * max(as_read, 1):
-        base, other = ("0-based", "1-based") if not one_based else ("1-based", "0-based")
-        warn(f"image ids look {other}: shifted by {-shift:+d} the detections overlap {shifted} "
-             f"pedestrians instead of {as_read}; this format is read as {base}, so the score will be "
-             f"near 100% miss rate (the leaderboard reads them the same way)", where,
-             category=IdBaseWarning)
-
-
-def pedestrians_hit(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth) -> int:
-    """How many detections overlap a pedestrian of their image at IoU >= 0.5 (a plausibility test)."""
-    from .matching import overlaps_by_image
-
-    pairs = overlaps_by_image(image, boxes, gt, min_overlap=0.5)
-    person = ~gt.ignore[pairs.gt]
-    return int(np.unique(pairs.det[person & (pairs.iou >= 0.5)]).size)
 
 
 def _read_per_image(files: dict, gt: GroundTruth, where, devkit_shift: bool,
@@ -414,17 +499,14 @@ def _read_per_image(files: dict, gt: GroundTruth, where, devkit_shift: bool,
         images.append(np.full(len(file_rows), gt.index_of_name[frame], np.int64))
         sources.append(np.full(len(file_rows), len(sources)))
         lines.append(file_lines)
+    facts = ReadFacts(unknown_frames=unknown)
     if unknown:
-        warn(f"{len(unknown)} per-image files name frames that are not in the ground truth "
-             f"(first: {unknown[0]}); they are not scored", where)
-    missing = gt.n_images - (len(files) - len(unknown))
-    if missing and len(files) > len(unknown):
-        warn(f"{missing} of the {gt.n_images} ground-truth images have no per-image file; read as "
-             "images without detections (the devkit's aggregator would instead shift the id of every "
-             "later image and score the folder wrongly)", where)
+        facts.first["unknown_frames"] = files[unknown[0]][0]
+    if len(files) > len(unknown):
+        facts.images_without_file = gt.n_images - (len(files) - len(unknown))
     if not rows:
         empty = Detections.empty(str(where), "per-image")
-        empty.dropped = dropped
+        empty.dropped, empty.facts = dropped, facts
         return empty
 
     x1, y1, x2, y2, score = np.concatenate(rows).T
@@ -432,7 +514,7 @@ def _read_per_image(files: dict, gt: GroundTruth, where, devkit_shift: bool,
     file_of, line_of = np.concatenate(sources), np.concatenate(lines)
 
     keep = _check_values(np.stack([x1, y1, x2 - x1, y2 - y1], 1), score,
-                         lambda k: (names[file_of[k]], int(line_of[k])), dropped,
+                         lambda k: (names[file_of[k]], int(line_of[k])), dropped, facts,
                          "corner x2, y2 before x1, y1; lines are label x1 y1 x2 y2 score")
     image = np.concatenate(images)[keep]
     x1, y1, x2, y2, score = x1[keep], y1[keep], x2[keep], y2[keep], score[keep]
@@ -444,7 +526,7 @@ def _read_per_image(files: dict, gt: GroundTruth, where, devkit_shift: bool,
         score = _printed(score, 8)
     else:
         box = np.stack([x1, y1, x2 - x1, y2 - y1], 1)
-    return Detections(image, box, score, str(where), "per-image", dropped)
+    return Detections(image, box, score, str(where), "per-image", dropped, facts)
 
 
 def _plain_number(value: float) -> int | float:

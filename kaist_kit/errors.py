@@ -1,14 +1,14 @@
-"""Errors and warnings about user input.
+"""Errors about user input.
 
 Every problem with a user's file is reported as one line that names the file (and the line when
-there is one). The CLI prints an `InputError` and exits with code 2; a `KitWarning` is printed as a
-single `warning:` line. Library callers get ordinary exceptions and `warnings`.
+there is one). The CLI prints an `InputError` and exits with code 2. What a result holds that is
+probably a mistake is not an error but a finding (`kaist_kit.findings`), which the library returns
+and the CLI prints.
 """
 
 from __future__ import annotations
 
 import os
-import warnings
 
 
 def where(path: str | os.PathLike | None, line: int | None = None) -> str:
@@ -29,13 +29,7 @@ class InputError(Exception):
 
 
 class KitWarning(UserWarning):
-    """Something in the input costs the user accuracy or would be treated differently elsewhere."""
-
-
-def warn(message: str, path: str | os.PathLike | None = None, line: int | None = None,
-         category: type[KitWarning] = KitWarning) -> None:
-    prefix = where(path, line)
-    warnings.warn(f"{prefix}: {message}" if prefix else message, category, stacklevel=2)
+    """A warning of the kit's own, printed by the CLI as one line (the kit's hazards are findings)."""
 
 
 def quantity(n: int, noun: str, plural: str | None = None) -> str:

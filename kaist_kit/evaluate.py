@@ -1,7 +1,7 @@
-"""Log-average miss rate: curves and scores per method, protocol, setting and split.
+"""Log-average miss rate, AP and AR: curves and scores per method, protocol, setting, split and IoU.
 
-`Evaluation` matches one method's detections once, for every setting, and then scores any split
-and either protocol from that matching. `evaluate` is the one-call entry point.
+`Evaluation` matches one method's detections once per IoU threshold, for every setting, and then
+scores any split, protocol and metric from those matchings. `evaluate` is the one-call entry point.
 """
 
 from __future__ import annotations
@@ -14,11 +14,32 @@ from pathlib import Path
 
 import numpy as np
 
+from . import coco
 from .detections import Detections, load_detections, method_name
-from .errors import quantity, warn
 from .groundtruth import GroundTruth
-from .matching import IGNORED, TRUE_POSITIVE, greedy_match, ignore_masks, overlaps_by_image
-from .settings import LEADERBOARD, SETTINGS, SPLITS, Protocol, get_protocol, get_setting
+from .matching import (
+    IGNORED,
+    MATCH_THRESHOLD,
+    TRUE_POSITIVE,
+    Matches,
+    Pairs,
+    greedy_match,
+    ignore_masks,
+    merge_pairs,
+    overlaps_by_image,
+    squarified,
+)
+from .settings import (
+    DEFAULT_FPPI_RANGE,
+    METRICS,
+    SETTINGS,
+    SPLITS,
+    Protocol,
+    Setting,
+    get_protocol,
+    get_setting,
+    with_fppi_range,
+)
 
 
 @dataclass
@@ -43,6 +64,15 @@ class Result:
     n_images: int
     n_gt: int  # pedestrians that count (non-ignored)
     curve: Curve = field(repr=False)
+    iou: float = MATCH_THRESHOLD  # the matching threshold of the curve and the LAMR
+    metrics: tuple[str, ...] = ("lamr",)  # the metrics asked for, in order (see settings.METRICS)
+    # AP and AR (COCO's, at their own thresholds) of those asked for, as fractions; nan when no
+    # pedestrian counts. The LAMR and the curve are always computed.
+    coco_values: dict[str, float] = field(default_factory=dict)
+
+    def value(self, metric: str) -> float:
+        """A metric of this row, as a fraction."""
+        return self.lamr if metric == "lamr" else self.coco_values[metric]
 
     def to_dict(self, with_curve: bool = False) -> dict:
         out = {
@@ -50,13 +80,19 @@ class Result:
             "protocol": self.protocol,
             "setting": self.setting,
             "split": self.split,
-            "lamr": self.lamr,
-            "miss_rates": list(self.miss_rates),
-            "fppi_refs": list(self.fppi_refs),
+            "iou": self.iou,
+        }
+        if "lamr" in self.metrics:
+            out.update({"lamr": self.lamr, "miss_rates": list(self.miss_rates), "fppi_refs": list(self.fppi_refs)})
+        out.update({
             "recall": None if math.isnan(self.recall) else self.recall,
             "n_images": self.n_images,
             "n_gt": self.n_gt,
-        }
+        })
+        for name in self.metrics:
+            if name != "lamr":
+                value = self.coco_values[name]
+                out[name] = None if math.isnan(value) else value
         if with_curve:
             out["curve"] = {
                 "score": self.curve.scores.tolist(),
@@ -67,13 +103,22 @@ class Result:
 
 
 class Evaluation:
-    """One method's detections matched against the ground truth in every requested setting."""
+    """One method's detections matched against the ground truth in every requested setting.
 
-    def __init__(self, gt: GroundTruth, dets: Detections, settings: Iterable[str] = tuple(SETTINGS),
-                 method: str = ""):
+    The matching at ``iou`` (0.5 unless given; `matches`, and what `score` and `curve_terms` read
+    unless told otherwise) is made at once; any other threshold is matched on first use and kept, so
+    that every setting, split, protocol and metric shares one matching per threshold. Settings that
+    squarify the pedestrians share a matching of their own (their boxes differ).
+    """
+
+    def __init__(self, gt: GroundTruth, dets: Detections, settings: Iterable[str | Setting] = tuple(SETTINGS),
+                 method: str = "", iou: float = MATCH_THRESHOLD):
         self.gt = gt
         self.method = method
-        self.settings = list(dict.fromkeys(settings))
+        self.iou = iou
+        resolved = list({s.name: s for s in map(get_setting, settings)}.values())
+        self.setting_objects = resolved
+        self.settings = [s.name for s in resolved]
         self.setting_row = {name: k for k, name in enumerate(self.settings)}
 
         # Evaluation order: by image, then by descending score; ties keep file order.
@@ -86,25 +131,88 @@ class Evaluation:
         self.rank = np.arange(len(order)) - image_start[self.image]
         self.dets_per_image = np.diff(image_start)
 
-        self.ignored = ignore_masks(gt, [get_setting(s) for s in self.settings])
-        pairs = overlaps_by_image(self.image, self.boxes, gt, min_overlap=0.5)
-        self.matches = greedy_match(self.image, pairs, self.ignored)
+        self.ignored = ignore_masks(gt, resolved)
+        self._pairs: dict[float | None, tuple[float, Pairs]] = {}  # squarify ratio -> (min overlap, pairs)
+        self._matches: dict[float, Matches] = {}
+        self._flags: dict[tuple[float, bool], tuple[np.ndarray, np.ndarray]] = {}
+        self.matches = self.matches_at(iou)
         # The curve concatenates images in id order and stable-sorts by descending score.
         self.score_order = np.argsort(-self.scores, kind="stable")
 
-    def score(self, setting: str, split: str | Sequence = "all", protocol: str | Protocol = "leaderboard",
-              split_name: str | None = None) -> Result:
-        proto = protocol if isinstance(protocol, Protocol) else get_protocol(protocol)
-        name = split_name or (split if isinstance(split, str) else "subset")
-        terms = self.curve_terms(setting, split, proto)
-        return score_curve(terms.positive, self.scores[terms.sequence], terms.n_gt, terms.n_images, proto,
-                           self.method, setting, name)
+    def row(self, setting: str | Setting) -> int:
+        """The row of a setting (by name, or spelled as a custom setting) in the matchings."""
+        name = setting if isinstance(setting, str) and setting in self.setting_row else get_setting(setting).name
+        if name not in self.setting_row:
+            raise ValueError(f"setting {name!r} is not among this evaluation's ({', '.join(self.settings)}); "
+                             "pass it to Evaluation(gt, dets, settings)")
+        return self.setting_row[name]
 
-    def curve_terms(self, setting: str, split: str | Sequence = "all",
-                    protocol: str | Protocol = "leaderboard") -> CurveTerms:
+    @property
+    def matched_thresholds(self) -> tuple[float, ...]:
+        """The IoU thresholds matched so far, ascending."""
+        return tuple(sorted(self._matches))
+
+    def matches_at(self, iou: float) -> Matches:
+        """The matching at IoU threshold ``iou`` for every setting (made once, then kept)."""
+        if iou in self._matches:
+            return self._matches[iou]
+        if not 0 < iou < 1:
+            raise ValueError(f"IoU threshold {iou!r} must lie between 0 and 1")
+        groups: dict[float | None, list[int]] = {}
+        for k, setting in enumerate(self.setting_objects):
+            groups.setdefault(setting.squarify, []).append(k)
+        if len(groups) == 1:
+            (ratio,) = groups
+            matches = greedy_match(self.image, self.pairs_at(iou, ratio), self.ignored, iou)
+        else:
+            n_det = len(self.image)
+            matches = Matches(np.empty((len(self.settings), n_det), np.int8),
+                              np.empty((len(self.settings), n_det), np.int64))
+            for ratio, rows in groups.items():
+                part = greedy_match(self.image, self.pairs_at(iou, ratio), self.ignored[rows], iou)
+                matches.status[rows], matches.matched_gt[rows] = part.status, part.matched_gt
+        self._matches[iou] = matches
+        return matches
+
+    def pairs_at(self, min_overlap: float, squarify: float | None = None) -> Pairs:
+        """Overlapping pairs for a matching at ``min_overlap``; with ``squarify``, the IoU is taken with
+        the squarified boxes and the intersection over the detection with the boxes as annotated."""
+        regions = self._overlaps(min_overlap, None)
+        if squarify is None:
+            return regions
+        return merge_pairs(self._overlaps(min_overlap, squarify), regions, len(self.gt.ann_ids))
+
+    def _overlaps(self, min_overlap: float, squarify: float | None) -> Pairs:
+        # Pairs are computed once at 0.5 (or the lowest threshold asked for) and filtered for higher ones.
+        if squarify in self._pairs and self._pairs[squarify][0] <= min_overlap:
+            computed_at, pairs = self._pairs[squarify]
+            return pairs if computed_at == min_overlap else pairs.at_least(min_overlap)
+        computed_at = min(min_overlap, MATCH_THRESHOLD)
+        gt_boxes = None if squarify is None else squarified(self.gt.boxes, squarify)
+        pairs = overlaps_by_image(self.image, self.boxes, self.gt, computed_at, gt_boxes)
+        self._pairs[squarify] = (computed_at, pairs)
+        return pairs if computed_at == min_overlap else pairs.at_least(min_overlap)
+
+    def score(self, setting: str | Setting, split: str | Sequence = "all",
+              protocol: str | Protocol = "leaderboard", split_name: str | None = None,
+              iou: float | None = None) -> Result:
+        """The LAMR and curve of a setting and split under a protocol, matched at ``iou`` (default: the
+        evaluation's own)."""
+        iou = self.iou if iou is None else iou
+        proto = get_protocol(protocol)
+        name = split_name or (split if isinstance(split, str) else "subset")
+        terms = self.curve_terms(setting, split, proto, iou)
+        result = score_curve(terms.positive, self.scores[terms.sequence], terms.n_gt, terms.n_images, proto,
+                             self.method, self.settings[self.row(setting)], name)
+        result.iou = iou
+        return result
+
+    def curve_terms(self, setting: str | Setting, split: str | Sequence = "all",
+                    protocol: str | Protocol = "leaderboard", iou: float | None = None) -> CurveTerms:
         """What the curve of a setting and split is built from, under a protocol's rules."""
-        row = self.setting_row[setting]
-        return self.curve_terms_of(self.matches.status[row], self.matches.matched_gt[row], self.ignored[row],
+        row = self.row(setting)
+        matches = self.matches_at(self.iou if iou is None else iou)
+        return self.curve_terms_of(matches.status[row], matches.matched_gt[row], self.ignored[row],
                                    self.gt.split_mask(split), protocol)
 
     def curve_terms_of(self, status: np.ndarray, matched_gt: np.ndarray, ignored: np.ndarray,
@@ -113,21 +221,83 @@ class Evaluation:
 
         The diagnosis uses it for matchings of its own (the foreground, every person box).
         """
-        proto = protocol if isinstance(protocol, Protocol) else get_protocol(protocol)
-        kept = images[self.image] & (status != IGNORED)
+        proto = get_protocol(protocol)
+        kept = self._scored(images, proto) & (status != IGNORED)
+        sequence = self.score_order[kept[self.score_order]]
+        positive = self._positive(status, matched_gt, sequence, proto)
+        return CurveTerms(sequence, positive, self._counted(ignored, images, proto), int(images.sum()))
+
+    def _scored(self, images: np.ndarray, proto: Protocol) -> np.ndarray:
+        """(D,) bool: the detections a protocol scores on these images (the leaderboard keeps 1,000 per image)."""
+        kept = images[self.image]
         if proto.max_detections_per_image is not None:
             kept &= self.rank < proto.max_detections_per_image
-        sequence = self.score_order[kept[self.score_order]]
+        return kept
+
+    def _positive(self, status: np.ndarray, matched_gt: np.ndarray, sequence: np.ndarray,
+                  proto: Protocol) -> np.ndarray:
+        """Whether each detection of ``sequence`` is a true positive as the protocol counts it."""
         positive = status[sequence] == TRUE_POSITIVE
         if proto.id_zero_is_unmatched:
             taken = matched_gt[sequence[positive]]
             positive[positive] = self.gt.ann_ids[taken] != 0
+        return positive
 
+    def _counted(self, ignored: np.ndarray, images: np.ndarray, proto: Protocol) -> np.ndarray:
+        """(N,) bool: the pedestrians in the recall denominator."""
         counted_images = images
         if proto.skips_images_without_detections:
             counted_images = images & (self.dets_per_image > 0)
-        counted = ~ignored & counted_images[self.gt.ann_image]
-        return CurveTerms(sequence, positive, counted, int(images.sum()))
+        return ~ignored & counted_images[self.gt.ann_image]
+
+    def precision_recall(self, setting: str | Setting, split: str | Sequence = "all",
+                         protocol: str | Protocol = "leaderboard",
+                         thresholds: Sequence[float] = coco.IOU_THRESHOLDS) -> tuple[np.ndarray, np.ndarray, int]:
+        """COCO's accumulation at each IoU threshold: precision at the 101 recall points (T, 101),
+        final recall (T,), and the number of pedestrians that count (see `coco.precision_recall`);
+        nan when none counts."""
+        proto = get_protocol(protocol)
+        row = self.row(setting)
+        images = self.gt.split_mask(split)
+        n_gt = int(self._counted(self.ignored[row], images, proto).sum())
+        if n_gt == 0:
+            return (np.full((len(thresholds), len(coco.RECALL_POINTS)), np.nan),
+                    np.full(len(thresholds), np.nan), 0)
+        # COCO's curve: every scored detection of the split, in curve order; those matched to an ignore
+        # region are neither true nor false positives.
+        in_curve = self._scored(images, proto)[self.score_order]
+        flags = [self._curve_flags(iou, proto.id_zero_is_unmatched) for iou in thresholds]
+        tp = np.stack([positive[row][in_curve] for positive, _ in flags])
+        fp = np.stack([negative[row][in_curve] for _, negative in flags])
+        precision, recall = coco.precision_recall(tp, fp, n_gt)
+        return precision, recall, n_gt
+
+    def _curve_flags(self, iou: float, id_zero_is_unmatched: bool) -> tuple[np.ndarray, np.ndarray]:
+        """(S, D) bool each, in curve order (`score_order`): the true and the false positives of the
+        matching at ``iou``, as a protocol counts them (kept for the other settings and splits)."""
+        key = (iou, id_zero_is_unmatched)
+        if key not in self._flags:
+            matches = self.matches_at(iou)
+            status = matches.status[:, self.score_order]
+            positive = status == TRUE_POSITIVE
+            if id_zero_is_unmatched and len(self.gt.ann_ids):
+                matched = matches.matched_gt[:, self.score_order]
+                positive &= self.gt.ann_ids[np.maximum(matched, 0)] != 0
+            self._flags[key] = (positive, (status != IGNORED) & ~positive)
+        return self._flags[key]
+
+    def metric_values(self, metrics: Iterable[str], setting: str | Setting, split: str | Sequence = "all",
+                      protocol: str | Protocol = "leaderboard") -> dict[str, float]:
+        """AP and AR metrics (ap50, ap75, ap, ar) of a setting and split; nan when no pedestrian counts."""
+        names = [m for m in metrics if m != "lamr"]
+        for name in names:
+            if name not in coco.METRIC_THRESHOLDS:
+                raise ValueError(f"unknown metric {name!r}; choose from {', '.join(METRICS)}")
+        if not names:
+            return {}
+        thresholds = coco.thresholds_for(names)
+        precision, recall, _ = self.precision_recall(setting, split, protocol, thresholds)
+        return coco.summarize(names, thresholds, precision, recall)
 
 
 @dataclass
@@ -191,39 +361,53 @@ SplitSpec = str | tuple[str, Sequence]
 
 
 def _split(spec: SplitSpec) -> tuple[str, str | Sequence]:
-    """(name, selection) of a split given as 'all' / 'day' / 'night' or (name, image names or ids)."""
+    """(name, selection) of a split given by name ('all', 'day', 'campus', 'set06', ...) or as
+    (name, image names or ids)."""
     return (spec, spec) if isinstance(spec, str) else (spec[0], spec[1])
 
 
-def evaluate(gt: GroundTruth, dets: Detections, settings: Iterable[str] = ("reasonable",),
+def evaluate(gt: GroundTruth, dets: Detections, settings: Iterable[str | Setting] = ("reasonable",),
              splits: Iterable[SplitSpec] = SPLITS, protocols: Iterable[str] = ("leaderboard",),
-             method: str = "") -> list[Result]:
-    """Score one method in each protocol, setting and split; warns about input a protocol mishandles."""
-    settings = list(settings)
+             method: str = "", ious: Iterable[float] = (MATCH_THRESHOLD,), metrics: Iterable[str] = ("lamr",),
+             fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE) -> list[Result]:
+    """Score one method in each protocol, setting, IoU threshold and split (`kaist_kit.findings` says
+    what in the input a protocol mishandles). Results come in that order; each holds the requested
+    ``metrics``."""
     evaluation = Evaluation(gt, dets, settings, method)
+    ious = list(dict.fromkeys(ious))
+    metrics = list(dict.fromkeys(metrics))
+    for name in metrics:
+        if name not in METRICS:
+            raise ValueError(f"unknown metric {name!r}; choose from {', '.join(METRICS)}")
+    splits = [_split(spec) for spec in splits]
+    masks = [gt.split_mask(selection) for _, selection in splits]
     results = []
     for protocol in protocols:
-        proto = get_protocol(protocol)
-        if proto.name == "leaderboard":
-            warn_leaderboard_input(evaluation, dets)
-        for setting in settings:
-            for spec in splits:
-                name, selection = _split(spec)
-                results.append(evaluation.score(setting, selection, proto, name))
+        proto = with_fppi_range(get_protocol(protocol), fppi_range)
+        for setting in evaluation.settings:
+            extra = [evaluation.metric_values(metrics, setting, mask, proto) for mask in masks]
+            for iou in ious:
+                for (name, _), mask, values in zip(splits, masks, extra):
+                    result = evaluation.score(setting, mask, proto, name, iou)
+                    result.metrics, result.coco_values = tuple(metrics), values
+                    results.append(result)
     return results
 
 
 def evaluate_files(paths: Sequence[str | os.PathLike], gt: GroundTruth,
-                   settings: Iterable[str] = ("reasonable",), splits: Iterable[SplitSpec] = SPLITS,
+                   settings: Iterable[str | Setting] = ("reasonable",), splits: Iterable[SplitSpec] = SPLITS,
                    protocols: Iterable[str] = ("leaderboard",), names: Sequence[str] | None = None,
-                   format: str = "auto", devkit_shift: bool = True) -> list[Result]:
+                   format: str = "auto", devkit_shift: bool = True, ious: Iterable[float] = (MATCH_THRESHOLD,),
+                   metrics: Iterable[str] = ("lamr",),
+                   fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE) -> list[Result]:
     """Read and score several result files; method names default to the file names."""
     names = list(names) if names else unique_method_names(paths)
     settings, splits, protocols = list(settings), list(splits), list(protocols)
+    ious, metrics = list(ious), list(metrics)
     results = []
     for path, name in zip(paths, names):
         dets = load_detections(path, gt, format, devkit_shift)
-        results += evaluate(gt, dets, settings, splits, protocols, name)
+        results += evaluate(gt, dets, settings, splits, protocols, name, ious, metrics, fppi_range)
     return results
 
 
@@ -232,45 +416,3 @@ def unique_method_names(paths: Sequence[str | os.PathLike]) -> list[str]:
     if len(set(names)) < len(names):
         names = [Path(str(p).rstrip("/")).name if names.count(n) > 1 else n for p, n in zip(paths, names)]
     return names
-
-
-def images_not_sorted(dets: Detections) -> np.ndarray:
-    """Indices of the images whose detections, in file order, do not descend in score.
-
-    The leaderboard's evaluator scores such a file wrongly.
-    """
-    file_order = np.argsort(dets.image, kind="stable")
-    image, scores = dets.image[file_order], dets.scores[file_order]
-    rising = (image[1:] == image[:-1]) & (scores[1:] > scores[:-1])
-    return np.unique(image[1:][rising])
-
-
-def warn_leaderboard_input(evaluation: Evaluation, dets: Detections) -> None:
-    """Say what the leaderboard's own evaluator would do with input it cannot score correctly."""
-    where = dets.source or None
-    if len(dets) == 0:
-        warn("no detections: scored as miss rate 1 everywhere; the leaderboard's evaluator crashes "
-             "on an empty result", where)
-        return
-    unsorted = images_not_sorted(dets)
-    if len(unsorted):
-        warn(f"detections of {quantity(len(unsorted), 'image')} are not sorted by descending score; the leaderboard's "
-             "evaluator scores such a file wrongly (a shuffled MBNet file gets 80.05 instead of 8.13); "
-             "scored here as sorted, as `kaist-kit submit` packages it", where)
-    cap = LEADERBOARD.max_detections_per_image
-    crowded = evaluation.dets_per_image > cap
-    if crowded.any():
-        dropped = int((evaluation.dets_per_image[crowded] - cap).sum())
-        warn(f"{quantity(int(crowded.sum()), 'image')} with more than {cap} detections: the leaderboard's "
-             f"evaluator crashes on them; scored here with the {cap} highest-scoring per image "
-             f"({dropped} dropped), as `kaist-kit submit` packages it", where)
-    gt = evaluation.gt
-    without = evaluation.dets_per_image[gt.ann_image] == 0
-    for row, setting in enumerate(evaluation.settings):
-        lost = without & ~evaluation.ignored[row]
-        if lost.any():
-            warn(f"{quantity(len(np.unique(gt.ann_image[lost])), 'image')} without any detection: "
-                 f"the leaderboard leaves the {quantity(int(lost.sum()), 'pedestrian')} in them (counted "
-                 f"in {setting}) out of the miss rate, which lowers it; the devkit that most papers quote "
-                 "counts them as misses (--protocol matlab)", where)
-            break

@@ -136,47 +136,70 @@ def is_archive(path: str | os.PathLike) -> bool:
 
 def read_archive(path: str | os.PathLike) -> dict[str, bytes]:
     """Every regular file of a .zip or tar archive (.tar, .tar.gz, .tgz), by member name, in the
-    archive's order; an unreadable archive is an `InputError`."""
+    archive's order; an unreadable archive is an `InputError`, and so is one with a member that
+    would be extracted outside its folder (an absolute name or a ``..`` step)."""
     import tarfile
     import zipfile
 
     try:
         if str(path).lower().endswith(".zip"):
             with zipfile.ZipFile(path) as archive:
-                return {n: archive.read(n) for n in archive.namelist() if not n.endswith("/")}
+                names = [n for n in archive.namelist() if not n.endswith("/")]
+                _check_member_names(names, path)
+                encrypted = [i.filename for i in archive.infolist() if i.flag_bits & 0x1]
+                if encrypted:
+                    raise InputError(f"the archive's entries are encrypted ({encrypted[0]}); results are read "
+                                     "from archives without a password", path)
+                return {n: archive.read(n) for n in names}
         members = {}
         with tarfile.open(path) as archive:
             for member in archive:
                 if member.isfile():
+                    _check_member_names([member.name], path)
                     handle = archive.extractfile(member)
                     members[member.name] = handle.read() if handle else b""
         return members
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, RuntimeError, NotImplementedError,
+            ValueError) as exc:
+        # zipfile raises RuntimeError and NotImplementedError for entries it cannot decrypt or
+        # decompress, ValueError for some malformed headers.
         raise InputError(f"cannot read the archive: {exc}", path) from None
 
 
-def check_output_file(path: str | os.PathLike) -> Path:
-    """Fail before any work is done where ``path`` cannot become a file written by `atomic_path`: an
-    existing folder, a file inside a file, a name too long, a folder where no file can be created
-    (read-only, or under /proc). An `InputError` names the path."""
+def _check_member_names(names: list[str], path: str | os.PathLike) -> None:
+    for name in names:
+        parts = name.replace("\\", "/").split("/")
+        if name.startswith(("/", "\\")) or ".." in parts or (parts[0][1:2] == ":"):
+            raise InputError(f"the archive's entry {name[:80]!r} lies outside the archive's folder ('..' or an "
+                             "absolute name), which no extraction may write: refused", path)
+
+
+def check_writable(path: str | os.PathLike, folder: bool = False) -> Path:
+    """``path`` if a file (``folder=True``: a folder) can be written there; else an `InputError`.
+
+    Cheap, so that a command checks its output before the work: the place must not be a folder
+    (for a file) or a file (for a folder), and its nearest existing parent must be a folder in which
+    a file can be created: tried with an empty file named as `atomic_path` names its temporary file
+    (so that a name too long fails here too), removed at once. Read-only folders and /proc fail.
+    """
     target = Path(path)
+    what = "folder" if folder else "file"
     try:
-        if target.is_dir():
-            raise InputError("is a folder; name the file to write", target)
-        folder = target.parent
-        while not folder.exists():  # folders atomic_path will create
-            folder = folder.parent
-        if not folder.is_dir():
-            raise InputError(f"cannot write here: {folder} is a file, not a folder", target)
-    except OSError as exc:
-        raise InputError(f"cannot write here: {exc.strerror or exc}", target) from None
-    try:
-        # Create and remove a file named as atomic_path names its temporary file: the only sure test.
-        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        if target.is_dir() and not folder:
+            raise InputError("is a folder; give a file name to write", target)
+        if target.exists() and not target.is_dir() and folder:
+            raise InputError("is a file; give a folder to write into", target)
+        parent = target if folder and target.is_dir() else target.parent
+        while not parent.exists() and parent != parent.parent:  # folders atomic_path will create
+            parent = parent.parent
+        if not parent.is_dir():
+            raise InputError(f"cannot write the {what}: {parent} is not a folder", target)
+        prefix = ".kaist-kit-probe." if folder else f".{target.name}."
+        fd, probe = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=parent)
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
-        raise InputError(f"cannot create a file in {folder}: {exc.strerror or exc}", target) from None
+        raise InputError(f"cannot write the {what} there: {exc.strerror or exc}", target) from None
     return target
 
 
@@ -188,14 +211,18 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; it replaces ``path`` only if the block succeeds.
 
     The temporary file is removed whatever ends the block, an interrupt included: SIGINT and SIGTERM
-    are held back while it is created, so that none can arrive before it is known here."""
+    are held back while it is created, so that none can arrive before it is known here. A place that
+    cannot be written is an `InputError` naming ``path``."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     mask = getattr(signal, "pthread_sigmask", None)
     held = mask(signal.SIG_BLOCK, _INTERRUPTS) if mask else None
     tmp_path = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        except OSError as exc:
+            raise InputError(f"cannot write: {exc.strerror or exc}", target) from None
         tmp_path = Path(tmp)
         os.close(fd)
         if held is not None:
@@ -203,7 +230,10 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
             held = None
         yield tmp_path
         os.chmod(tmp_path, 0o644)
-        os.replace(tmp_path, target)
+        try:
+            os.replace(tmp_path, target)
+        except OSError as exc:
+            raise InputError(f"cannot write: {exc.strerror or exc}", target) from None
     finally:
         if held is not None:
             mask(signal.SIG_SETMASK, held)

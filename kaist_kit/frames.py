@@ -11,6 +11,9 @@ FRAME_IN_TEXT = re.compile(r"(set\d\d)[/_](V\d\d\d)[/_](?:(?:visible|lwir)/)?(I\
 _SET = re.compile(r"set(\d\d)")
 # KAIST sets: set00-02 and set06-08 are day, set03-05 and set09-11 night.
 NIGHT_SETS = frozenset({3, 4, 5, 9, 10, 11})
+# Each set was recorded in one scene, in this order by day and again by night (Hwang et al., CVPR
+# 2015): set00/03/06/09 campus, set01/04/07/10 road, set02/05/08/11 downtown.
+SCENES = ("campus", "road", "downtown")
 
 
 def find_frame(text: str | os.PathLike) -> str | None:
@@ -19,9 +22,20 @@ def find_frame(text: str | os.PathLike) -> str | None:
     return "/".join(match.groups()) if match else None
 
 
+def set_of(name: str) -> int | None:
+    """The set number of a KAIST frame name, None when the name has none."""
+    match = _SET.search(name)
+    return int(match.group(1)) if match else None
+
+
 def period_of(name: str) -> str:
     """'day' or 'night' from a KAIST frame name, '' when the name has no set number."""
-    match = _SET.search(name)
-    if not match:
+    number = set_of(name)
+    if number is None:
         return ""
-    return "night" if int(match.group(1)) in NIGHT_SETS else "day"
+    return "night" if number in NIGHT_SETS else "day"
+
+
+def scene_of(set_number: int) -> str:
+    """'campus', 'road' or 'downtown': where a set was recorded."""
+    return SCENES[set_number % len(SCENES)]

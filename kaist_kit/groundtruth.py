@@ -4,21 +4,42 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from .download import DownloadFailed, Progress, download_verified
 from .errors import InputError
-from .files import decode_text, json_line, parse_json, read_bytes
-from .frames import find_frame, period_of
-from .settings import KAIST_FRAME_SIZE
+from .files import atomic_path, decode_text, json_line, parse_json, read_bytes
+from .frames import find_frame, period_of, scene_of, set_of
+from .settings import KAIST_FRAME_SIZE, parse_split
 
 # The leaderboard's test-all-20 ground truth, identified by content as the leaderboard does.
 LEADERBOARD_GT_MD5 = "6cc457f0beeea4fff5392078354e0a51"
+LEADERBOARD_GT_BYTES = 1_595_993
 GT_ENV = "KAIST_KIT_GT"
 GT_FILENAME = "test-all-20.leaderboard.json"
+# Where it is published: the evaluation script of the MLPD repository, at a fixed commit. A mirror
+# named by $KAIST_KIT_GT_URL must serve the same bytes: the checksum stays the pinned one.
+GT_URL = ("https://raw.githubusercontent.com/sejong-rcv/MLPD-Multi-Label-Pedestrian-Detection/"
+          "a0ebdc62717f52b05b75407683d51cd43a119749/evaluation_script/KAIST_annotation.json")
+GT_URL_ENV = "KAIST_KIT_GT_URL"
+GT_ATTRIBUTION = ("annotations of the KAIST Multispectral Pedestrian Detection Benchmark (Hwang et al., CVPR 2015), "
+                  "CC BY-NC-SA 4.0, https://creativecommons.org/licenses/by-nc-sa/4.0/")
 
+Echo = Callable[[str], None]
+
+
+class GroundTruthUnavailable(InputError):
+    """The leaderboard's ground truth is not on this machine and cannot be had: offline, downloads
+    forbidden, a source that does not serve the pinned file, or a cache that cannot be written.
+    ``why`` says which; the message adds the other ways to provide the file."""
+
+    def __init__(self, why: str):
+        self.why = why
+        super().__init__(f"{why}; pass --gt FILE, set {GT_ENV}=FILE, or place the file at {default_gt_path()}")
 
 
 def default_gt_path() -> Path:
@@ -26,20 +47,77 @@ def default_gt_path() -> Path:
     return Path(base) / "kaist-kit" / GT_FILENAME
 
 
-def find_gt(path: str | os.PathLike | None) -> Path:
-    """The ground-truth file to use: the given path, else $KAIST_KIT_GT, else the default place."""
+def gt_url() -> str:
+    return os.environ.get(GT_URL_ENV) or GT_URL
+
+
+def find_gt(path: str | os.PathLike | None = None, *, echo: Echo | None = None,
+            progress: Progress | None = None) -> Path:
+    """The ground-truth file to use: the given path, else `default_ground_truth`."""
     if path:
         return Path(path)
+    return default_ground_truth(echo=echo, progress=progress)
+
+
+def default_ground_truth(*, echo: Echo | None = None, progress: Progress | None = None) -> Path:
+    """$KAIST_KIT_GT, else the leaderboard's ground truth in the cache, downloaded there on first use.
+
+    A download is announced by one line to ``echo`` (what, from where, under which licence) and
+    followed by ``progress(done, total)`` in bytes; see `fetch_gt`.
+    """
     if os.environ.get(GT_ENV):
         return Path(os.environ[GT_ENV])
-    default = default_gt_path()
-    if default.is_file():
-        return default
-    raise InputError(
-        f"no ground truth given: pass --gt FILE, set {GT_ENV}, or place {GT_FILENAME} at {default} "
-        "(it is published with the KAIST multispectral leaderboard; `kaist-kit convert improved "
-        "--compat leaderboard` rebuilds it from the improved test annotations)"
-    )
+    cached = default_gt_path()
+    if cached.is_file():
+        return cached
+    return fetch_gt(echo=echo, progress=progress)
+
+
+def fetch_gt(to: str | os.PathLike | None = None, *, echo: Echo | None = None,
+             progress: Progress | None = None) -> Path:
+    """Download the leaderboard's ground truth into the folder ``to`` (default: the cache of
+    `default_gt_path`) unless the pinned file is there already, and return its path.
+
+    The file is kept only once its size and MD5 are the pinned ones, and written atomically; on any
+    failure nothing is written and `GroundTruthUnavailable` says why and how else to provide it.
+    """
+    target = default_gt_path() if to is None else Path(to) / GT_FILENAME
+    if target.is_file():
+        if _md5_of(target) == LEADERBOARD_GT_MD5:
+            return target
+        if echo is not None:
+            echo(f"{target} is not the leaderboard's ground truth: replacing it")
+    url = gt_url()
+
+    def announce_then_report(done: int, total: int) -> None:
+        # Announced once the source answers, so that without network the error is the only line.
+        if done == 0 and echo is not None:
+            echo(f"downloading the leaderboard's ground truth ({total / 1e6:.1f} MB) from {url} to {target}: "
+                 f"{GT_ATTRIBUTION}")
+        if progress is not None:
+            progress(done, total)
+
+    try:
+        data = download_verified(url, LEADERBOARD_GT_BYTES, LEADERBOARD_GT_MD5, announce_then_report)
+    except DownloadFailed as exc:
+        raise GroundTruthUnavailable(f"cannot download the leaderboard's ground truth ({exc})") from None
+    try:
+        with atomic_path(target) as tmp:
+            tmp.write_bytes(data)
+    except InputError as exc:  # atomic_path's: the cache cannot be written
+        raise GroundTruthUnavailable(f"cannot save the leaderboard's ground truth to {target} "
+                                     f"({exc.reason})") from None
+    except OSError as exc:
+        raise GroundTruthUnavailable(f"cannot save the leaderboard's ground truth to {target} "
+                                     f"({exc.strerror or exc})") from None
+    return target
+
+
+def _md5_of(path: Path) -> str | None:
+    try:
+        return hashlib.md5(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 @dataclass
@@ -81,21 +159,46 @@ class GroundTruth:
         return f"{name}{tag}: {self.n_images} images, {len(self.ann_ids)} boxes"
 
     def split_mask(self, split: str | list | tuple | np.ndarray) -> np.ndarray:
-        """Boolean mask over images for 'all', 'day', 'night' or a list of image names or ids."""
+        """Boolean mask over images for a named split, a list of image names or ids, or a mask itself.
+
+        Named splits: 'all', 'day', 'night'; a scene ('campus', 'road', 'downtown'), alone or with a
+        period ('campus-day'); a set ('set06'). Scenes and sets are read from the image names.
+        """
+        if isinstance(split, np.ndarray) and split.dtype == bool:
+            if split.shape != (self.n_images,):
+                raise ValueError(f"an image mask must have {self.n_images} entries, not {split.shape}")
+            return split
         if isinstance(split, str):
-            if split == "all":
-                return np.ones(self.n_images, bool)
-            if split in ("day", "night"):
-                periods = np.array(self.image_periods)
-                if not np.all(np.isin(periods, ["day", "night"])):
-                    raise InputError(
-                        f"cannot form the {split} split: some images are neither day nor night "
-                        "(no set number in im_name and no 'period' field)", self.path)
-                return periods == split
-            raise ValueError(f"unknown split {split!r}; use all, day, night or a list of images")
+            scene, period, set_number = parse_split(split)
+            if not scene and set_number is None:
+                return self._period_mask(period) if period else np.ones(self.n_images, bool)
+            return self._scene_or_set_mask(split, scene, period, set_number)
         mask = np.zeros(self.n_images, bool)
         for item in split:
             mask[self.image_index(item)] = True
+        return mask
+
+    def _period_mask(self, split: str) -> np.ndarray:
+        periods = np.array(self.image_periods)
+        if not np.all(np.isin(periods, ["day", "night"])):
+            raise InputError(
+                f"cannot form the {split} split: some images are neither day nor night "
+                "(no set number in im_name and no 'period' field)", self.path)
+        return periods == split
+
+    def _scene_or_set_mask(self, split: str, scene: str, period: str, set_number: int | None) -> np.ndarray:
+        sets = np.array([-1 if (n := set_of(name)) is None else n for name in self.image_names])
+        if np.any(sets < 0):
+            raise InputError(f"cannot form the {split} split: some images have no set number in their name "
+                             "(setXX/VYYY/IZZZZZ)", self.path)
+        if set_number is not None:
+            mask = sets == set_number
+        else:
+            mask = np.array([scene_of(n) == scene for n in sets], bool)
+            if period:
+                mask &= self._period_mask(period)
+        if not mask.any():
+            raise InputError(f"the {split} split holds no image of this ground truth", self.path)
         return mask
 
     def image_index(self, item: int | str) -> int:
@@ -111,7 +214,12 @@ class GroundTruth:
         return self.index_of_name[key]
 
 
-def load_ground_truth(path: str | os.PathLike) -> GroundTruth:
+def load_ground_truth(path: str | os.PathLike | None = None, *, echo: Echo | None = None,
+                      progress: Progress | None = None) -> GroundTruth:
+    """The ground truth in ``path``; without one, the default (`default_ground_truth`: $KAIST_KIT_GT,
+    else the leaderboard's, downloaded on first use, which ``echo`` and ``progress`` report)."""
+    if path is None:
+        path = default_ground_truth(echo=echo, progress=progress)
     raw = read_bytes(path)
     text = decode_text(raw, path)
     gt = ground_truth_from_coco(parse_json(text, path), path, text)

@@ -17,6 +17,7 @@ from pathlib import Path
 from .errors import InputError
 from .files import read_text
 from .frames import find_frame
+from .groundtruth import GroundTruth
 
 _STANDARD = re.compile(r"^(train|test)-(all|day|night)-(01|02|04|20)$")
 _TRAIN_SETS = {"all": (0, 1, 2, 3, 4, 5), "day": (0, 1, 2), "night": (3, 4, 5)}
@@ -35,6 +36,19 @@ def _numbered_items(path: str | os.PathLike) -> list[tuple[int, str]]:
     if not items:
         raise InputError("the image list is empty", path)
     return items
+
+
+def select_images(path: str | os.PathLike, gt: GroundTruth) -> list[int]:
+    """The ids of the ground-truth images a list file names (frame names or image ids); an entry
+    the ground truth lacks stops with the list file and its line."""
+    ids = []
+    for number, item in _numbered_items(path):
+        try:
+            ids.append(int(gt.image_ids[gt.image_index(item)]))
+        except InputError:
+            raise InputError(f"{item[:80]!r} is not an image of the ground truth ({gt.describe()})", path,
+                             number) from None
+    return ids
 
 
 def list_name(path: str | os.PathLike) -> str:

@@ -1,14 +1,18 @@
 """Per-image greedy matching of detections to ground truth, for many settings at once.
 
 The rule (docs/evaluation.md, "Per image") is sequential within an image: detections are taken in
-descending score and each may consume a pedestrian. It is vectorised here by noting that
+descending score and each may consume a pedestrian. It is vectorised here by noting that, for a
+matching threshold t (0.5 unless stated),
 
-- only a detection that overlaps some ground truth by at least 0.5 (intersection over its own area,
+- only a detection that overlaps some ground truth by at least t (intersection over its own area,
   which bounds the IoU from above) can match anything; every other detection is a false positive;
-- the k-th such detection of every image can be processed together, since images do not interact;
+- a detection depends on the earlier ones only through the pedestrians it shares with them (ones
+  that count in some setting; an ignore region is never used up), so it can be processed in the round
+  after the last of those: every image's detections of one round are processed together (images do
+  not interact, and detections of one round share no pedestrian);
 - walking the ground truths "non-ignored first, in file order" and keeping the candidate with
   overlap >= best means: among unmatched non-ignored boxes, the one of largest IoU (the later one on
-  a tie); failing that, the first ignored box with intersection-over-detection >= 0.5.
+  a tie); failing that, the first ignored box with intersection-over-detection >= t.
 
 The result is independent of the protocol: the leaderboard's cap of 1,000 detections per image
 only removes the lowest-scored detections of an image, which come last and cannot change the
@@ -41,13 +45,19 @@ class Pairs:
     iou: np.ndarray  # intersection over union
     iod: np.ndarray  # intersection over the detection's area (used for ignore regions)
 
+    def at_least(self, min_overlap: float) -> Pairs:
+        """The pairs whose intersection over the detection's area is at least ``min_overlap``."""
+        keep = self.iod >= min_overlap
+        return Pairs(self.det[keep], self.gt[keep], self.iou[keep], self.iod[keep])
+
 
 def overlaps_by_image(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth,
-                      min_overlap: float = 0.0) -> Pairs:
+                      min_overlap: float = 0.0, gt_boxes: np.ndarray | None = None) -> Pairs:
     """All pairs whose intersection over the detection's area is at least ``min_overlap`` (and > 0).
 
     Pairs come ordered by detection, then by ground truth in file order. The arithmetic follows
     both reference evaluators operation by operation so that overlaps of exactly 0.5 compare alike.
+    ``gt_boxes`` replaces the ground truth's boxes (a squarified copy).
     """
     counts = np.diff(gt.ann_start)[image] if len(image) else np.zeros(0, np.int64)
     chunks = []
@@ -58,7 +68,8 @@ def overlaps_by_image(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth,
         base = total[start - 1] if start else 0
         stop = int(np.searchsorted(total, base + _PAIR_CHUNK, side="right"))
         stop = max(stop, start + 1)
-        chunks.append(_pairs(np.arange(start, stop), image, boxes, counts, gt, min_overlap))
+        chunks.append(_pairs(np.arange(start, stop), image, boxes, counts, gt, min_overlap,
+                             gt.boxes if gt_boxes is None else gt_boxes))
         start = stop
     if not chunks:
         empty = np.zeros(0, np.int64)
@@ -67,47 +78,73 @@ def overlaps_by_image(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth,
 
 
 def _pairs(dets: np.ndarray, image: np.ndarray, boxes: np.ndarray, counts: np.ndarray,
-           gt: GroundTruth, min_overlap: float) -> Pairs:
+           gt: GroundTruth, min_overlap: float, gt_boxes: np.ndarray) -> Pairs:
     n = counts[dets]
     det = np.repeat(dets, n)
     first = np.repeat(gt.ann_start[image[dets]], n)
     offset = np.arange(len(det)) - np.repeat(np.cumsum(n) - n, n)
     g = first + offset
 
-    d_box = boxes[det]
-    g_box = gt.boxes[g]
+    positive, iou, iod = pair_overlaps(boxes[det], gt_boxes[g])
+    det, g = det[positive], g[positive]
+    keep = iod >= min_overlap
+    return Pairs(det[keep], g[keep], iou[keep], iod[keep])
+
+
+def pair_overlaps(d_box: np.ndarray, g_box: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For rows of detection and ground-truth boxes (x, y, w, h) taken in pairs: which intersect, and
+    for those, the intersection over union and over the detection's area, with the reference
+    evaluators' arithmetic (no +1 pixel)."""
     dx1, dy1, dw, dh = d_box.T
     gx1, gy1, gw, gh = g_box.T
     iw = np.minimum(dx1 + dw, gx1 + gw) - np.maximum(dx1, gx1)
     ih = np.minimum(dy1 + dh, gy1 + gh) - np.maximum(dy1, gy1)
     positive = (iw > 0) & (ih > 0)
-    det, g, iw, ih = det[positive], g[positive], iw[positive], ih[positive]
+    iw, ih = iw[positive], ih[positive]
     dw, dh, gw, gh = dw[positive], dh[positive], gw[positive], gh[positive]
     inter = iw * ih
     d_area = dw * dh
-    iou = inter / (d_area + gw * gh - inter)
-    iod = inter / d_area
-    keep = iod >= min_overlap
-    return Pairs(det[keep], g[keep], iou[keep], iod[keep])
+    return positive, inter / (d_area + gw * gh - inter), inter / d_area
 
 
-def in_border_margin(gt: GroundTruth) -> np.ndarray:
-    """(N,) bool: the boxes closer than BORDER_MARGIN to their image's border, which every setting ignores."""
+def in_border_margin(gt: GroundTruth, margin: float = BORDER_MARGIN) -> np.ndarray:
+    """(N,) bool: the boxes closer than ``margin`` to their image's border, which a setting ignores."""
     x, y, w, h = gt.boxes.T
     width, height = gt.image_sizes[gt.ann_image].T
-    return ((x < BORDER_MARGIN) | (y < BORDER_MARGIN)
-            | (x + w > width - BORDER_MARGIN) | (y + h > height - BORDER_MARGIN))
+    return (x < margin) | (y < margin) | (x + w > width - margin) | (y + h > height - margin)
 
 
 def ignore_masks(gt: GroundTruth, settings: list[Setting]) -> np.ndarray:
     """(S, N) bool: whether each ground truth is ignored in each setting (inputs are not modified)."""
-    base = gt.ignore | in_border_margin(gt)
-    masks = np.empty((len(settings), len(base)), bool)
+    base = {margin: gt.ignore | in_border_margin(gt, margin) for margin in {s.border for s in settings}}
+    masks = np.empty((len(settings), len(gt.ignore)), bool)
     for k, s in enumerate(settings):
         lo, hi = s.height
-        masks[k] = (base | (gt.heights < lo) | (gt.heights > hi)
+        masks[k] = (base[s.border] | (gt.heights < lo) | (gt.heights > hi)
                     | ~np.isin(gt.occlusion, list(s.occlusions)))
     return masks
+
+
+def squarified(boxes: np.ndarray, ratio: float) -> np.ndarray:
+    """Boxes given width = ratio x height about their centre, height kept: the devkit's
+    ``bbApply('squarify', bbs, 3, ratio)``, operation by operation."""
+    x, y, w, h = boxes.T
+    d = h * ratio - w
+    return np.column_stack([x - d / 2, y, w + d, h])
+
+
+def merge_pairs(counted: Pairs, regions: Pairs, n_gt: int) -> Pairs:
+    """One pair list taking the IoU from ``counted`` and the intersection over the detection from
+    ``regions``, for a matching whose counted boxes differ from the ignore regions (squarified ones).
+    A pair missing from one list has overlap 0 there; the order is by detection, then ground truth."""
+    key_c = counted.det * n_gt + counted.gt
+    key_r = regions.det * n_gt + regions.gt
+    keys = np.union1d(key_c, key_r)
+    iou = np.zeros(len(keys))
+    iod = np.zeros(len(keys))
+    iou[np.searchsorted(keys, key_c)] = counted.iou
+    iod[np.searchsorted(keys, key_r)] = regions.iod
+    return Pairs(keys // n_gt, keys % n_gt, iou, iod)
 
 
 @dataclass
@@ -118,10 +155,32 @@ class Matches:
     matched_gt: np.ndarray  # (S, D) int64 index of the ground truth taken, -1 for none
 
 
-def greedy_match(det_image: np.ndarray, pairs: Pairs, ignored: np.ndarray) -> Matches:
-    """Match detections (sorted by image, then by descending score) for each row of ``ignored``.
+def _rounds(pair_det: np.ndarray, pair_gt: np.ndarray, can_be_taken: np.ndarray, n_det: int) -> np.ndarray:
+    """(n_det,) the round of each detection: one more than the latest round of the earlier detections
+    it shares a pedestrian with (0 for none). ``pair_det`` numbers the detections in evaluation order."""
+    shared = can_be_taken[pair_gt]
+    det, gt = pair_det[shared], pair_gt[shared]
+    order = np.lexsort((det, gt))  # by pedestrian, then detection: each follows the one before it
+    det, gt = det[order], gt[order]
+    chained = gt[1:] == gt[:-1]
+    before, after = det[:-1][chained], det[1:][chained]
+    rounds = np.zeros(n_det, np.int64)
+    while len(before):  # as many passes as the longest chain is long
+        later = rounds.copy()
+        np.maximum.at(later, after, rounds[before] + 1)
+        if np.array_equal(later, rounds):
+            break
+        rounds = later
+    return rounds
 
-    ``pairs`` must come from `overlaps_by_image` on the same detections with min_overlap 0.5.
+
+def greedy_match(det_image: np.ndarray, pairs: Pairs, ignored: np.ndarray,
+                 threshold: float = MATCH_THRESHOLD) -> Matches:
+    """Match detections (sorted by image, then by descending score) for each row of ``ignored``,
+    taking an overlap of at least ``threshold``.
+
+    ``pairs`` must hold every pair of these detections whose overlap reaches ``threshold``, as
+    `overlaps_by_image` with that min_overlap gives them; pairs below it change nothing.
     """
     n_settings = ignored.shape[0]
     n_det = len(det_image)
@@ -130,11 +189,9 @@ def greedy_match(det_image: np.ndarray, pairs: Pairs, ignored: np.ndarray) -> Ma
     if len(pairs.det) == 0:
         return Matches(status, matched_gt)
 
-    # Detections that can match something, and their rank among such detections of their image.
+    # Detections that can match something, and the round each is processed in.
     active, pair_active = np.unique(pairs.det, return_inverse=True)
-    active_image = det_image[active]
-    group_start = np.flatnonzero(np.r_[True, active_image[1:] != active_image[:-1]])
-    level = np.arange(len(active)) - np.repeat(group_start, np.diff(np.r_[group_start, len(active)]))
+    level = _rounds(pair_active, pairs.gt, ~ignored.all(axis=0), len(active))
     pair_level = level[pair_active]
     order = np.argsort(pair_level, kind="stable")
     level_bounds = np.searchsorted(pair_level[order], np.arange(level.max() + 2))
@@ -148,12 +205,12 @@ def greedy_match(det_image: np.ndarray, pairs: Pairs, ignored: np.ndarray) -> Ma
         pos = np.arange(len(det))
 
         ign = ignored[:, g]
-        regular = ~ign & ~taken[:, g] & (iou >= MATCH_THRESHOLD)
+        regular = ~ign & ~taken[:, g] & (iou >= threshold)
         value = np.where(regular, iou, -1.0)
         best = np.maximum.reduceat(value, seg, axis=1)
         is_best = regular & (value == best[:, seg_id])
         cand = np.maximum.reduceat(np.where(is_best, pos, -1), seg, axis=1)
-        region = ign & (iod >= MATCH_THRESHOLD)
+        region = ign & (iod >= threshold)
         first_region = np.minimum.reduceat(np.where(region, pos, len(det)), seg, axis=1)
 
         dets = det[seg]

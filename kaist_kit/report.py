@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 
 from .evaluate import Result
-from .settings import PROTOCOLS
+from .settings import LOWER_IS_BETTER, PRESETS, PROTOCOLS, SETTINGS, get_setting, lamr_variant, own_fppi_range
+from .tables import Table, percent
+
+METRIC_LABELS = {"lamr": "LAMR", "ap50": "AP50", "ap75": "AP75", "ap": "AP", "ar": "AR"}
+DEFAULT_IOU = 0.5
 
 FORMATS = ("table", "json", "csv", "markdown")
 
@@ -20,63 +23,106 @@ PROTOCOL_NOTE = {
 }
 
 
-def percent(value: float) -> str:
-    return f"{100 * value:.2f}"
+Line = tuple[str, float]  # (metric, IoU of the LAMR; the first IoU for AP and AR, which have their own)
 
 
-def _grid(results: Sequence[Result]) -> tuple[list[tuple[str, str, str]], list[str], dict]:
-    """Rows (method, protocol, setting), columns (splits) and the cell lookup, in first-seen order."""
-    rows = list(dict.fromkeys((r.method, r.protocol, r.setting) for r in results))
+def _lines(results: Sequence[Result]) -> list[Line]:
+    """The rows each method, protocol and setting gets: the LAMR at each IoU, then each other metric once."""
+    ious = list(dict.fromkeys(r.iou for r in results))
+    metrics = list(dict.fromkeys(m for r in results for m in r.metrics))
+    return [(m, iou) for m in metrics for iou in (ious if m == "lamr" else ious[:1])]
+
+
+def _grid(results: Sequence[Result]) -> tuple[list[tuple[str, str, str, Line]], list[str], dict]:
+    """Rows (method, protocol, setting, line), columns (splits) and the cell lookup, in first-seen order."""
+    lines = _lines(results)
+    groups = list(dict.fromkeys((r.method, r.protocol, r.setting) for r in results))
+    rows = [(*group, line) for group in groups for line in lines]
     splits = list(dict.fromkeys(r.split for r in results))
-    cells = {(r.method, r.protocol, r.setting, r.split): r for r in results}
+    cells = {(r.method, r.protocol, r.setting, r.split, r.iou): r for r in results}
     return rows, splits, cells
 
 
+def _cell(cells: dict, method: str, protocol: str, setting: str, split: str, line: Line) -> str:
+    metric, iou = line
+    r = cells.get((method, protocol, setting, split, iou))
+    return "" if r is None or metric not in r.metrics else percent(r.value(metric))
+
+
+def _line_label(line: Line, several_ious: bool) -> str:
+    metric, iou = line
+    return METRIC_LABELS[metric] + (f" IoU {iou:g}" if metric == "lamr" and several_ious else "")
+
+
 def _row_labels(results: Sequence[Result]) -> list[str]:
-    """Which of method / protocol / setting vary, so that constant ones move to the title."""
+    """Which of method / protocol / setting / metric vary, so that constant ones move to the title."""
     labels = ["method"]
     if len({r.protocol for r in results}) > 1:
         labels.append("protocol")
     if len({r.setting for r in results}) > 1:
         labels.append("setting")
+    if len(_lines(results)) > 1:
+        labels.append("metric")
     return labels
 
 
-def to_json(results: Sequence[Result], with_curve: bool = False) -> str:
-    return json.dumps([r.to_dict(with_curve) for r in results], indent=1)
+def _row(results: Sequence[Result], labels: list[str], key: tuple[str, str, str, Line]) -> list[str]:
+    method, protocol, setting, line = key
+    several_ious = len({r.iou for r in results}) > 1
+    values = {"method": method, "protocol": protocol, "setting": setting, "metric": _line_label(line, several_ious)}
+    return [values[k] for k in labels]
+
+
+def to_json(results: Sequence[Result], with_curve: bool = False, findings: Sequence = ()) -> str:
+    """``{"results": [...], "findings": [...]}``: a row per result, and what was found in the inputs
+    (`kaist_kit.findings.Finding.to_dict`)."""
+    return json.dumps({"results": [r.to_dict(with_curve) for r in results],
+                       "findings": [f.to_dict() for f in findings]}, indent=1)
 
 
 def to_csv(results: Sequence[Result]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
     refs = results[0].fppi_refs if results else ()
-    writer.writerow(["method", "protocol", "setting", "split", "lamr", "recall", "n_images", "n_gt"]
-                    + [f"mr_at_{k + 1}" for k in range(len(refs))]
-                    + [f"fppi_ref_{k + 1}" for k in range(len(refs))])
-    for r in results:
-        writer.writerow([r.method, r.protocol, r.setting, r.split, repr(r.lamr), repr(r.recall),
-                         r.n_images, r.n_gt, *map(repr, r.miss_rates), *map(repr, r.fppi_refs)])
-    return out.getvalue()
+    metrics = list(dict.fromkeys(m for r in results for m in r.metrics))
+    others = [m for m in metrics if m != "lamr"]
+    lamr = "lamr" in metrics
+    headers = (["method", "protocol", "setting", "split", "iou"] + (["lamr"] if lamr else [])
+               + ["recall", "n_images", "n_gt"] + others
+               + ([f"mr_at_{k + 1}" for k in range(len(refs))] + [f"fppi_ref_{k + 1}" for k in range(len(refs))]
+                  if lamr else []))
+    rows = [[r.method, r.protocol, r.setting, r.split, repr(r.iou)] + ([repr(r.lamr)] if lamr else [])
+            + [repr(r.recall), str(r.n_images), str(r.n_gt)] + [repr(r.value(m)) for m in others]
+            + ([*map(repr, r.miss_rates), *map(repr, r.fppi_refs)] if lamr else []) for r in results]
+    return Table("", headers, rows).to_csv()
+
+
+def lamr_table(results: Sequence[Result], caption: str = "") -> Table:
+    """A row per method (and protocol, setting and metric, where they vary), a column per split."""
+    rows, splits, cells = _grid(results)
+    labels = _row_labels(results)
+    body = [_row(results, labels, key) + [_cell(cells, *key[:3], s, key[3]) for s in splits] for key in rows]
+    return Table(title(results), labels + splits, body, caption, label_columns=len(labels))
 
 
 def to_markdown(results: Sequence[Result]) -> str:
-    rows, splits, cells = _grid(results)
-    labels = _row_labels(results)
-    lines = ["| " + " | ".join(labels + splits) + " |",
-             "|" + "|".join(["---"] * len(labels) + ["---:"] * len(splits)) + "|"]
-    for method, protocol, setting in rows:
-        values = {"method": method, "protocol": protocol, "setting": setting}
-        row = [values[k] for k in labels]
-        row += [percent(cells[(method, protocol, setting, s)].lamr) if (method, protocol, setting, s) in cells
-                else "" for s in splits]
-        lines.append("| " + " | ".join(row) + " |")
-    return "\n".join(lines) + "\n"
+    return lamr_table(results).to_markdown() + "\n"
 
 
 def title(results: Sequence[Result]) -> str:
     protocols = sorted({r.protocol for r in results})
     settings = list(dict.fromkeys(r.setting for r in results))
-    parts = ["Log-average miss rate (%, lower is better)"]
+    ious = list(dict.fromkeys(r.iou for r in results))
+    metrics = list(dict.fromkeys(m for r in results for m in r.metrics))
+    variant = lamr_variant(ious[0] if len(ious) == 1 else None, _fppi_range(results))
+    if metrics == ["lamr"]:
+        parts = [f"Log-average miss rate{variant} (%, lower is better)"]
+    else:
+        lower = [METRIC_LABELS[m] for m in metrics if m in LOWER_IS_BETTER]
+        higher = [METRIC_LABELS[m] for m in metrics if m not in LOWER_IS_BETTER]
+        parts = []
+        if lower:
+            parts.append(f"{', '.join(lower)}{variant} (%, lower is better)")
+        parts.append(f"{', '.join(higher)} (%, higher is better)")
+        parts = ["; ".join(parts)]
     if len(protocols) == 1:
         parts.append(f"{protocols[0]} protocol")
     if len(settings) == 1:
@@ -85,24 +131,47 @@ def title(results: Sequence[Result]) -> str:
 
 
 def print_table(results: Sequence[Result], console, caption: str = "") -> None:
-    from rich.table import Table
-
-    rows, splits, cells = _grid(results)
-    labels = _row_labels(results)
-    table = Table(title=title(results), caption=caption or None, caption_justify="left")
-    for label in labels:
-        table.add_column(label)
-    for split in splits:
-        table.add_column(split, justify="right")
-    for method, protocol, setting in rows:
-        values = {"method": method, "protocol": protocol, "setting": setting}
-        row = [values[k] for k in labels]
-        for split in splits:
-            r = cells.get((method, protocol, setting, split))
-            row.append("" if r is None else percent(r.lamr))
-        table.add_row(*row)
-    console.print(table)
+    console.print(lamr_table(results, caption).to_rich())
 
 
 def protocol_notes(results: Sequence[Result]) -> list[str]:
     return [PROTOCOL_NOTE[p] for p in dict.fromkeys(r.protocol for r in results) if p in PROTOCOLS]
+
+
+def _fppi_range(results: Sequence[Result]) -> tuple[float, float] | None:
+    """The reference FPPI range when it is not the protocols' own."""
+    for r in results:
+        if r.protocol in PROTOCOLS and "lamr" in r.metrics:
+            own = own_fppi_range(replace(PROTOCOLS[r.protocol], fppi_refs=r.fppi_refs))
+            if own:
+                return own
+    return None
+
+
+def variant_notes(results: Sequence[Result]) -> list[str]:
+    """What the output computes besides the benchmark's own LAMR, so that no one mistakes it for that."""
+    notes = []
+    fppi = _fppi_range(results)
+    if fppi:
+        refs = next(r.fppi_refs for r in results if (r.fppi_refs[0], r.fppi_refs[-1]) == fppi)
+        note = (f"LAMR over {len(refs)} reference FPPI, exact powers of 10 from {fppi[0]:g} to {fppi[1]:g} in steps "
+                "of 10^0.25")
+        if any(r.protocol == "leaderboard" for r in results):
+            note += "; the leaderboard itself reads only its nine rounded values from 0.01 to 1"
+        notes.append(note + ".")
+    if any(r.iou != DEFAULT_IOU and "lamr" in r.metrics for r in results):
+        notes.append("IoU: the matching threshold of the LAMR (the benchmark's is 0.5); the 2024 challenge's "
+                     "evaluator reports 0.6 and 0.75 too, under the leaderboard protocol.")
+    if any(m != "lamr" for r in results for m in r.metrics):
+        notes.append("AP and AR: COCO's accumulation at IoU 0.50:0.05:0.95 (1,000 detections per image under the "
+                     "leaderboard protocol), as the 2024 KAIST challenge computes them; its columns AP_iou50, "
+                     "AP_iou75 and AP_iou50:95 are ap50, ap75 and ar (an average recall), reasonable, all, "
+                     "leaderboard protocol.")
+    custom = [name for name in dict.fromkeys(r.setting for r in results) if name not in SETTINGS]
+    for name in custom:
+        setting = get_setting(name) if name not in PRESETS else PRESETS[name]
+        text = f"{name}: {setting.description}"
+        if setting.squarify is not None:
+            text += " (before matching, as the devkit's bbGt; detections and ignore regions keep their boxes)"
+        notes.append(text + ".")
+    return notes

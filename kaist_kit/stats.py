@@ -8,6 +8,7 @@ import numpy as np
 
 from .groundtruth import GroundTruth
 from .settings import OCCLUSION_NAMES
+from .tables import Table
 
 # The Caltech benchmark's scales, in pixels of height: far up to 30, medium 30 to 80, near 80 up.
 CALTECH_SCALES = (("far", 0, 30), ("medium", 30, 80), ("near", 80, np.inf))
@@ -52,6 +53,24 @@ def dataset_stats(gt: GroundTruth) -> dict:
         "height_quantiles": {"10%": quantiles[0], "50%": quantiles[1], "90%": quantiles[2]},
         "caltech_scales": scales,
     }
+
+
+def stats_table(stats: dict) -> Table:
+    """What `kaist-kit stats` prints: the statistics of `dataset_stats` as a list of named values."""
+    rows = [["labels", ", ".join(f"{label} {n}" for label, n in stats["labels"].items())],
+            ["pedestrians", f"{stats['pedestrians']} (boxes labelled person)"],
+            ["occlusion", ", ".join(f"{k} {v}" for k, v in stats["occlusion"].items())]]
+    for period, values in stats["periods"].items():
+        rows.append([period, f"{values['images']} images, {values['pedestrians']} pedestrians"])
+    per = stats["pedestrians_per_image"]
+    rows.append(["per image", f"mean {per['mean']:.2f}, max {per['max']}, {per['images_with_none']} images with none"])
+    q = stats["height_quantiles"]
+    if q["50%"] is not None:
+        rows.append(["height", f"10% {q['10%']:.0f} px, median {q['50%']:.0f} px, 90% {q['90%']:.0f} px"])
+    scales = stats["caltech_scales"]
+    rows.append(["scale (Caltech)", f"near (80 px and up) {100 * scales['near']:.1f}%, medium "
+                                    f"{100 * scales['medium']:.1f}%, far (30 px or less) {100 * scales['far']:.1f}%"])
+    return Table(f"{stats['source']}: {stats['images']} images, {stats['boxes']} boxes", [], rows, label_columns=2)
 
 
 def plot_heights(gt: GroundTruth, path: str | os.PathLike) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from kaist_kit.errors import quantity
 from kaist_kit.evaluate import Result
 from kaist_kit.settings import LEADERBOARD_SETTINGS
+from kaist_kit.tables import Table, percent
 
 from .checks import WARNING, Inspection
 from .submit import CheckReport, PackageReport
@@ -13,6 +14,7 @@ FORMAT_NAMES = {"coco": "COCO result JSON", "txt": "leaderboard txt", "per-image
 
 VERDICTS = {
     "correct": "scores this file correctly",
+    "mistake": "would score this file as it is written, which is not what it means (see the error above)",
     "mis-score": "would mis-score this file",
     "crash": "its evaluator would crash on this file",
     "not-accepted": "does not read per-image files",
@@ -31,16 +33,17 @@ def summary(inspection: Inspection) -> list[str]:
 
 
 def findings(inspection: Inspection) -> list[str]:
-    return [f"{f.level}: {f.message}" for f in inspection.findings]
+    """A line per finding, led by what the leaderboard would do with the file when it would crash on it
+    or mis-score it, else by the finding's level."""
+    return [f"{f.leaderboard or f.level}: {f.line(with_source=False)}" for f in inspection.findings]
 
 
 def lamr_table(results: list[Result], title: str) -> list[str]:
     splits = list(dict.fromkeys(r.split for r in results))
     cells = {(r.setting, r.split): r.lamr for r in results}
-    lines = [title, f"  {'setting':<18}" + "".join(f"{s:>8}" for s in splits)]
-    for setting in (s for s in LEADERBOARD_SETTINGS if (s, splits[0]) in cells):
-        lines.append(f"  {setting:<18}" + "".join(f"{100 * cells[(setting, s)]:>8.2f}" for s in splits))
-    return lines
+    rows = [[setting] + [percent(cells[(setting, s)]) for s in splits]
+            for setting in LEADERBOARD_SETTINGS if (setting, splits[0]) in cells]
+    return Table(title, ["setting"] + splits, rows).to_text(indent=2, widths=(18, 8)).split("\n")
 
 
 def package_lines(report: PackageReport) -> list[str]:

@@ -19,16 +19,19 @@ from kaist_kit import __version__
 from kaist_kit.detections import SUBMISSION_MANIFEST, method_name
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import Result
-from kaist_kit.files import atomic_path
+from kaist_kit.files import atomic_path, check_writable
+from kaist_kit.findings import refuse_errors
 from kaist_kit.groundtruth import GroundTruth, load_ground_truth
 from kaist_kit.results import coco_results_text
 
 from .checks import (
     CRASH,
+    ERROR,
+    MANIFEST,
+    MANIFEST_MISMATCH,
     MISSCORE,
-    NOTE,
+    SIZE,
     UPLOAD_LIMIT_BYTES,
-    WARNING,
     Finding,
     Inspection,
     inspect_result,
@@ -36,6 +39,9 @@ from .checks import (
 )
 
 MANIFEST_FORMAT = 1
+# The results file is named after the method; this bound keeps its name within what every file
+# system extracts (255 bytes).
+MAX_METHOD_CHARS = 100
 # Fixed entry times make the same input give the same zip, byte for byte.
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
@@ -62,7 +68,7 @@ class PackageReport:
 class CheckReport:
     path: Path
     inspection: Inspection
-    verdict: str  # "correct", "mis-score", "crash" or "not-accepted"
+    verdict: str  # "correct", "mistake", "mis-score", "crash" or "not-accepted"
     as_submitted: list[Result]  # the leaderboard's numbers for the file as it is (verdict "correct")
     manifest: dict | None  # of a submission zip
 
@@ -83,25 +89,33 @@ class CheckReport:
 def package(result: str | os.PathLike, out_zip: str | os.PathLike,
             gt: GroundTruth | str | os.PathLike | None = None, method: str | None = None, *,
             id_offset: int = 0, corners: bool = False, format: str = "auto",
-            devkit_shift: bool = True) -> PackageReport:
+            devkit_shift: bool = True, as_is: bool = False) -> PackageReport:
     """Write ``out_zip``: the result normalised for the leaderboard, and a manifest.
 
+    A result with an error finding (boxes written as corners, ids written with the other base,
+    detections of other images) is refused with its fix, and nothing is written, unless ``as_is``.
     The zip is written beside its final place and renamed only when complete: a failure leaves
     no zip (and an existing one untouched).
     """
     result, out_zip = Path(result), Path(out_zip)
     if out_zip.suffix.lower() != ".zip":
         raise InputError("the submission is written as a .zip file", out_zip)
+    check_writable(out_zip)
+    if method is not None and len(method) > MAX_METHOD_CHARS:
+        raise InputError(f"the method name has {len(method)} characters; at most {MAX_METHOD_CHARS}, so that "
+                         "the zip's file names can be extracted everywhere")
     inspection = inspect_result(result, _ground_truth(gt), id_offset=id_offset, corners=corners,
                                 format=format, devkit_shift=devkit_shift)
+    inspection.findings[:] = refuse_errors(inspection.findings, as_is)
     if len(inspection.packaged) == 0:
         raise InputError("no detections left to submit (the leaderboard's evaluator crashes on an empty "
                          "result)", result)
     method = method or method_name(result)
-    results_name = f"{re.sub(r'[^A-Za-z0-9._-]+', '_', method).strip('_') or 'method'}_result.json"
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", method).strip("_")[:MAX_METHOD_CHARS].strip("_.") or "method"
+    results_name = f"{stem}_result.json"
     text = results_json(inspection)
     if len(text) > UPLOAD_LIMIT_BYTES:
-        inspection.findings.append(Finding("size", WARNING, _size_warning(len(text), "the results JSON")))
+        inspection.findings.append(Finding(SIZE, _size_found(len(text), "the results JSON")))
     manifest = _manifest(inspection, method, results_name, text)
     try:
         with atomic_path(out_zip) as tmp:
@@ -124,20 +138,22 @@ def check(path: str | os.PathLike, gt: GroundTruth | str | os.PathLike | None = 
     findings = inspection.findings
     manifest = _manifest_of(path, findings)
     if path.is_file() and path.stat().st_size > UPLOAD_LIMIT_BYTES:
-        findings.append(Finding("size", WARNING, _size_warning(path.stat().st_size, "the file")))
-    levels = {f.level for f in findings}
+        findings.append(Finding(SIZE, _size_found(path.stat().st_size, "the file")))
+    leaderboard = {f.leaderboard for f in findings}
     if inspection.format == "per-image":
         verdict = "not-accepted"
-    elif CRASH in levels:
+    elif CRASH in leaderboard:
         verdict = "crash"
-    elif MISSCORE in levels:
+    elif MISSCORE in leaderboard:
         verdict = "mis-score"
+    elif any(f.level == ERROR for f in findings):
+        verdict = "mistake"
     else:
         verdict = "correct"
     as_submitted = inspection.results
     if verdict == "correct" and inspection.counts["non_positive_size"] and inspection.gt is not None:
         # Zero-area boxes stay in the file the leaderboard sees, each a false positive.
-        as_submitted, _ = score_leaderboard(inspection.gt, inspection.read)
+        as_submitted = score_leaderboard(inspection.gt, inspection.read)
     return CheckReport(path, inspection, verdict, as_submitted if verdict == "correct" else [], manifest)
 
 
@@ -153,9 +169,8 @@ def _ground_truth(gt: GroundTruth | str | os.PathLike | None) -> GroundTruth | N
     return load_ground_truth(gt)
 
 
-def _size_warning(size: int, what: str) -> str:
-    return (f"{what} is {size / 1e6:.1f} MB: uploads over about {UPLOAD_LIMIT_BYTES / 1e6:.0f} MB are at "
-            "risk of being refused; fewer low-scored detections per image make it smaller")
+def _size_found(size: int, what: str) -> str:
+    return f"{what} is {size / 1e6:.1f} MB"
 
 
 def source_sha256(path: Path) -> tuple[str, str]:
@@ -217,17 +232,14 @@ def _manifest_of(path: Path, findings: list[Finding]) -> dict | None:
             manifest = json.loads(archive.read(SUBMISSION_MANIFEST))
             results = [n for n in names if n != SUBMISSION_MANIFEST]
             data = archive.read(results[0]) if len(results) == 1 else b""
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+    except (zipfile.BadZipFile, OSError, ValueError, RuntimeError, NotImplementedError) as exc:
         raise InputError(f"cannot read the submission's manifest: {exc}", path) from None
     if not isinstance(manifest, dict):
         raise InputError("manifest.json is not a JSON object", f"{path}/{SUBMISSION_MANIFEST}")
     if manifest.get("results_sha256") == hashlib.sha256(data).hexdigest():
-        findings.append(Finding("manifest", NOTE,
-                                f"packaged by kaist-kit {manifest.get('kit_version')} as "
-                                f"{manifest.get('method')!r}; the manifest matches its results file"))
+        findings.append(Finding(MANIFEST, f"packaged by kaist-kit {manifest.get('kit_version')} as "
+                                          f"{manifest.get('method')!r}; the manifest matches its results file"))
     else:
-        findings.append(Finding("manifest", WARNING,
-                                "manifest.json does not match the results file beside it: the results "
-                                "were changed after packaging, and its counts and miss rates do not hold"))
+        findings.append(Finding(MANIFEST_MISMATCH, "manifest.json does not match the results file beside it"))
     return manifest
 

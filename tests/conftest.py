@@ -11,6 +11,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("KAIST_KIT_SHARED", ROOT.parent / "shared"))
 KAIST = SHARED / "data" / "kaist"
 
+# No test downloads: a verb run without --gt on a machine without the cached ground truth would
+# otherwise fetch it. The tests of the download lift this for themselves, with a file:// source.
+os.environ["KAIST_KIT_OFFLINE"] = "1"
+
 
 @pytest.fixture(scope="session")
 def kaist():

@@ -74,11 +74,11 @@ def test_out_that_cannot_be_written_is_refused_before_the_work(tmp_path):
     empty.mkdir()
     (tmp_path / "a-file").write_text("")
     long_name = "x" * 300 + ".json"
-    cases = {tmp_path: "is a folder; name the file to write",
-             tmp_path / "a-file" / "gt.json": "a-file is a file, not a folder",
+    cases = {tmp_path: "is a folder; give a file name to write",
+             tmp_path / "a-file" / "gt.json": "a-file is not a folder",
              tmp_path / long_name: "File name too long",
-             "/proc/kaist-kit-test.json": "cannot create a file in /proc",
-             "/proc/self/status": "cannot create a file in /proc/self"}
+             "/proc/kaist-kit-test.json": "cannot write the file there",
+             "/proc/self/status": "cannot write the file there"}
     for out, message in cases.items():
         # The output is checked first: the source (no annotation files) would fail only after a walk.
         line = one_error_line(run_cli("convert", "improved", empty, "--out", out))

@@ -4,7 +4,10 @@ Random cases are checked against plain references (tests/plain_diagnosis.py); th
 MLPD results are checked against numbers that follow from the evaluator's own results.
 """
 
+import csv
+import io
 import json
+import shutil
 import subprocess
 import sys
 import warnings
@@ -12,20 +15,30 @@ import warnings
 import numpy as np
 import pytest
 from conftest import det, frames, make_dets, make_gt, person
-from plain_diagnosis import plain_error_types, resampled_set
+from plain_diagnosis import plain_error_types, plain_matches, resampled_set
 from test_lamr_differential import random_case
 
 from kaist_kit.bootstrap import (
     WeightedCurve,
     bootstrap_lamrs,
     fp_limits,
+    holm,
     paired_test,
     percentile_interval,
     resample_counts,
 )
-from kaist_kit.comparison import compare
+from kaist_kit.comparison import compare, p_value_tables
 from kaist_kit.detections import Detections, load_detections
-from kaist_kit.diagnosis import FP_TYPES, ORACLES, diagnose, never_worse, type_false_positives
+from kaist_kit.diagnosis import (
+    FP_TYPES,
+    ORACLES,
+    DiagnosisParams,
+    diagnose,
+    matches_table,
+    never_worse,
+    type_false_positives,
+    write_report,
+)
 from kaist_kit.errors import KitWarning
 from kaist_kit.evaluate import Evaluation, score_curve
 from kaist_kit.matching import overlaps_by_image
@@ -61,14 +74,24 @@ def evaluation_of(images, annotations, records, settings=tuple(SETTINGS)):
     return gt, dets, Evaluation(gt, dets, list(settings))
 
 
-def quiet_diagnose(*args, **kwargs):
+def quiet_diagnose(gt, dets, method="", **params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", KitWarning)
-        return diagnose(*args, **kwargs)
+        return diagnose(gt, dets, DiagnosisParams(**params), method)
 
 
 # ------------------------------------------------------------------------------------------------
 # False-positive types
+
+
+def error_types_by_record(evaluation, types, row):
+    """{record index: (type, ann_id of its pedestrian or None)} of the kit's typing, as plain_error_types."""
+    got = {}
+    for position in np.flatnonzero(types.kind[row] >= 0):
+        target = types.target[row, position]
+        got[int(evaluation.file_index[position])] = (
+            FP_TYPES[types.kind[row, position]], int(evaluation.gt.ann_ids[target]) if target >= 0 else None)
+    return got
 
 
 @pytest.mark.parametrize("seed", range(2))
@@ -84,12 +107,7 @@ def test_error_types_match_plain_loops(seed):
             types = type_false_positives(evaluation, pairs, get_protocol(protocol))
             for row, setting in enumerate(evaluation.settings):
                 want = plain_error_types(images, annotations, records, setting, protocol)
-                got = {}
-                for position in np.flatnonzero(types.kind[row] >= 0):
-                    target = types.target[row, position]
-                    got[int(evaluation.file_index[position])] = (
-                        FP_TYPES[types.kind[row, position]], int(gt.ann_ids[target]) if target >= 0 else None)
-                assert got == want, (seed, protocol, setting)
+                assert error_types_by_record(evaluation, types, row) == want, (seed, protocol, setting)
                 for name, _ in want.values():
                     seen[name] += 1
                 seen["id 0"] += sum(1 for k, v in want.items() if v[1] == 0 and v[0] == "duplicate")
@@ -126,6 +144,42 @@ def test_error_type_examples():
     assert view.false_positives["curve"] == {"duplicate": 1, "scale": 1, "localization": 1, "ghost": 2}
     assert [(e.error, e.score) for e in found.examples] == [
         ("duplicate", 0.8), ("scale", 0.7), ("localization", 0.6), ("ghost", 0.5)]  # one per frame and type
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_matches_export_agrees_with_plain_matching(rng, protocol):
+    for _ in range(12):
+        images, annotations, records = error_case(rng)
+        gt = make_gt(images, annotations)
+        found = quiet_diagnose(gt, make_dets(gt, records), protocol=protocol, resamples=2, examples=0)
+        rows = list(csv.DictReader(io.StringIO(matches_table(found, gt).to_csv())))
+        settings = list(found.params.settings)
+        assert len(rows) == len(records) * len(settings)
+        for setting in settings:
+            matched = plain_matches(images, annotations, records, setting)
+            types = plain_error_types(images, annotations, records, setting, protocol)
+            for k, record in enumerate(records):
+                row = rows[k * len(settings) + settings.index(setting)]
+                assert (row["detection"], row["setting"], float(row["score"])) == (str(k), setting, record["score"])
+                assert row["image_id"] == str(record["image_id"])
+                assert row["frame"] == gt.image_names[gt.image_index(record["image_id"])]
+                kind, ann_id = matched[k]
+                status = "FP" if k in types else {"tp": "TP", "ignored": "ignored"}[kind]
+                error, about = types.get(k, ("", None))
+                want = (status, error, "" if ann_id is None else str(ann_id), "" if about is None else str(about))
+                got = (row["status"], row["false_positive_type"], row["annotation_id"], row["error_annotation_id"])
+                assert got == want, (protocol, setting, k)
+
+
+def test_matches_beyond_the_leaderboards_limit_are_unscored():
+    gt = make_gt(frames(1), [person(1, 0, [300, 200, 40, 100])])
+    records = [det(0, [300, 200, 40, 100], 0.9)] + [det(0, [10 + k % 500, 20, 30, 60], 0.5) for k in range(1001)]
+    dets = make_dets(gt, records)
+    for protocol, unscored in (("leaderboard", 2), ("matlab", 0)):
+        found = quiet_diagnose(gt, dets, protocol=protocol, settings=["reasonable"], splits=["all"], resamples=2)
+        rows = [r for r in csv.DictReader(io.StringIO(matches_table(found, gt).to_csv()))]
+        assert [r["status"] for r in rows].count("unscored") == unscored
+        assert all(r["annotation_id"] == r["false_positive_type"] == "" for r in rows if r["status"] == "unscored")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -265,6 +319,27 @@ def test_paired_test_p_value():
     assert (low, high) == pytest.approx((2.5, 97.5))
 
 
+def plain_holm(p_values):
+    """Holm's step-down procedure as usually written: the smallest p against level / m, and so on."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda k: p_values[k])
+    out = [None] * m
+    for i, k in enumerate(order):
+        out[k] = min(1.0, max((m - j) * p_values[order[j]] for j in range(i + 1)))
+    return out
+
+
+def test_holm_adjustment(rng):
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.3]) == [0.3] and holm([]) == []
+    for _ in range(200):
+        p_values = list(rng.choice([0.002, 0.01, 0.02, 0.5, 1.0], size=rng.integers(1, 8)))
+        p_values = [float(p) if rng.random() < 0.5 else float(rng.random()) for p in p_values]
+        adjusted = holm(p_values)
+        assert adjusted == pytest.approx(plain_holm(p_values), abs=1e-15)
+        assert all(p <= a <= 1 for p, a in zip(p_values, adjusted))
+
+
 # ------------------------------------------------------------------------------------------------
 # Edge cases and outputs
 
@@ -285,7 +360,11 @@ def test_no_detections_and_no_pedestrians():
 def test_outputs_written_atomically(tmp_path, rng):
     gt, dets, _ = evaluation_of(*error_case(rng))
     out = tmp_path / "diag"
-    found = quiet_diagnose(gt, dets, settings=["reasonable"], resamples=20, out_dir=out)
+    found = quiet_diagnose(gt, dets, settings=["reasonable"], resamples=20)
+    before = json.dumps(found.to_dict())
+    written = write_report(found, gt, dets, out)
+    assert json.dumps(found.to_dict()) == before  # the report does not touch the diagnosis
+    assert sorted(written.files) == sorted(out.iterdir()) and written.pictures == {}
     names = sorted(p.name for p in out.iterdir())
     assert names == sorted(["diagnosis.json", "report.md", "mr-fppi.png", "false-positives.png", "misses.png",
                             "oracles.png"])
@@ -435,6 +514,37 @@ def test_compare_paired_test_on_shared_results(leaderboard_gt, shared):
     assert same.differences[0].test.low == same.differences[0].test.high == 0.0
 
 
+def test_compare_of_three_methods_adjusts_p_values(leaderboard_gt, shared):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", KitWarning)
+        three = compare(leaderboard_gt, [("MBNet", shared["MBNet"]), ("MLPD", shared["MLPD"]),
+                                         ("MLPD again", shared["MLPD"])], settings=["reasonable-small"],
+                        splits=["night", "all"], resamples=300)
+        two = compare(leaderboard_gt, list(shared.items()), settings=["reasonable-small"], splits=["night", "all"],
+                      resamples=300)
+    assert three.adjusted and not two.adjusted
+    assert [d.holm_p_value for d in two.differences] == [d.test.p_value for d in two.differences]
+    for split in ("night", "all"):
+        tests = [d for d in three.differences if d.split == split]
+        assert [(d.a, d.b) for d in tests] == [("MBNet", "MLPD"), ("MBNet", "MLPD again"), ("MLPD", "MLPD again")]
+        # The same test as between two methods alone; MLPD against itself: p = 1.
+        alone = next(d for d in two.differences if d.split == split)
+        assert tests[0].test == tests[1].test == alone.test and tests[2].test.p_value == 1.0
+        assert [d.holm_p_value for d in tests] == holm([d.test.p_value for d in tests])
+        assert tests[0].holm_p_value == min(1.0, 3 * alone.test.p_value)
+    data = three.to_dict()
+    assert data["bootstrap"]["adjustment"].startswith("Holm") and "holm_p_value" in data["differences"][0]
+    assert "adjustment" not in two.to_dict()["bootstrap"] and "holm_p_value" not in two.to_dict()["differences"][0]
+    # Three methods: a matrix of adjusted p per setting, row against column, symmetric.
+    (matrix,) = p_value_tables(three)
+    assert matrix.headers == ["split", "method", "MBNet", "MLPD", "MLPD again"]
+    assert matrix.rows[0][:3] == ["night", "MBNet", "-"] and matrix.rows[3][:2] == ["all", "MBNet"]
+    night = {d.b: d.holm_p_value for d in three.differences if d.split == "night" and d.a == "MBNet"}
+    assert matrix.rows[0][3:] == [f"{night['MLPD']:.3g}", f"{night['MLPD again']:.3g}"]
+    assert matrix.rows[1][2] == matrix.rows[0][3] and matrix.rows[2][4] == "-"
+    assert p_value_tables(two) == []
+
+
 # ------------------------------------------------------------------------------------------------
 # The command line
 
@@ -477,6 +587,72 @@ def test_cli_diagnose_and_compare(small_files, tmp_path):
     assert "p = " in done.stdout and (tmp_path / "curves.png").is_file()
 
 
+def json_leaves(value) -> int:
+    if isinstance(value, dict):
+        return sum(json_leaves(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(json_leaves(v) for v in value)
+    return 1
+
+
+def test_cli_formats_carry_the_json_numbers(small_files):
+    gt_path, result, other = small_files
+    common = ("--gt", gt_path, "--resamples", 20, "--split", "all", "--split", "night")
+    data = json.loads(run_cli("diagnose", result, *common, "--format", "json").stdout)
+    done = run_cli("diagnose", result, *common, "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    cells = {(r["setting"], r["split"], r["quantity"]): r["value"] for r in csv.DictReader(io.StringIO(done.stdout))}
+    view = data["settings"]["reasonable-small"]["night"]
+    assert float(cells[("reasonable-small", "night", "lamr")]) == view["lamr"]
+    assert float(cells[("reasonable-small", "night", "interval.1")]) == view["interval"][1]
+    assert int(cells[("reasonable-small", "night", "false_positives.curve.ghost")]) == \
+        view["false_positives"]["curve"]["ghost"]
+    assert float(cells[("reasonable-small", "night", "oracles.ghosts removed")]) == view["oracles"]["ghosts removed"]
+    assert int(cells[("every person", "all", "misses.position.truncated.pedestrians")]) == \
+        data["every_person"]["all"]["misses"]["position"]["truncated"]["pedestrians"]
+    for setting, by_split in data["settings"].items():
+        for split, numbers in by_split.items():  # every value but the setting's and split's names
+            assert sum(1 for key in cells if key[:2] == (setting, split)) == json_leaves(numbers) - 2
+    done = run_cli("diagnose", result, *common, "--format", "markdown")
+    assert done.stdout.startswith("# Diagnosis of A") and "## Oracles, reasonable" in done.stdout
+    matches = gt_path.parent / "matches" / "A.csv"
+    done = run_cli("diagnose", result, *common, "--matches", matches)
+    assert done.returncode == 0 and f"matches written to {matches}" in done.stderr
+    assert sorted(p.name for p in matches.parent.iterdir()) == ["A.csv"]  # no temporary file left
+    rows = list(csv.DictReader(io.StringIO(matches.read_text())))
+    assert len(rows) == len(json.loads(result.read_text())) * len(data["settings"])
+    assert sum(r["status"] == "FP" and r["setting"] == "reasonable-small" for r in rows) == \
+        sum(data["settings"]["reasonable-small"]["all"]["false_positives"]["curve"].values())
+
+    common = ("--gt", gt_path, "--resamples", 20, "--setting", "reasonable")
+    data = json.loads(run_cli("compare", result, other, *common, "--format", "json").stdout)
+    done = run_cli("compare", result, other, *common, "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(done.stdout)))
+    cells = {(r["setting"], r["split"], r["method"], r["quantity"]): r["value"] for r in rows}
+    b_day = data["methods"]["B"]["reasonable"]["day"]
+    assert float(cells[("reasonable", "day", "B", "interval.0")]) == b_day["interval"][0]
+    night = next(d for d in data["differences"] if d["split"] == "night")
+    assert float(cells[("reasonable", "night", "A - B", "p_value")]) == night["p_value"]
+    assert len(rows) == 3 * 2 * 3 + 3 * 4  # lamr and interval per method and split, 4 numbers per difference
+    done = run_cli("compare", result, other, *common, "--format", "markdown")
+    assert "| setting | split | A | B | p |" in done.stdout and done.stdout.count("\n- ") == 3
+
+
+def test_cli_compare_says_when_p_values_are_adjusted(small_files, tmp_path):
+    gt_path, result, other = small_files
+    third = tmp_path / "C_result.json"
+    third.write_text(json.dumps([dict(r, score=1 - r["score"]) for r in json.loads(result.read_text())]))
+    common = ("--gt", gt_path, "--resamples", 20, "--setting", "reasonable", "--split", "all")
+    two = run_cli("compare", result, other, *common)
+    assert two.returncode == 0 and "Holm" not in two.stdout
+    three = run_cli("compare", result, other, third, *common)
+    assert three.returncode == 0, three.stderr
+    assert "Holm-adjusted p-values, reasonable" in three.stdout
+    assert three.stdout.count(", Holm-adjusted p = ") == 3
+    markdown = run_cli("compare", result, other, third, *common, "--format", "markdown").stdout
+    assert "## Holm-adjusted p-values, reasonable" in markdown and "| split | method | A | B | C |" in markdown
+
+
 @pytest.mark.parametrize("args, message", [
     (("diagnose", "{missing}"), "no such file"),
     (("diagnose", "{result}", "--fppi", "0"), "--fppi"),
@@ -497,16 +673,18 @@ def test_cli_bad_input_exits_2_without_traceback(small_files, tmp_path, args, me
 
 
 def test_worst_examples_drawn_on_real_frames(kaist, leaderboard_gt, shared, tmp_path):
-    # The 8 demo frames are the only pictures here: the worst errors among them are drawn, the worst
-    # misses (on other frames) are listed without a picture.
+    # The 8 demo frames are the only pictures here. Diagnosed on those frames alone, the worst errors
+    # all have pictures and are drawn.
     demo = kaist / "demo-images"
     frames_with_pictures = {p.name[:17].replace("_", "/") for p in demo.glob("*_visible.png")}
-    found = quiet_diagnose(leaderboard_gt, shared["MBNet"], "MBNet", settings=["reasonable"], splits=["all"],
-                           resamples=20, images=[demo], examples=1, out_dir=tmp_path)
-    drawn = [e for e in found.examples if e.picture]
-    assert {e.error for e in drawn} >= {"duplicate", "localization", "ghost"}
-    for example in drawn:
-        assert example.frame in frames_with_pictures and (tmp_path / example.picture).stat().st_size > 10_000
+    on_demo = np.array([name in frames_with_pictures for name in leaderboard_gt.image_names], np.int64)
+    gt, dets = resampled_set(leaderboard_gt, shared["MBNet"], on_demo)  # each demo frame once
+    found = quiet_diagnose(gt, dets, "MBNet", settings=["reasonable"], splits=["all"], resamples=20, examples=1)
+    written = write_report(found, gt, dets, tmp_path, [demo])
+    drawn = [(found.examples[k], picture) for k, picture in written.pictures.items()]
+    assert {e.error for e, _ in drawn} >= {"duplicate", "localization", "ghost"}
+    for example, picture in drawn:
+        assert example.frame in frames_with_pictures and (tmp_path / picture).stat().st_size > 10_000
     # The ghost drawn is the highest-scoring ghost of the curve among those frames.
     evaluation = Evaluation(leaderboard_gt, shared["MBNet"], ["reasonable"])
     pairs = overlaps_by_image(evaluation.image, evaluation.boxes, leaderboard_gt, 0.0)
@@ -515,6 +693,33 @@ def test_worst_examples_drawn_on_real_frames(kaist, leaderboard_gt, shared, tmp_
     best = max(evaluation.scores[d] for d in sequence
                if kind[d] == FP_TYPES.index("ghost")
                and leaderboard_gt.image_names[evaluation.image[d]] in frames_with_pictures)
-    ghost = next(e for e in drawn if e.error == "ghost")
+    ghost, picture = next((e, p) for e, p in drawn if e.error == "ghost")
     assert ghost.score == best
-    assert f"]({ghost.picture})" in (tmp_path / "report.md").read_text()
+    assert f"]({picture})" in (tmp_path / "report.md").read_text()
+
+
+def test_pictures_do_not_choose_the_examples(kaist, leaderboard_gt, shared, tmp_path):
+    # The worst examples are listed whether or not their frames have pictures, and those whose
+    # pictures exist are drawn. Here only the worst ghost's frame has pictures (a demo frame's,
+    # copied under its name); no frame of the other worst examples has any.
+    found = quiet_diagnose(leaderboard_gt, shared["MBNet"], "MBNet", settings=["reasonable"], splits=["all"],
+                           resamples=20, examples=2)
+    evaluation = Evaluation(leaderboard_gt, shared["MBNet"], ["reasonable"])
+    pairs = overlaps_by_image(evaluation.image, evaluation.boxes, leaderboard_gt, 0.0)
+    kind = type_false_positives(evaluation, pairs, LEADERBOARD).kind[0]
+    sequence = evaluation.curve_terms("reasonable", "all").sequence
+    ghost = next(e for e in found.examples if e.error == "ghost")
+    assert ghost.score == max(evaluation.scores[d] for d in sequence if kind[d] == FP_TYPES.index("ghost"))
+    pictures = tmp_path / "pictures"
+    pictures.mkdir()
+    for modality in ("visible", "lwir"):
+        shutil.copy(kaist / "demo-images" / f"set06_V001_I00459_{modality}.png",
+                    pictures / f"{ghost.frame.replace('/', '_')}_{modality}.png")
+    out = tmp_path / "out"
+    written = write_report(found, leaderboard_gt, shared["MBNet"], out, [pictures])
+    assert list(written.pictures) == [k for k, e in enumerate(found.examples) if e.frame == ghost.frame]
+    assert (out / written.pictures[found.examples.index(ghost)]).stat().st_size > 10_000
+    report = (out / "report.md").read_text()
+    assert all(f"| {e.error} | {e.frame} |" in report for e in found.examples)
+    data = json.loads((out / "diagnosis.json").read_text())
+    assert [e["picture"] for e in data["examples"]] == [written.pictures.get(k) for k in range(len(found.examples))]

@@ -8,8 +8,9 @@ import pytest
 from conftest import frames, make_gt, person
 
 from kaist_kit.detections import load_detections
-from kaist_kit.errors import InputError, KitWarning
+from kaist_kit.errors import InputError
 from kaist_kit.files import json_line
+from kaist_kit.findings import inspect
 from kaist_kit.groundtruth import load_ground_truth
 
 BOX = [100, 100, 40, 100]
@@ -33,6 +34,11 @@ def write(tmp_path, name, text):
 
 def records(n=30, shift=0):
     return [{"image_id": i + shift, "category_id": 1, "bbox": box(i), "score": 0.9} for i in range(n)]
+
+
+def findings(dets, gt, **kwargs):
+    """The inspector's findings about dets, by code."""
+    return {f.code: f for f in inspect(dets, gt, **kwargs)}
 
 
 def error_of(call):
@@ -100,8 +106,10 @@ def test_bad_values_in_txt_name_their_line(gt, tmp_path):
 def test_one_based_ids_in_json_are_flagged(gt, tmp_path):
     # The last image has no detection, so every shifted id exists: only the overlap betrays it.
     path = write(tmp_path, "shifted_result.json", json.dumps(records(n=29, shift=1)))
-    with pytest.warns(KitWarning, match="image ids look 1-based"):
-        load_detections(path, gt)
+    found = findings(load_detections(path, gt), gt)["id-offset"]
+    assert found.level == "error" and "image ids look written 1-based" in found.message
+    assert "rerun with --id-offset -1" in found.message
+    assert "id-offset" not in findings(load_detections(path, gt, id_offset=-1), gt)
     path = write(tmp_path, "all_result.json", json.dumps(records(shift=1)))
     e = error_of(lambda: load_detections(path, gt))
     assert "written 1-based" in e.reason
@@ -110,8 +118,8 @@ def test_one_based_ids_in_json_are_flagged(gt, tmp_path):
 def test_zero_based_ids_in_txt_are_flagged(gt, tmp_path):
     lines = [f"{i},{','.join(map(str, box(i)))},0.9" for i in range(1, 30)]  # 0-based, image 0 unused
     path = write(tmp_path, "z_result.txt", "\n".join(lines))
-    with pytest.warns(KitWarning, match="image ids look 0-based"):
-        load_detections(path, gt)
+    found = findings(load_detections(path, gt), gt)["id-offset"]
+    assert "image ids look written 0-based" in found.message and "--id-offset 1" in found.message
 
 
 def test_ground_truth_errors(tmp_path):
@@ -140,10 +148,10 @@ def test_per_image_folder_errors(gt, tmp_path):
     assert "corner x2, y2 before x1, y1" in e.reason
     (folder / "set06_V000_I00000.txt").write_text("person 1 2 30 80 0.9\n")
     (folder / "set99_V000_I00000.txt").write_text("")
-    with pytest.warns(KitWarning) as caught:
-        dets = load_detections(folder, gt)
-    text = " ".join(str(w.message) for w in caught)
-    assert "not in the ground truth" in text and "29 of the 30" in text
+    dets = load_detections(folder, gt)
+    found = findings(dets, gt)
+    assert "not in the ground truth" in found["unknown-frames"].message
+    assert "29 of the 30" in found["missing-files"].message
     assert len(dets) == 1
 
 

@@ -67,7 +67,7 @@ def test_kaist_metric_equals_kaist_kit_eval_on_the_same_predictions(tiny_synth, 
     out = CliRunner().invoke(app, ["eval", str(results), "--gt", str(gt_path), "--format", "json", "--protocol",
                                    protocol, "--setting", settings[0], "--setting", settings[1]])
     assert out.exit_code == 0, out.output
-    rows = json.loads(out.stdout)
+    rows = json.loads(out.stdout)["results"]
     assert len(rows) == len(values) == 6
     for row in rows:
         assert values[f"kaist/{row['setting']}_{row['split']}"] == row["lamr"]

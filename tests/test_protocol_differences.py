@@ -5,8 +5,8 @@ import math
 import pytest
 from conftest import det, frames, make_dets, make_gt, person
 
-from kaist_kit.errors import KitWarning
 from kaist_kit.evaluate import evaluate
+from kaist_kit.findings import inspect
 
 BOX = (100, 100, 40, 100)  # a reasonable pedestrian, well inside the frame
 ELSEWHERE = (400, 200, 40, 100)
@@ -16,6 +16,12 @@ def score(images, annotations, records, protocol, split="all", setting="reasonab
     gt = make_gt(images, annotations)
     (result,) = evaluate(gt, make_dets(gt, records), [setting], [split], [protocol])
     return result
+
+
+def found(images, annotations, records, protocol="leaderboard"):
+    """What the inspector says about the records, by code: {code: message}."""
+    gt = make_gt(images, annotations)
+    return {f.code: f.message for f in inspect(make_dets(gt, records), gt, protocols=[protocol])}
 
 
 def both(images, annotations, records, **kwargs):
@@ -81,8 +87,10 @@ def test_more_than_1000_detections_capped_with_warning_on_leaderboard():
     records = [det(0, (300 + k % 50, 200, 30, 70), 0.9 - k * 1e-4) for k in range(1000)]
     records.append(det(0, BOX, 0.01))  # the only true positive, 1,001st by score
     anns = [person(1, 0, BOX)]
-    with pytest.warns(KitWarning, match="more than 1000 detections.*crashes"):
-        lb = score(images, anns, records, "leaderboard")
+    assert "crashes" in found(images, anns, records)["over-1000"]
+    assert "1 image with more than 1,000 detections" in found(images, anns, records)["over-1000"]
+    assert "over-1000" not in found(images, anns, records, "matlab")
+    lb = score(images, anns, records, "leaderboard")
     dl = score(images, anns, records, "matlab")
     assert lb.recall == 0.0 and lb.lamr == 1.0
     assert dl.recall == 1.0
@@ -95,19 +103,17 @@ def test_unsorted_detections_score_as_sorted_with_warning():
     shuffled = [ordered[1], ordered[3], ordered[0], ordered[2]]
     for protocol in ("leaderboard", "matlab"):
         want = score(images, anns, ordered, protocol)
-        if protocol == "leaderboard":
-            with pytest.warns(KitWarning, match="not sorted by descending score"):
-                got = score(images, anns, shuffled, protocol)
-        else:
-            got = score(images, anns, shuffled, protocol)
+        got = score(images, anns, shuffled, protocol)
         assert got.lamr == want.lamr and got.miss_rates == want.miss_rates
+    assert "not sorted by descending score" in found(images, anns, shuffled)["unsorted"]
+    assert "unsorted" not in found(images, anns, ordered)
 
 
 def test_empty_result_and_empty_split_read_miss_rate_one():
     images = frames(3)
     anns = [person(1, 0, BOX)]
-    with pytest.warns(KitWarning, match="crashes on an empty result"):
-        lb = score(images, anns, [], "leaderboard")
+    assert "crashes on an empty result" in found(images, anns, [])["empty"]
+    lb = score(images, anns, [], "leaderboard")
     dl = score(images, anns, [], "matlab")
     for r in (lb, dl):
         assert r.lamr == 1.0 and r.miss_rates == (1.0,) * 9

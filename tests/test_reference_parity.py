@@ -10,6 +10,7 @@ from conftest import shuffled_copy
 from kaist_kit.detections import load_detections
 from kaist_kit.errors import KitWarning
 from kaist_kit.evaluate import Evaluation, evaluate
+from kaist_kit.findings import inspect
 from kaist_kit.settings import SETTINGS
 
 RESULT_FILES = {
@@ -78,8 +79,9 @@ def test_shuffled_file_scores_as_published_with_warning(kaist, leaderboard_gt, t
     # sorted file and says what the leaderboard would do.
     shuffled = shuffled_copy(kaist / "results" / "MBNet_result.txt", tmp_path)
     dets = load_detections(shuffled, leaderboard_gt)
-    with pytest.warns(KitWarning, match="not sorted by descending score"):
-        results = evaluate(leaderboard_gt, dets)
+    (unsorted,) = [f for f in inspect(dets, leaderboard_gt) if f.code == "unsorted"]
+    assert "not sorted by descending score" in unsorted.message and unsorted.leaderboard == "mis-score"
+    results = evaluate(leaderboard_gt, dets)
     assert round(100 * results[0].lamr, 2) == 8.13
 
 
@@ -110,3 +112,70 @@ def test_evaluation_is_reused_across_splits_and_protocols(kaist, leaderboard_gt)
     names = [leaderboard_gt.image_names[i] for i in day_ids]
     by_names = evaluation.score("reasonable", names, "leaderboard").lamr
     assert by_name == by_ids == by_names
+
+
+CHALLENGE_FILES = {"MBNet": ["MBNet_result.txt"], "MLPD": ["MLPD_result.txt", "MLPD_result.json"]}
+
+
+def test_challenge2024_reference_numbers(kaist, leaderboard_gt):
+    # The 2024 challenge evaluator's AP_iou50, AP_iou75, AP_iou50:95 (COCO's average recall) on
+    # reasonable / all, and its MR at IoU 0.5, 0.6 and 0.75: the kit's ap50, ap75, ar and lamr.
+    from kaist_kit.challenge import challenge2024_scores
+
+    want = json.loads((kaist / "results" / "reference-challenge2024.json").read_text())
+    assert set(want) == set(CHALLENGE_FILES)
+    checked = 0
+    for method, files in CHALLENGE_FILES.items():
+        assert len(want[method]) == 12
+        for name in files:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", KitWarning)
+                dets = load_detections(kaist / "results" / name, leaderboard_gt)
+                got = challenge2024_scores(leaderboard_gt, dets)
+            assert set(got) == set(want[method])
+            for key, value in want[method].items():
+                assert got[key] == pytest.approx(value, abs=1e-12, rel=0), (name, key)
+                checked += 1
+    assert checked == 36
+
+
+def test_matlab_variant_numbers(kaist, leaderboard_gt):
+    # The devkit's own numbers at IoU 0.6 and 0.75, for MR-4 (17 points 10^(-4:.25:0)) and for
+    # height >= 50, all / day / night: --iou, --fppi-range 1e-4:1 and --setting reasonable-h50.
+    from kaist_kit.settings import MATLAB, with_fppi_range
+
+    want = json.loads((kaist / "results" / "reference-lamr.matlab-variants.json").read_text())
+    mr4 = with_fppi_range(MATLAB, (1e-4, 1.0))
+    assert len(mr4.fppi_refs) == 17
+    checked = 0
+    for method in ("MBNet", "MLPD"):
+        assert len(want[method]) == 12
+        dets = load_detections(kaist / "results" / RESULT_FILES[method], leaderboard_gt)
+        evaluation = Evaluation(leaderboard_gt, dets, ["reasonable", "reasonable-h50"])
+        for key, value in want[method].items():
+            variant, split = key.split("/")
+            if variant == "h50":
+                got = evaluation.score("reasonable-h50", split, MATLAB)
+            elif variant == "mr4":
+                got = evaluation.score("reasonable", split, mr4)
+            else:
+                got = evaluation.score("reasonable", split, MATLAB, iou={"iou60": 0.6, "iou75": 0.75}[variant])
+            assert got.lamr == pytest.approx(value, abs=1e-12, rel=0), (method, key)
+            checked += 1
+    assert checked == 24
+
+
+def test_custom_settings_reproduce_named_ones_exactly(kaist, leaderboard_gt):
+    from kaist_kit.settings import PRESETS, SETTINGS, setting_name
+
+    named = {**SETTINGS, **PRESETS}
+    custom = {name: setting_name(s.height, s.occlusions, s.border, s.squarify) for name, s in named.items()}
+    dets = load_detections(kaist / "results" / "MBNet_result.txt", leaderboard_gt)
+    for protocol in ("leaderboard", "matlab"):
+        a = evaluate(leaderboard_gt, dets, list(named), protocols=[protocol], ious=[0.5, 0.75], metrics=["lamr", "ap"])
+        b = evaluate(leaderboard_gt, dets, list(custom.values()), protocols=[protocol], ious=[0.5, 0.75],
+                     metrics=["lamr", "ap"])
+        assert [r.setting for r in a] == [s for s in named for _ in range(6)]
+        assert [r.setting for r in b] == [custom[s] for s in named for _ in range(6)]
+        assert [(r.lamr, r.miss_rates, r.recall, r.n_gt, r.coco_values) for r in a] == \
+               [(r.lamr, r.miss_rates, r.recall, r.n_gt, r.coco_values) for r in b]

@@ -19,7 +19,6 @@ from kaist_kit.evaluate import evaluate
 from kaist_kit.files import json_line
 from kaist_kit.settings import LEADERBOARD_SETTINGS, SETTINGS
 from kaist_kit.submission import check, package
-from kaist_kit.submission import checks as submission_checks
 from kaist_kit.submission import submit as submit_module
 
 REAL_RESULTS = ["MBNet_result.txt", "MLPD_result.txt", "MLPD_result.json", "MBNet-per-image.tar.gz"]
@@ -125,7 +124,9 @@ def test_shuffled_file_is_packaged_sorted(kaist, leaderboard_gt, tmp_path):
 
     verdict = check(shuffled, leaderboard_gt)
     assert verdict.verdict == "mis-score" and not verdict.ok
-    assert "80.05 instead of 8.13" in codes(verdict)["unsorted"].message
+    unsorted = codes(verdict)["unsorted"]
+    assert unsorted.leaderboard == "mis-score" and "1725 images are not sorted" in unsorted.message
+    assert "80.05" not in unsorted.message  # no finding quotes another file's numbers
 
     package(shuffled, tmp_path / "s.zip", leaderboard_gt)
     records, _ = packaged_records(tmp_path / "s.zip")
@@ -158,7 +159,7 @@ def test_crowded_file_with_category_0_is_packaged_for_the_leaderboard(leaderboar
     verdict = check(path, leaderboard_gt)
     assert verdict.verdict == "crash"
     assert {"category", "over-1000"} <= set(codes(verdict))
-    assert codes(verdict)["category"].level == codes(verdict)["over-1000"].level == "crash"
+    assert codes(verdict)["category"].leaderboard == codes(verdict)["over-1000"].leaderboard == "crash"
 
     report = package(path, tmp_path / "s.zip", leaderboard_gt)
     assert report.inspection.counts["category_rewritten"] == report.inspection.counts["in_source"]
@@ -197,8 +198,8 @@ def test_invalid_detections_are_dropped_and_counted(kaist, leaderboard_gt, tmp_p
 
     verdict = check(path, leaderboard_gt)
     found = codes(verdict)
-    assert verdict.verdict == "crash" and found["unknown-ids"].level == "crash"
-    assert found["non-finite"].level == found["negative-size"].level == "mis-score"
+    assert verdict.verdict == "crash" and found["unknown-ids"].leaderboard == "crash"
+    assert found["non-finite"].leaderboard == found["negative-size"].leaderboard == "mis-score"
     assert f"(first at {path}:{json_line(path.read_text(), 10)})" in found["non-finite"].message
     assert "5000" in found["unknown-ids"].message and "1 box without area" in found["zero-size"].message
 
@@ -294,15 +295,14 @@ def test_a_failed_write_leaves_no_zip_and_keeps_the_old_one(kaist, leaderboard_g
 def test_one_based_json_ids_detected_and_costed(kaist, leaderboard_gt, tmp_path):
     path = write_json(tmp_path / "shifted_result.json",
                       [dict(r, image_id=r["image_id"] + 1) for r in mlpd_records(kaist)])
-    with_gt = codes(check(path, leaderboard_gt))["id-base"]
-    assert with_gt.level == "warning" and "look 1-based" in with_gt.message
+    with_gt = codes(check(path, leaderboard_gt))["id-offset"]
+    assert with_gt.level == "error" and "look written 1-based" in with_gt.message
     assert "95.20 as written, 7.58 with --id-offset -1" in with_gt.message
-    assert "95.20 instead of 7.58" in submission_checks.ONE_BASED_COST
-    without_gt = codes(check(path))["id-base"]
+    without_gt = codes(check(path))["id-offset"]
     assert "run 1..2252" in without_gt.message and "--id-offset -1" in without_gt.message
 
     report = package(path, tmp_path / "s.zip", leaderboard_gt, id_offset=-1)
-    assert "id-base" not in codes(report)
+    assert "id-offset" not in codes(report)
     fixed = quiet_load(tmp_path / "s.zip", leaderboard_gt)
     original = quiet_load(kaist / "results" / "MLPD_result.json", leaderboard_gt)
     assert lamrs(quiet_evaluate(leaderboard_gt, fixed)) == lamrs(quiet_evaluate(leaderboard_gt, original))
@@ -313,8 +313,8 @@ def test_zero_based_txt_ids_detected(kaist, leaderboard_gt, tmp_path):
     shifted = [f"{int(line.split(',')[0]) - 1},{line.split(',', 1)[1]}" for line in lines]
     path = tmp_path / "zero_result.txt"
     path.write_text("\n".join(shifted))
-    assert "--id-offset 1" in codes(check(path, leaderboard_gt))["id-base"].message
-    assert "run 0..2251" in codes(check(path))["id-base"].message
+    assert "--id-offset 1" in codes(check(path, leaderboard_gt))["id-offset"].message
+    assert "run 0..2251" in codes(check(path))["id-offset"].message
 
 
 def test_corner_boxes_detected_and_costed(kaist, leaderboard_gt, tmp_path):
@@ -337,15 +337,14 @@ def test_score_threshold_cost_measured_on_mlpd(kaist, leaderboard_gt, tmp_path):
     thresholded = Detections(full.image[high], full.boxes[high], full.scores[high])
     before = quiet_evaluate(leaderboard_gt, full, ["reasonable"])[0].lamr
     after = quiet_evaluate(leaderboard_gt, thresholded, ["reasonable"])[0].lamr
-    assert (round(100 * before, 2), round(100 * after, 2)) == (7.58, 10.15)
-    assert "from 7.58 to 10.15" in submission_checks.THRESHOLD_COST
+    assert (round(100 * before, 2), round(100 * after, 2)) == (7.58, 10.15)  # as docs/submission.md says
 
     path = write_json(tmp_path / "high_result.json",
                       [r for r in mlpd_records(kaist) if r["score"] >= 0.5])
     for gt in (leaderboard_gt, None):
         finding = codes(check(path, gt))["threshold"]
-        assert finding.level == "warning" and "7.58 to 10.15" in finding.message
-        assert "lowest score is 0.5" in finding.message
+        assert finding.level == "warning" and "lowest score is 0.5" in finding.message
+        assert "10.15" not in finding.message and "MLPD" not in finding.message
     # MBNet keeps scores down to 0.01 and its curve passes 1 false positive per image: nothing to say
     assert "threshold" not in codes(check(kaist / "results" / "MBNet_result.txt", leaderboard_gt))
 
@@ -375,7 +374,7 @@ def test_check_reports_a_manifest_that_no_longer_matches(kaist, leaderboard_gt, 
     with zipfile.ZipFile(tmp_path / "edited.zip", "w") as archive:
         archive.writestr("MLPD_result.json", json.dumps(records))
         archive.writestr("manifest.json", entries["manifest.json"])
-    assert "does not match" in codes(check(tmp_path / "edited.zip", leaderboard_gt))["manifest"].message
+    assert "does not match" in codes(check(tmp_path / "edited.zip", leaderboard_gt))["manifest-mismatch"].message
 
 
 # --- without ground truth, and with other ids -----------------------------------------------------
@@ -446,7 +445,7 @@ def test_cli_packages_and_checks(kaist, tmp_path):
     proc = run_cli("submit", "--check", shuffled, "--gt", gt)
     assert proc.returncode == 1
     assert "leaderboard: would mis-score this file" in proc.stdout and "8.13" in proc.stdout
-    proc = run_cli("submit", "--check", shuffled, env={"PATH": "", "HOME": str(tmp_path)})
+    proc = run_cli("submit", "--check", shuffled, env={"PATH": "", "HOME": str(tmp_path), "KAIST_KIT_OFFLINE": "1"})
     assert proc.returncode == 1 and "pass --gt FILE for the predicted score" in proc.stdout
 
 
@@ -473,3 +472,40 @@ def test_cli_bad_input_is_one_line_with_exit_code_2(tmp_path):
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, args
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad_result.txt", "empty_result.json",
                                                           "good_result.txt"]
+
+
+# --- misread files are refused; numbers as text are packaged as numbers -----------------------------
+
+def test_misread_file_refused_unless_as_is(kaist, leaderboard_gt, tmp_path):
+    records = [dict(r, bbox=[r["bbox"][0], r["bbox"][1], r["bbox"][0] + r["bbox"][2],
+                             r["bbox"][1] + r["bbox"][3]]) for r in mlpd_records(kaist)]
+    path = write_json(tmp_path / "corners_result.json", records)
+    out = tmp_path / "s.zip"
+    with pytest.raises(InputError, match=r"\[corners\].*rerun with --corners; or pass --as-is"):
+        package(path, out, leaderboard_gt)
+    assert not out.exists()
+    report = package(path, out, leaderboard_gt, as_is=True)
+    assert codes(report)["corners"].level == "warning" and round(100 * report.inspection.lamr()["all"], 2) == 100.0
+    verdict = check(path, leaderboard_gt)
+    assert verdict.verdict == "mistake" and not verdict.ok
+
+    gt = kaist / "test-all-20.leaderboard.json"
+    proc = run_cli("submit", path, "--gt", gt, "--out", tmp_path / "t.zip")
+    assert proc.returncode == 2 and "[corners]" in proc.stderr and not (tmp_path / "t.zip").exists()
+    proc = run_cli("submit", "--check", path, "--gt", gt)
+    assert proc.returncode == 1 and "error: [corners]" in proc.stdout
+    assert "leaderboard: would score this file as it is written, which is not what it means" in proc.stdout
+
+
+def test_numbers_as_text_crash_the_leaderboard_and_are_packaged_as_numbers(kaist, leaderboard_gt, tmp_path):
+    records = [dict(r, score=str(r["score"]), bbox=[str(v) for v in r["bbox"]]) for r in mlpd_records(kaist)]
+    path = write_json(tmp_path / "text_result.json", records)
+    verdict = check(path, leaderboard_gt)
+    assert verdict.verdict == "crash" and codes(verdict)["string-values"].leaderboard == "crash"
+    package(path, tmp_path / "s.zip", leaderboard_gt)
+    packaged, _ = packaged_records(tmp_path / "s.zip")
+    assert all(isinstance(r["score"], float) and all(isinstance(v, (int, float)) for v in r["bbox"])
+               for r in packaged)
+    assert check(tmp_path / "s.zip", leaderboard_gt).verdict == "correct"
+    proc = run_cli("submit", "--check", path, "--gt", kaist / "test-all-20.leaderboard.json")
+    assert proc.returncode == 1 and "crash: [string-values]" in proc.stdout

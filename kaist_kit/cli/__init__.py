@@ -2,6 +2,7 @@
 library call.
 
 - `data`: annotations to COCO (`convert`), a synthetic KAIST (`synth`), `stats` and `show`;
+- `fetch`: the leaderboard's ground truth, downloaded ahead of time;
 - `scoring`: `eval`, `diagnose`, `compare`;
 - `submission`: `submit`;
 - `detectors`: `train`, `test`, `infer` (the mmdet extra);
@@ -13,7 +14,7 @@ Options that several verbs share are declared once, in `options`.
 # The verbs register themselves as their modules are imported, in the order of the pipeline,
 # which is the order --help lists them in.
 # isort: off
-from . import data, scoring, submission, detectors, demo  # noqa: F401
+from . import data, fetch, scoring, submission, detectors, demo  # noqa: F401
 # isort: on
 from .app import app, main
 

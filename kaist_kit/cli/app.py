@@ -20,6 +20,11 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain help: rich's panels cut long defaults (paths) short and label flags <bool>. Help uses
+    # the terminal's width, up to 120 columns; a long default path is printed whole on a line of
+    # its own (see options.unwrapped).
+    rich_markup_mode=None,
+    context_settings={"max_content_width": 120},
 )
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
@@ -28,6 +33,14 @@ err = Console(stderr=True, soft_wrap=True)
 def say(line: str) -> None:
     """One line of progress or of what was written, on standard error, printed as written."""
     err.print(line, highlight=False, markup=False)
+
+
+def show_findings(findings) -> None:
+    """Each finding as one line on standard error, led by its level."""
+    colour = {"error": "red", "warning": "yellow", "note": "blue"}
+    for finding in findings:
+        err.print(f"[{colour.get(finding.level, 'yellow')}]{finding.level}:[/] {escape(finding.line())}",
+                  markup=True, highlight=False)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -52,10 +65,18 @@ def main() -> None:
     warnings.showwarning = _show_warning
     warnings.simplefilter("default", KitWarning)
     signal.signal(signal.SIGTERM, _terminate)
+    # numpy's floating-point warnings (overflow on a box of 1e308, say) say nothing a user can act
+    # on: what causes them is reported as a finding that names the file and line.
+    warnings.filterwarnings("ignore", category=RuntimeWarning)
     try:
         app()
     except InputError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}", markup=True, highlight=False)
+        sys.exit(2)
+    except OSError as exc:
+        # A file the kit could not read or write that no check caught first: still one line.
+        where = f"{exc.filename}: " if exc.filename else ""
+        err.print(f"[red]error:[/red] {escape(where + (exc.strerror or str(exc)))}", markup=True, highlight=False)
         sys.exit(2)
     except KeyboardInterrupt:
         err.print("interrupted")

@@ -10,7 +10,7 @@ import typer
 
 from ..converters import MODALITIES, SOURCE_FORMATS
 from .app import app, err, out, say
-from .options import DEFAULT_SIZE, GroundTruthOption, parse_size
+from .options import DEFAULT_SIZE, GroundTruthOption, locate_gt, parse_size
 
 SourceFormat = Enum("SourceFormat", {name: name for name in SOURCE_FORMATS}, type=str)
 Modality = Enum("Modality", {name: name for name in MODALITIES}, type=str)
@@ -62,11 +62,11 @@ def convert_command(
 
 @app.command("synth")
 def synth_command(
-    out: Annotated[Path, typer.Argument(help="A new or empty folder.", show_default=False)],
-    seed: Annotated[int, typer.Option(help="Random seed: the same seed writes the same files.")] = 0,
-    train: Annotated[int, typer.Option(help="Training frames (half day, half night).")] = 40,
-    test: Annotated[int, typer.Option(help="Test frames (half day, half night).")] = 40,
-    size: Annotated[str, typer.Option(help="Image size WIDTHxHEIGHT.")] = DEFAULT_SIZE,
+    out: Annotated[Path, typer.Argument(metavar="FOLDER", help="A new or empty folder.", show_default=False)],
+    seed: Annotated[int, typer.Option(metavar="N", help="Random seed: the same seed writes the same files.")] = 0,
+    train: Annotated[int, typer.Option(metavar="N", help="Training frames (half day, half night).")] = 40,
+    test: Annotated[int, typer.Option(metavar="N", help="Test frames (half day, half night).")] = 40,
+    size: Annotated[str, typer.Option(metavar="WIDTHxHEIGHT", help="Image size.")] = DEFAULT_SIZE,
     quirks: Annotated[bool, typer.Option(
         help="Add the real dataset's defects (stray files, CRLF, zero-size boxes, disagreeing paired "
              "files) for testing converters.")] = False,
@@ -89,19 +89,18 @@ def synth_command(
 
 @app.command("stats")
 def stats_command(
-    annotations: Annotated[Path, typer.Argument(help="A COCO annotation file (kit or leaderboard layout).",
-                                                show_default=False)],
-    plot: Annotated[Path | None, typer.Option(help="Also draw a height histogram (.png, .pdf, .svg).")] = None,
+    annotations: Annotated[Path, typer.Argument(metavar="FILE", help="A COCO annotation file (kit or leaderboard "
+                                                "layout).", show_default=False)],
+    plot: Annotated[Path | None, typer.Option(metavar="FILE", help="Also draw a height histogram (.png, .pdf, "
+                                                                   ".svg).")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
 ) -> None:
     """Counts per label, occlusion and day/night; pedestrians per image; heights and scales."""
     import json
 
-    from rich.table import Table
-
     from ..groundtruth import load_ground_truth
     from ..plots import check_figure_path
-    from ..stats import dataset_stats, plot_heights
+    from ..stats import dataset_stats, plot_heights, stats_table
 
     if plot is not None:
         check_figure_path(plot)
@@ -110,26 +109,7 @@ def stats_command(
     if json_output:
         print(json.dumps(stats, indent=1))
     else:
-        table = Table(title=f"{annotations}: {stats['images']} images, {stats['boxes']} boxes",
-                      show_header=False, title_justify="left")
-        table.add_column(style="bold")
-        table.add_column()
-        table.add_row("labels", ", ".join(f"{label} {n}" for label, n in stats["labels"].items()))
-        table.add_row("pedestrians", f"{stats['pedestrians']} (boxes labelled person)")
-        table.add_row("occlusion", ", ".join(f"{k} {v}" for k, v in stats["occlusion"].items()))
-        for period, values in stats["periods"].items():
-            table.add_row(period, f"{values['images']} images, {values['pedestrians']} pedestrians")
-        per = stats["pedestrians_per_image"]
-        table.add_row("per image", f"mean {per['mean']:.2f}, max {per['max']}, "
-                                   f"{per['images_with_none']} images with none")
-        q = stats["height_quantiles"]
-        if q["50%"] is not None:
-            table.add_row("height", f"10% {q['10%']:.0f} px, median {q['50%']:.0f} px, 90% {q['90%']:.0f} px")
-        scales = stats["caltech_scales"]
-        table.add_row("scale (Caltech)", f"near (80 px and up) {100 * scales['near']:.1f}%, medium "
-                                         f"{100 * scales['medium']:.1f}%, far (30 px or less) "
-                                         f"{100 * scales['far']:.1f}%")
-        out.print(table)
+        out.print(stats_table(stats).to_rich())
     if plot is not None:
         plot_heights(gt, plot)
         say(f"figure written to {plot}")
@@ -137,27 +117,35 @@ def stats_command(
 
 @app.command("show")
 def show_command(
-    frames: Annotated[list[str], typer.Argument(help="Frames to draw: setXX/VYYY/IZZZZZ names or image ids.",
-                                                show_default=False)],
+    frames: Annotated[list[str], typer.Argument(metavar="FRAME", help="Frames to draw: setXX/VYYY/IZZZZZ names "
+                                                "or image ids.", show_default=False)],
     gt: GroundTruthOption = None,
     images: Annotated[list[Path] | None, typer.Option(
-        help="Folder of the pictures: KAIST's images/ tree or flat setXX_VYYY_IZZZZZ_visible.png files. "
-             "Default: images/ beside the ground truth.")] = None,
-    det: Annotated[list[Path] | None, typer.Option(help="Result files to draw; repeatable.")] = None,
-    score_threshold: Annotated[float, typer.Option(help="Draw detections scoring at least this.")] = 0.3,
-    out: Annotated[Path, typer.Option("--out", help="PNG to write; with several frames, the frame name is "
-                                      "added to it.", show_default=False)] = Path("frame.png"),
+        metavar="FOLDER", help="Folder of the pictures: KAIST's images/ tree or flat setXX_VYYY_IZZZZZ_visible.png "
+                               "files. Default: images/ beside the ground truth.")] = None,
+    det: Annotated[list[Path] | None, typer.Option(
+        metavar="RESULT", help="A result file to draw; repeat for several: --det A_result.txt --det "
+                               "B_result.json.")] = None,
+    score_threshold: Annotated[float, typer.Option(metavar="SCORE", help="Draw detections scoring at least this.")]
+    = 0.3,
+    out: Annotated[Path, typer.Option("--out", metavar="FILE", help="PNG to write; with several frames, the frame "
+                                      "name is added to it.", show_default=False)] = Path("frame.png"),
 ) -> None:
     """Draw ground truth (ignore regions dashed) and detections on the visible and thermal pictures."""
     from ..detections import load_detections, method_name
-    from ..groundtruth import find_gt, load_ground_truth
+    from ..errors import InputError
+    from ..groundtruth import load_ground_truth
     from ..plots import check_figure_path
     from ..show import draw_frame, find_pictures
 
     check_figure_path(out)
-    gt_path = find_gt(gt)
+    gt_path = locate_gt(gt)
     ground_truth = load_ground_truth(gt_path)
     roots = images or [gt_path.parent / "images", gt_path.parent]
+    for frame in frames:
+        if not frame.isdigit() and frame.replace("_", "/") not in ground_truth.index_of_name and Path(frame).exists():
+            raise InputError(f"{frame!r} is a file, not a frame: give each result its own --det "
+                             "(--det A_result.txt --det B_result.json)")
     drawn = [(method_name(p), load_detections(p, ground_truth)) for p in det or []]
     for frame in frames:
         index = ground_truth.image_index(int(frame) if frame.isdigit() else frame)

@@ -14,10 +14,10 @@ DEMO_FOLDER = Path("kaist-kit-demo")
 
 @app.command("demo")
 def demo_command(
-    folder: Annotated[Path, typer.Option("--out", help="Folder for the demo's files (replaced on a rerun).")]
-    = DEMO_FOLDER,
-    frames: Annotated[int, typer.Option(help="Synthetic test frames.")] = 200,
-    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    folder: Annotated[Path, typer.Option("--out", metavar="FOLDER", help="Folder for the demo's files (replaced on "
+                                                                        "a rerun).")] = DEMO_FOLDER,
+    frames: Annotated[int, typer.Option(metavar="N", help="Synthetic test frames.")] = 200,
+    seed: Annotated[int, typer.Option(metavar="N", help="Random seed.")] = 0,
 ) -> None:
     """The kit end to end on a synthetic KAIST: synthesise, convert, detect (simulated), score, draw."""
     from .. import report

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ..errors import InputError, KitWarning
+from ..errors import InputError
 from .app import app, out, say
 from .options import CfgOptionsOption
 
@@ -32,13 +31,13 @@ def _models(verb: str, *files: tuple[Path, str]):
 
 @app.command("train")
 def train_command(
-    config: Annotated[Path, typer.Argument(help="An mmdetection config, e.g. "
+    config: Annotated[Path, typer.Argument(metavar="CONFIG", help="An mmdetection config, e.g. "
                                            "configs/faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py.",
                                            show_default=False)],
     work_dir: Annotated[Path | None, typer.Option(
-        help="Folder for checkpoints and logs. Default: work_dirs/<config name>.")] = None,
+        metavar="FOLDER", help="Folder for checkpoints and logs. Default: work_dirs/<config name>.")] = None,
     gpus: Annotated[int, typer.Option(
-        help="Processes: 1 trains on the GPU if there is one, else on the CPU; more starts distributed "
+        metavar="N", help="Processes: 1 trains on the GPU if there is one, else on the CPU; more starts distributed "
              "data-parallel training with torchrun (on a CPU-only machine: that many CPU processes).")] = 1,
     resume: Annotated[bool, typer.Option("--resume", help="Continue from the work folder's last checkpoint.")]
     = False,
@@ -60,12 +59,14 @@ def train_command(
 
 @app.command("test")
 def test_command(
-    config: Annotated[Path, typer.Argument(help="The config the checkpoint was trained with.", show_default=False)],
-    checkpoint: Annotated[Path, typer.Argument(help="A checkpoint (.pth).", show_default=False)],
-    results: Annotated[Path, typer.Option("--out", help="COCO result JSON to write, with the test set's image "
-                                          "ids: kaist-kit eval and submit read it.", show_default=False)],
+    config: Annotated[Path, typer.Argument(metavar="CONFIG", help="The config the checkpoint was trained with.",
+                                           show_default=False)],
+    checkpoint: Annotated[Path, typer.Argument(metavar="CHECKPOINT", help="A checkpoint (.pth).",
+                                               show_default=False)],
+    results: Annotated[Path, typer.Option("--out", metavar="FILE", help="COCO result JSON to write, with the test "
+                                          "set's image ids: kaist-kit eval and submit read it.", show_default=False)],
     work_dir: Annotated[Path | None, typer.Option(
-        help="Folder for the logs. Default: work_dirs/<config name>.")] = None,
+        metavar="FOLDER", help="Folder for the logs. Default: work_dirs/<config name>.")] = None,
     cfg_options: CfgOptionsOption = None,
 ) -> None:
     """Run a checkpoint on the config's test set, write the results and print the miss rates."""
@@ -82,21 +83,23 @@ def test_command(
     if not (~gt.ignore).any():
         say(f"{run.ground_truth} has no pedestrians to score against: no miss rates")
         return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", KitWarning)  # the metric's log has already said them
-        found = evaluate_files([run.results], gt, run.settings, protocols=[run.protocol], names=[config.stem])
+    found = evaluate_files([run.results], gt, run.settings, protocols=[run.protocol], names=[config.stem])
     report.print_table(found, out, "\n".join([f"ground truth: {gt.describe()}"] + report.protocol_notes(found)))
 
 
 @app.command("infer")
 def infer_command(
-    config: Annotated[Path, typer.Argument(help="The config the checkpoint was trained with.", show_default=False)],
-    checkpoint: Annotated[Path, typer.Argument(help="A checkpoint (.pth).", show_default=False)],
-    visible: Annotated[Path, typer.Argument(help="The colour picture.", show_default=False)],
-    lwir: Annotated[Path, typer.Argument(help="The thermal picture of the same frame.", show_default=False)],
-    figure: Annotated[Path, typer.Option("--out", help="Figure to write (.png, .pdf or .svg).",
+    config: Annotated[Path, typer.Argument(metavar="CONFIG", help="The config the checkpoint was trained with.",
+                                           show_default=False)],
+    checkpoint: Annotated[Path, typer.Argument(metavar="CHECKPOINT", help="A checkpoint (.pth).",
+                                               show_default=False)],
+    visible: Annotated[Path, typer.Argument(metavar="VISIBLE", help="The colour picture.", show_default=False)],
+    lwir: Annotated[Path, typer.Argument(metavar="LWIR", help="The thermal picture of the same frame.",
                                          show_default=False)],
-    score_threshold: Annotated[float, typer.Option(help="Draw detections scoring at least this.")] = 0.3,
+    figure: Annotated[Path, typer.Option("--out", metavar="FILE", help="Figure to write (.png, .pdf or .svg).",
+                                         show_default=False)],
+    score_threshold: Annotated[float, typer.Option(metavar="SCORE", help="Draw detections scoring at least this.")]
+    = 0.3,
     cfg_options: CfgOptionsOption = None,
 ) -> None:
     """Detect pedestrians on one visible/thermal pair and draw them on both pictures."""

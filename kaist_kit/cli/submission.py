@@ -8,48 +8,58 @@ from typing import Annotated
 import typer
 
 from ..groundtruth import GT_ENV, default_gt_path
-from .app import app, out
-from .options import CornersOption, DevkitShiftOption, IdOffsetOption
+from .app import app, out, say
+from .options import AsIsOption, CornersOption, DevkitShiftOption, IdOffsetOption, locate_gt, unwrapped
 
 
 @app.command("submit")
 def submit_command(
     result: Annotated[Path, typer.Argument(
+        metavar="RESULT",
         help="A result in any format `kaist-kit eval` reads (COCO result JSON, leaderboard txt, "
              "per-image folder, archives, `kaist-kit test` output); with --check, also a submission zip.",
         show_default=False)],
-    out_zip: Annotated[Path | None, typer.Option("--out", help="The submission zip to write.")] = None,
+    out_zip: Annotated[Path | None, typer.Option("--out", metavar="FILE", help="The submission zip to write.")]
+    = None,
     check: Annotated[bool, typer.Option(
         "--check", help="Only validate RESULT as it is and predict its leaderboard score; write nothing. "
-                        "Exit code 1 when the leaderboard would not score it correctly.")] = False,
+                        "Exit code 1 when the leaderboard would not score it correctly or it looks misread, "
+                        "2 when it cannot be read.")] = False,
     gt: Annotated[Path | None, typer.Option(
-        help="Ground truth (COCO JSON), for the self-evaluated miss rate and the overlap checks. "
-             f"Default: ${GT_ENV}, then {default_gt_path()}, else none.")] = None,
+        metavar="FILE",
+        help=unwrapped("Ground truth (COCO JSON), for the self-evaluated miss rate and",
+                       f"the overlap checks. Default: ${GT_ENV}, then", f"{default_gt_path()},",
+                       "downloaded there on first use; else none."))] = None,
     method: Annotated[str | None, typer.Option(
-        help="Method name for the manifest and the results file. Default: the file name before "
-             "'_result'.")] = None,
+        metavar="NAME", help="Method name for the manifest and the results file (100 characters at most). "
+                             "Default: the file name before '_result'.")] = None,
     id_offset: IdOffsetOption = 0,
     corners: CornersOption = False,
+    as_is: AsIsOption = False,
     devkit_shift: DevkitShiftOption = True,
 ) -> None:
     """Package a result as a leaderboard submission (a zip with the results and a manifest), or check one."""
-    from ..errors import InputError
-    from ..groundtruth import find_gt, load_ground_truth
+    from ..download import downloads_forbidden
+    from ..groundtruth import GroundTruthUnavailable, load_ground_truth
     from ..submission import check as check_file
     from ..submission import package
     from ..submission.report import check_lines, package_lines
 
-    if check and (out_zip is not None or id_offset or corners or method):
-        raise typer.BadParameter("--check validates the file as it is; --out, --method, --id-offset and "
-                                 "--corners apply when packaging", param_hint="--check")
+    if check and (out_zip is not None or id_offset or corners or method or as_is):
+        raise typer.BadParameter("--check validates the file as it is; --out, --method, --id-offset, "
+                                 "--corners and --as-is apply when packaging", param_hint="--check")
     if not check and out_zip is None:
         raise typer.BadParameter("say where to write the submission, e.g. --out submission.zip",
                                  param_hint="--out")
     if gt is None:
+        # Packaging needs no labels: without network the entry is still packaged, checked by what
+        # can be checked without them, as the report's note says.
         try:
-            gt = find_gt(None)
-        except InputError:
-            gt = None  # the packager checks what it can without labels, and says so
+            gt = locate_gt(None)
+        except GroundTruthUnavailable as exc:
+            if not downloads_forbidden():  # when they are, going without is what was asked for
+                say(f"note: {exc.why}; {'checking' if check else 'packaging'} without it")
+            gt = None
     ground_truth = load_ground_truth(gt) if gt is not None else None
     if check:
         report = check_file(result, ground_truth, devkit_shift=devkit_shift)
@@ -58,5 +68,5 @@ def submit_command(
             raise typer.Exit(1)
         return
     written = package(result, out_zip, ground_truth, method, id_offset=id_offset, corners=corners,
-                      devkit_shift=devkit_shift)
+                      devkit_shift=devkit_shift, as_is=as_is)
     out.print("\n".join(package_lines(written)), markup=False, highlight=False)

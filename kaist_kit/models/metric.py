@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,8 +11,8 @@ from mmengine.evaluator import BaseMetric
 from mmengine.logging import MMLogger
 
 from ..detections import read_coco_results
-from ..errors import KitWarning
 from ..evaluate import evaluate
+from ..findings import inspect, inspect_scores
 from ..groundtruth import load_ground_truth
 from ..results import coco_results_text, write_coco_results
 from ..settings import SPLITS, get_protocol, get_setting
@@ -81,13 +80,11 @@ class KaistMetric(BaseMetric):
             text = coco_results_text(*arrays)
         gt = load_ground_truth(self.ground_truth_path())
         logger = MMLogger.get_current_instance()
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", KitWarning)
-            # Scored as written, so that the numbers are those `kaist-kit eval` gives the file.
-            dets = read_coco_results(text.decode(), str(self.results_file or "predictions"), gt)
-            scores = evaluate(gt, dets, self.settings, self.splits, [self.protocol])
-        for warning in caught:
-            logger.warning(str(warning.message))
+        # Scored as written, so that the numbers are those `kaist-kit eval` gives the file.
+        dets = read_coco_results(text.decode(), str(self.results_file or "predictions"), gt)
+        scores = evaluate(gt, dets, self.settings, self.splits, [self.protocol])
+        for finding in inspect(dets, gt, self.settings, self.splits, [self.protocol]) + inspect_scores(scores, dets):
+            logger.warning(f"{finding.level}: {finding.line()}")
         metrics = {f"{r.setting}_{r.split}": r.lamr for r in scores}
         logger.info(f"LAMR ({self.protocol}) on {Path(gt.path).name}: " + ", ".join(
             f"{r.setting} {r.split} {100 * r.lamr:.2f}% ({r.n_gt} pedestrians)" for r in scores))

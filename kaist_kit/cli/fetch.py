@@ -1,0 +1,31 @@
+"""The leaderboard's ground truth: `fetch` downloads it ahead of time, for machines that work offline later."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..groundtruth import GT_ENV, GT_FILENAME, default_gt_path
+from .app import app, say
+from .options import download_bar
+
+
+@app.command("fetch")
+def fetch_command(
+    to: Annotated[Path | None, typer.Option(
+        "--to", help=f"Folder to put {GT_FILENAME} in. Default: {default_gt_path().parent}, where every verb "
+                     "looks for it.", show_default=False)] = None,
+) -> None:
+    """Download the leaderboard's ground truth (test-all-20, 1.6 MB), checked against its pinned MD5."""
+    from ..groundtruth import fetch_gt
+
+    with download_bar() as progress:
+        path = fetch_gt(to, echo=say, progress=progress)
+    say(f"the leaderboard's ground truth is at {path}")
+    if path != default_gt_path():
+        say(f"use it with --gt {path} or {GT_ENV}={path}")
+    elif os.environ.get(GT_ENV):
+        say(f"note: {GT_ENV} is set, so the other verbs read {os.environ[GT_ENV]} instead")

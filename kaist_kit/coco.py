@@ -1,0 +1,84 @@
+"""Average precision and average recall, accumulated as COCO's evaluator does.
+
+The 2024 KAIST challenge's evaluator (docs/evaluation.md) matches at ten IoU thresholds with the
+leaderboard's rules and accumulates each matching as COCO does: the detections of the images that
+have any, in descending score; precision = TP / (TP + FP + eps), made non-increasing from the right
+and read at 101 recall points; recall = TP / pedestrians that count. Detections matched to an
+ignore region add to neither count.
+
+Its thresholds are the floats numpy's ``linspace`` gives, not the decimals they are written as:
+the one printed 0.9 is 0.8999999999999999, so an overlap of exactly that float counts there. The
+kit uses the same floats for these metrics; ``--iou T`` (the LAMR's threshold) takes T as written,
+as both reference scripts do for 0.5, 0.6 and 0.75, where the two agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+IOU_THRESHOLDS: tuple[float, ...] = tuple(
+    float(t) for t in np.linspace(.5, 0.95, int(np.round((0.95 - .5) / .05)) + 1, endpoint=True))
+RECALL_POINTS = np.linspace(.0, 1.00, int(np.round((1.00 - .0) / .01)) + 1, endpoint=True)
+
+# The thresholds each metric reads; AP and AR average over all ten.
+METRIC_THRESHOLDS: dict[str, tuple[float, ...]] = {
+    "ap50": (IOU_THRESHOLDS[0],),
+    "ap75": (IOU_THRESHOLDS[5],),
+    "ap": IOU_THRESHOLDS,
+    "ar": IOU_THRESHOLDS,
+}
+
+
+def thresholds_for(metrics: Iterable[str]) -> tuple[float, ...]:
+    """The IoU thresholds the given metrics need, ascending (lamr needs none of these)."""
+    needed = {t for name in metrics for t in METRIC_THRESHOLDS.get(name, ())}
+    return tuple(sorted(needed))
+
+
+def precision_recall(tp: np.ndarray, fp: np.ndarray, n_gt: int) -> tuple[np.ndarray, np.ndarray]:
+    """COCO's accumulation of one curve per threshold.
+
+    ``tp`` and ``fp`` are (T, L) bool over the same detections in curve order (a detection that is
+    neither, matched to an ignore region, may stay in: it changes nothing). Returns the precision at
+    the 101 recall points, (T, 101), 0 past the last recall reached, and the final recall, (T,).
+
+    COCO computes precision TP / (FP + TP + eps) at every detection, makes it non-increasing from the
+    right, and reads it at the first detection whose recall reaches each point. Recall rises only at
+    true positives, and precision never exceeds its value at the last true positive before, so the
+    same numbers come from the true positives alone: the k-th one has precision k / (FP before it +
+    k + eps), computed with COCO's operations in COCO's order.
+    """
+    n_thresholds, length = tp.shape
+    precision = np.zeros((n_thresholds, len(RECALL_POINTS)))
+    recall = np.zeros(n_thresholds)
+    fp_before = np.cumsum(fp, axis=1)
+    for t in range(n_thresholds):
+        found = np.flatnonzero(tp[t])
+        if not len(found):
+            continue
+        count = np.arange(1, len(found) + 1, dtype=np.float64)
+        at_tp = count / (fp_before[t, found].astype(np.float64) + count + np.spacing(1))
+        envelope = np.maximum.accumulate(at_tp[::-1])[::-1]
+        recall_at_tp = count / n_gt
+        index = np.searchsorted(recall_at_tp, RECALL_POINTS, side="left")
+        reached = index < len(found)
+        precision[t, reached] = envelope[index[reached]]
+        recall[t] = recall_at_tp[-1]
+    return precision, recall
+
+
+def summarize(metrics: Iterable[str], thresholds: Sequence[float], precision: np.ndarray,
+              recall: np.ndarray) -> dict[str, float]:
+    """Each metric from the accumulation at ``thresholds`` (rows of precision and recall), averaged
+    as COCO's summary does (the same numpy means, so that the last bit agrees)."""
+    row = {t: k for k, t in enumerate(thresholds)}
+    values = {}
+    for name in metrics:
+        rows = [row[t] for t in METRIC_THRESHOLDS[name]]
+        if name == "ar":
+            values[name] = float(np.mean(recall[rows]))
+        else:
+            values[name] = float(np.mean(precision[rows].reshape(-1)))
+    return values

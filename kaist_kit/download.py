@@ -1,0 +1,73 @@
+"""Downloading a pinned file: read it whole into memory, check its size and MD5, and only then let
+the caller keep it, so that a failed or altered transfer never leaves a file behind."""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import os
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+
+OFFLINE_ENV = "KAIST_KIT_OFFLINE"
+TIMEOUT_S = 30.0
+CHUNK_BYTES = 64 * 1024
+
+Progress = Callable[[int, int], None]
+
+
+class DownloadFailed(Exception):
+    """The file could not be had, or not as pinned; the message says why, naming the URL."""
+
+
+def downloads_forbidden() -> bool:
+    """Whether $KAIST_KIT_OFFLINE forbids downloads (any value but empty, 0, false, no or off)."""
+    return os.environ.get(OFFLINE_ENV, "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def download_verified(url: str, size: int, md5: str, progress: Progress | None = None, *,
+                      chunk_bytes: int = CHUNK_BYTES, timeout: float = TIMEOUT_S) -> bytes:
+    """The ``size`` bytes at ``url`` (any URL urllib opens), if their MD5 is ``md5``.
+
+    ``progress(done, size)`` is called once the source answers (``done`` 0) and after every chunk.
+    Network trouble, a transfer that stops short and any other bytes than the pinned ones all raise
+    `DownloadFailed`.
+    """
+    if downloads_forbidden():
+        raise DownloadFailed(f"{OFFLINE_ENV}={os.environ[OFFLINE_ENV]} forbids downloads")
+    digest = hashlib.md5()
+    chunks: list[bytes] = []
+    done = 0
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            if progress is not None:
+                progress(0, size)
+            # Read at most one byte more than pinned: enough to tell a longer file, never a huge one.
+            while done <= size and (chunk := response.read(min(chunk_bytes, size + 1 - done))):
+                chunks.append(chunk)
+                digest.update(chunk)
+                done += len(chunk)
+                if progress is not None:
+                    progress(min(done, size), size)
+    except urllib.error.HTTPError as exc:
+        raise DownloadFailed(f"{url}: HTTP {exc.code} {exc.reason}") from None
+    except urllib.error.URLError as exc:
+        raise DownloadFailed(f"{url}: {_reason(exc.reason)}") from None
+    except (OSError, http.client.HTTPException, ValueError) as exc:
+        # OSError covers timeouts and dropped connections; ValueError an URL urllib cannot open.
+        raise DownloadFailed(f"{url}: {_reason(exc)}") from None
+    if done < size:
+        raise DownloadFailed(f"{url}: the transfer stopped after {done} of {size} bytes")
+    if done > size or digest.hexdigest() != md5:
+        what = f"more than {size} bytes" if done > size else f"MD5 {digest.hexdigest()}"
+        raise DownloadFailed(f"{url} does not serve the pinned file: {what}, expected {size} bytes with MD5 {md5}")
+    return b"".join(chunks)
+
+
+def _reason(reason: object) -> str:
+    if isinstance(reason, TimeoutError):
+        return "timed out"
+    if isinstance(reason, OSError) and reason.strerror:
+        return reason.strerror
+    return str(reason) or type(reason).__name__

@@ -1,0 +1,598 @@
+"""What is wrong with a result, judged against the ground truth before it is scored.
+
+Every hazard the kit knows is a `Kind`: a stable code, a level, what it detects, what it costs and
+the fix. `inspect` turns what a result holds (its detections, and the facts its reader counted)
+into `Finding` records of those kinds; `inspect_scores` adds what only the scored curves show.
+The library returns findings and prints nothing; the CLI prints them, one line each, and `eval`,
+`diagnose`, `compare` and `submit` all take them from here, so that each hazard is worded once.
+
+Three findings are confident: ``corners``, ``id-offset`` and ``wrong-gt`` compare how well the file
+matches the ground truth as read with how well another reading matches it (boxes as corners, ids
+shifted by one, the detections on randomly chosen images). When the other reading is far better,
+the finding is an error: `refuse_errors` stops with the fix unless the user asks for the file as
+read (``--as-is``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .detections import FAR_LIMIT, Detections, load_detections
+from .errors import InputError, quantity
+from .evaluate import Result, SplitSpec, _split, evaluate, unique_method_names
+from .groundtruth import GroundTruth
+from .matching import MATCH_THRESHOLD, ignore_masks, overlaps_by_image
+from .settings import DEFAULT_FPPI_RANGE, LEADERBOARD, SPLITS, get_protocol, get_setting
+
+ERROR, WARNING, NOTE = "error", "warning", "note"
+LEVELS = (ERROR, WARNING, NOTE)
+# What the leaderboard's own evaluator does with a file that holds the hazard, as it is.
+CRASH, MISSCORE = "crash", "mis-score"
+
+# A lowest score at or above this suggests a detector threshold that cut the curve short.
+LOW_SCORE_LIMIT = 0.05
+# The confident checks. Another reading is "far better" when its detections overlap pedestrians
+# closely (IoU >= CLOSE) at least READING_RATIO times as often as the file as read, and at least
+# MIN_HITS times. Neighbouring frames of a KAIST image set share pedestrians at nearby places, so a
+# loose overlap would credit a shifted reading with them; a close one does not (docs/evaluation.md
+# gives the margins measured on the published files).
+CLOSE = 0.7
+READING_RATIO = 3
+MIN_HITS = 20
+# The detections hit pedestrians no more than chance when, on their own images, they overlap
+# pedestrians (IoU >= 0.5) fewer than CHANCE_RATIO times as often as on randomly chosen images, and
+# those random placements overlap at least MIN_CHANCE_HITS of them (boxes shaped and placed like
+# pedestrians, made for other images), and fewer than FEW_HITS of them overlap one at all (images
+# so alike that any placement fits, as in some tests, are not a sign of another image set).
+CHANCE_RATIO = 5
+MIN_CHANCE_HITS = 5
+FEW_HITS = 0.1
+_SHUFFLES = 3
+_SHUFFLE_SEED = 20240601
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One hazard: what it detects, what it costs in general, and the usual fix."""
+
+    code: str
+    level: str  # ERROR: the number would be wrong, WARNING: it probably costs miss rate, NOTE: information
+    detects: str
+    costs: str  # may be empty for a note
+    fix: str  # may be empty when there is nothing to do
+    leaderboard: str = ""  # CRASH or MISSCORE: what the leaderboard's evaluator does with such a file
+
+
+KINDS: dict[str, Kind] = {}
+
+
+def kind(code: str, level: str, detects: str, costs: str, fix: str, leaderboard: str = "") -> Kind:
+    """Declare a hazard; its code is shown in brackets and stays stable."""
+    if code in KINDS:
+        raise ValueError(f"finding code {code!r} declared twice")
+    KINDS[code] = Kind(code, level, detects, costs, fix, leaderboard)
+    return KINDS[code]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A hazard found in one result: what was found there, and what it costs that result."""
+
+    kind: Kind
+    found: str  # what the result holds: counts, and where the first case is
+    cost: str = ""  # what it costs this result, measured where it can be; else the kind's
+    fix: str = ""  # this result's fix; else the kind's
+    source: str = ""  # the result file
+    as_is: bool = False  # an error the user chose to score as read anyway
+
+    @property
+    def code(self) -> str:
+        return self.kind.code
+
+    @property
+    def level(self) -> str:
+        return WARNING if self.as_is and self.kind.level == ERROR else self.kind.level
+
+    @property
+    def leaderboard(self) -> str:
+        return self.kind.leaderboard
+
+    @property
+    def message(self) -> str:
+        cost, fix = self.cost or self.kind.costs, self.fix or self.kind.fix
+        text = self.found + (f": {cost}" if cost else "") + (f"; {fix}" if fix else "")
+        return text + " (scored as read: --as-is)" if self.as_is else text
+
+    def line(self, with_source: bool = True) -> str:
+        where = f"{self.source}: " if with_source and self.source else ""
+        return f"[{self.code}] {where}{self.message}"
+
+    def to_dict(self) -> dict:
+        return {"code": self.code, "level": self.level, "leaderboard": self.leaderboard or None,
+                "source": self.source, "message": self.message}
+
+
+# --- the kinds ------------------------------------------------------------------------------------
+# Readings of the file: the confident checks.
+CORNERS = kind(
+    "corners", ERROR, "boxes written as corners x1, y1, x2, y2 where x, y, width, height is read (or the reverse)",
+    "read this way nearly no box can match a pedestrian", "rerun with --corners")
+ID_OFFSET = kind(
+    "id-offset", ERROR, "image ids written with the other base (1-based in COCO JSON, 0-based in txt)",
+    "every detection is scored against the wrong image", "rerun with --id-offset")
+WRONG_GT = kind(
+    "wrong-gt", ERROR, "detections that overlap the pedestrians of their images no more than those of "
+    "randomly chosen images: made for another image set or ground truth",
+    "the miss rate says nothing about the detector", "score them against the ground truth of the images they "
+    "were made for (test-all-20 results against the leaderboard's test-all-20, say)")
+# What the reader counted.
+STRING_VALUES = kind(
+    "string-values", WARNING, "box, score or category numbers written as JSON strings",
+    "the kit reads them as numbers, but the leaderboard's evaluator crashes on them",
+    "write numbers; `kaist-kit submit` packages them as numbers", CRASH)
+FAR_BOXES = kind(
+    "far-boxes", WARNING, f"boxes with a coordinate or size beyond {FAR_LIMIT:g} pixels",
+    "no frame reaches that far, so each is a false positive (and its area overflows the arithmetic)",
+    "check the units and the box layout the detector writes")
+UNKNOWN_FRAMES = kind(
+    "unknown-frames", WARNING, "per-image files of frames that are not in the ground truth",
+    "they are not scored", "check that the ground truth is the one of the detected images")
+MISSING_FILES = kind(
+    "missing-files", WARNING, "ground-truth images without a per-image file",
+    "read as images without detections; the devkit's aggregator would instead shift the id of every later "
+    "image and score the folder wrongly", "write a file, empty if need be, for every image")
+# What a lenient read (the packager's) left out or rewrote.
+CATEGORY = kind(
+    "category", WARNING, "category_id other than person (1)",
+    "the leaderboard's evaluator crashes on any category other than person (1)",
+    "read and packaged as person, so remove detections of other classes first if that is what they are", CRASH)
+UNKNOWN_IDS = kind(
+    "unknown-ids", WARNING, "image ids that are not in the ground truth",
+    "the leaderboard's evaluator crashes on them", "left out of what is scored and packaged", CRASH)
+NON_FINITE = kind(
+    "non-finite", WARNING, "nan or infinite numbers", "the leaderboard's evaluator has no defined result for them",
+    "left out of what is scored and packaged", MISSCORE)
+NEGATIVE_SIZE = kind(
+    "negative-size", WARNING, "boxes with a negative width or height", "no evaluator scores them meaningfully",
+    "left out of what is scored and packaged (boxes are [x, y, width, height])", MISSCORE)
+OTHER_LABELS = kind(
+    "other-labels", WARNING, "per-image lines labelled other than person", "they are not pedestrian detections",
+    "left out of what is scored and packaged")
+# What the detections hold, and what the leaderboard protocol makes of it.
+EMPTY = kind(
+    "empty", WARNING, "a result without detections",
+    "scored as miss rate 1 everywhere; the leaderboard's evaluator crashes on an empty result",
+    "check that the detector wrote its detections", CRASH)
+ZERO_SIZE = kind(
+    "zero-size", WARNING, "boxes without area (width or height 0)",
+    "they cannot match a pedestrian, so each is a false positive",
+    "`kaist-kit submit` leaves them out of the package, which can only lower its miss rate")
+UNSORTED = kind(
+    "unsorted", WARNING, "detections of an image not in descending score order",
+    "the leaderboard's evaluator scores such a file wrongly, often far above its own miss rate",
+    "`kaist-kit eval` scores them sorted, and `kaist-kit submit` packages them sorted, which changes no number "
+    "of `kaist-kit eval`", MISSCORE)
+OVER_1000 = kind(
+    "over-1000", WARNING, "images with more than 1,000 detections", "the leaderboard's evaluator crashes on them",
+    "the leaderboard protocol scores the 1,000 highest-scoring of each, as `kaist-kit submit` packages them "
+    "(the devkit's protocol, which has no cap, can give another number)", CRASH)
+# What the scored curves show.
+THRESHOLD = kind(
+    "threshold", WARNING, "a detector score threshold that cuts the curve short of 1 false positive per image",
+    "the log-average miss rate reads the curve up to 1 false positive per image and beyond its end reads its "
+    "last point, so detections below the lowest score would lower the miss rate",
+    "keep the low-scored detections (no score threshold)")
+LOWEST_SCORE = kind(
+    "lowest-score", NOTE, "a high lowest score on a curve that passes 1 false positive per image",
+    "lower-scored detections would not change the number", "")
+EMPTY_IMAGES = kind(
+    "empty-images", WARNING, "images without any detection that hold pedestrians",
+    "the leaderboard protocol leaves their pedestrians out of the miss rate, which lowers it; the devkit that "
+    "most papers quote counts them as misses", "compare with papers under --protocol matlab")
+NO_PEDESTRIANS = kind(
+    "no-pedestrians", WARNING, "a split and setting in which no pedestrian counts",
+    "its miss rate reads 100.00 whatever the detections (the leaderboard's evaluator prints -1)",
+    "leave the number out, or score splits and settings with pedestrians")
+
+
+
+def _first(where: str) -> str:
+    return f" (first at {where})" if where else ""
+
+
+# --- the inspection -------------------------------------------------------------------------------
+
+def inspect(dets: Detections, gt: GroundTruth, settings: Iterable[str] = ("reasonable",),
+            splits: Iterable[SplitSpec] = SPLITS, protocols: Iterable[str] = ("leaderboard",)) -> list[Finding]:
+    """Everything that is wrong with ``dets`` before they are scored in these settings, splits and
+    protocols, errors first. A ground truth without pedestrians (only images) limits the checks to
+    what the ids and boxes show by themselves."""
+    settings, splits = list(settings), list(splits)
+    protocols = [get_protocol(p).name for p in protocols]
+    found = _reading_findings(dets, gt, protocols[0] if protocols else "leaderboard")
+    found += _read_findings(dets, gt)
+    found += _structure_findings(dets, gt, settings, splits, protocols)
+    return ordered([replace(f, source=dets.source) for f in found])
+
+
+def ordered(findings: Iterable[Finding]) -> list[Finding]:
+    """Errors first, then what the leaderboard would crash on, then what it would mis-score, each in
+    the order the kinds are declared."""
+    codes = list(KINDS)
+    return sorted(findings, key=lambda f: (LEVELS.index(f.level), (CRASH, MISSCORE, "").index(f.leaderboard),
+                                           codes.index(f.code)))
+
+
+def inspect_scores(results: Sequence[Result], dets: Detections) -> list[Finding]:
+    """What the scored curves of one result show: a score threshold that cut them short.
+
+    Read from the first protocol and setting scored, over the splits with pedestrians; with no
+    results (no ground truth), from the lowest score alone."""
+    if len(dets) == 0:
+        return []
+    lowest = float(dets.scores.min())
+    results = [r for r in results if r.n_gt]
+    if results:
+        first = (results[0].protocol, results[0].setting)
+        ends = {r.split: float(r.curve.fppi[-1]) if len(r.curve.fppi) else 0.0
+                for r in results if (r.protocol, r.setting) == first}
+        short = {split: end for split, end in ends.items() if end < 1.0}
+        if lowest < LOW_SCORE_LIMIT:
+            return []
+        if short:
+            where = ", ".join(f"{split} {end:.2f}" for split, end in short.items())
+            found = [Finding(THRESHOLD, f"the lowest score is {lowest:.3g} and the curve stops short of 1 false "
+                                        f"positive per image ({first[1]}: {where})")]
+        else:
+            found = [Finding(LOWEST_SCORE, f"the lowest score is {lowest:.3g}, but the curve passes 1 false "
+                                           "positive per image in every split")]
+    elif lowest >= LOW_SCORE_LIMIT:
+        found = [Finding(THRESHOLD, f"the lowest score is {lowest:.3g}, the mark of a score threshold")]
+    else:
+        found = []
+    return [replace(f, source=dets.source) for f in found]
+
+
+def refuse_errors(findings: list[Finding], as_is: bool = False) -> list[Finding]:
+    """The findings, once none is an error: the first error stops with an `InputError` that names
+    it and its fix, unless ``as_is``, which keeps each error as a warning that says so."""
+    errors = [f for f in findings if f.level == ERROR]
+    if errors and not as_is:
+        first = errors[0]
+        raise InputError(f"[{first.code}] {first.message}; or pass --as-is to score the file as read",
+                         first.source or None)
+    return [replace(f, as_is=True) if f.level == ERROR else f for f in findings]
+
+
+def read_inspected(path: str | os.PathLike, gt: GroundTruth, settings: Iterable[str] = ("reasonable",),
+                   splits: Iterable[SplitSpec] = SPLITS, protocols: Iterable[str] = ("leaderboard",), *,
+                   format: str = "auto", devkit_shift: bool = True, id_offset: int = 0, corners: bool = False,
+                   as_is: bool = False) -> tuple[Detections, list[Finding]]:
+    """Read a result and inspect it for scoring in these settings, splits and protocols; an error
+    finding stops the read (see `refuse_errors`)."""
+    dets = load_detections(path, gt, format, devkit_shift, id_offset=id_offset, corners=corners)
+    return dets, refuse_errors(inspect(dets, gt, settings, splits, protocols), as_is)
+
+
+@dataclass
+class Inspected:
+    """Results of several files, and what was found in them."""
+
+    results: list[Result]
+    findings: list[Finding]
+
+
+def evaluate_inspected(paths: Sequence[str | os.PathLike], gt: GroundTruth,
+                       settings: Iterable[str] = ("reasonable",), splits: Iterable[SplitSpec] = SPLITS,
+                       protocols: Iterable[str] = ("leaderboard",), names: Sequence[str] | None = None, *,
+                       format: str = "auto", devkit_shift: bool = True, id_offset: int = 0,
+                       corners: bool = False, as_is: bool = False, ious: Iterable[float] = (MATCH_THRESHOLD,),
+                       metrics: Iterable[str] = ("lamr",),
+                       fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE) -> Inspected:
+    """`evaluate_files` with the inspection: every file is read and inspected before any is scored,
+    so that an error finding stops the call before the work (see `refuse_errors`)."""
+    names = list(names) if names else unique_method_names(paths)
+    settings, splits, protocols = list(settings), list(splits), list(protocols)
+    read = [read_inspected(path, gt, settings, splits, protocols, format=format, devkit_shift=devkit_shift,
+                           id_offset=id_offset, corners=corners, as_is=as_is) for path in paths]
+    results, findings = [], []
+    for name, (dets, found) in zip(names, read):
+        scored = evaluate(gt, dets, settings, splits, protocols, name, ious, metrics, fppi_range)
+        results += scored
+        findings += found + inspect_scores(scored, dets)
+    return Inspected(results, findings)
+
+
+# --- readings: corners, ids shifted by one, another ground truth ---------------------------------
+
+def pedestrians_hit(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth, iou: float = 0.5) -> int:
+    """How many detections overlap a pedestrian of their image at ``iou`` or more (a plausibility test)."""
+    inside = (image >= 0) & (image < gt.n_images)
+    with np.errstate(over="ignore", invalid="ignore"):  # boxes beyond any frame: a finding of their own
+        pairs = overlaps_by_image(image[inside], boxes[inside], gt, min_overlap=0.5)
+    person = ~gt.ignore[pairs.gt]
+    return int(np.unique(pairs.det[person & (pairs.iou >= iou)]).size)
+
+
+def _strongest(dets: Detections, gt: GroundTruth) -> np.ndarray:
+    """The highest-scored detections, as many as the ground truth has pedestrians (100 at least):
+    a real detector's surest detections, and a bounded cost on files of millions of detections."""
+    k = min(len(dets), max(100, int((~gt.ignore).sum())))
+    if k == len(dets):
+        return np.arange(k)
+    return np.argpartition(-dets.scores, k - 1)[:k]
+
+
+@dataclass
+class Readings:
+    """How well a result matches the ground truth as read, and read other ways (the confident checks).
+
+    Measured on the ``considered`` highest-scored detections: pedestrians they overlap closely (IoU >=
+    CLOSE) as read and in each other reading ("corners", or the ids moved by -1 or +1), and
+    pedestrians they overlap (IoU >= 0.5) as read and, on average, on randomly chosen images.
+    """
+
+    considered: int
+    close: int
+    others: dict  # reading -> close hits
+    hits: int
+    chance: float
+
+    @property
+    def best(self):
+        """The other reading with the most close hits, or None."""
+        return max(self.others, key=self.others.get) if self.others else None
+
+    def far_better(self, reading) -> bool:
+        if reading is None:
+            return False
+        hits = self.others[reading]
+        return hits >= MIN_HITS and hits >= READING_RATIO * max(self.close, 1)
+
+    @property
+    def at_chance(self) -> bool:
+        return (self.chance >= MIN_CHANCE_HITS and self.hits < CHANCE_RATIO * self.chance
+                and self.hits < FEW_HITS * self.considered)
+
+    def margins(self) -> dict[str, float]:
+        """How far the result is from each check's verdict flipping, as a factor (>= 1): the change of
+        the measure (the best other reading's close hits, the hits as read) that would flip it."""
+        def ratio(a: float, b: float) -> float:
+            return a / b if b else float("inf")
+
+        best = self.others.get(self.best, 0)
+        reading = (ratio(MIN_HITS, best), ratio(READING_RATIO * max(self.close, 1), best))
+        chance = (ratio(self.chance, MIN_CHANCE_HITS), ratio(CHANCE_RATIO * self.chance, self.hits),
+                  ratio(FEW_HITS * self.considered, self.hits))
+        return {"reading": min(ratio(1, r) for r in reading) if self.far_better(self.best) else max(reading),
+                "chance": min(chance) if self.at_chance else max(ratio(1, c) for c in chance)}
+
+
+def readings(dets: Detections, gt: GroundTruth) -> Readings:
+    """Measure ``dets`` against ``gt`` as read and read the other plausible ways (see `Readings`)."""
+    strongest = _strongest(dets, gt)
+    image, boxes = dets.image[strongest], dets.boxes[strongest]
+    others = {}
+    if dets.format in ("coco", "txt"):
+        others["corners"] = pedestrians_hit(image, _corner_boxes(boxes, not dets.facts.corners), gt, CLOSE)
+        for shift in (-1, 1):
+            others[shift] = pedestrians_hit(_shifted(image, shift, dets.format, gt), boxes, gt, CLOSE)
+    rng = np.random.default_rng(_SHUFFLE_SEED)
+    chance = float(np.mean([pedestrians_hit(rng.permutation(gt.n_images)[image], boxes, gt)
+                            for _ in range(_SHUFFLES)]))
+    return Readings(len(strongest), pedestrians_hit(image, boxes, gt, CLOSE), others,
+                    pedestrians_hit(image, boxes, gt), chance)
+
+
+def _reading_findings(dets: Detections, gt: GroundTruth, protocol: str) -> list[Finding]:
+    if len(dets) == 0:
+        return []
+    if not (~gt.ignore).any():
+        return _shape_findings(dets, gt)
+    measured = readings(dets, gt)
+    for reading in measured.others:
+        if measured.far_better(reading):
+            return [_better_reading(dets, gt, protocol, reading, measured)]
+    if measured.at_chance:
+        images = len(np.unique(dets.image))
+        found = (f"the {measured.considered} highest-scored detections overlap {measured.hits} pedestrians of "
+                 f"their images, and {measured.chance:.0f} on average when each image's detections are moved to "
+                 f"a randomly chosen image; they lie in {images} of the ground truth's {gt.n_images} images "
+                 f"({gt.describe()})")
+        return [Finding(WRONG_GT, found)]
+    return []
+
+
+def _corner_boxes(boxes: np.ndarray, to_corners: bool) -> np.ndarray:
+    """The boxes read the other way: as corners (``to_corners``), or back as x, y, width, height."""
+    other = boxes.copy()
+    if to_corners:
+        other[:, 2:] -= other[:, :2]
+    else:
+        other[:, 2:] += other[:, :2]
+    return other
+
+
+def _shifted(image: np.ndarray, shift: int, format: str, gt: GroundTruth) -> np.ndarray:
+    """Image indices with every id as written moved by ``shift``; -1 where no image has that id.
+
+    A txt file's ids are positions; a COCO file's are the ground truth's own ids."""
+    if format == "txt":
+        index = image + shift
+        return np.where((index >= 0) & (index < gt.n_images), index, -1)
+    ids = gt.image_ids[image] + shift
+    index = np.minimum(np.searchsorted(gt.image_ids, ids), gt.n_images - 1)
+    return np.where(gt.image_ids[index] == ids, index, -1)
+
+
+def _reread(dets: Detections, gt: GroundTruth, reading) -> Detections:
+    if reading == "corners":
+        return replace(dets, boxes=_corner_boxes(dets.boxes, not dets.facts.corners))
+    image = _shifted(dets.image, reading, dets.format, gt)
+    keep = image >= 0
+    return replace(dets, image=image[keep], boxes=dets.boxes[keep], scores=dets.scores[keep])
+
+
+def _better_reading(dets: Detections, gt: GroundTruth, protocol: str, reading, measured: Readings) -> Finding:
+    """The finding for a reading far better than the file as read, measured on the file itself."""
+    if reading == "corners":
+        option = "without --corners" if dets.facts.corners else "with --corners"
+        layout = "x, y, width, height" if dets.facts.corners else "corners x1, y1, x2, y2"
+        found = f"the boxes look like {layout}"
+        kind_, fix = CORNERS, f"rerun {option}"
+    else:
+        offset = dets.facts.id_offset + reading
+        base = {("coco", -1): "1-based", ("txt", 1): "0-based"}.get((dets.format, reading), "off by one")
+        found = f"the image ids look written {base}"
+        option = f"with --id-offset {offset}"
+        kind_, fix = ID_OFFSET, f"rerun {option}"
+    found += (f": {option}, the {measured.considered} highest-scored detections overlap {measured.others[reading]} "
+              f"pedestrians closely (IoU >= {CLOSE}) instead of {measured.close}")
+    lamr = [100 * evaluate(gt, which, ["reasonable"], ["all"], [protocol])[0].lamr
+            for which in (dets, _reread(dets, gt, reading))]
+    cost = f"measured (reasonable, all, {protocol} protocol): {lamr[0]:.2f} as written, {lamr[1]:.2f} {option}"
+    return Finding(kind_, found, cost, fix)
+
+
+def _shape_findings(dets: Detections, gt: GroundTruth) -> list[Finding]:
+    """Without pedestrians to overlap, what the boxes and ids show by themselves."""
+    found = []
+    x, y, w, h = dets.boxes.T
+    width, height = gt.image_sizes[dets.image].T
+    corner_like = float(np.mean((w > x) & (h > y)))
+    outside = float(np.mean((x + w > width) | (y + h > height)))
+    if corner_like >= 0.8 and outside >= 0.2 and not dets.facts.corners and dets.format != "per-image":
+        found.append(Finding(CORNERS, f"the boxes look like corners x1, y1, x2, y2: "
+                                      f"{100 * corner_like:.0f}% of them have a width above their x and a height "
+                                      f"above their y, and {100 * outside:.0f}% reach past the frame"))
+    dropped = dets.dropped
+    if dropped is None or not dropped.unknown_ids or gt.n_images < 2:
+        return found
+    # Ids written with the other base leave exactly one id outside the ground truth's, and no
+    # detection on the image at the other end.
+    unknown = {i + dets.facts.id_offset for i in dropped.unknown_ids}
+    first_id, last_id = int(gt.image_ids[0]), int(gt.image_ids[-1])
+    if dets.format == "coco" and unknown == {last_id + 1} and not (dets.image == 0).any():
+        span, fix = f"{first_id + 1}..{last_id + 1}", dets.facts.id_offset - 1
+    elif dets.format == "txt" and unknown == {0} and not (dets.image == gt.n_images - 1).any():
+        span, fix = f"0..{gt.n_images - 1}", dets.facts.id_offset + 1
+    else:
+        return found
+    ids = f"{first_id}..{last_id}" if dets.format == "coco" else f"1..{gt.n_images} (1-based)"
+    found.append(Finding(ID_OFFSET, f"the image ids run {span}, but this format's ids are {ids}",
+                         fix=f"rerun with --id-offset {fix}"))
+    return found
+
+
+# --- what the reader counted ----------------------------------------------------------------------
+
+def _read_findings(dets: Detections, gt: GroundTruth) -> list[Finding]:
+    facts, found = dets.facts, []
+    if facts.string_values:
+        found.append(Finding(STRING_VALUES, f"{quantity(facts.string_values, 'detection')} with numbers written as "
+                                            f"text{_first(facts.first.get('string_values', ''))}"))
+    if facts.far_boxes:
+        found.append(Finding(FAR_BOXES, f"{quantity(facts.far_boxes, 'box', 'boxes')} with a number beyond "
+                                        f"{FAR_LIMIT:g} pixels{_first(facts.first.get('far_boxes', ''))}"))
+    if facts.unknown_frames:
+        found.append(Finding(UNKNOWN_FRAMES, f"{quantity(len(facts.unknown_frames), 'per-image file')} of frames "
+                                             f"that are not in the ground truth (first: {facts.unknown_frames[0]})"))
+    if facts.images_without_file:
+        found.append(Finding(MISSING_FILES, f"{facts.images_without_file} of the {gt.n_images} ground-truth "
+                                            "images have no per-image file"))
+    dropped = dets.dropped
+    if dropped is None:
+        return found
+    first = dropped.first
+    if dropped.recategorised:
+        kinds = ", ".join(f"{quantity(n, 'detection')} with category_id {c!r}"
+                          for c, n in dropped.recategorised.items())
+        found.append(Finding(CATEGORY, f"{kinds}{_first(first['recategorised'])}"))
+    if dropped.unknown_ids:
+        ids = sorted(dropped.unknown_ids)
+        shown = ", ".join(map(str, ids[:3])) + (", ..." if len(ids) > 3 else "")
+        found.append(Finding(UNKNOWN_IDS, f"{quantity(dropped.unknown_image, 'detection')} with an image id that "
+                                          f"is not in the ground truth ({shown}; first at {first['unknown_ids']})"))
+    if dropped.non_finite:
+        found.append(Finding(NON_FINITE, f"{quantity(dropped.non_finite, 'detection')} with a nan or infinite "
+                                         f"number{_first(first['non_finite'])}"))
+    if dropped.negative_size:
+        found.append(Finding(NEGATIVE_SIZE, f"{quantity(dropped.negative_size, 'box', 'boxes')} with a negative "
+                                            f"width or height{_first(first['negative_size'])}"))
+    if dropped.other_labels:
+        labels = ", ".join(f"{n} {label!r}" for label, n in dropped.other_labels.items())
+        found.append(Finding(OTHER_LABELS, f"lines labelled other than person ({labels}; first at "
+                                           f"{first['other_labels']})"))
+    return found
+
+
+# --- the detections, and the leaderboard protocol ------------------------------------------------
+
+def images_not_sorted(dets: Detections) -> np.ndarray:
+    """Indices of the images whose detections, in file order, do not descend in score.
+
+    The leaderboard's evaluator scores such a file wrongly.
+    """
+    file_order = np.argsort(dets.image, kind="stable")
+    image, scores = dets.image[file_order], dets.scores[file_order]
+    rising = (image[1:] == image[:-1]) & (scores[1:] > scores[:-1])
+    return np.unique(image[1:][rising])
+
+
+def _structure_findings(dets: Detections, gt: GroundTruth, settings: list[str], splits: list[SplitSpec],
+                        protocols: list[str]) -> list[Finding]:
+    found = []
+    if len(dets) == 0 and not (dets.dropped and dets.dropped.total):
+        found.append(Finding(EMPTY, "no detections"))
+    without_area = int(((dets.boxes[:, 2] <= 0) | (dets.boxes[:, 3] <= 0)).sum())
+    if without_area:
+        found.append(Finding(ZERO_SIZE, f"{quantity(without_area, 'box', 'boxes')} without area"))
+    per_image = np.bincount(dets.image, minlength=gt.n_images)
+    leaderboard = "leaderboard" in protocols
+    if leaderboard and len(dets) and dets.format != "per-image":
+        unsorted = len(images_not_sorted(dets))
+        if unsorted:
+            found.append(Finding(UNSORTED, f"detections of {quantity(unsorted, 'image')} are not sorted by "
+                                           "descending score"))
+    cap = LEADERBOARD.max_detections_per_image
+    crowded = per_image > cap
+    if leaderboard and crowded.any():
+        over = int((per_image[crowded] - cap).sum())
+        found.append(Finding(OVER_1000, f"{quantity(int(crowded.sum()), 'image')} with more than {cap:,} "
+                                        f"detections (most: {int(per_image.max()):,}; {over:,} beyond the "
+                                        f"{cap:,} highest-scoring)"))
+    if not (~gt.ignore).any() or not settings:
+        return found
+    ignored = ignore_masks(gt, [get_setting(s) for s in settings])
+    masks = [(name, gt.split_mask(selection)) for name, selection in map(_split, splits)]
+    scored = np.logical_or.reduce([m for _, m in masks]) if masks else np.zeros(gt.n_images, bool)
+    without = per_image[gt.ann_image] == 0
+    if leaderboard and len(dets):
+        parts = []
+        for row, setting in enumerate(settings):
+            lost = without & ~ignored[row] & scored[gt.ann_image]
+            if lost.any():
+                parts.append(f"{setting} {quantity(int(lost.sum()), 'pedestrian')} in "
+                             f"{quantity(len(np.unique(gt.ann_image[lost])), 'image')}")
+        if parts:
+            found.append(Finding(EMPTY_IMAGES, "images without any detection hold pedestrians that count: "
+                                               + ", ".join(parts)))
+    empty = []
+    for protocol in protocols:
+        skips = get_protocol(protocol).skips_images_without_detections
+        for row, setting in enumerate(settings):
+            for name, mask in masks:
+                present = ~ignored[row] & mask[gt.ann_image]
+                if not present.any():
+                    empty.append(f"{setting} {name} ({protocol}: the ground truth has none there)")
+                elif skips and not (present & ~without).any():
+                    empty.append(f"{setting} {name} ({protocol}: its {quantity(int(present.sum()), 'pedestrian')} "
+                                 "are all in images without detections, which this protocol leaves out)")
+    if empty:
+        found.append(Finding(NO_PEDESTRIANS, "no pedestrian counts in " + "; ".join(empty)))
+    return found
+

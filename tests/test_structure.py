@@ -1,0 +1,109 @@
+"""The code's shape: no import cycle between the kit's modules.
+
+Every module of kaist_kit, converters/ and submission/ (installed as kaist_kit.converters and
+kaist_kit.submission) is parsed, not imported. An edge A -> B is any import of B in A, at module
+level or inside a function, with relative imports resolved; ``from P import name`` is an edge to
+the module P.name when there is one, else to P. A package's own __init__ is not counted as
+imported by its submodules (Python runs it first, but only a cycle through an import statement
+can leave a module half-initialised).
+"""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = {"kaist_kit": ROOT / "kaist_kit", "kaist_kit.converters": ROOT / "converters",
+            "kaist_kit.submission": ROOT / "submission"}
+
+
+def modules() -> dict[str, Path]:
+    """Module name -> file, for every module of the kit."""
+    found = {}
+    for package, folder in PACKAGES.items():
+        for path in sorted(folder.rglob("*.py")):
+            parts = list(path.relative_to(folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join([package, *parts])] = path
+    return found
+
+
+def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The kit's modules that ``name`` imports anywhere in its file."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    edges = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                origin = ".".join(base + ([node.module] if node.module else []))
+            else:
+                origin = node.module or ""
+            targets = [f"{origin}.{alias.name}" if f"{origin}.{alias.name}" in known else origin
+                       for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            # `import a.b.c` also needs a.b, whose own imports the walk of a.b covers.
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                edges.add(target)
+    return edges
+
+
+def import_graph() -> dict[str, set[str]]:
+    known = modules()
+    return {name: imports(name, path, known) for name, path in known.items()}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle as a list of modules (the first repeated at the end), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def test_the_graph_sees_every_kind_of_import():
+    graph = import_graph()
+    # Relative, at module level: the diagnosis' computation uses the bootstrap.
+    assert "kaist_kit.bootstrap" in graph["kaist_kit.diagnosis.compute"]
+    # Relative, inside a function: the CLI imports its library calls where the verb runs.
+    assert "kaist_kit.evaluate" in graph["kaist_kit.cli.scoring"]
+    # Absolute, across the installed folders: the submission package uses the evaluator.
+    assert "kaist_kit.evaluate" in graph["kaist_kit.submission.report"]
+    # `from .. import report` names a module.
+    assert "kaist_kit.report" in graph["kaist_kit.cli.scoring"]
+
+
+def test_find_cycle_reports_one():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_import_cycle():
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
