@@ -15,10 +15,26 @@ import re
 from kaist_kit.files import is_number
 
 from .problems import Problems
+from .records import AnnotatedObject, FrameColumns, ObjectColumns, ParseOptions
+from .sources import text_of
 
 HEADER = re.compile(r"^%\s*bbGt\s+version\s*=\s*(\d+)\s*$")
 NUMBERS_PER_VERSION = {0: 4, 1: 9, 2: 10, 3: 11}
 KNOWN_LABELS = {"person", "people", "person?", "cyclist", "person?a", "unpaired"}
+PROBLEMS = frozenset({"empty file", "malformed file", "missing header", "malformed line", "zero-size box",
+                      "negative-size box", "unknown label"})
+
+
+def reads_as_bbgt(text: str) -> bool | None:
+    """Whether a file's text reads as bbGt (its header, or objects with the numbers of some version);
+    None for a file with nothing in it."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return None
+    if HEADER.match(lines[0]):
+        return True
+    rows = [line.split() for line in lines if not line.startswith("%")]
+    return all(len(row) - 1 in NUMBERS_PER_VERSION.values() and all(map(is_number, row[1:])) for row in rows)
 
 
 class BadFile(Exception):
@@ -33,8 +49,30 @@ def number(token: str) -> int | float:
         return float(token)
 
 
-def parse_bbgt(text: str, path: str, problems: Problems, keep_empty: bool = False) -> list[tuple]:
-    """Objects ``(label, x, y, w, h, occ, visible_box_or_None, ign, line)`` of one bbGt file.
+def parse_bbgt_files(frames: list[tuple[int, str, str]], contents: dict[str, bytes], display, problems: Problems,
+                     options: ParseOptions) -> tuple[FrameColumns, ObjectColumns]:
+    """Frames with one bbGt file each, given as (image id, frame name, path), read from ``contents``
+    ({path: bytes}); ``display(path)`` names a file in messages. See `collect_frames`."""
+    return collect_frames(frames, lambda rel: parse_bbgt(text_of(contents[rel]), display(rel), problems), options)
+
+
+def collect_frames(frames: list[tuple], objects_of, options: ParseOptions) -> tuple[FrameColumns, ObjectColumns]:
+    """The frames kept and their objects. ``objects_of(files)`` gives the objects of a frame's files,
+    or raises `BadFile` to leave the frame out."""
+    kept: list[tuple[int, str, int, int]] = []
+    rows: list[tuple[int, AnnotatedObject]] = []
+    for image_id, name, files in frames:
+        try:
+            objects = objects_of(files)
+        except BadFile:
+            continue
+        kept.append((image_id, name, *options.image_size))
+        rows.extend(zip([image_id] * len(objects), objects))
+    return FrameColumns.of(kept), ObjectColumns.of(rows)
+
+
+def parse_bbgt(text: str, path: str, problems: Problems, keep_empty: bool = False) -> list[AnnotatedObject]:
+    """The objects of one bbGt file, with their visible box (where given), ignore flag and line.
 
     Boxes of zero or negative size are reported and skipped, unless ``keep_empty`` (paired files,
     where position in the file pairs objects across modalities).
@@ -44,6 +82,10 @@ def parse_bbgt(text: str, path: str, problems: Problems, keep_empty: bool = Fals
     """
     lines = text.splitlines()
     start = next((k for k, line in enumerate(lines) if line.strip()), len(lines))
+    if start == len(lines):
+        # A frame without objects still has its header; an empty file may have lost its content.
+        problems.add("empty file", "nothing in it, not even the '% bbGt version=N' header; frame left out", path)
+        raise BadFile
     version = 3
     header = HEADER.match(lines[start].strip()) if start < len(lines) else None
     if header:
@@ -83,13 +125,13 @@ def parse_bbgt(text: str, path: str, problems: Problems, keep_empty: bool = Fals
             continue
         visible = tuple(values[5:9]) if version >= 1 and values[7] > 0 and values[8] > 0 else None
         ign = values[9] if version >= 2 else 0
-        objects.append((*checked, visible, int(bool(ign)), number_))
+        objects.append(checked._replace(visible=visible, ign=int(bool(ign)), line=number_))
     return objects
 
 
 def check_object(label, x, y, w, h, occ, path, problems: Problems, line: int | None = None,
-                 malformed: str = "malformed file", keep_empty: bool = False):
-    """``(label, x, y, w, h, occ)`` of an object that passes; None to skip its box (a zero or
+                 malformed: str = "malformed file", keep_empty: bool = False) -> AnnotatedObject | None | bool:
+    """The object, if it passes; None to skip its box (a zero or
     negative size, reported, unless ``keep_empty``); False when its file is unusable (reported as
     ``malformed``). An unknown label is reported and kept as an ignore region."""
     if not all(math.isfinite(v) for v in (x, y, w, h, occ)):
@@ -104,4 +146,4 @@ def check_object(label, x, y, w, h, occ, path, problems: Problems, line: int | N
         return None
     if label not in KNOWN_LABELS:
         problems.add("unknown label", f"label {label!r} kept as an ignore region", path, line)
-    return (label, x, y, w, h, int(occ))
+    return AnnotatedObject(label, x, y, w, h, int(occ))

@@ -1,4 +1,4 @@
-"""Writing the kit's COCO JSON (schema in docs/dataset-format.md) and the leaderboard's layout.
+"""Writing the kit's COCO JSON (schema in docs/datasets.md) and the leaderboard's layout.
 
 The text is written with one template per record rather than by json.dumps over dicts: on the
 95,324-frame XML tree that is three to four times faster, and the records are simple (numbers and
@@ -14,6 +14,8 @@ from itertools import repeat
 from operator import mul
 
 from kaist_kit.frames import period_of
+
+from .records import FrameColumns, ObjectColumns
 
 # The leaderboard's categories. Person is the positive class; every other label is an ignore
 # region at evaluation. The labels of the sanitized and paired sets follow.
@@ -43,44 +45,44 @@ def is_ignored(label: str, ign: int) -> int:
     return int(label != "person" or bool(ign))
 
 
-def format_frames(frames: list[tuple[int, str, int, int]], columns: tuple[list, ...],
-                  layout: str) -> tuple[list[str], list[str]]:
+def format_frames(frames: FrameColumns, objects: ObjectColumns, layout: str) -> tuple[list[str], list[str]]:
     """JSON text of the images and of their annotations (without the leading id).
 
-    ``frames`` are (image id, frame name, width, height) in name order; ``columns`` are the objects'
-    (image id, label, x, y, w, h, occ, visible box, ign, paired boxes) in output order. Everything is
-    formatted with C-level map/zip over whole columns: the XML tree's 95k images and 110k objects
-    take a fraction of a second.
+    ``frames`` come in name order, ``objects`` in output order. Everything is formatted with C-level
+    map/zip over whole columns: the XML tree's 95k images and 110k objects take a fraction of a second.
     """
-    ids, labels, x, y, w, h, occ, visible, ign, paired = columns
+    labels, w, h = objects.label, objects.w, objects.h
     if layout == "leaderboard":
-        images = [_LEADERBOARD_IMAGE % (i, name, height, width) for i, name, width, height in frames]
+        images = list(map(_LEADERBOARD_IMAGE.__mod__, zip(frames.image_id, frames.name, frames.height, frames.width)))
         # The leaderboard's file: ignore is "label is not person", nothing else.
         ignore = [int(label != "person") for label in labels]
-        return images, list(map(_LEADERBOARD_ANNOTATION.__mod__, zip(ids, x, y, w, h, h, occ, ignore)))
+        return images, list(map(_LEADERBOARD_ANNOTATION.__mod__, zip(
+            objects.image_id, objects.x, objects.y, w, h, h, objects.occlusion, ignore)))
 
     images: list[str] = []
+    names = frames.name
     start = 0
-    while start < len(frames):  # one template per video: frames come in name order
-        video = frames[start][1][:10]
+    while start < len(names):  # one template per video: frames come in name order
+        video = names[start][:10]
         stop = start
-        while stop < len(frames) and frames[stop][1][:10] == video:
+        while stop < len(names) and names[stop][:10] == video:
             stop += 1
         set_name, video_name = video.split("/")
         template = _IMAGE % (set_name, video_name, set_name, video_name, set_name, video_name,
                              set_name, video_name, period_of(video))
-        image_ids, names, widths, heights = zip(*frames[start:stop])
-        stems = [name[11:] for name in names]
-        images += map(template.__mod__, zip(image_ids, stems, stems, stems, map(int, (s[1:] for s in stems)),
-                                            widths, heights))
+        stems = [name[11:] for name in names[start:stop]]
+        images += map(template.__mod__, zip(frames.image_id[start:stop], stems, stems, stems,
+                                            map(int, (s[1:] for s in stems)), frames.width[start:stop],
+                                            frames.height[start:stop]))
         start = stop
     quoted = {label: json.dumps(label) for label in set(labels)}
-    ignore = list(map(is_ignored, labels, ign))
+    ignore = list(map(is_ignored, labels, objects.ign))
+    visible, paired = objects.visible, objects.paired
     has_extra = any(v is not None for v in visible) or any(p is not None for p in paired)
     extras = map(_extra_fields, visible, paired) if has_extra else repeat("")
     annotations = list(map(_ANNOTATION.__mod__, zip(
-        ids, map(CATEGORY_ID.get, labels, repeat(0)), x, y, w, h, map(mul, w, h), ignore,
-        map(quoted.__getitem__, labels), ignore, occ, h, extras)))
+        objects.image_id, map(CATEGORY_ID.get, labels, repeat(0)), objects.x, objects.y, w, h, map(mul, w, h),
+        ignore, map(quoted.__getitem__, labels), ignore, objects.occlusion, h, extras)))
     return images, annotations
 
 

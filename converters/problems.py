@@ -4,12 +4,33 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from kaist_kit.errors import quantity, where
 
 # Kinds that only describe the input's surroundings: they never change the output, so --strict
 # does not fail on them.
-NOTES = {"stray file", "no annotation file"}
+NOTES = {"stray file", "no annotation file", "folder link", "broken link"}
+# Kinds found while the files of any format are located and chosen, before they are read.
+LOCATING = frozenset({"stray file", "duplicate frame", "no annotation file", "missing frame", "folder link",
+                      "broken link"})
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a conversion says about its source as a whole (it looks like another format, it gives no
+    box): returned with the conversion for the CLI to print, and a failure under --strict."""
+
+    code: str  # stable, as printed in brackets
+    message: str
+    path: str | None = None  # what it is about
+
+    @property
+    def text(self) -> str:
+        return f"[{self.code}] {self.message}"
+
+    def __str__(self) -> str:
+        return f"[{self.code}] {where(self.path)}: {self.message}" if self.path else self.text
 
 
 class Problems:

@@ -3,28 +3,18 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
 
 from kaist_kit.errors import InputError
 from kaist_kit.files import is_archive, read_archive
 
+from .problems import Problems
+
 _READ_SIZE = 1 << 16
 _BATCH = 256  # files open at once while reading
-
-# Where each format keeps the frame setXX/VYYY/IZZZZZ: what the folder holding a file must end with
-# (None: any folder), and what the file must be named. Paired files have a modality folder.
-LAYOUTS = {
-    "original": (re.compile(r"(?:^|/)(set\d\d)/(V\d\d\d)$"), re.compile(r"(I\d{5})\.txt")),
-    "xml": (re.compile(r"(?:^|/)(set\d\d)/(V\d\d\d)$"), re.compile(r"(I\d{5})\.xml")),
-    "sanitized": (None, re.compile(r"(set\d\d)_(V\d\d\d)_(I\d{5})\.txt")),
-    "improved": (None, re.compile(r"(set\d\d)_(V\d\d\d)_(I\d{5})\.txt")),
-    "paired": (re.compile(r"(?:^|/)(set\d\d)/(V\d\d\d)/(visible|lwir)$"), re.compile(r"(I\d{5})\.txt")),
-}
-
 
 @dataclass
 class Source:
@@ -33,6 +23,7 @@ class Source:
     root: Path
     _folders: list[tuple[str, list[str]]] | None = None  # listed when first needed, for a folder
     _members: dict[str, bytes] | None = None
+    links: Problems = field(default_factory=Problems)  # links found while listing, which lead to no file
 
     @property
     def is_folder(self) -> bool:
@@ -42,7 +33,7 @@ class Source:
     def folders(self) -> list[tuple[str, list[str]]]:
         """(relative folder, '/'-separated; its sorted file names) of every folder with files, sorted."""
         if self._folders is None:
-            self._folders = _walk(self.root)
+            self._folders = sorted(walk_folders(self.root, links=self.links))
         return self._folders
 
     @property
@@ -98,7 +89,7 @@ class Source:
 def open_source(path: str | os.PathLike) -> Source:
     path = Path(path)
     if not path.exists():
-        raise InputError("no such file or folder", path)
+        raise InputError("a link that leads nowhere" if path.is_symlink() else "no such file or folder", path)
     if path.is_dir():
         return Source(path)
     if is_archive(path):
@@ -111,24 +102,55 @@ def open_source(path: str | os.PathLike) -> Source:
     raise InputError("expected a folder of annotation files or an archive (.zip, .tar, .tar.gz)", path)
 
 
-def _walk(root: Path) -> list[tuple[str, list[str]]]:
-    """Every folder below ``root`` with its files, sorted by folder."""
-    return sorted(walk_folders(root))
-
-
-def walk_folders(root: Path, rel_dir: str = "") -> Iterator[tuple[str, list[str]]]:
+def walk_folders(root: Path, rel_dir: str = "", links: Problems | None = None) -> Iterator[tuple[str, list[str]]]:
     """(folder, sorted file names) of every folder below ``root`` that holds files, depth first with
-    folders in name order, as soon as each is listed; os.scandir keeps this cheap on 95k files."""
-    names, folders = [], []
-    with os.scandir(os.path.join(root, rel_dir)) as entries:
+    folders in name order, as soon as each is listed; os.scandir keeps this cheap on 95k files.
+
+    A link to a file is a file. Links to folders are not followed (a link to a parent would make the
+    walk endless), and links that lead nowhere (to themselves, or to nothing) are skipped; both are
+    noted in ``links``."""
+    names, folders, odd = [], [], []
+    try:
+        entries = os.scandir(os.path.join(root, rel_dir))
+    except OSError as exc:
+        raise InputError(f"cannot list the folder: {exc.strerror}", os.path.join(root, rel_dir)) from None
+    with entries:
         for entry in entries:
             if entry.is_dir(follow_symlinks=False):
                 folders.append(f"{rel_dir}/{entry.name}" if rel_dir else entry.name)
-            elif entry.is_file():
+            elif not entry.is_symlink():
+                if entry.is_file(follow_symlinks=False):
+                    names.append(entry.name)
+            elif _is_file(entry):
                 names.append(entry.name)
+            else:
+                odd.append((entry.path, _is_folder(entry)))
+    for path, folder in sorted(odd) if links is not None else ():
+        links.add("folder link" if folder else "broken link", "a link to a folder, not followed" if folder
+                  else "a link that leads nowhere (to itself, or to nothing), skipped", path)
     if names:
         yield rel_dir, sorted(names)
     for folder in sorted(folders):
-        yield from walk_folders(root, folder)
+        yield from walk_folders(root, folder, links)
 
 
+def _is_file(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:  # a loop of links
+        return False
+
+
+def _is_folder(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def text_of(data: bytes) -> str:
+    """A text file's text: UTF-8 (with or without a byte-order mark), else Latin-1."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")

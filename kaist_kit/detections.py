@@ -1,6 +1,6 @@
 """Reading detection results in every format the KAIST community uses.
 
-Formats (see docs/formats.md):
+Formats (see "Result formats" in docs/evaluation.md):
 
 - ``coco``: COCO result JSON, ``[{"image_id", "category_id", "bbox": [x, y, w, h], "score"}]`` with
   the ground truth's (0-based) image ids.

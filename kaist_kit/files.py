@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -178,7 +179,8 @@ def check_writable(path: str | os.PathLike, folder: bool = False) -> Path:
 
     Cheap, so that a command checks its output before the work: the place must not be a folder
     (for a file) or a file (for a folder), and its nearest existing parent must be a folder in which
-    a file can be created (tried with an empty temporary file, removed at once).
+    a file can be created: tried with an empty file named as `atomic_path` names its temporary file
+    (so that a name too long fails here too), removed at once. Read-only folders and /proc fail.
     """
     target = Path(path)
     what = "folder" if folder else "file"
@@ -188,11 +190,12 @@ def check_writable(path: str | os.PathLike, folder: bool = False) -> Path:
         if target.exists() and not target.is_dir() and folder:
             raise InputError("is a file; give a folder to write into", target)
         parent = target if folder and target.is_dir() else target.parent
-        while not parent.exists() and parent != parent.parent:
+        while not parent.exists() and parent != parent.parent:  # folders atomic_path will create
             parent = parent.parent
         if not parent.is_dir():
             raise InputError(f"cannot write the {what}: {parent} is not a folder", target)
-        fd, probe = tempfile.mkstemp(prefix=".kaist-kit-probe.", dir=parent)
+        prefix = ".kaist-kit-probe." if folder else f".{target.name}."
+        fd, probe = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=parent)
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
@@ -200,20 +203,31 @@ def check_writable(path: str | os.PathLike, folder: bool = False) -> Path:
     return target
 
 
+_INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; it replaces ``path`` only if the block succeeds.
 
-    A place that cannot be written is an `InputError` naming ``path``."""
+    The temporary file is removed whatever ends the block, an interrupt included: SIGINT and SIGTERM
+    are held back while it is created, so that none can arrive before it is known here. A place that
+    cannot be written is an `InputError` naming ``path``."""
     target = Path(path)
+    mask = getattr(signal, "pthread_sigmask", None)
+    held = mask(signal.SIG_BLOCK, _INTERRUPTS) if mask else None
+    tmp_path = None
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    except OSError as exc:
-        raise InputError(f"cannot write: {exc.strerror or exc}", target) from None
-    os.close(fd)
-    tmp_path = Path(tmp)
-    try:
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        except OSError as exc:
+            raise InputError(f"cannot write: {exc.strerror or exc}", target) from None
+        tmp_path = Path(tmp)
+        os.close(fd)
+        if held is not None:
+            mask(signal.SIG_SETMASK, held)
+            held = None
         yield tmp_path
         os.chmod(tmp_path, 0o644)
         try:
@@ -221,7 +235,9 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         except OSError as exc:
             raise InputError(f"cannot write: {exc.strerror or exc}", target) from None
     finally:
-        if tmp_path.exists():
+        if held is not None:
+            mask(signal.SIG_SETMASK, held)
+        if tmp_path is not None and tmp_path.exists():
             tmp_path.unlink()
 
 

@@ -14,7 +14,7 @@ both can do better than either. Heights follow a log-normal law (median 50 px, m
 and 80 px, as on KAIST at 640 x 512) and widths 0.41 of the height; there are groups (people),
 uncertain pedestrians (person?), cyclists, and partial and heavy occlusion.
 
-Layout written under OUT (KAIST's own, see docs/formats.md):
+Layout written under OUT (KAIST's own, see docs/datasets.md):
 
     images/setXX/VYYY/{visible,lwir}/IZZZZZ.jpg
     annotations/setXX/VYYY/IZZZZZ.txt                  original bbGt, every frame

@@ -8,7 +8,7 @@ import tarfile
 
 import pytest
 
-from kaist_kit.converters import convert
+from kaist_kit.converters import SOURCE_FORMATS, convert
 from kaist_kit.detections import load_detections
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import evaluate
@@ -29,7 +29,7 @@ def test_improved_bbgt_reproduces_the_leaderboard_ground_truth(kaist, tmp_path):
                      compat="leaderboard")
     assert (result.n_images, result.n_annotations) == (2252, 4254)
     assert result.labels == {"cyclist": 90, "people": 597, "person": 3390, "person?": 177}
-    assert not result.problems.counts
+    assert not result.problems.counts and not result.findings
     mine, theirs = parsed(out), parsed(kaist / "test-all-20.leaderboard.json")
     for key in LEADERBOARD_KEYS:
         assert mine[key] == theirs[key], key
@@ -65,9 +65,9 @@ def xml_conversion(tmp_path_factory):
 def test_official_xml_tree_converts_whole(xml_conversion):
     result, out, lines, _ = xml_conversion
     assert result.n_images == 95324
-    # The counts formats.md gives for the whole tree.
+    # The counts the dataset's format notes (../shared/docs/formats.md) give for the whole tree.
     assert result.labels == {"cyclist": 6538, "people": 14209, "person": 87297, "person?": 1585}
-    assert dict(result.problems.counts) == {"stray file": 1}
+    assert dict(result.problems.counts) == {"stray file": 1} and not result.findings
     assert len(lines) == 1 and lines[0].startswith("note: ") and lines[0].endswith(
         "set01/V001/annotations-xml-new - 바로 가기.lnk: not an annotation file of this format, skipped")
     data = parsed(out)
@@ -147,6 +147,32 @@ def test_paired_keeps_both_boxes_and_reports_disagreeing_files(quirky, tmp_path)
     visible = convert("paired", quirky / "annotations-paired", tmp_path / "v.json", reference="visible")
     assert all(a["bbox"] == a["bbox_visible"] for a in parsed(tmp_path / "v.json")["annotations"])
     assert visible.info["reference_modality"] == "visible"
+
+
+def test_problems_reported_are_those_the_format_declares(quirky, tmp_path):
+    sources = {"original": "annotations", "xml": "annotations-xml-new", "sanitized": "annotations-sanitized",
+               "paired": "annotations-paired", "improved": "annotations-improved"}
+    assert set(sources) == set(SOURCE_FORMATS)
+    seen = set()
+    for name, folder in sources.items():
+        result = convert(name, quirky / folder, None, image_set="train-all-02" if name != "improved" else None)
+        assert set(result.problems.counts) <= SOURCE_FORMATS[name].problems, name
+        assert not result.findings, name
+        seen |= set(result.problems.counts)
+    assert {"stray file", "zero-size box", "pair count mismatch"} <= seen
+
+
+def test_object_columns_round_trip():
+    from kaist_kit.converters.records import AnnotatedObject, ObjectColumns
+
+    rows = [(3, AnnotatedObject("person", 1, 2, 30, 60, 1, (1, 2, 30, 40))),
+            (3, AnnotatedObject("people", 5.5, 6, 7, 8, ign=1)),
+            (9, AnnotatedObject("cyclist", 1, 2, 3, 4, paired={"label_lwir": "cyclist"}))]
+    columns = ObjectColumns.of(rows)
+    assert columns.image_id == [3, 3, 9] and columns.label == ["person", "people", "cyclist"]
+    assert columns.visible == [(1, 2, 30, 40), None, None] and columns.ign == [0, 1, 0]
+    assert columns.rows() == rows
+    assert ObjectColumns.of([]) == ObjectColumns.empty() and ObjectColumns.empty().rows() == []
 
 
 def test_strict_writes_nothing_and_keeps_an_existing_file(quirky, tmp_path):
@@ -263,9 +289,9 @@ def test_content_hash_follows_the_inputs(tmp_path):
 
 
 def test_parallel_and_single_process_outputs_are_identical(quirky, tmp_path, monkeypatch):
-    import kaist_kit.converters as converters
+    import kaist_kit.converters.engine as engine
 
-    monkeypatch.setattr(converters, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(engine, "PARALLEL_FROM", 1)
     parallel = convert("xml", quirky / "annotations-xml-new", None, workers=2)  # streamed as walked
     single = convert("xml", quirky / "annotations-xml-new", None, workers=1)
     assert parallel.text == single.text

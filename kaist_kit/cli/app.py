@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 import warnings
 from typing import Annotated
@@ -49,10 +50,21 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
         err.print(f"warning: {category.__name__}: {message}", markup=False, highlight=False)
 
 
+class _Terminated(SystemExit):
+    """SIGTERM, raised in the main thread so that the command ends as on Ctrl-C: its temporary files
+    removed and its worker processes ended."""
+
+
+def _terminate(signum, frame) -> None:
+    raise _Terminated(128 + signum)
+
+
 def main() -> None:
-    """Console entry point: input errors become one line on stderr and exit code 2."""
+    """Console entry point: input errors become one line on stderr and exit code 2; SIGINT and SIGTERM
+    end the command cleanly (exit codes 130 and 143)."""
     warnings.showwarning = _show_warning
     warnings.simplefilter("default", KitWarning)
+    signal.signal(signal.SIGTERM, _terminate)
     # numpy's floating-point warnings (overflow on a box of 1e308, say) say nothing a user can act
     # on: what causes them is reported as a finding that names the file and line.
     warnings.filterwarnings("ignore", category=RuntimeWarning)
@@ -69,6 +81,9 @@ def main() -> None:
     except KeyboardInterrupt:
         err.print("interrupted")
         sys.exit(130)
+    except _Terminated as exc:
+        err.print("terminated")
+        sys.exit(exc.code)
 
 
 def _version(value: bool) -> None:

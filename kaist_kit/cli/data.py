@@ -8,18 +8,18 @@ from typing import Annotated
 
 import typer
 
-from ..converters import FORMATS, MODALITIES
+from ..converters import MODALITIES, SOURCE_FORMATS
 from .app import app, err, out, say
 from .options import DEFAULT_SIZE, GroundTruthOption, locate_gt, parse_size
 
-SourceFormat = Enum("SourceFormat", {name: name for name in FORMATS}, type=str)
+SourceFormat = Enum("SourceFormat", {name: name for name in SOURCE_FORMATS}, type=str)
 Modality = Enum("Modality", {name: name for name in MODALITIES}, type=str)
+_FORMATS_HELP = "; ".join(f"{spec.name}: {spec.help}" for spec in SOURCE_FORMATS.values()) + "."
 
 
 @app.command("convert")
 def convert_command(
-    format: Annotated[SourceFormat, typer.Argument(help="original (bbGt tree), xml (official XML tree), "
-                                                   "sanitized, paired or improved.", show_default=False)],
+    format: Annotated[SourceFormat, typer.Argument(help=_FORMATS_HELP, show_default=False)],
     source: Annotated[Path, typer.Argument(help="A folder of annotation files, or a .zip / .tar.gz of one.",
                                            show_default=False)],
     out: Annotated[Path, typer.Option("--out", help="The COCO JSON to write.", show_default=False)],
@@ -29,7 +29,8 @@ def convert_command(
     compat: Annotated[str | None, typer.Option(
         help="'leaderboard': write exactly the layout of the leaderboard's ground truth.")] = None,
     strict: Annotated[bool, typer.Option(
-        help="Fail (exit code 2, nothing written) on any problem that changes the annotations.")] = False,
+        help="Fail (exit code 2, nothing written) on any problem that changes the annotations, and when the "
+             "source looks like another format or gives no box.")] = False,
     reference: Annotated[Modality, typer.Option(
         help="Paired annotations: the modality whose box becomes 'bbox'.")] = Modality.lwir,
     image_size: Annotated[str, typer.Option(
@@ -55,6 +56,8 @@ def convert_command(
     listed = f" of {result.image_set}" if result.image_set else ""
     say(f"wrote {out}: {result.n_images} images{listed}, {result.n_annotations} boxes ({labels})")
     say(f"problems: {result.problems.summary()}")
+    for finding in result.findings:
+        say(f"warning: {finding}")
 
 
 @app.command("synth")
@@ -73,7 +76,7 @@ def synth_command(
 
     from ..synth import SynthConfig, generate
 
-    width, height = parse_size(size)
+    width, height = parse_size(size, "--size")
     config = SynthConfig(seed=seed, train_frames=train, test_frames=test, width=width, height=height,
                          quirks=quirks)
     with Progress(console=err, transient=True, disable=not err.is_terminal) as bar:

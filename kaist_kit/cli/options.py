@@ -170,11 +170,14 @@ def method_names(names: list[str] | None, results: list[Path]) -> list[str] | No
     return names
 
 
-def parse_size(value: str) -> tuple[int, int]:
+def parse_size(value: str, hint: str = "--image-size") -> tuple[int, int]:
+    """(width, height) of a WIDTHxHEIGHT option value; both must be positive."""
     try:
         width, height = (int(v) for v in value.lower().split("x"))
     except ValueError:
-        raise typer.BadParameter(f"{value!r} is not WIDTHxHEIGHT, e.g. {DEFAULT_SIZE}") from None
+        raise typer.BadParameter(f"{value!r} is not WIDTHxHEIGHT, e.g. {DEFAULT_SIZE}", param_hint=hint) from None
+    if width <= 0 or height <= 0:
+        raise typer.BadParameter(f"{value!r}: the width and the height must be positive", param_hint=hint)
     return width, height
 
 

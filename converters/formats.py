@@ -1,0 +1,137 @@
+"""The annotation formats `kaist-kit convert` reads: one `SourceFormat` spec each.
+
+A spec says where the format keeps its files (its `Layout`), which parser reads them, what a file
+is named, which problems a conversion can report, and how to recognise its files: what their text
+reads as and which KAIST sets their frames come from. The engine, the CLI's choices and its help read
+the specs, so that a new format is one new spec here.
+
+Files that sit where annotation files do but are something else (`LOOK_ALIKES`) are described the
+same way, so that a source given as the wrong format can be named for what it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kaist_kit.files import is_number
+
+from . import bbgt, kaist_xml, paired
+from .problems import LOCATING
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a format keeps the frame setXX/VYYY/IZZZZZ."""
+
+    # What the folder holding a file must end with, its groups giving the set and the video (and the
+    # modality); None: files may sit in any folder, their name gives the whole frame.
+    folder: re.Pattern[str] | None
+    name: re.Pattern[str]  # what a file must be named; its groups give the frame (or its last part)
+    per_modality: bool = False  # one file per modality, in visible/ and lwir/ folders
+
+
+@dataclass(frozen=True)
+class Sets:
+    """The KAIST sets a kind of file covers."""
+
+    name: str
+    numbers: frozenset[int]
+
+
+EVERY_SET = Sets("every set", frozenset(range(12)))
+TRAINING_SETS = Sets("the training sets, set00-05", frozenset(range(6)))
+TEST_SETS = Sets("the test sets, set06-11", frozenset(range(6, 12)))
+
+# Parses one chunk of frames: (frames, {path: bytes}, path -> its name in messages, problems,
+# options) -> (the frames kept, their objects); see bbgt.parse_bbgt_files.
+Parser = Callable[..., tuple]
+# Whether a file's text reads as a kind of file; None when it cannot tell (an empty file).
+Reader = Callable[[str], "bool | None"]
+
+
+@dataclass(frozen=True)
+class SourceFormat:
+    """One annotation format."""
+
+    name: str
+    help: str  # what a source of this format holds, one line for --help
+    layout: Layout
+    parse: Parser
+    example: str  # a file of the format, as it is named
+    problems: frozenset[str]  # the kinds of problem a conversion can report
+    reads: Reader  # whether a file's text reads as this format's
+    sets: Sets = EVERY_SET  # the sets whose frames files of this format describe
+
+    @property
+    def what(self) -> str:
+        sets = f" (frames of {self.sets.name})" if self.sets is not EVERY_SET else ""
+        return f"{self.name} annotations{sets}"
+
+    @property
+    def advice(self) -> str:
+        return f"convert them with `kaist-kit convert {self.name}`"
+
+
+@dataclass(frozen=True)
+class LookAlike:
+    """Files that sit where annotation files do but are something else."""
+
+    what: str
+    advice: str  # what to do with them instead
+    layout: Layout
+    reads: Reader
+    sets: Sets = EVERY_SET
+
+
+_TREE = re.compile(r"(?:^|/)(set\d\d)/(V\d\d\d)$")
+_FLAT = re.compile(r"(set\d\d)_(V\d\d\d)_(I\d{5})\.txt")
+_FLAT_LAYOUT = Layout(None, _FLAT)
+
+SOURCE_FORMATS = {spec.name: spec for spec in (
+    SourceFormat("original", "the bbGt text tree annotations/setXX/VYYY/IZZZZZ.txt",
+                 Layout(_TREE, re.compile(r"(I\d{5})\.txt")), bbgt.parse_bbgt_files,
+                 "set06/V000/I00019.txt", bbgt.PROBLEMS | LOCATING, bbgt.reads_as_bbgt),
+    SourceFormat("xml", "the official XML tree annotations-xml-new/setXX/VYYY/IZZZZZ.xml",
+                 Layout(_TREE, re.compile(r"(I\d{5})\.xml")), kaist_xml.parse_xml_files,
+                 "set06/V000/I00019.xml", kaist_xml.PROBLEMS | LOCATING, kaist_xml.reads_as_xml),
+    SourceFormat("sanitized", "flat setXX_VYYY_IZZZZZ.txt bbGt files of training frames (Li et al.)",
+                 _FLAT_LAYOUT, bbgt.parse_bbgt_files, "set00_V000_I00001.txt", bbgt.PROBLEMS | LOCATING,
+                 bbgt.reads_as_bbgt, TRAINING_SETS),
+    SourceFormat("paired", "setXX/VYYY/visible/IZZZZZ.txt and setXX/VYYY/lwir/IZZZZZ.txt (Zhang et al.)",
+                 Layout(re.compile(r"(?:^|/)(set\d\d)/(V\d\d\d)/(visible|lwir)$"), re.compile(r"(I\d{5})\.txt"),
+                        per_modality=True), paired.parse_paired_files,
+                 "set00/V000/visible/I00001.txt and set00/V000/lwir/I00001.txt", paired.PROBLEMS | LOCATING,
+                 bbgt.reads_as_bbgt),
+    SourceFormat("improved", "flat setXX_VYYY_IZZZZZ.txt bbGt files of test frames (Liu et al.)",
+                 _FLAT_LAYOUT, bbgt.parse_bbgt_files, "set06_V000_I00019.txt", bbgt.PROBLEMS | LOCATING,
+                 bbgt.reads_as_bbgt, TEST_SETS),
+)}
+FORMATS = tuple(SOURCE_FORMATS)
+
+
+def _reads_as_detections(text: str) -> bool | None:
+    rows = [line.split() for line in text.splitlines() if line.strip()]
+    if not rows:
+        return None
+    return all(len(row) == 6 and all(map(is_number, row[1:])) for row in rows)
+
+
+LOOK_ALIKES = (
+    LookAlike("per-image detection results (label x1 y1 x2 y2 score)", "score them with `kaist-kit eval`",
+              _FLAT_LAYOUT, _reads_as_detections),
+)
+
+
+def resembles(kind: SourceFormat | LookAlike, frames: list[str], texts: list[str]) -> bool:
+    """Whether files (a sample: their frames, setXX/VYYY/IZZZZZ, and their texts) look like ``kind``:
+    most of those that are not empty read as it, and most of their frames are of its sets."""
+    votes = [vote for vote in map(kind.reads, texts) if vote is not None]
+    in_sets = sum(set_number(frame) in kind.sets.numbers for frame in frames)
+    return sum(votes) * 2 > len(votes) > 0 and in_sets * 2 > len(frames)
+
+
+def set_number(frame: str) -> int:
+    """The set of a frame setXX/VYYY/IZZZZZ."""
+    return int(frame[3:5])
