@@ -27,6 +27,7 @@ text, boxes beyond any frame, per-image files of other frames) they count in the
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -36,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .bulkread import coco_columns, txt_rows
 from .errors import InputError
 from .errors import where as location
 from .files import decode_text, is_archive, is_number, json_line, parse_json, read_archive, read_bytes
@@ -170,7 +172,9 @@ def load_detections(path: str | os.PathLike, gt: GroundTruth, format: str = "aut
 
 def _read_single(raw: bytes, where: str, gt: GroundTruth, format: str, devkit_shift: bool,
                  dropped: Dropped | None = None, id_offset: int = 0, corners: bool = False) -> Detections:
-    text = decode_text(raw, where)
+    # An ASCII file's bytes are its text: the readers take them as they are, and decode them only
+    # to read them the careful way.
+    text = raw if raw.isascii() else decode_text(raw, where)
     if format == "auto":
         format = _sniff(text, where)
     if format == "coco":
@@ -190,21 +194,32 @@ def _per_image_corners(corners: bool, where) -> None:
                          "COCO and txt results", where)
 
 
-def _sniff(text: str, where: str) -> str:
-    head = text.lstrip()[:1]
-    if head in ("[", "{"):
-        return "coco"
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.lstrip().startswith(("#", "%")):
-            continue  # blank lines and comments, which the txt reader passes over too
-        if _is_header(line):
-            raise _header_error(line, where, number)
-        if line.lstrip()[:1].isalpha():
-            raise InputError(
-                "looks like a single per-image file (label x1 y1 x2 y2 score); pass the folder that holds "
-                "all of them", where, number)
-        break
-    return "txt"
+def _sniff(text: str | bytes, where: str) -> str:
+    """The format of a result's text (str, or the bytes of an ASCII file), read from its start."""
+    size = 1 << 16
+    while True:
+        head = _decoded(text[:size], where)
+        whole = size >= len(text)
+        if head.lstrip()[:1] in ("[", "{"):
+            return "coco"
+        # The lines of a head are the text's own but for the last, which the cut may have shortened.
+        for number, line in enumerate(head.splitlines() if whole else head.splitlines()[:-1], 1):
+            if not line.strip() or line.lstrip().startswith(("#", "%")):
+                continue  # blank lines and comments, which the txt reader passes over too
+            if _is_header(line):
+                raise _header_error(line, where, number)
+            if line.lstrip()[:1].isalpha():
+                raise InputError(
+                    "looks like a single per-image file (label x1 y1 x2 y2 score); pass the folder that holds "
+                    "all of them", where, number)
+            return "txt"
+        if whole:
+            return "txt"
+        size *= 16
+
+
+def _decoded(text: str | bytes, where: str) -> str:
+    return text if isinstance(text, str) else decode_text(text, where)
 
 
 class _LazyFile:
@@ -237,8 +252,18 @@ def _read_archive(path: Path, gt: GroundTruth, format: str, devkit_shift: bool,
                         corners)
 
 
-def read_coco_results(text: str, where: str, gt: GroundTruth, dropped: Dropped | None = None,
+def read_coco_results(text: str | bytes, where: str, gt: GroundTruth, dropped: Dropped | None = None,
                       id_offset: int = 0, corners: bool = False) -> Detections:
+    """Detections of a COCO result JSON text; given as the bytes of an ASCII file, a list of records
+    laid out alike is read in bulk (`kaist_kit.bulkread`)."""
+    columns = coco_columns(text) if isinstance(text, bytes) else None
+    if columns is not None and _plain_columns(columns, dropped):
+        decoded = functools.cache(lambda: _decoded(text, where))
+        facts = ReadFacts(id_offset=id_offset, corners=corners)
+        return _coco_detections(columns["image_id"].astype(np.int64), columns["bbox"], columns["score"],
+                                columns["category_id"], gt, where, lambda k: json_line(decoded(), k), dropped,
+                                id_offset, corners, facts)
+    text = _decoded(text, where)
     data = parse_json(text, where)
     keys: tuple[str, ...] = ()
     if isinstance(data, dict) and isinstance(data.get("annotations"), list):
@@ -247,6 +272,15 @@ def read_coco_results(text: str, where: str, gt: GroundTruth, dropped: Dropped |
         raise InputError("COCO results must be a JSON list of detections", where, 1)
     return detections_from_coco(data, gt, where, lambda k: json_line(text, *keys, k), dropped, id_offset,
                                 corners, check_text_numbers=_may_hold_strings(text))
+
+
+def _plain_columns(columns: dict[str, np.ndarray], dropped: Dropped | None) -> bool:
+    """Whether columns read in bulk hold nothing the record-by-record read words from the records
+    themselves: image ids that are not integers an int64 holds exactly, or (in a strict read)
+    categories other than person."""
+    ids = columns["image_id"]
+    return bool(np.all(np.abs(ids) < 2.0 ** 53) and np.array_equal(ids, np.floor(ids))
+                and (dropped is not None or np.all(columns["category_id"] == PERSON_CATEGORY)))
 
 
 def _may_hold_strings(text: str) -> bool:
@@ -271,9 +305,6 @@ def detections_from_coco(records: list, gt: GroundTruth, where: str = "", line_o
     scores = np.empty(n, np.float64)
     categories = np.empty(n, np.float64)
 
-    def fail(message: str, k: int) -> InputError:
-        return InputError(message if where else f"detection {k}: {message}", where or None, line_of(k))
-
     for k, det in enumerate(records):
         try:
             image_id = det["image_id"]
@@ -282,19 +313,33 @@ def detections_from_coco(records: list, gt: GroundTruth, where: str = "", line_o
             scores[k] = det["score"]
             categories[k] = det.get("category_id", PERSON_CATEGORY)
         except KeyError as exc:
-            raise fail(f"detection without '{exc.args[0]}'", k) from None
+            raise _record_error(f"detection without '{exc.args[0]}'", k, where, line_of) from None
         except (TypeError, ValueError):
-            raise fail("detection with a malformed image_id, bbox, score or category_id "
-                       "(bbox must be 4 numbers [x, y, w, h])", k) from None
+            raise _record_error("detection with a malformed image_id, bbox, score or category_id "
+                                "(bbox must be 4 numbers [x, y, w, h])", k, where, line_of) from None
         if isinstance(image_id, bool) or not isinstance(image_id, (int, float, np.integer)) \
                 or not math.isfinite(image_id) or image_id != int(image_id):
-            raise fail(f"image_id {image_id!r} is not an integer", k)
+            raise _record_error(f"image_id {image_id!r} is not an integer", k, where, line_of)
         if not abs(image_id) < _ID_LIMIT:
-            raise fail(f"image id {image_id!r} is not in the ground truth: it is too large to be an image id", k)
+            raise _record_error(f"image id {image_id!r} is not in the ground truth: it is too large to be an "
+                                "image id", k, where, line_of)
         ids[k] = int(image_id)
     facts = ReadFacts(id_offset=id_offset, corners=corners)
     if check_text_numbers:
         _count_text_numbers(records, facts, lambda k: location(where, line_of(k)))
+    return _coco_detections(ids, boxes, scores, categories, gt, where, line_of, dropped, id_offset, corners, facts,
+                            lambda k: records[k].get("category_id"))
+
+
+def _record_error(message: str, k: int, where: str, line_of) -> InputError:
+    return InputError(message if where else f"detection {k}: {message}", where or None, line_of(k))
+
+
+def _coco_detections(ids: np.ndarray, boxes: np.ndarray, scores: np.ndarray, categories: np.ndarray,
+                     gt: GroundTruth, where: str, line_of, dropped: Dropped | None, id_offset: int, corners: bool,
+                     facts: ReadFacts, category_of=None) -> Detections:
+    """Detections of a COCO result's columns: values checked, categories judged, ids mapped.
+    ``category_of(k)`` is detection k's category as written, for the error of a strict read."""
     if corners:
         boxes[:, 2:] -= boxes[:, :2]
     keep = _check_values(boxes, scores, lambda k: (where, line_of(k)), dropped, facts, _layout(corners))
@@ -307,13 +352,23 @@ def detections_from_coco(records: list, gt: GroundTruth, where: str = "", line_o
         dropped.record("recategorised", len(bad), where, line_of(int(bad[0])))
     elif len(bad):
         k = int(bad[0])
-        raise fail(
-            f"category_id {records[k].get('category_id')!r} is not person ({PERSON_CATEGORY}); "
+        raise _record_error(
+            f"category_id {category_of(k)!r} is not person ({PERSON_CATEGORY}); "
             f"{len(bad)} detections have another category (the leaderboard crashes on them; "
-            "`kaist-kit submit` rewrites every category to person)", k)
+            "`kaist-kit submit` rewrites every category to person)", k, where, line_of)
     image, known = _map_ids(ids + id_offset, gt, line_of, where, False, dropped, keep, id_offset)
     keep &= known
-    return Detections(image[keep], boxes[keep], scores[keep], where, "coco", dropped, facts)
+    return _kept(image, boxes, scores, keep, where, "coco", dropped, facts)
+
+
+def _kept(image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, keep: np.ndarray, where: str, format: str,
+          dropped: Dropped | None, facts: ReadFacts) -> Detections:
+    """The detections of ``keep``: the arrays themselves when every one is kept (a copy of millions
+    of boxes saved)."""
+    if not keep.all():
+        image, boxes, scores = image[keep], boxes[keep], scores[keep]
+    return Detections(image, np.ascontiguousarray(boxes), np.ascontiguousarray(scores), where, format, dropped,
+                      facts)
 
 
 def _count_text_numbers(records: list, facts: ReadFacts, locate) -> None:
@@ -333,19 +388,22 @@ def _layout(corners: bool) -> str:
     return "boxes are read as corners [x1, y1, x2, y2]" if corners else "boxes are [x, y, width, height]"
 
 
-def read_txt_results(text: str, where: str, gt: GroundTruth, dropped: Dropped | None = None,
+def read_txt_results(text: str | bytes, where: str, gt: GroundTruth, dropped: Dropped | None = None,
                      id_offset: int = 0, corners: bool = False) -> Detections:
-    rows, lines = _parse_rows(text, where, 6)
+    """Detections of a leaderboard txt text; given as the bytes of an ASCII file whose every line is
+    a detection, it is read in bulk (`kaist_kit.bulkread`)."""
+    found = txt_rows(text, 6) if isinstance(text, bytes) else None
+    rows, lines = found if found is not None else _parse_rows(_decoded(text, where), where, 6)
     ids = rows[:, 0]
     whole = np.floor(ids) == ids
     if not np.all(whole):
         k = int(np.flatnonzero(~whole)[0])
-        raise InputError(f"image id {_field(text, lines[k])} is not an integer", where, int(lines[k]))
+        raise InputError(f"image id {_field(text, lines[k], where)} is not an integer", where, int(lines[k]))
     huge = ~(np.abs(ids) < _ID_LIMIT)
     if huge.any():
         k = int(np.flatnonzero(huge)[0])
-        raise InputError(f"image id {_field(text, lines[k])} is not in the ground truth (ids 1..{gt.n_images}, "
-                         "1-based): it is too large to be an image id", where, int(lines[k]))
+        raise InputError(f"image id {_field(text, lines[k], where)} is not in the ground truth (ids "
+                         f"1..{gt.n_images}, 1-based): it is too large to be an image id", where, int(lines[k]))
     boxes, scores = rows[:, 1:5].copy(), rows[:, 5].copy()
 
     def line_of(k: int) -> int:
@@ -358,12 +416,12 @@ def read_txt_results(text: str, where: str, gt: GroundTruth, dropped: Dropped | 
     int_ids = ids.astype(np.int64) + id_offset
     image, known = _map_ids(int_ids, gt, line_of, where, True, dropped, keep, id_offset)
     keep &= known
-    return Detections(image[keep], boxes[keep], scores[keep], where, "txt", dropped, facts)
+    return _kept(image, boxes, scores, keep, where, "txt", dropped, facts)
 
 
-def _field(text: str, line: int) -> str:
+def _field(text: str | bytes, line: int, where: str) -> str:
     """The first field of a line as written (for a number that reads back differently)."""
-    return text.splitlines()[int(line) - 1].replace(",", " ").split()[0]
+    return _decoded(text, where).splitlines()[int(line) - 1].replace(",", " ").split()[0]
 
 
 def _parse_rows(text: str, where: str, ncols: int, label: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -427,7 +485,7 @@ def _check_values(boxes: np.ndarray, scores: np.ndarray, locate, dropped: Droppe
                 f"negative box size w={boxes[k, 2]:g}, h={boxes[k, 3]:g} ({negative.sum()} such "
                 f"detections); {layout}", *locate(k))
         dropped.record("negative_size", negative.sum(), *locate(k))
-    far = finite & ~(np.abs(boxes) <= FAR_LIMIT).all(axis=1)
+    far = finite & ~((boxes <= FAR_LIMIT) & (boxes >= -FAR_LIMIT)).all(axis=1)  # no float copy of the boxes
     if far.any() and facts is not None:
         facts.far_boxes = int(far.sum())
         facts.first["far_boxes"] = location(*locate(int(np.flatnonzero(far)[0])))
