@@ -1,6 +1,7 @@
 """Training, resuming, testing and inference through mmengine's runner and the CLI verbs."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -17,6 +18,7 @@ import kaist_kit.models  # noqa: E402,F401
 from kaist_kit.cli import app  # noqa: E402
 from kaist_kit.detections import load_detections  # noqa: E402
 from kaist_kit.groundtruth import load_ground_truth  # noqa: E402
+from kaist_kit.models.checkpoints import trusted_checkpoints  # noqa: E402
 from kaist_kit.models.config import load_config  # noqa: E402
 from kaist_kit.models.train import train  # noqa: E402
 
@@ -57,12 +59,45 @@ def test_a_checkpoint_saved_by_training_loads_again(trained, tiny_synth):
 
     checkpoint = trained / "epoch_1.pth"
     with pytest.raises(Exception, match="weights_only"):
-        torch.load(checkpoint, weights_only=True)  # why kaist_kit.models re-registers the loader
+        torch.load(checkpoint, weights_only=True)  # why the kit loads within trusted_checkpoints
     model = build_model(load_config(CONFIG, tiny_options(tiny_synth)))
-    saved = load_checkpoint(model, str(checkpoint), map_location="cpu")
+    with trusted_checkpoints():
+        saved = load_checkpoint(model, str(checkpoint), map_location="cpu")
     assert saved["meta"]["epoch"] == 1
     weights = torch.load(checkpoint, weights_only=False)["state_dict"]
     assert torch.equal(model.state_dict()["backbone.lwir.conv1.weight"], weights["backbone.lwir.conv1.weight"])
+
+
+def test_importing_the_models_leaves_mmengine_checkpoint_loading_alone(trained, tiny_synth):
+    from mmengine.runner.checkpoint import CheckpointLoader, load_checkpoint, load_from_local
+
+    assert CheckpointLoader._schemes[""] is load_from_local  # kaist_kit.models is imported above
+    model = build_model(load_config(CONFIG, tiny_options(tiny_synth)))
+    with pytest.raises(Exception, match="weights_only"):
+        load_checkpoint(model, str(trained / "epoch_1.pth"), map_location="cpu", logger="silent")
+    with trusted_checkpoints():
+        assert load_checkpoint(model, str(trained / "epoch_1.pth"), map_location="cpu", logger="silent")
+    assert CheckpointLoader._schemes[""] is load_from_local
+
+
+def test_mmdetection_tools_load_the_checkpoints_with_torch_s_switch(trained):
+    """As docs/training.md says for mmdetection's tools/train.py: the config's custom_imports
+    change nothing, and TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 lets mmengine read the checkpoint."""
+    script = (
+        "import sys\n"
+        "from mmengine.config import Config\n"
+        "from mmengine.runner.checkpoint import CheckpointLoader, load_from_local, _load_checkpoint\n"
+        "from mmengine.utils import import_modules_from_strings\n"
+        "cfg = Config.fromfile(sys.argv[1])\n"
+        "import_modules_from_strings(**cfg.custom_imports)\n"
+        "assert 'kaist_kit.models' in sys.modules and CheckpointLoader._schemes[''] is load_from_local\n"
+        "print(_load_checkpoint(sys.argv[2], map_location='cpu')['meta']['epoch'])\n"
+    )
+    env = {**os.environ, "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}
+    proc = subprocess.run([sys.executable, "-c", script, str(CONFIG), str(trained / "epoch_1.pth")],
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split()[-1] == "1"
 
 
 def test_training_resumes_from_the_last_checkpoint(trained, tiny_synth, tmp_path):

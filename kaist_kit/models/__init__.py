@@ -20,20 +20,20 @@ How a frame pair travels through the pipeline:
   `LateFusionDetector` runs one detector per modality and merges their boxes.
 - `KaistMetric` scores the predictions with the kit's evaluator (LAMR all / day / night).
 
-Importing also makes mmengine load local checkpoints the way this torch version needs (see
-`checkpoints.trust_local_checkpoints`).
+Importing changes nothing else: mmengine's checkpoint loading stays as it is. The kit's own
+verbs load checkpoints within `trusted_checkpoints` (torch >= 2.6 refuses mmengine's checkpoints
+otherwise); scripts of your own can call `trust_local_checkpoints`.
 """
 
-from .checkpoints import trust_local_checkpoints
+from .checkpoints import trust_local_checkpoints, trusted_checkpoints
 from .data import KaistDataset, LoadKaistPair, PadPair, PerModality
 from .fusion import AttentionFusion, ConcatFusion, TwoStreamBackbone, WeightedSumFusion
 from .late_fusion import LateFusionDetector
 from .metric import KaistMetric
 from .preprocessor import PairDataPreprocessor
 
-trust_local_checkpoints()
-
 __all__ = [
     "AttentionFusion", "ConcatFusion", "KaistDataset", "KaistMetric", "LateFusionDetector",
     "LoadKaistPair", "PadPair", "PairDataPreprocessor", "PerModality", "TwoStreamBackbone", "WeightedSumFusion",
+    "trust_local_checkpoints", "trusted_checkpoints",
 ]

@@ -40,7 +40,7 @@ def train(config: str | os.PathLike, work_dir: str | os.PathLike | None = None, 
 
     from mmengine.runner import Runner
 
-    from .checkpoints import use_gloo_on_cpu
+    from .checkpoints import trusted_checkpoints, use_gloo_on_cpu
 
     cfg = load_config(config, cfg_options)
     cfg.work_dir = str(work_dir)
@@ -48,8 +48,8 @@ def train(config: str | os.PathLike, work_dir: str | os.PathLike | None = None, 
     cfg.launcher = "pytorch" if in_distributed_worker() else "none"
     if cfg.launcher == "pytorch" and not torch.cuda.is_available():
         use_gloo_on_cpu(cfg)
-    runner = Runner.from_cfg(cfg)
-    runner.train()
+    with trusted_checkpoints():  # load_from, resume and local ImageNet weights
+        Runner.from_cfg(cfg).train()
     return work_dir
 
 
