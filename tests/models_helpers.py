@@ -29,7 +29,7 @@ def tiny_options(root: Path, batch_size: int = 2) -> dict:
 
 
 def without_downloads(model_cfg) -> None:
-    """Drop ImageNet initialisation (torchvision://) from every backbone in a model config."""
+    """Drop ImageNet initialisation (Pretrained init_cfg) from every backbone in a model config."""
     if isinstance(model_cfg, dict):
         for key, value in model_cfg.items():
             if key == "init_cfg" and isinstance(value, dict) and value.get("type") == "Pretrained":
