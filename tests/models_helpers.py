@@ -28,6 +28,26 @@ def tiny_options(root: Path, batch_size: int = 2) -> dict:
     }
 
 
+def cli_options(options: dict) -> list[str]:
+    """``--cfg-options KEY=VALUE`` arguments for a dict of overrides (tuples written ``(a,b)``)."""
+    def text(value):
+        return "(" + ",".join(map(str, value)) + ")" if isinstance(value, tuple) else str(value)
+
+    return [a for key, value in options.items() for a in ("--cfg-options", f"{key}={text(value)}")]
+
+
+def pretrained_paths(node, path: str = "model") -> list[str]:
+    """Dotted paths of every ``init_cfg`` that loads weights (Pretrained) in a model config."""
+    found = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "init_cfg" and isinstance(value, dict) and value.get("type") == "Pretrained":
+                found.append(f"{path}.{key}")
+            else:
+                found += pretrained_paths(value, f"{path}.{key}")
+    return found
+
+
 def without_downloads(model_cfg) -> None:
     """Drop ImageNet initialisation (Pretrained init_cfg) from every backbone in a model config."""
     if isinstance(model_cfg, dict):

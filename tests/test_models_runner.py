@@ -11,7 +11,7 @@ pytest.importorskip("torch", reason="the detector tests need the mmdet extra (to
 pytest.importorskip("mmdet", reason="the detector tests need the mmdet extra (mmdetection)")
 
 import torch  # noqa: E402
-from models_helpers import CONFIGS, build_model, tiny_options  # noqa: E402
+from models_helpers import CONFIGS, build_model, cli_options, tiny_options  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 import kaist_kit.models  # noqa: E402,F401
@@ -28,13 +28,6 @@ CONFIG = CONFIGS / "retinanet_r18_fpn_halfway-fusion_synth.py"
 def _options(root, epochs=1):
     return {**tiny_options(root), "train_cfg.max_epochs": epochs, "train_cfg.val_interval": 1,
             "param_scheduler.1.T_max": epochs, "param_scheduler.1.end": epochs}
-
-
-def _cli_options(options):
-    def text(value):
-        return "(" + ",".join(map(str, value)) + ")" if isinstance(value, tuple) else str(value)
-
-    return [a for key, value in options.items() for a in ("--cfg-options", f"{key}={text(value)}")]
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +106,7 @@ def test_training_resumes_from_the_last_checkpoint(trained, tiny_synth, tmp_path
 def test_test_writes_coco_results_with_the_test_image_ids_and_prints_the_table(trained, tiny_synth, tmp_path):
     out = tmp_path / "halfway_result.json"
     result = CliRunner().invoke(app, ["test", str(CONFIG), str(trained / "epoch_1.pth"), "--out", str(out),
-                                      "--work-dir", str(tmp_path / "logs"), *_cli_options(tiny_options(tiny_synth))])
+                                      "--work-dir", str(tmp_path / "logs"), *cli_options(tiny_options(tiny_synth))])
     assert result.exit_code == 0, result.output
     assert "Log-average miss rate" in result.stdout and "retinanet_r18_fpn_halfway" in result.stdout
     assert "all-pedestrians" in result.stdout  # the settings of the config's metric
@@ -130,7 +123,7 @@ def test_infer_draws_the_detections_on_the_pair(trained, tiny_synth, tmp_path):
     figure = tmp_path / "pair.png"
     result = CliRunner().invoke(app, ["infer", str(CONFIG), str(trained / "epoch_1.pth"), str(visible), str(lwir),
                                       "--out", str(figure), "--score-threshold", "0.05",
-                                      *_cli_options(tiny_options(tiny_synth))])
+                                      *cli_options(tiny_options(tiny_synth))])
     assert result.exit_code == 0, result.output
     assert figure.stat().st_size > 1000 and "drawn to" in result.output
 
@@ -159,7 +152,7 @@ def test_several_processes_train_with_torchrun(tiny_synth, tmp_path):
     """--gpus 2 on a machine without a GPU: two CPU processes over gloo (a functional check)."""
     work = tmp_path / "ddp"
     proc = _run("train", CONFIG, "--gpus", "2", "--work-dir", work,
-                *_cli_options({**_options(tiny_synth), "train_cfg.val_begin": 2}))
+                *cli_options({**_options(tiny_synth), "train_cfg.val_begin": 2}))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (work / "epoch_1.pth").is_file()
     log = next(work.glob("*/*.log")).read_text()
