@@ -117,6 +117,25 @@ def test_test_writes_coco_results_with_the_test_image_ids_and_prints_the_table(t
     assert len(load_detections(out, gt)) == len(records)
 
 
+def test_test_shifts_the_thermal_pictures_when_asked(trained, tiny_synth, tmp_path):
+    def detections(*shift):
+        out = tmp_path / f"shift{'_'.join(shift) or 'none'}_result.json"
+        result = CliRunner().invoke(app, ["test", str(CONFIG), str(trained / "epoch_1.pth"), "--out", str(out),
+                                          "--work-dir", str(tmp_path / "logs"), *shift,
+                                          *cli_options(tiny_options(tiny_synth))])
+        assert result.exit_code == 0, result.output
+        return json.loads(out.read_text()), result.output
+
+    unshifted, _ = detections()
+    zero, said = detections("--shift-lwir", "0,0")
+    assert zero == unshifted and "shifted by 0 px in x and 0 px in y" in said
+    moved, said = detections("--shift-lwir", "-6,3")
+    assert moved != unshifted and "shifted by -6 px in x and 3 px in y" in said
+    bad = CliRunner().invoke(app, ["test", str(CONFIG), str(trained / "epoch_1.pth"), "--out",
+                                   str(tmp_path / "r.json"), "--shift-lwir", "4"])
+    assert bad.exit_code == 2 and "is not DX,DY" in bad.output
+
+
 def test_infer_draws_the_detections_on_the_pair(trained, tiny_synth, tmp_path):
     visible = tiny_synth / "images" / "set09" / "V000" / "visible" / "I00019.jpg"
     lwir = tiny_synth / "images" / "set09" / "V000" / "lwir" / "I00019.jpg"

@@ -58,6 +58,17 @@ def train_command(
     say(f"checkpoints and logs in {folder}")
 
 
+def parse_shift(value: str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    try:
+        dx, dy = (int(v) for v in value.split(","))
+    except ValueError:
+        raise typer.BadParameter(f"{value!r} is not DX,DY in whole pixels, e.g. 4,0 or 0,-2",
+                                 param_hint="--shift-lwir") from None
+    return dx, dy
+
+
 @app.command("test")
 def test_command(
     config: Annotated[Path, typer.Argument(help="The config the checkpoint was trained with.", show_default=False)],
@@ -66,6 +77,11 @@ def test_command(
                                           "ids: kaist-kit eval and submit read it.", show_default=False)],
     work_dir: Annotated[Path | None, typer.Option(
         help="Folder for the logs. Default: work_dirs/<config name>.")] = None,
+    shift_lwir: Annotated[str | None, typer.Option(
+        "--shift-lwir", metavar="DX,DY",
+        help="Move every thermal picture DX pixels right and DY down (negative: left, up) against the visible "
+             "one, filling the border with the picture's mean, then score as usual: the misalignment test of "
+             "AR-CNN.", show_default=False)] = None,
     cfg_options: CfgOptionsOption = None,
 ) -> None:
     """Run a checkpoint on the config's test set, write the results and print the miss rates."""
@@ -73,11 +89,14 @@ def test_command(
     from ..evaluate import evaluate_files
     from ..groundtruth import load_ground_truth
 
+    shift = parse_shift(shift_lwir)
     _models("test", (config, "config file"), (checkpoint, "checkpoint"))
     from ..models.predict import test
 
-    run = test(config, checkpoint, results, work_dir, cfg_options)
+    run = test(config, checkpoint, results, work_dir, cfg_options, shift)
     say(f"results written to {run.results}")
+    if shift:
+        say(f"thermal pictures shifted by {shift[0]} px in x and {shift[1]} px in y against the visible ones")
     gt = load_ground_truth(run.ground_truth)
     if not (~gt.ignore).any():
         say(f"{run.ground_truth} has no pedestrians to score against: no miss rates")

@@ -11,7 +11,8 @@ How a frame pair travels through the pipeline:
 - `LoadKaistPair` reads both pictures into one six-channel image, visible BGR in channels 0-2 and
   lwir in channels 3-5. mmdet's geometric transforms (Resize, RandomFlip, RandomCrop, ...; `PadPair`
   for padding) then move both modalities as one array, so they stay pixel-aligned by construction.
-- `PerModality` applies photometric transforms to each modality on its own.
+- `PerModality` applies photometric transforms to each modality on its own; `ShiftLwir` moves the
+  thermal picture against the visible one (the misalignment test of `kaist-kit test --shift-lwir`).
 - `PairDataPreprocessor` picks the modalities a model uses and normalises each with its own mean
   and std: visible RGB then lwir (six channels), or one of them alone (three).
 - The model splits the channels as it needs: `TwoStreamBackbone` (halfway fusion) runs one
@@ -26,7 +27,7 @@ otherwise); scripts of your own can call `trust_local_checkpoints`.
 """
 
 from .checkpoints import trust_local_checkpoints, trusted_checkpoints
-from .data import KaistDataset, LoadKaistPair, PadPair, PerModality
+from .data import KaistDataset, LoadKaistPair, PadPair, PerModality, ShiftLwir
 from .fusion import AttentionFusion, ConcatFusion, TwoStreamBackbone, WeightedSumFusion
 from .late_fusion import LateFusionDetector
 from .metric import KaistMetric
@@ -34,6 +35,7 @@ from .preprocessor import PairDataPreprocessor
 
 __all__ = [
     "AttentionFusion", "ConcatFusion", "KaistDataset", "KaistMetric", "LateFusionDetector",
-    "LoadKaistPair", "PadPair", "PairDataPreprocessor", "PerModality", "TwoStreamBackbone", "WeightedSumFusion",
+    "LoadKaistPair", "PadPair", "PairDataPreprocessor", "PerModality", "ShiftLwir", "TwoStreamBackbone",
+    "WeightedSumFusion",
     "trust_local_checkpoints", "trusted_checkpoints",
 ]

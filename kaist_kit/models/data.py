@@ -151,6 +151,45 @@ class LoadKaistPair(BaseTransform):
         return f"{self.__class__.__name__}(backend_args={self.backend_args})"
 
 
+def shift_picture(image: np.ndarray, dx: int, dy: int, fill) -> np.ndarray:
+    """``image`` moved ``dx`` pixels right and ``dy`` down (left and up when negative); the
+    uncovered border takes ``fill`` (one value, or one per channel)."""
+    height, width = image.shape[:2]
+    shifted = np.empty_like(image)
+    shifted[...] = fill
+    if abs(dx) < width and abs(dy) < height:
+        shifted[max(dy, 0):height + min(dy, 0), max(dx, 0):width + min(dx, 0)] = \
+            image[max(-dy, 0):height - max(dy, 0), max(-dx, 0):width - max(dx, 0)]
+    return shifted
+
+
+@TRANSFORMS.register_module()
+class ShiftLwir(BaseTransform):
+    """Move the thermal picture ``shift=(dx, dy)`` pixels against the visible one, filling the
+    uncovered border with the thermal picture's mean (per channel).
+
+    The position-shift test of Zhang et al.'s AR-CNN (ICCV 2019): how a fusion detector copes
+    with the visible/thermal misalignment KAIST is known for. Put it right after
+    `LoadKaistPair`, so that the shift is in the pictures' own pixels; the boxes stay where
+    they are. `kaist-kit test --shift-lwir DX,DY` inserts it into the test pipeline.
+    """
+
+    def __init__(self, shift: Sequence[int] = (0, 0)):
+        self.dx, self.dy = (int(v) for v in shift)
+
+    def transform(self, results: dict) -> dict:
+        image = results["img"]
+        lwir = image[..., CHANNELS["lwir"]]
+        fill = np.rint(lwir.mean(axis=(0, 1))).astype(image.dtype)
+        image = image.copy()
+        image[..., CHANNELS["lwir"]] = shift_picture(lwir, self.dx, self.dy, fill)
+        results["img"] = image
+        return results
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}(shift=({self.dx}, {self.dy}))"
+
+
 @TRANSFORMS.register_module()
 class PadPair(Pad):
     """mmdet's ``Pad`` for the six-channel pair.

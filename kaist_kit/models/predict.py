@@ -29,11 +29,22 @@ def _check_checkpoint(checkpoint: str | os.PathLike) -> Path:
     return path
 
 
+def shift_lwir_at_test(cfg, shift: tuple[int, int]) -> None:
+    """Insert `ShiftLwir` right after the test pipeline's `LoadKaistPair`."""
+    pipeline = cfg.test_dataloader.dataset.pipeline
+    loads = [k for k, step in enumerate(pipeline) if step.get("type") == "LoadKaistPair"]
+    if not loads:
+        raise InputError("--shift-lwir needs LoadKaistPair in the config's test pipeline")
+    pipeline.insert(loads[0] + 1, dict(type="ShiftLwir", shift=tuple(int(v) for v in shift)))
+
+
 def test(config: str | os.PathLike, checkpoint: str | os.PathLike, out: str | os.PathLike,
-         work_dir: str | os.PathLike | None = None, cfg_options: Sequence[str] | dict | None = None) -> TestRun:
+         work_dir: str | os.PathLike | None = None, cfg_options: Sequence[str] | dict | None = None,
+         shift_lwir: tuple[int, int] | None = None) -> TestRun:
     """Run ``checkpoint`` on the config's test set; write its detections to ``out`` (COCO result
     JSON, replaced atomically) and score them with the config's `KaistMetric` (one is added when
-    the test evaluator has none)."""
+    the test evaluator has none). ``shift_lwir=(dx, dy)`` moves every thermal picture that many
+    pixels against the visible one first (`ShiftLwir`: the misalignment test)."""
     from mmengine.runner import Runner
 
     from .checkpoints import trusted_checkpoints
@@ -44,6 +55,8 @@ def test(config: str | os.PathLike, checkpoint: str | os.PathLike, out: str | os
     cfg.resume = False
     cfg.launcher = "none"
     cfg.work_dir = str(work_dir or default_work_dir(config))
+    if shift_lwir is not None:
+        shift_lwir_at_test(cfg, shift_lwir)
     evaluators = cfg.test_evaluator if isinstance(cfg.test_evaluator, list) else [cfg.test_evaluator]
     kaist = [e for e in evaluators if e.get("type") == "KaistMetric"]
     if not kaist:
