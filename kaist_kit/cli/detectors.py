@@ -128,3 +128,26 @@ def infer_command(
     found = infer(config, checkpoint, visible, lwir, figure, score_threshold, cfg_options)
     shown = int((found.scores >= score_threshold).sum())
     say(f"{shown} detections scoring {score_threshold:g} or more (of {len(found.scores)}) drawn to {figure}")
+
+
+@app.command("init-checkpoint")
+def init_checkpoint_command(
+    config: Annotated[Path, typer.Argument(help="The config to start, e.g. "
+                                           "configs/faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py.",
+                                           show_default=False)],
+    source: Annotated[str, typer.Argument(
+        help="A single-stream mmdetection detector (e.g. a COCO Faster R-CNN or RetinaNet R50-FPN) or a backbone "
+             "checkpoint (torchvision's ResNet layout): a .pth file or an http(s) URL.", show_default=False)],
+    init: Annotated[Path, typer.Option("--out", help="Checkpoint to write, for --cfg-options load_from=INIT.pth.",
+                                       show_default=False)],
+    cfg_options: CfgOptionsOption = None,
+) -> None:
+    """Fill a config's model from a single-stream detector or backbone: a checkpoint to train from."""
+    local = [] if "://" in source else [(Path(source), "checkpoint")]
+    _models("init-checkpoint", (config, "config file"), *local)
+    from ..models.init_checkpoint import init_checkpoint
+
+    made = init_checkpoint(config, source, init, cfg_options)
+    for line in made.summary():
+        out.print(line, markup=False, highlight=False)
+    say(f"written to {made.out}: train from it with --cfg-options load_from={made.out}")
