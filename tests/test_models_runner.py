@@ -166,6 +166,27 @@ def test_bad_input_is_a_one_line_error(trained, tiny_synth, tmp_path):
     assert options.returncode == 2 and "is not KEY=VALUE" in options.stderr
 
 
+def test_amp_swaps_in_mmengine_s_amp_optimizer_wrapper(tiny_synth):
+    from kaist_kit.errors import InputError
+    from kaist_kit.models.train import use_amp
+
+    cfg = load_config(CONFIG, tiny_options(tiny_synth))
+    use_amp(cfg)
+    assert cfg.optim_wrapper.type == "AmpOptimWrapper" and cfg.optim_wrapper.loss_scale == "dynamic"
+    assert cfg.optim_wrapper.optimizer.type == "AdamW" and cfg.optim_wrapper.clip_grad.max_norm == 10
+    cfg.optim_wrapper.type = "SomeOtherWrapper"
+    with pytest.raises(InputError, match="the config's optim_wrapper is SomeOtherWrapper"):
+        use_amp(cfg)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message on a machine without a GPU")
+def test_amp_without_a_gpu_says_so(tmp_path):
+    proc = _run("train", CONFIG, "--amp", "--work-dir", tmp_path / "amp")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("error: --amp needs a CUDA GPU")
+    assert not (tmp_path / "amp").exists()
+
+
 @pytest.mark.skipif(torch.cuda.is_available() and torch.cuda.device_count() < 2, reason="one GPU only")
 def test_several_processes_train_with_torchrun(tiny_synth, tmp_path):
     """--gpus 2 on a machine without a GPU: two CPU processes over gloo (a functional check)."""

@@ -42,6 +42,9 @@ def train_command(
              "data-parallel training with torchrun (on a CPU-only machine: that many CPU processes).")] = 1,
     resume: Annotated[bool, typer.Option("--resume", help="Continue from the work folder's last checkpoint.")]
     = False,
+    amp: Annotated[bool, typer.Option("--amp", help="Mixed precision (mmengine's AmpOptimWrapper: float16 with "
+                                                    "dynamic loss scaling), as mmdetection's --amp; CUDA GPUs only.")]
+    = False,
     cfg_options: CfgOptionsOption = None,
 ) -> None:
     """Train a detector from an mmdetection config (needs the mmdet extra)."""
@@ -51,7 +54,7 @@ def train_command(
     from ..models.train import train
 
     try:
-        folder = train(config, work_dir, gpus, resume, cfg_options)
+        folder = train(config, work_dir, gpus, resume, cfg_options, amp)
     except subprocess.CalledProcessError as exc:
         say(f"error: distributed training stopped with exit code {exc.returncode}")
         raise typer.Exit(exc.returncode or 1) from None
