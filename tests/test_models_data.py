@@ -189,3 +189,17 @@ def test_shift_lwir_moves_the_thermal_picture_only_and_fills_with_its_mean(tmp_p
     assert 0 < mean[0] < 120  # the mean of a mostly black picture with a bright shape
     unmoved = TRANSFORMS.build(dict(type="ShiftLwir", shift=(0, 0)))(load(dict(pair)))["img"]
     assert np.array_equal(unmoved, original)
+
+
+def test_joining_channels_with_opencv_equals_numpy_s_concatenation():
+    from kaist_kit.models.data import join_channels
+
+    rng = np.random.default_rng(4)
+    for dtype in (np.uint8, np.float32):
+        for height, width in ((1, 1), (7, 5), (128, 160)):
+            pictures = [(rng.random((height, width, 3)) * 300 - 20).astype(dtype) for _ in range(2)]
+            joined = join_channels(pictures)
+            assert joined.dtype == dtype and np.array_equal(joined, np.concatenate(pictures, axis=2))
+    image = rng.integers(0, 256, (32, 48, 6), dtype=np.uint8)
+    unchanged = TRANSFORMS.build(dict(type="PerModality"))(dict(img=image.copy()))["img"]
+    assert np.array_equal(unchanged, image)

@@ -84,3 +84,16 @@ def test_each_kaist_config_trains_tests_and_infers_on_real_pairs(config, kaist_p
         assert figure.stat().st_size > 10_000 and "drawn to" in drawn.output
     finally:
         shutil.rmtree(work, ignore_errors=True)  # a few hundred MB of checkpoint per config
+
+
+def test_pictures_decode_to_the_same_pixels_with_the_faster_flags(kaist_pairs):
+    """The kit decodes ignoring EXIF orientation (faster); on KAIST's pictures that changes nothing."""
+    import cv2
+    import numpy as np
+
+    from kaist_kit.models.data import read_picture
+
+    pictures = sorted((kaist_pairs / "images").rglob("*.jpg"))
+    assert len(pictures) == 16
+    for path in pictures:
+        assert np.array_equal(read_picture(str(path)), cv2.imread(str(path), cv2.IMREAD_COLOR)), path

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+import cv2
 import mmcv
 import numpy as np
 from mmcv.transforms import BaseTransform
@@ -21,6 +22,12 @@ from ..settings import KAIST_FRAME_SIZE
 MODALITIES = ("visible", "lwir")
 # Where each modality sits in the six-channel image that `LoadKaistPair` builds.
 CHANNELS = {"visible": slice(0, 3), "lwir": slice(3, 6)}
+
+def join_channels(pictures: Sequence[np.ndarray]) -> np.ndarray:
+    """``np.concatenate(pictures, axis=2)``, several times faster: numpy copies a channel axis in
+    steps of a few bytes, OpenCV's merge in vectors."""
+    return cv2.merge(list(pictures))
+
 
 def frame_name(path: str | os.PathLike) -> str:
     """'setXX/VYYY/IZZZZZ' when a picture's path names a KAIST frame, else the file name."""
@@ -119,7 +126,9 @@ def read_picture(path: str, backend_args: dict | None = None) -> np.ndarray:
         raise InputError("no such picture", path) from None
     except OSError as exc:
         raise InputError(f"cannot read the picture: {exc.strerror or exc}", path) from None
-    image = mmcv.imfrombytes(data, flag="color")
+    # Ignoring EXIF orientation decodes faster and gives KAIST's pictures, which carry none, the
+    # same pixels; a camera pair is read as its sensors recorded it.
+    image = mmcv.imfrombytes(data, flag="color_ignore_orientation")
     if image is None:
         raise InputError("cannot decode the picture (not a JPEG or PNG?)", path)
     return image
@@ -143,7 +152,7 @@ class LoadKaistPair(BaseTransform):
         if visible.shape != lwir.shape:
             raise InputError(f"the lwir picture is {lwir.shape[1]}x{lwir.shape[0]} but the visible one "
                              f"{visible.shape[1]}x{visible.shape[0]}", results["lwir_path"])
-        results["img"] = np.concatenate([visible, lwir], axis=2)
+        results["img"] = join_channels([visible, lwir])
         results["img_shape"] = results["ori_shape"] = visible.shape[:2]
         return results
 
@@ -218,10 +227,10 @@ class PerModality(BaseTransform):
                            "lwir": [TRANSFORMS.build(t) for t in lwir]}
 
     def transform(self, results: dict) -> dict | None:
-        image = results["img"]
+        channels = cv2.split(results["img"])
         parts = []
         for modality in MODALITIES:
-            part: dict | None = dict(img=np.ascontiguousarray(image[..., CHANNELS[modality]]))
+            part: dict | None = dict(img=join_channels(channels[CHANNELS[modality]]))
             for step in self.transforms[modality]:
                 part = step(part)
                 if part is None:
@@ -229,7 +238,7 @@ class PerModality(BaseTransform):
             parts.append(part["img"])
         if parts[0].dtype != parts[1].dtype:
             parts = [p.astype(np.float32) for p in parts]
-        results["img"] = np.concatenate(parts, axis=2)
+        results["img"] = join_channels(parts)
         return results
 
     def __repr__(self) -> str:
