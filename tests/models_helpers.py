@@ -36,12 +36,17 @@ def cli_options(options: dict) -> list[str]:
     return [a for key, value in options.items() for a in ("--cfg-options", f"{key}={text(value)}")]
 
 
+def loads_weights(init_cfg) -> bool:
+    """Whether an ``init_cfg`` reads a checkpoint (Pretrained, the kit's PairPretrained)."""
+    return isinstance(init_cfg, dict) and "checkpoint" in init_cfg
+
+
 def pretrained_paths(node, path: str = "model") -> list[str]:
-    """Dotted paths of every ``init_cfg`` that loads weights (Pretrained) in a model config."""
+    """Dotted paths of every ``init_cfg`` that loads weights in a model config."""
     found = []
     if isinstance(node, dict):
         for key, value in node.items():
-            if key == "init_cfg" and isinstance(value, dict) and value.get("type") == "Pretrained":
+            if key == "init_cfg" and loads_weights(value):
                 found.append(f"{path}.{key}")
             else:
                 found += pretrained_paths(value, f"{path}.{key}")
@@ -49,10 +54,10 @@ def pretrained_paths(node, path: str = "model") -> list[str]:
 
 
 def without_downloads(model_cfg) -> None:
-    """Drop ImageNet initialisation (Pretrained init_cfg) from every backbone in a model config."""
+    """Drop ImageNet initialisation (init_cfg that loads weights) from every backbone in a model config."""
     if isinstance(model_cfg, dict):
         for key, value in model_cfg.items():
-            if key == "init_cfg" and isinstance(value, dict) and value.get("type") == "Pretrained":
+            if key == "init_cfg" and loads_weights(value):
                 model_cfg[key] = None
             else:
                 without_downloads(value)

@@ -240,3 +240,16 @@ def test_a_source_that_fills_nothing_is_refused(tmp_path):
     missing = subprocess.run([sys.executable, "-m", "kaist_kit", "init-checkpoint", str(config),
                               str(tmp_path / "nope.pth"), "--out", str(out)], capture_output=True, text=True)
     assert missing.returncode == 2 and missing.stderr.strip().endswith("nope.pth: no such checkpoint")
+
+
+def test_early_fusion_starts_its_six_channel_convolution_from_imagenet_halved(resnet50):
+    path, weights = resnet50
+    config = CONFIGS / "faster-rcnn_r50_fpn_early-fusion_1x_kaist.py"
+    model = MODELS.build(load_config(config, [f"model.backbone.init_cfg.checkpoint={path}"]).model)
+    model.init_weights()
+    state = model.backbone.state_dict()
+    assert torch.equal(state["conv1.weight"], torch.cat([weights["conv1.weight"]] * 2, dim=1) / 2)
+    assert not model.backbone.conv1.weight.requires_grad  # frozen with the stem, as in the other configs
+    for key, value in state.items():
+        if key != "conv1.weight":
+            assert torch.equal(value, weights[key]), key

@@ -17,7 +17,8 @@ How a frame pair travels through the pipeline:
   and std: visible RGB then lwir (six channels), or one of them alone (three).
 - The model splits the channels as it needs: `TwoStreamBackbone` (halfway fusion) runs one
   backbone per modality and fuses each stage with a `ConcatFusion`, `WeightedSumFusion` or
-  `AttentionFusion`; early fusion is a single backbone with ``in_channels=6``;
+  `AttentionFusion`; early fusion is a single backbone with ``in_channels=6`` (`PairPretrained`
+  starts its first convolution from a three-channel checkpoint);
   `LateFusionDetector` runs one detector per modality and merges their boxes.
 - `KaistMetric` scores the predictions with the kit's evaluator (LAMR all / day / night).
 
@@ -29,13 +30,13 @@ otherwise); scripts of your own can call `trust_local_checkpoints`.
 from .checkpoints import trust_local_checkpoints, trusted_checkpoints
 from .data import KaistDataset, LoadKaistPair, PadPair, PerModality, ShiftLwir
 from .fusion import AttentionFusion, ConcatFusion, TwoStreamBackbone, WeightedSumFusion
+from .init_checkpoint import PairPretrained, init_checkpoint
 from .late_fusion import LateFusionDetector
 from .metric import KaistMetric
 from .preprocessor import PairDataPreprocessor
 
 __all__ = [
-    "AttentionFusion", "ConcatFusion", "KaistDataset", "KaistMetric", "LateFusionDetector",
-    "LoadKaistPair", "PadPair", "PairDataPreprocessor", "PerModality", "ShiftLwir", "TwoStreamBackbone",
-    "WeightedSumFusion",
-    "trust_local_checkpoints", "trusted_checkpoints",
+    "AttentionFusion", "ConcatFusion", "KaistDataset", "KaistMetric", "LateFusionDetector", "LoadKaistPair",
+    "PadPair", "PairDataPreprocessor", "PairPretrained", "PerModality", "ShiftLwir", "TwoStreamBackbone",
+    "WeightedSumFusion", "init_checkpoint", "trust_local_checkpoints", "trusted_checkpoints",
 ]

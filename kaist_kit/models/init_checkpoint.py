@@ -26,6 +26,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mmdet.registry import WEIGHT_INITIALIZERS
+from mmengine.model.weight_init import PretrainedInit
+
 from ..errors import InputError, quantity
 from .config import load_config
 
@@ -104,7 +107,6 @@ def _source_group(target_group: str, target: str, source: str) -> str:
 def read_source(source: str):
     """The state dict of a checkpoint: a local file or an http(s) URL, in mmengine's layout
     (``state_dict``), as a bare state dict (torchvision's) or under ``model``."""
-    import torch
     from mmengine.runner.checkpoint import CheckpointLoader
 
     from .checkpoints import trusted_checkpoints
@@ -118,16 +120,70 @@ def read_source(source: str):
     except Exception as exc:  # torch.load raises whatever unpickling meets
         raise InputError(f"cannot read the checkpoint: {type(exc).__name__}: {exc}".splitlines()[0],
                          source) from None
+    weights = state_dict_of(checkpoint)
+    if not weights:
+        raise InputError("not a checkpoint: it holds no tensors", source)
+    return weights
+
+
+def state_dict_of(checkpoint) -> dict:
+    """The named tensors of a loaded checkpoint (under ``state_dict`` or ``model``, or bare),
+    without the ``module.`` prefix of distributed training."""
+    import torch
+
     if isinstance(checkpoint, dict):
         for key in ("state_dict", "model"):
             if isinstance(checkpoint.get(key), dict):
                 checkpoint = checkpoint[key]
                 break
-    weights = {k.removeprefix("module."): v for k, v in (checkpoint or {}).items()
-               if isinstance(k, str) and isinstance(v, torch.Tensor)} if isinstance(checkpoint, dict) else {}
-    if not weights:
-        raise InputError("not a checkpoint: it holds no tensors", source)
-    return weights
+    if not isinstance(checkpoint, dict):
+        return {}
+    return {k.removeprefix("module."): v for k, v in checkpoint.items()
+            if isinstance(k, str) and isinstance(v, torch.Tensor)}
+
+
+def fits_pair(target, value) -> bool:
+    """Whether ``target`` is a convolution reading the six-channel pair where ``value`` reads three."""
+    return (target.dim() == 4 and value.dim() == 4 and target.shape[1] == 6 and value.shape[1] == 3
+            and target.shape[0] == value.shape[0] and target.shape[2:] == value.shape[2:])
+
+
+def halved_pair(value):
+    """A three-channel convolution's weights copied to both halves of six channels and halved: a
+    pair of identical pictures then gives the source's response to one of them."""
+    import torch
+
+    return torch.cat([value, value], dim=1) / 2
+
+
+@WEIGHT_INITIALIZERS.register_module()
+class PairPretrained(PretrainedInit):
+    """mmengine's ``Pretrained`` initialisation for a backbone that reads the six-channel pair
+    (early fusion), e.g. ``init_cfg=dict(type='PairPretrained', checkpoint=...)``.
+
+    The checkpoint loads as with ``Pretrained``, except that a convolution reading six channels
+    where the checkpoint's reads three (the first one) gets them copied and halved, as
+    `init_checkpoint` does, instead of starting from random weights.
+    """
+
+    def __call__(self, module) -> None:
+        from mmengine.logging import print_log
+        from mmengine.model.weight_init import update_init_info
+        from mmengine.runner.checkpoint import CheckpointLoader, load_state_dict
+
+        print_log(f"load model from: {self.checkpoint}", logger="current")
+        state = state_dict_of(CheckpointLoader.load_checkpoint(self.checkpoint, map_location=self.map_location,
+                                                               logger="current"))
+        if self.prefix:
+            state = {k[len(self.prefix):]: v for k, v in state.items() if k.startswith(self.prefix)}
+        own = module.state_dict()
+        for key, value in state.items():
+            if key in own and fits_pair(own[key], value):
+                state[key] = halved_pair(value)
+                print_log(f"{key}: the checkpoint's {HALVED}", logger="current")
+        load_state_dict(module, state, strict=False, logger="current")
+        if hasattr(module, "_params_init_info"):
+            update_init_info(module, init_info=self._get_init_info())
 
 
 def _streams(model) -> list[tuple[str, str]]:
@@ -205,9 +261,8 @@ def init_checkpoint(config: str | os.PathLike, source: str | os.PathLike, out: s
         elif value.shape == target.shape:
             state[key] = value.to(target.dtype)
             made.filled[key] = original[name]
-        elif (target.dim() == 4 and value.dim() == 4 and target.shape[1] == 6 and value.shape[1] == 3
-              and target.shape[0] == value.shape[0] and target.shape[2:] == value.shape[2:]):
-            state[key] = (torch.cat([value, value], dim=1) / 2).to(target.dtype)
+        elif fits_pair(target, value):
+            state[key] = halved_pair(value).to(target.dtype)
             made.filled[key] = original[name]
             made.halved.append(key)
         else:
