@@ -126,8 +126,9 @@ def read_picture(path: str, backend_args: dict | None = None) -> np.ndarray:
         raise InputError("no such picture", path) from None
     except OSError as exc:
         raise InputError(f"cannot read the picture: {exc.strerror or exc}", path) from None
-    # Ignoring EXIF orientation decodes faster and gives KAIST's pictures, which carry none, the
-    # same pixels; a camera pair is read as its sensors recorded it.
+    # Ignoring EXIF orientation skips reading the metadata and gives KAIST's pictures, which carry
+    # none, the same pixels (benchmarks/loader_speed.py); a camera pair is read as its sensors
+    # recorded it.
     image = mmcv.imfrombytes(data, flag="color_ignore_orientation")
     if image is None:
         raise InputError("cannot decode the picture (not a JPEG or PNG?)", path)
