@@ -209,7 +209,9 @@ def main() -> None:
         "",
         f"**{statistics.median(speeds):.1f} pairs per second per worker** (median of {args.rounds} rounds; "
         f"best {max(speeds):.1f}, worst {min(speeds):.1f}); the goal is {GOAL}, so that 4 workers keep a GPU "
-        f"busy: {'met' if statistics.median(speeds) >= GOAL else 'NOT met'} in this run.",
+        f"busy: {'met' if statistics.median(speeds) >= GOAL else 'NOT met'} in this run. On a shared machine "
+        "separate runs differ by tens of percent with the work beside them; the best and worst rounds show the "
+        "spread.",
         "",
         *rows,
         "",
