@@ -312,8 +312,8 @@ def gpu_speed(args) -> None:
         write_section(doc, heading, section)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def synthetic_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of a synthetic run (see `synthetic_run`), shared with misalignment_synth.py."""
     parser.add_argument("--family", choices=("retinanet", "faster-rcnn"), default="retinanet")
     parser.add_argument("--size", default="320x256", help="synthetic picture size WIDTHxHEIGHT")
     parser.add_argument("--train", type=int, default=400, help="synthetic training frames")
@@ -321,6 +321,12 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--setting", default="reasonable")
+    parser.add_argument("--work", type=Path, default=ROOT / "runs" / "fusion-synth")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    synthetic_arguments(parser)
     parser.add_argument("--gpu", action="store_true", help="measure speed on a GPU instead")
     parser.add_argument("--amp", action="store_true", help="--gpu: in mixed precision")
     parser.add_argument("--iters", type=int, default=100, help="--gpu: training iterations to time")
@@ -328,7 +334,6 @@ def main() -> None:
     parser.add_argument("--latency-frames", type=int, default=50, help="--gpu: test frames to time")
     parser.add_argument("--workers", type=int, default=8, help="--gpu: data loading processes")
     parser.add_argument("--device", default="cuda", help="--gpu: cuda, cuda:1, ... (cpu only checks the code)")
-    parser.add_argument("--work", type=Path, default=ROOT / "runs" / "fusion-synth")
     parser.add_argument("--doc", type=Path, nargs="+", default=[ROOT / "docs" / "benchmarks.md",
                                                                  ROOT / "docs" / "training.md"],
                         help="documents whose section to replace")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fusion_synth import ROOT, machine, synthetic_config, synthetic_run  # noqa: E402
+from fusion_synth import ROOT, machine, synthetic_arguments, synthetic_config, synthetic_run  # noqa: E402
 from record import write_section  # noqa: E402
 
 from kaist_kit.errors import KitWarning  # noqa: E402
@@ -57,15 +57,8 @@ def plot(rows: dict, shifts: list[int], setting: str, figure: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--family", choices=("retinanet", "faster-rcnn"), default="retinanet")
-    parser.add_argument("--size", default="320x256", help="synthetic picture size WIDTHxHEIGHT")
-    parser.add_argument("--train", type=int, default=400, help="synthetic training frames")
-    parser.add_argument("--test", type=int, default=600, help="synthetic test frames")
-    parser.add_argument("--epochs", type=int, default=8)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--setting", default="reasonable")
+    synthetic_arguments(parser)
     parser.add_argument("--shifts", type=int, nargs="+", default=[0, 2, 4, 6, 8], help="pixels, 0 first")
-    parser.add_argument("--work", type=Path, default=ROOT / "runs" / "fusion-synth")
     parser.add_argument("--doc", type=Path, nargs="+", default=[ROOT / "docs" / "benchmarks.md"])
     parser.add_argument("--figure", type=Path, default=ROOT / "docs" / "figures" / "misalignment-synth.png")
     args = parser.parse_args()
