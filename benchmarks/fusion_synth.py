@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from record import describe, write_section  # noqa: E402
+from record import describe, publish  # noqa: E402
 
 from kaist_kit.converters import convert  # noqa: E402
 from kaist_kit.errors import KitWarning  # noqa: E402
@@ -117,7 +117,7 @@ def fusion_table(args) -> None:
         cells = " | ".join(f"{100 * scores[s].lamr:.2f}" for s in ("all", "day", "night"))
         table.append(f"| {title} | `{config}` | {cells} | {train_seconds / 60:.1f} min | {test_seconds:.0f} s |")
     counts = ", ".join(f"{s} {fusion[s].n_gt}" for s in ("all", "day", "night"))
-    section = "\n".join([
+    publish(args.doc, SECTION, [
         SECTION,
         "",
         f"Measured by `python benchmarks/fusion_synth.py --family {args.family} --size {args.size} --train "
@@ -141,9 +141,6 @@ def fusion_table(args) -> None:
         "pedestrians before sun-warmed walls by day and takes warm posts for them, day and night.",
         "",
     ])
-    print(section)
-    for doc in args.doc:
-        write_section(doc, SECTION, section)
 
 
 def check_gpu(args) -> None:
@@ -288,7 +285,8 @@ def gpu_speed(args) -> None:
                      f"{1000 * latency:.1f} ms |")
     where = torch.cuda.get_device_name(device) if cuda else "the CPU"
     heading = GPU_SECTIONS[args.amp]
-    section = "\n".join([
+    # Figures of a run on the CPU (--device cpu, to try the script) are shown, never recorded.
+    publish(args.doc if cuda else [], heading, [
         heading,
         "",
         f"Measured by `python benchmarks/fusion_synth.py --gpu{' --amp' if args.amp else ''} --iters {args.iters} "
@@ -304,12 +302,8 @@ def gpu_speed(args) -> None:
         "preprocessor, not decoding the pictures.",
         "",
     ])
-    print(section)
     if not cuda:
         print("(on the CPU: not recorded)")
-        return
-    for doc in args.doc:
-        write_section(doc, heading, section)
 
 
 def synthetic_arguments(parser: argparse.ArgumentParser) -> None:

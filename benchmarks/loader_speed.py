@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from record import describe, write_section  # noqa: E402
+from record import describe, publish  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 KAIST = ROOT.parent / "shared" / "data" / "kaist"
@@ -196,7 +196,7 @@ def main() -> None:
     flag_rows += [f"| {name} | {ms:.2f} | {'yes' if same else 'no'} |" for name, ms, same in flags]
     join_rows = ["| joining the two pictures | ms per pair | same array |", "|---|---:|---|"]
     join_rows += [f"| {name} | {ms:.2f} | {'yes' if same else 'no'} |" for name, ms, same in joins]
-    section = "\n".join([
+    publish(args.doc, SECTION, [
         SECTION,
         "",
         f"Measured by `python benchmarks/loader_speed.py --rounds {args.rounds}` on: {describe()}; load average "
@@ -230,9 +230,6 @@ def main() -> None:
         *join_rows,
         "",
     ])
-    print(section)
-    for doc in args.doc:
-        write_section(doc, SECTION, section)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fusion_synth import ROOT, machine, synthetic_arguments, synthetic_config, synthetic_run  # noqa: E402
-from record import write_section  # noqa: E402
+from record import publish  # noqa: E402
 
 from kaist_kit.errors import KitWarning  # noqa: E402
 from kaist_kit.evaluate import evaluate_files  # noqa: E402
@@ -109,7 +109,7 @@ def main() -> None:
         table.append(f"| {shift} | {cells} |")
     figure = args.figure.relative_to(args.doc[0].parent) if args.figure.is_relative_to(args.doc[0].parent) \
         else args.figure
-    section = "\n".join([
+    publish(args.doc, SECTION, [
         SECTION,
         "",
         f"Measured by `python benchmarks/misalignment_synth.py --family {args.family} --size {args.size} --train "
@@ -141,9 +141,6 @@ def main() -> None:
         "The model was trained on aligned pairs only.",
         "",
     ])
-    print(section)
-    for doc in args.doc:
-        write_section(doc, SECTION, section)
 
 
 if __name__ == "__main__":
