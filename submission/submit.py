@@ -56,8 +56,16 @@ MANIFEST_SUFFIX = ".manifest.json"  # beside NAME.json: NAME.manifest.json
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
 
+class _OfInspection:
+    inspection: Inspection
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.inspection.findings
+
+
 @dataclass
-class PackageReport:
+class PackageReport(_OfInspection):
     out: Path  # the results JSON to upload, or the zip that holds it
     results_name: str  # the results file's name (inside the zip, for a zip)
     results_bytes: int
@@ -73,16 +81,12 @@ class PackageReport:
         return str(self.out) if self.zip_bytes is None else f"{self.results_name} (inside {self.out})"
 
     @property
-    def findings(self) -> list[Finding]:
-        return self.inspection.findings
-
-    @property
     def results(self) -> list[Result]:
         return self.inspection.results
 
 
 @dataclass
-class CheckReport:
+class CheckReport(_OfInspection):
     path: Path
     inspection: Inspection
     verdict: str  # "correct", "mistake", "mis-score", "crash" or "not-accepted"
@@ -94,10 +98,6 @@ class CheckReport:
     @property
     def ok(self) -> bool:
         return self.verdict == "correct"
-
-    @property
-    def findings(self) -> list[Finding]:
-        return self.inspection.findings
 
     @property
     def packaged(self) -> list[Result]:

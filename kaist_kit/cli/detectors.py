@@ -11,6 +11,11 @@ from ..errors import InputError
 from .app import app, out, say
 from .options import CfgOptionsOption
 
+# The two arguments `test` and `infer` begin with.
+TrainedConfigArgument = Annotated[Path, typer.Argument(
+    metavar="CONFIG", help="The config the checkpoint was trained with.", show_default=False)]
+CheckpointArgument = Annotated[Path, typer.Argument(metavar="CHECKPOINT", help="A checkpoint (.pth).",
+                                                    show_default=False)]
 
 def _models(verb: str, *files: tuple[Path, str]):
     """The detector package, or a one-line error saying how to install what it needs.
@@ -73,10 +78,8 @@ def parse_shift(value: str | None) -> tuple[int, int] | None:
 
 @app.command("test")
 def test_command(
-    config: Annotated[Path, typer.Argument(metavar="CONFIG", help="The config the checkpoint was trained with.",
-                                           show_default=False)],
-    checkpoint: Annotated[Path, typer.Argument(metavar="CHECKPOINT", help="A checkpoint (.pth).",
-                                               show_default=False)],
+    config: TrainedConfigArgument,
+    checkpoint: CheckpointArgument,
     results: Annotated[Path, typer.Option("--out", metavar="FILE", help="COCO result JSON to write, with the test "
                                           "set's image ids: kaist-kit eval and submit read it.", show_default=False)],
     work_dir: Annotated[Path | None, typer.Option(
@@ -111,10 +114,8 @@ def test_command(
 
 @app.command("infer")
 def infer_command(
-    config: Annotated[Path, typer.Argument(metavar="CONFIG", help="The config the checkpoint was trained with.",
-                                           show_default=False)],
-    checkpoint: Annotated[Path, typer.Argument(metavar="CHECKPOINT", help="A checkpoint (.pth).",
-                                               show_default=False)],
+    config: TrainedConfigArgument,
+    checkpoint: CheckpointArgument,
     visible: Annotated[Path, typer.Argument(metavar="VISIBLE", help="The colour picture.", show_default=False)],
     lwir: Annotated[Path, typer.Argument(metavar="LWIR", help="The thermal picture of the same frame.",
                                          show_default=False)],
