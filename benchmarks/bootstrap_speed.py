@@ -11,14 +11,13 @@ other work on the machine, with the median beside it.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from record import describe, timed, write_section  # noqa: E402
+from record import describe, publish, real_files_arguments, timed  # noqa: E402
 
 from kaist_kit.bootstrap import bootstrap_intervals  # noqa: E402
 from kaist_kit.detections import load_detections  # noqa: E402
@@ -28,16 +27,10 @@ from kaist_kit.evaluate import Evaluation  # noqa: E402
 from kaist_kit.groundtruth import load_ground_truth  # noqa: E402
 from kaist_kit.settings import LEADERBOARD, SPLITS  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kaist", type=Path, default=ROOT.parent / "shared" / "data" / "kaist")
-    parser.add_argument("--repeat", type=int, default=7)
+    parser = real_files_arguments(__doc__.splitlines()[0], repeat=7)
     parser.add_argument("--resamples", type=int, default=1000)
-    parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "benchmarks.md")
     args = parser.parse_args()
     warnings.simplefilter("ignore", KitWarning)
 
@@ -65,7 +58,7 @@ def main() -> None:
     table = ["| step | best | median |", "|---|---:|---:|"]
     table += [f"| {name} | {1000 * best:.0f} ms | {1000 * med:.0f} ms |" for name, best, med in rows]
     found = ", ".join(f"{split} [{100 * lo:.2f}, {100 * hi:.2f}]" for split, (lo, hi) in intervals.items())
-    section = "\n".join([
+    publish(args.doc, "## Bootstrap speed", [
         "## Bootstrap speed",
         "",
         f"Measured by `python benchmarks/bootstrap_speed.py` on: {machine}.",
@@ -78,8 +71,6 @@ def main() -> None:
         "The target is 10 s for 1,000 resamples of reasonable all / day / night.",
         "",
     ])
-    print(section)
-    write_section(args.doc, "## Bootstrap speed", section)
 
 
 if __name__ == "__main__":

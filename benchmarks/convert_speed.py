@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from record import describe, write_section  # noqa: E402
+from record import describe, publish  # noqa: E402
 
 from kaist_kit.converters import convert  # noqa: E402
 
@@ -66,7 +66,7 @@ def main() -> None:
         size = out.stat().st_size
 
     read_s, convert_s = statistics.median(reads), statistics.median(converts)
-    section = "\n".join([
+    publish(args.doc, "## Converting the official XML tree", [
         "## Converting the official XML tree",
         "",
         f"Measured by `python benchmarks/convert_speed.py` on: {describe()}.",
@@ -84,8 +84,6 @@ def main() -> None:
         "the next (mostly 1.33 to 1.38).",
         "",
     ])
-    print(section)
-    write_section(args.doc, "## Converting the official XML tree", section)
 
 
 if __name__ == "__main__":

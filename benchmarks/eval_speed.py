@@ -9,14 +9,13 @@ least disturbed by other work on the machine) with the median beside it.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from record import describe, timed, write_section  # noqa: E402
+from record import describe, publish, real_files_arguments, timed  # noqa: E402
 
 from kaist_kit.detections import load_detections  # noqa: E402
 from kaist_kit.errors import KitWarning  # noqa: E402
@@ -24,17 +23,12 @@ from kaist_kit.evaluate import Evaluation  # noqa: E402
 from kaist_kit.groundtruth import load_ground_truth  # noqa: E402
 from kaist_kit.settings import SETTINGS, SPLITS  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 FILES = ("MBNet_result.txt", "MLPD_result.txt", "MLPD_result.json", "MBNet-per-image.tar.gz")
 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kaist", type=Path, default=ROOT.parent / "shared" / "data" / "kaist")
-    parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "benchmarks.md")
-    args = parser.parse_args()
+    args = real_files_arguments(__doc__.splitlines()[0], repeat=20).parse_args()
     warnings.simplefilter("ignore", KitWarning)
 
     gt = load_ground_truth(args.kaist / "test-all-20.leaderboard.json")
@@ -60,7 +54,7 @@ def main() -> None:
     for name, n, *t in rows:
         cells = [f"{1000 * t[i]:.1f} ms ({1000 * t[i + 1]:.1f})" for i in range(0, 8, 2)]
         table.append(f"| {name} | {n} | " + " | ".join(cells) + " |")
-    section = "\n".join([
+    publish(args.doc, "## Evaluation speed", [
         "## Evaluation speed",
         "",
         f"Measured by `python benchmarks/eval_speed.py` on: {machine}.",
@@ -73,8 +67,6 @@ def main() -> None:
         "machine for only reasonable all / day / night.",
         "",
     ])
-    print(section)
-    write_section(args.doc, "## Evaluation speed", section)
 
 
 if __name__ == "__main__":

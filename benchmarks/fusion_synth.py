@@ -2,7 +2,7 @@
 
     python benchmarks/fusion_synth.py [--family retinanet] [--size 320x256] [--train 400] [--test 600]
                                       [--epochs 8] [--seed 0] [--setting reasonable]
-    python benchmarks/fusion_synth.py --gpu [--iters 100]
+    python benchmarks/fusion_synth.py --gpu [--amp] [--iters 100]
 
 The first form writes a synthetic dataset (kept under --work for the next run), trains the
 halfway-fusion, RGB-only and thermal-only `*_synth.py` configs of one family with the same
@@ -10,9 +10,11 @@ schedule and seed, runs each final checkpoint on the test frames with `kaist-kit
 records the miss rates (all / day / night) and the times in docs/benchmarks.md and
 docs/training.md.
 
-The second form, for a machine with a GPU, measures the 640 x 512 Faster R-CNN R50-FPN configs
-on synthetic pictures of that size: training images per second of halfway fusion against RGB-only
-(with the time spent waiting for data), and inference latency per pair at batch 1.
+The second form, for a machine with a CUDA GPU, measures the 640 x 512 Faster R-CNN R50-FPN
+configs on synthetic pictures of that size: training images per second of halfway fusion against
+RGB-only (with the time spent waiting for data and the GPU's utilisation), and inference latency
+per pair at batch 1; in fp32, or with --amp in mixed precision (mmengine's AmpOptimWrapper, as
+`kaist-kit train --amp`). Without a CUDA GPU it stops at once and says so.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from record import describe, write_section  # noqa: E402
+from record import describe, publish  # noqa: E402
 
 from kaist_kit.converters import convert  # noqa: E402
 from kaist_kit.errors import KitWarning  # noqa: E402
@@ -38,7 +40,7 @@ from kaist_kit.synth import SynthConfig, generate  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = (("halfway-fusion", "halfway fusion"), ("rgb", "RGB only"), ("thermal", "thermal only"))
 SECTION = "## Fusion on the synthetic KAIST"
-GPU_SECTION = "## Fusion speed on a GPU"
+GPU_SECTIONS = {False: "## Fusion speed on a GPU, fp32", True: "## Fusion speed on a GPU, mixed precision"}
 
 
 def synthetic_dataset(folder: Path, size: tuple[int, int], train: int, test: int, seed: int) -> Path:
@@ -52,24 +54,45 @@ def synthetic_dataset(folder: Path, size: tuple[int, int], train: int, test: int
     return data
 
 
-def fusion_table(args) -> None:
-    from kaist_kit.models.predict import test
-    from kaist_kit.models.train import train
-
+def synthetic_run(args) -> tuple[tuple[int, int], Path, dict]:
+    """The picture size, the dataset and the config overrides of a synthetic run with ``args``."""
     size = tuple(int(v) for v in args.size.split("x"))
     data = synthetic_dataset(args.work, size, args.train, args.test, args.seed)
-    gt = load_ground_truth(data / "test.json")
     options = {"data_root": str(data), "train_cfg.max_epochs": args.epochs,
                "param_scheduler.1.T_max": args.epochs, "param_scheduler.1.end": args.epochs,
-               "train_cfg.val_begin": args.epochs + 1,  # scored once, below, on the final weights
+               "train_cfg.val_begin": args.epochs + 1,  # scored once, afterwards, on the final weights
                "randomness.seed": args.seed,
                # the Resize steps of the synthetic pipelines
                "train_dataloader.dataset.pipeline.2.scale": size,
                "test_dataloader.dataset.pipeline.1.scale": size}
+    return size, data, options
+
+
+def synthetic_config(args, name: str) -> tuple[Path, Path]:
+    """The ``*_synth.py`` config of ``args.family`` for model ``name``, and its work folder."""
+    config = ROOT / "configs" / f"{args.family}_r18_fpn_{name}_synth.py"
+    return config, args.work / f"{config.stem}-{args.size}-train{args.train}-e{args.epochs}-seed{args.seed}"
+
+
+def machine() -> str:
+    """The machine a run used, and how busy it was (the CPU is shared)."""
+    import torch
+
+    load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "unknown"
+    device = f"GPU {torch.cuda.get_device_name()}" if torch.cuda.is_available() else "CPU only"
+    return f"{describe()}, {device}, load average {load}"
+
+
+def fusion_table(args) -> None:
+    from kaist_kit.models.predict import test
+    from kaist_kit.models.train import train
+
+    size, data, options = synthetic_run(args)
+    gt = load_ground_truth(data / "test.json")
+    where = machine()
     rows = []
     for name, title in MODELS:
-        config = ROOT / "configs" / f"{args.family}_r18_fpn_{name}_synth.py"
-        work = args.work / f"{config.stem}-{size[0]}x{size[1]}-e{args.epochs}-seed{args.seed}"
+        config, work = synthetic_config(args, name)
         start = time.perf_counter()
         train(config, work, cfg_options=options)
         train_seconds = time.perf_counter() - start
@@ -94,19 +117,19 @@ def fusion_table(args) -> None:
         cells = " | ".join(f"{100 * scores[s].lamr:.2f}" for s in ("all", "day", "night"))
         table.append(f"| {title} | `{config}` | {cells} | {train_seconds / 60:.1f} min | {test_seconds:.0f} s |")
     counts = ", ".join(f"{s} {fusion[s].n_gt}" for s in ("all", "day", "night"))
-    section = "\n".join([
+    publish(args.doc, SECTION, [
         SECTION,
         "",
         f"Measured by `python benchmarks/fusion_synth.py --family {args.family} --size {args.size} --train "
         f"{args.train} --test {args.test} --epochs {args.epochs} --seed {args.seed} --setting {args.setting}` "
-        f"on: {describe()}.",
+        f"on: {where} at the start.",
         "",
         f"Each model trains from scratch for {args.epochs} epochs on the {len(with_pedestrians)} of "
         f"{len(train_set['images'])} synthetic training frames that have a pedestrian ({size[0]} x {size[1]}, half "
         f"day, half night) with the same schedule and seed, and its final weights are scored on {gt.n_images} "
         "test frames: log-average miss "
         f"rate (%, lower is better), leaderboard protocol, setting {args.setting} "
-        f"(pedestrians that count: {counts}). Times are wall-clock on this CPU; the test column includes "
+        f"(pedestrians that count: {counts}). Times are wall-clock on this machine; the test column includes "
         "loading the model.",
         "",
         *table,
@@ -118,15 +141,66 @@ def fusion_table(args) -> None:
         "pedestrians before sun-warmed walls by day and takes warm posts for them, day and night.",
         "",
     ])
-    print(section)
-    for doc in args.doc:
-        write_section(doc, SECTION, section)
+
+
+def check_gpu(args) -> None:
+    """Stop at once, with the reason, where the GPU measurement cannot run."""
+    import torch
+
+    cuda = args.device.startswith("cuda")
+    if cuda and not torch.cuda.is_available():
+        raise SystemExit(f"--gpu needs a CUDA GPU, and torch {torch.__version__} sees none on this machine "
+                         "(--device cpu only checks that this code runs)")
+    if args.amp and not cuda:
+        raise SystemExit("--amp needs a CUDA GPU: mmengine's AmpOptimWrapper does not run on a CPU")
+    if cuda:
+        from mmcv.ops import get_compiling_cuda_version
+
+        if get_compiling_cuda_version() == "not available":
+            raise SystemExit("mmcv was built without its CUDA ops: rebuild it on this machine with FORCE_CUDA=1 "
+                             "(DEVELOPERS.md)")
+
+
+class GpuUtilisation:
+    """The GPU's utilisation (%) sampled by nvidia-smi every 0.2 s while the block runs."""
+
+    def __init__(self, index: int):
+        self.index, self.samples = index, []
+
+    def _sample(self) -> None:
+        import subprocess
+
+        while not self.done.wait(0.2):
+            reply = subprocess.run(["nvidia-smi", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits",
+                                    "-i", str(self.index)], capture_output=True, text=True)
+            if reply.returncode == 0 and reply.stdout.strip().isdigit():
+                self.samples.append(int(reply.stdout.strip()))
+
+    def __enter__(self):
+        import shutil
+        import threading
+
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._sample, daemon=True) if shutil.which("nvidia-smi") else None
+        if self.thread:
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.done.set()
+        if self.thread:
+            self.thread.join()
+
+    def text(self) -> str:
+        return f"{statistics.mean(self.samples):.0f}%" if self.samples else "n/a"
 
 
 def gpu_speed(args) -> None:
     """Training throughput and batch-1 latency of halfway fusion against RGB-only at 640 x 512."""
+    check_gpu(args)
     import torch
     from mmdet.registry import MODELS as REGISTRY
+    from mmengine.optim import AmpOptimWrapper, OptimWrapper
     from mmengine.registry import init_default_scope
     from mmengine.runner import Runner
 
@@ -134,8 +208,6 @@ def gpu_speed(args) -> None:
     from kaist_kit.models.config import load_config
 
     cuda = args.device.startswith("cuda")
-    if cuda and not torch.cuda.is_available():
-        raise SystemExit("--gpu needs a CUDA GPU (--device cpu only checks that this code runs)")
     device = torch.device(args.device)
 
     def synchronise():
@@ -150,18 +222,24 @@ def gpu_speed(args) -> None:
         cfg = load_config(config, {"data_root": str(data), "train_dataloader.dataset.ann_file": "train.json",
                                    "val_dataloader.dataset.ann_file": "test.json",
                                    "train_dataloader.dataset.filter_cfg.filter_empty_gt": False,
-                                   "train_dataloader.num_workers": args.workers})
+                                   "train_dataloader.num_workers": args.workers,
+                                   "train_dataloader.persistent_workers": args.workers > 0})
         # No downloads: ImageNet weights do not change the speed.
         for backbone in (cfg.model.backbone, cfg.model.backbone.get("visible"), cfg.model.backbone.get("lwir")):
             if backbone is not None and "init_cfg" in backbone:
                 backbone.init_cfg = None
         model = REGISTRY.build(cfg.model).to(device)
         optimizer = torch.optim.SGD(model.parameters(), lr=0.005, momentum=0.9)
+        wrapper = AmpOptimWrapper(optimizer=optimizer, loss_scale="dynamic") if args.amp \
+            else OptimWrapper(optimizer=optimizer)
         loader = Runner.build_dataloader(cfg.train_dataloader, seed=args.seed)
         batch_size = cfg.train_dataloader.batch_size
         model.train()
         waits, steps, stream = [], [], iter(loader)
+        utilisation = GpuUtilisation(device.index or 0) if cuda else None
         for k in range(args.warmup + args.iters):
+            if k == args.warmup and utilisation:
+                utilisation.__enter__()
             start = time.perf_counter()
             try:
                 batch = next(stream)
@@ -169,21 +247,19 @@ def gpu_speed(args) -> None:
                 stream = iter(loader)
                 batch = next(stream)
             fetched = time.perf_counter()
-            data_batch = model.data_preprocessor(batch, True)
-            loss, _ = model.parse_losses(model(**data_batch, mode="loss"))
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
+            model.train_step(batch, wrapper)  # preprocessing, forward in the wrapper's precision, update
             synchronise()
             if k >= args.warmup:
                 waits.append(fetched - start)
                 steps.append(time.perf_counter() - start)
+        if utilisation:
+            utilisation.__exit__()
         images_per_second = batch_size * len(steps) / sum(steps)
 
         model.eval()
         test_loader = Runner.build_dataloader(dict(cfg.val_dataloader, batch_size=1, num_workers=2), seed=args.seed)
         latencies = []
-        with torch.no_grad():
+        with torch.no_grad(), torch.autocast(device.type, dtype=torch.float16, enabled=args.amp):
             for k, batch in enumerate(test_loader):
                 if k >= args.warmup + args.latency_frames:
                     break
@@ -194,25 +270,30 @@ def gpu_speed(args) -> None:
                 if k >= args.warmup:
                     latencies.append(time.perf_counter() - start)
         rows.append((title, config.name, images_per_second, sum(waits) / sum(steps), statistics.median(latencies),
-                     batch_size))
+                     batch_size, utilisation.text() if utilisation else "n/a"))
         print(rows[-1], flush=True)
-        del model, optimizer
+        del model, optimizer, wrapper
         if cuda:
             torch.cuda.empty_cache()
 
     ratio = rows[0][2] / rows[1][2]
-    table = ["| model | config | training images/s | waiting for data | latency per pair (batch 1, median) |",
-             "|---|---|---:|---:|---:|"]
-    for title, config, speed, waiting, latency, _ in rows:
-        table.append(f"| {title} | `{config}` | {speed:.1f} | {100 * waiting:.0f}% | {1000 * latency:.1f} ms |")
+    precision = "mixed precision (AmpOptimWrapper, float16 autocast)" if args.amp else "fp32"
+    table = ["| model | config | training images/s | waiting for data | GPU utilisation | "
+             "latency per pair (batch 1, median) |", "|---|---|---:|---:|---:|---:|"]
+    for title, config, speed, waiting, latency, _, busy in rows:
+        table.append(f"| {title} | `{config}` | {speed:.1f} | {100 * waiting:.0f}% | {busy} | "
+                     f"{1000 * latency:.1f} ms |")
     where = torch.cuda.get_device_name(device) if cuda else "the CPU"
-    section = "\n".join([
-        GPU_SECTION,
+    heading = GPU_SECTIONS[args.amp]
+    # Figures of a run on the CPU (--device cpu, to try the script) are shown, never recorded.
+    publish(args.doc if cuda else [], heading, [
+        heading,
         "",
-        f"Measured by `python benchmarks/fusion_synth.py --gpu --iters {args.iters} --workers {args.workers}` on "
-        f"{where} ({describe()}), torch {torch.__version__}, fp32, synthetic 640 x 512 pairs, batch "
-        f"{rows[0][5]} for training. \"Waiting for data\" is the share of each training step spent waiting for "
-        "the data loader.",
+        f"Measured by `python benchmarks/fusion_synth.py --gpu{' --amp' if args.amp else ''} --iters {args.iters} "
+        f"--workers {args.workers}` on {where} ({machine()}), torch {torch.__version__}, {precision}, synthetic "
+        f"640 x 512 pairs, batch {rows[0][5]} for training. \"Waiting for data\" is the share of each training "
+        "step spent waiting for the data loader; GPU utilisation is nvidia-smi's, sampled every 0.2 s during the "
+        "timed training steps.",
         "",
         *table,
         "",
@@ -221,16 +302,12 @@ def gpu_speed(args) -> None:
         "preprocessor, not decoding the pictures.",
         "",
     ])
-    print(section)
     if not cuda:
         print("(on the CPU: not recorded)")
-        return
-    for doc in args.doc:
-        write_section(doc, GPU_SECTION, section)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def synthetic_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of a synthetic run (see `synthetic_run`), shared with misalignment_synth.py."""
     parser.add_argument("--family", choices=("retinanet", "faster-rcnn"), default="retinanet")
     parser.add_argument("--size", default="320x256", help="synthetic picture size WIDTHxHEIGHT")
     parser.add_argument("--train", type=int, default=400, help="synthetic training frames")
@@ -238,13 +315,19 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--setting", default="reasonable")
+    parser.add_argument("--work", type=Path, default=ROOT / "runs" / "fusion-synth")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    synthetic_arguments(parser)
     parser.add_argument("--gpu", action="store_true", help="measure speed on a GPU instead")
+    parser.add_argument("--amp", action="store_true", help="--gpu: in mixed precision")
     parser.add_argument("--iters", type=int, default=100, help="--gpu: training iterations to time")
     parser.add_argument("--warmup", type=int, default=10, help="--gpu: untimed iterations and frames first")
     parser.add_argument("--latency-frames", type=int, default=50, help="--gpu: test frames to time")
     parser.add_argument("--workers", type=int, default=8, help="--gpu: data loading processes")
     parser.add_argument("--device", default="cuda", help="--gpu: cuda, cuda:1, ... (cpu only checks the code)")
-    parser.add_argument("--work", type=Path, default=ROOT / "runs" / "fusion-synth")
     parser.add_argument("--doc", type=Path, nargs="+", default=[ROOT / "docs" / "benchmarks.md",
                                                                  ROOT / "docs" / "training.md"],
                         help="documents whose section to replace")

@@ -10,14 +10,13 @@ with the median beside it.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from record import describe, timed, write_section  # noqa: E402
+from record import describe, publish, real_files_arguments, timed  # noqa: E402
 
 from kaist_kit import coco  # noqa: E402
 from kaist_kit.detections import load_detections  # noqa: E402
@@ -26,17 +25,12 @@ from kaist_kit.evaluate import Evaluation, evaluate  # noqa: E402
 from kaist_kit.groundtruth import load_ground_truth  # noqa: E402
 from kaist_kit.settings import METRICS, PROTOCOLS, SETTINGS, SPLITS  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 FILE = "MBNet_result.txt"
 IOUS = (0.5, 0.6, 0.75)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kaist", type=Path, default=ROOT.parent / "shared" / "data" / "kaist")
-    parser.add_argument("--repeat", type=int, default=30)
-    parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "benchmarks.md")
-    args = parser.parse_args()
+    args = real_files_arguments(__doc__.splitlines()[0], repeat=30).parse_args()
     warnings.simplefilter("ignore", KitWarning)
 
     gt = load_ground_truth(args.kaist / "test-all-20.leaderboard.json")
@@ -56,7 +50,7 @@ def main() -> None:
         assert len(results) == len(SETTINGS) * len(SPLITS) * len(IOUS)
         rows.append((protocol, best, med))
 
-    section = "\n".join([
+    publish(args.doc, "## Every metric", [
         "## Every metric",
         "",
         f"Measured by `python benchmarks/metrics_speed.py` on: {describe()}.",
@@ -75,8 +69,6 @@ def main() -> None:
         "them): one matching each, shared by every setting, split and metric.",
         "",
     ])
-    print(section)
-    write_section(args.doc, "## Every metric", section)
 
 
 if __name__ == "__main__":

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import statistics
 import sys
 import time
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "benchmarks.md"
+KAIST = ROOT.parent / "shared" / "data" / "kaist"
+
+
+def real_files_arguments(description: str, repeat: int) -> argparse.ArgumentParser:
+    """The options of a benchmark on the real KAIST files: where they are, how many runs, which doc."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--kaist", type=Path, default=KAIST)
+    parser.add_argument("--repeat", type=int, default=repeat)
+    parser.add_argument("--doc", type=Path, default=DOC)
+    return parser
 
 
 def cpu_model() -> str:
@@ -40,6 +54,15 @@ def write_section(doc: Path, heading: str, section: str) -> None:
         end = text.find("\n## ", start + len(heading))
         text = text[:start] + section + ("\n" + text[end + 1:] if end >= 0 else "")
     doc.write_text(text)
+
+
+def publish(docs: Path | list[Path], heading: str, lines: list[str]) -> str:
+    """Print a benchmark's section and record it in each doc under ``heading`` (see `write_section`)."""
+    section = "\n".join(lines)
+    print(section)
+    for doc in [docs] if isinstance(docs, Path) else docs:
+        write_section(doc, heading, section)
+    return section
 
 
 def timed(fn, repeat: int) -> tuple[float, float, object]:

@@ -6,6 +6,10 @@ _base_ = [
     './_base_/default_runtime.py',
 ]
 
-# ImageNet weights cannot fill a six-channel first convolution: mmengine reports the size
-# mismatch and conv1 starts from random weights; every later layer is pretrained.
-model = dict(backbone=dict(in_channels=6))
+# ImageNet's first convolution reads three channels: PairPretrained copies them to all six and
+# halves them (a pair of identical pictures then gives ImageNet's response), where Pretrained
+# would leave conv1 random, and frozen with the stem.
+model = dict(
+    backbone=dict(
+        in_channels=6,
+        init_cfg=dict(type='PairPretrained', checkpoint={{_base_.resnet50_imagenet}})))

@@ -15,7 +15,7 @@ resnet50 = dict(
     norm_cfg=dict(type='BN', requires_grad=True),
     norm_eval=True,
     style='pytorch',
-    init_cfg=dict(type='Pretrained', checkpoint='torchvision://resnet50'))
+    init_cfg=dict(type='Pretrained', checkpoint={{_base_.resnet50_imagenet}}))
 
 model = dict(
     backbone=dict(

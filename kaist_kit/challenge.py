@@ -14,10 +14,9 @@ import math
 from .detections import Detections
 from .evaluate import Evaluation
 from .groundtruth import GroundTruth
+from .results import CHALLENGE2024_CATEGORY
 from .settings import LEADERBOARD, SPLITS
 
-# Its ground truth gives every pedestrian category 0, and it evaluates that category alone.
-CHALLENGE2024_CATEGORY = 0
 SETTING = "reasonable"
 MR_IOUS = (0.5, 0.6, 0.75)
 

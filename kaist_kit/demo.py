@@ -77,8 +77,8 @@ def run_demo(out: str | os.PathLike = "kaist-kit-demo", frames: int = 200, seed:
     draw_frame(gt, frame, visible, lwir, picture, list(detections.items()), score_threshold=0.3)
 
     best = min((r for r in scores if r.split == "all"), key=lambda r: r.lamr).method
-    submission = out / "submission.zip"
-    say(f"6/7 packaging the best method, {best}, as a challenge entry: {submission}")
+    submission = out / "submission.json"
+    say(f"6/7 packaging the best method, {best}, as a challenge entry (the file to upload): {submission}")
     package(results[best], submission, gt, best)
 
     diagnosis = out / "diagnosis"

@@ -42,10 +42,10 @@ from .errors import InputError
 from .errors import where as location
 from .files import decode_text, is_archive, is_number, json_line, parse_json, read_archive, read_bytes
 from .groundtruth import GroundTruth
+from .results import CHALLENGE2024_CATEGORY, PERSON_CATEGORY
 
 FORMATS = ("auto", "coco", "txt", "per-image")
 ON_INVALID = ("error", "drop")
-PERSON_CATEGORY = 1
 # What `kaist-kit submit` writes beside the results file in a submission zip.
 SUBMISSION_MANIFEST = "manifest.json"
 _FRAME_FILE = re.compile(r"(set\d\d)_(V\d\d\d)_(I\d{5})\.txt$")
@@ -96,6 +96,9 @@ class ReadFacts:
     far_boxes: int = 0  # boxes with a coordinate or size beyond FAR_LIMIT pixels
     unknown_frames: list[str] = field(default_factory=list)  # per-image files of frames not in the ground truth
     images_without_file: int = 0  # ground-truth images with no per-image file, when other images have one
+    # COCO results whose every detection has category_id 0, the 2024 challenge's category for pedestrians:
+    # read as pedestrians (see CHALLENGE2024_CATEGORY).
+    challenge_category: bool = False
     first: dict[str, str] = field(default_factory=dict)
     # How the file was read (see load_detections), for the fix a finding names.
     id_offset: int = 0
@@ -344,13 +347,14 @@ def _coco_detections(ids: np.ndarray, boxes: np.ndarray, scores: np.ndarray, cat
         boxes[:, 2:] -= boxes[:, :2]
     keep = _check_values(boxes, scores, lambda k: (where, line_of(k)), dropped, facts, _layout(corners))
     bad = np.flatnonzero(categories != PERSON_CATEGORY)
+    facts.challenge_category = n > 0 and len(bad) == n and bool(np.all(categories == CHALLENGE2024_CATEGORY))
     if len(bad) and dropped is not None:
         # A lenient read takes every detection as a person: a category of 0 is usually a class
         # index counted from 0. The counts let the packager say so, and other classes be removed.
         values, counts = np.unique(categories[bad], return_counts=True)
         dropped.recategorised = {_plain_number(v): int(c) for v, c in zip(values, counts)}
         dropped.record("recategorised", len(bad), where, line_of(int(bad[0])))
-    elif len(bad):
+    elif len(bad) and not facts.challenge_category:
         k = int(bad[0])
         raise _record_error(
             f"category_id {category_of(k)!r} is not person ({PERSON_CATEGORY}); "

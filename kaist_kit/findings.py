@@ -150,6 +150,10 @@ CATEGORY = kind(
     "category", WARNING, "category_id other than person (1)",
     "the leaderboard's evaluator crashes on any category other than person (1)",
     "read and packaged as person, so remove detections of other classes first if that is what they are", CRASH)
+CHALLENGE_CATEGORY = kind(
+    "challenge-category", NOTE, "every detection with category_id 0, the 2024 challenge's category for "
+    "pedestrians", "read as pedestrians; the public leaderboard's evaluator crashes on any category other than "
+    "person (1)", "for the leaderboard, package it with `kaist-kit submit` (category 1)", CRASH)
 UNKNOWN_IDS = kind(
     "unknown-ids", WARNING, "image ids that are not in the ground truth",
     "the leaderboard's evaluator crashes on them", "left out of what is scored and packaged", CRASH)
@@ -504,11 +508,13 @@ def _read_findings(dets: Detections, gt: GroundTruth) -> list[Finding]:
     if facts.images_without_file:
         found.append(Finding(MISSING_FILES, f"{facts.images_without_file} of the {gt.n_images} ground-truth "
                                             "images have no per-image file"))
+    if facts.challenge_category:
+        found.append(Finding(CHALLENGE_CATEGORY, "every detection has category_id 0"))
     dropped = dets.dropped
     if dropped is None:
         return found
     first = dropped.first
-    if dropped.recategorised:
+    if dropped.recategorised and not facts.challenge_category:
         kinds = ", ".join(f"{quantity(n, 'detection')} with category_id {c!r}"
                           for c, n in dropped.recategorised.items())
         found.append(Finding(CATEGORY, f"{kinds}{_first(first['recategorised'])}"))

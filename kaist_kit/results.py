@@ -13,7 +13,10 @@ import numpy as np
 
 from .files import atomic_path
 
+# The category of a pedestrian in the leaderboard's results; the 2024 challenge's ground truth gives
+# pedestrians category 0 instead, and its evaluator scores that category alone (kaist_kit.challenge).
 PERSON_CATEGORY = 1
+CHALLENGE2024_CATEGORY = 0
 
 
 def number_text(value: float) -> str:

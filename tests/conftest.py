@@ -84,3 +84,39 @@ def tiny_synth(tmp_path_factory):
     convert("sanitized", root / "annotations-sanitized", root / "train.json", image_size=(160, 128))
     convert("improved", root / "annotations-improved", root / "test.json", image_size=(160, 128))
     return root
+
+
+DEMO_IMAGES = KAIST / "demo-images"
+
+
+@pytest.fixture(scope="session")
+def kaist_pairs(kaist, tmp_path_factory):
+    """The 8 real frame pairs of ../shared/data/kaist/demo-images laid out as KAIST keeps them,
+    ``images/setXX/VYYY/{visible,lwir}/IZZZZZ.jpg`` (the PNGs re-encoded as JPEG), with the
+    leaderboard's annotations of those frames in ``annotations/demo-8.leaderboard.json``."""
+    import json
+
+    from PIL import Image
+
+    pictures = sorted(DEMO_IMAGES.glob("set*_V*_I*_visible.png"))
+    if len(pictures) != 8:
+        pytest.skip(f"the 8 real frame pairs are not in {DEMO_IMAGES}")
+    root = tmp_path_factory.mktemp("kaist-real")
+    names = set()
+    for visible in pictures:
+        set_name, video, stem, _ = visible.name.split("_")
+        names.add(f"{set_name}/{video}/{stem}")
+        for modality in ("visible", "lwir"):
+            source = visible.with_name(f"{set_name}_{video}_{stem}_{modality}.png")
+            target = root / "images" / set_name / video / modality / f"{stem}.jpg"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            Image.open(source).convert("RGB").save(target, quality=95)
+    leaderboard = json.loads((kaist / "test-all-20.leaderboard.json").read_text())
+    images = [image for image in leaderboard["images"] if image["im_name"] in names]
+    ids = {image["id"] for image in images}
+    assert len(images) == 8, "every demo frame is in test-all-20"
+    subset = {**leaderboard, "images": images,
+              "annotations": [a for a in leaderboard["annotations"] if a["image_id"] in ids]}
+    (root / "annotations").mkdir()
+    (root / "annotations" / "demo-8.leaderboard.json").write_text(json.dumps(subset))
+    return root

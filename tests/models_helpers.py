@@ -28,11 +28,36 @@ def tiny_options(root: Path, batch_size: int = 2) -> dict:
     }
 
 
+def cli_options(options: dict) -> list[str]:
+    """``--cfg-options KEY=VALUE`` arguments for a dict of overrides (tuples written ``(a,b)``)."""
+    def text(value):
+        return "(" + ",".join(map(str, value)) + ")" if isinstance(value, tuple) else str(value)
+
+    return [a for key, value in options.items() for a in ("--cfg-options", f"{key}={text(value)}")]
+
+
+def loads_weights(init_cfg) -> bool:
+    """Whether an ``init_cfg`` reads a checkpoint (Pretrained, the kit's PairPretrained)."""
+    return isinstance(init_cfg, dict) and "checkpoint" in init_cfg
+
+
+def pretrained_paths(node, path: str = "model") -> list[str]:
+    """Dotted paths of every ``init_cfg`` that loads weights in a model config."""
+    found = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "init_cfg" and loads_weights(value):
+                found.append(f"{path}.{key}")
+            else:
+                found += pretrained_paths(value, f"{path}.{key}")
+    return found
+
+
 def without_downloads(model_cfg) -> None:
-    """Drop ImageNet initialisation (torchvision://) from every backbone in a model config."""
+    """Drop ImageNet initialisation (init_cfg that loads weights) from every backbone in a model config."""
     if isinstance(model_cfg, dict):
         for key, value in model_cfg.items():
-            if key == "init_cfg" and isinstance(value, dict) and value.get("type") == "Pretrained":
+            if key == "init_cfg" and loads_weights(value):
                 model_cfg[key] = None
             else:
                 without_downloads(value)

@@ -1,6 +1,8 @@
 """Every config reads and builds; one training step of each synthetic model learns in both streams."""
 
+import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +14,20 @@ from models_helpers import KAIST_CONFIGS, SYNTH_CONFIGS, build_model, tiny_optio
 
 import kaist_kit.models  # noqa: E402,F401
 from kaist_kit.models.config import load_config  # noqa: E402
+
+
+def _torchvision_url(name: str) -> str:
+    """The file mmengine itself fetches for ``torchvision://<name>`` (its own table)."""
+    import mmengine
+
+    return json.loads((Path(mmengine.__file__).parent / "hub" / "torchvision_0.12.json").read_text())[name]
+
+
+TORCHVISION_RESNET50 = "https://download.pytorch.org/models/resnet50-0676ba61.pth"
+
+
+def test_the_imagenet_weights_are_torchvision_s_resnet50_as_mmengine_names_it():
+    assert _torchvision_url("resnet50") == TORCHVISION_RESNET50
 
 
 def test_there_are_configs_for_every_model():
@@ -30,9 +46,9 @@ def test_kaist_configs_build(path):
     assert cfg.val_evaluator.type == "KaistMetric"
     assert cfg.test_dataloader.dataset.ann_file.endswith("test-all-20.leaderboard.json")
     backbones = [cfg.model.get("backbone")] if "backbone" in cfg.model else [cfg.model.visible.backbone]
-    for backbone in backbones:  # ImageNet weights, as users expect
+    for backbone in backbones:  # ImageNet weights, as users expect, without torchvision
         inits = [backbone.get("init_cfg")] + [backbone.get(s, {}).get("init_cfg") for s in ("visible", "lwir")]
-        assert any(i and i["checkpoint"] == "torchvision://resnet50" for i in inits)
+        assert any(i and i["checkpoint"] == TORCHVISION_RESNET50 for i in inits)
     model = build_model(cfg)
     with torch.no_grad():
         model.eval()

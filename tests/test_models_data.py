@@ -151,3 +151,55 @@ def test_missing_and_broken_pictures_are_one_line_errors(tiny_synth, tmp_path):
         load(dict(img_path=str(broken), lwir_path=str(broken)))
     with pytest.raises(InputError, match="no such picture"):
         load(dict(img_path=str(tmp_path / "gone.jpg"), lwir_path=str(broken)))
+
+
+def _plain_shift(image, dx, dy, fill):
+    """Reference: roll the picture, then paint over the part that wrapped around."""
+    height, width = image.shape[:2]
+    rolled = np.roll(image, (dy, dx), axis=(0, 1)).copy()
+    rows, columns = np.arange(height), np.arange(width)
+    wrapped = ((rows < dy) | (rows >= height + dy))[:, None] | ((columns < dx) | (columns >= width + dx))[None, :]
+    rolled[wrapped] = fill
+    return rolled
+
+
+def test_shifting_a_picture_equals_rolling_it_and_filling_the_border():
+    from kaist_kit.models.data import shift_picture
+
+    rng = np.random.default_rng(12)
+    for _ in range(200):
+        height, width = rng.integers(1, 12, size=2)
+        image = rng.integers(0, 256, size=(height, width, 3), dtype=np.uint8)
+        dx, dy = rng.integers(-14, 15, size=2)
+        fill = rng.integers(0, 256, size=3, dtype=np.uint8)
+        expected = _plain_shift(image, dx, dy, fill) if abs(dx) < width and abs(dy) < height \
+            else np.broadcast_to(fill, image.shape)
+        assert np.array_equal(shift_picture(image, int(dx), int(dy), fill), expected), (height, width, dx, dy)
+
+
+def test_shift_lwir_moves_the_thermal_picture_only_and_fills_with_its_mean(tmp_path):
+    pair = _pair(tmp_path)
+    load = TRANSFORMS.build(dict(type="LoadKaistPair"))
+    original = load(dict(pair))["img"]
+    shifted = TRANSFORMS.build(dict(type="ShiftLwir", shift=(6, -4)))(load(dict(pair)))["img"]
+    assert np.array_equal(shifted[..., :3], original[..., :3])
+    assert np.array_equal(shifted[:-4, 6:, 3:], original[4:, :-6, 3:])
+    mean = np.rint(original[..., 3:].mean(axis=(0, 1)))
+    assert (shifted[-4:, :, 3:] == mean).all() and (shifted[:, :6, 3:] == mean).all()
+    assert 0 < mean[0] < 120  # the mean of a mostly black picture with a bright shape
+    unmoved = TRANSFORMS.build(dict(type="ShiftLwir", shift=(0, 0)))(load(dict(pair)))["img"]
+    assert np.array_equal(unmoved, original)
+
+
+def test_joining_channels_with_opencv_equals_numpy_s_concatenation():
+    from kaist_kit.models.data import join_channels
+
+    rng = np.random.default_rng(4)
+    for dtype in (np.uint8, np.float32):
+        for height, width in ((1, 1), (7, 5), (128, 160)):
+            pictures = [(rng.random((height, width, 3)) * 300 - 20).astype(dtype) for _ in range(2)]
+            joined = join_channels(pictures)
+            assert joined.dtype == dtype and np.array_equal(joined, np.concatenate(pictures, axis=2))
+    image = rng.integers(0, 256, (32, 48, 6), dtype=np.uint8)
+    unchanged = TRANSFORMS.build(dict(type="PerModality"))(dict(img=image.copy()))["img"]
+    assert np.array_equal(unchanged, image)

@@ -1,6 +1,7 @@
 """Training, resuming, testing and inference through mmengine's runner and the CLI verbs."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -10,13 +11,14 @@ pytest.importorskip("torch", reason="the detector tests need the mmdet extra (to
 pytest.importorskip("mmdet", reason="the detector tests need the mmdet extra (mmdetection)")
 
 import torch  # noqa: E402
-from models_helpers import CONFIGS, build_model, tiny_options  # noqa: E402
+from models_helpers import CONFIGS, build_model, cli_options, tiny_options  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 import kaist_kit.models  # noqa: E402,F401
 from kaist_kit.cli import app  # noqa: E402
 from kaist_kit.detections import load_detections  # noqa: E402
 from kaist_kit.groundtruth import load_ground_truth  # noqa: E402
+from kaist_kit.models.checkpoints import trusted_checkpoints  # noqa: E402
 from kaist_kit.models.config import load_config  # noqa: E402
 from kaist_kit.models.train import train  # noqa: E402
 
@@ -26,13 +28,6 @@ CONFIG = CONFIGS / "retinanet_r18_fpn_halfway-fusion_synth.py"
 def _options(root, epochs=1):
     return {**tiny_options(root), "train_cfg.max_epochs": epochs, "train_cfg.val_interval": 1,
             "param_scheduler.1.T_max": epochs, "param_scheduler.1.end": epochs}
-
-
-def _cli_options(options):
-    def text(value):
-        return "(" + ",".join(map(str, value)) + ")" if isinstance(value, tuple) else str(value)
-
-    return [a for key, value in options.items() for a in ("--cfg-options", f"{key}={text(value)}")]
 
 
 @pytest.fixture(scope="module")
@@ -57,12 +52,45 @@ def test_a_checkpoint_saved_by_training_loads_again(trained, tiny_synth):
 
     checkpoint = trained / "epoch_1.pth"
     with pytest.raises(Exception, match="weights_only"):
-        torch.load(checkpoint, weights_only=True)  # why kaist_kit.models re-registers the loader
+        torch.load(checkpoint, weights_only=True)  # why the kit loads within trusted_checkpoints
     model = build_model(load_config(CONFIG, tiny_options(tiny_synth)))
-    saved = load_checkpoint(model, str(checkpoint), map_location="cpu")
+    with trusted_checkpoints():
+        saved = load_checkpoint(model, str(checkpoint), map_location="cpu")
     assert saved["meta"]["epoch"] == 1
     weights = torch.load(checkpoint, weights_only=False)["state_dict"]
     assert torch.equal(model.state_dict()["backbone.lwir.conv1.weight"], weights["backbone.lwir.conv1.weight"])
+
+
+def test_importing_the_models_leaves_mmengine_checkpoint_loading_alone(trained, tiny_synth):
+    from mmengine.runner.checkpoint import CheckpointLoader, load_checkpoint, load_from_local
+
+    assert CheckpointLoader._schemes[""] is load_from_local  # kaist_kit.models is imported above
+    model = build_model(load_config(CONFIG, tiny_options(tiny_synth)))
+    with pytest.raises(Exception, match="weights_only"):
+        load_checkpoint(model, str(trained / "epoch_1.pth"), map_location="cpu", logger="silent")
+    with trusted_checkpoints():
+        assert load_checkpoint(model, str(trained / "epoch_1.pth"), map_location="cpu", logger="silent")
+    assert CheckpointLoader._schemes[""] is load_from_local
+
+
+def test_mmdetection_tools_load_the_checkpoints_with_torch_s_switch(trained):
+    """As docs/training.md says for mmdetection's tools/train.py: the config's custom_imports
+    change nothing, and TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 lets mmengine read the checkpoint."""
+    script = (
+        "import sys\n"
+        "from mmengine.config import Config\n"
+        "from mmengine.runner.checkpoint import CheckpointLoader, load_from_local, _load_checkpoint\n"
+        "from mmengine.utils import import_modules_from_strings\n"
+        "cfg = Config.fromfile(sys.argv[1])\n"
+        "import_modules_from_strings(**cfg.custom_imports)\n"
+        "assert 'kaist_kit.models' in sys.modules and CheckpointLoader._schemes[''] is load_from_local\n"
+        "print(_load_checkpoint(sys.argv[2], map_location='cpu')['meta']['epoch'])\n"
+    )
+    env = {**os.environ, "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}
+    proc = subprocess.run([sys.executable, "-c", script, str(CONFIG), str(trained / "epoch_1.pth")],
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split()[-1] == "1"
 
 
 def test_training_resumes_from_the_last_checkpoint(trained, tiny_synth, tmp_path):
@@ -78,7 +106,7 @@ def test_training_resumes_from_the_last_checkpoint(trained, tiny_synth, tmp_path
 def test_test_writes_coco_results_with_the_test_image_ids_and_prints_the_table(trained, tiny_synth, tmp_path):
     out = tmp_path / "halfway_result.json"
     result = CliRunner().invoke(app, ["test", str(CONFIG), str(trained / "epoch_1.pth"), "--out", str(out),
-                                      "--work-dir", str(tmp_path / "logs"), *_cli_options(tiny_options(tiny_synth))])
+                                      "--work-dir", str(tmp_path / "logs"), *cli_options(tiny_options(tiny_synth))])
     assert result.exit_code == 0, result.output
     assert "Log-average miss rate" in result.stdout and "retinanet_r18_fpn_halfway" in result.stdout
     assert "all-pedestrians" in result.stdout  # the settings of the config's metric
@@ -89,13 +117,32 @@ def test_test_writes_coco_results_with_the_test_image_ids_and_prints_the_table(t
     assert len(load_detections(out, gt)) == len(records)
 
 
+def test_test_shifts_the_thermal_pictures_when_asked(trained, tiny_synth, tmp_path):
+    def detections(*shift):
+        out = tmp_path / f"shift{'_'.join(shift) or 'none'}_result.json"
+        result = CliRunner().invoke(app, ["test", str(CONFIG), str(trained / "epoch_1.pth"), "--out", str(out),
+                                          "--work-dir", str(tmp_path / "logs"), *shift,
+                                          *cli_options(tiny_options(tiny_synth))])
+        assert result.exit_code == 0, result.output
+        return json.loads(out.read_text()), result.output
+
+    unshifted, _ = detections()
+    zero, said = detections("--shift-lwir", "0,0")
+    assert zero == unshifted and "shifted by 0 px in x and 0 px in y" in said
+    moved, said = detections("--shift-lwir", "-6,3")
+    assert moved != unshifted and "shifted by -6 px in x and 3 px in y" in said
+    bad = CliRunner().invoke(app, ["test", str(CONFIG), str(trained / "epoch_1.pth"), "--out",
+                                   str(tmp_path / "r.json"), "--shift-lwir", "4"])
+    assert bad.exit_code == 2 and "is not DX,DY" in bad.output
+
+
 def test_infer_draws_the_detections_on_the_pair(trained, tiny_synth, tmp_path):
     visible = tiny_synth / "images" / "set09" / "V000" / "visible" / "I00019.jpg"
     lwir = tiny_synth / "images" / "set09" / "V000" / "lwir" / "I00019.jpg"
     figure = tmp_path / "pair.png"
     result = CliRunner().invoke(app, ["infer", str(CONFIG), str(trained / "epoch_1.pth"), str(visible), str(lwir),
                                       "--out", str(figure), "--score-threshold", "0.05",
-                                      *_cli_options(tiny_options(tiny_synth))])
+                                      *cli_options(tiny_options(tiny_synth))])
     assert result.exit_code == 0, result.output
     assert figure.stat().st_size > 1000 and "drawn to" in result.output
 
@@ -119,12 +166,33 @@ def test_bad_input_is_a_one_line_error(trained, tiny_synth, tmp_path):
     assert options.returncode == 2 and "is not KEY=VALUE" in options.stderr
 
 
+def test_amp_swaps_in_mmengine_s_amp_optimizer_wrapper(tiny_synth):
+    from kaist_kit.errors import InputError
+    from kaist_kit.models.train import use_amp
+
+    cfg = load_config(CONFIG, tiny_options(tiny_synth))
+    use_amp(cfg)
+    assert cfg.optim_wrapper.type == "AmpOptimWrapper" and cfg.optim_wrapper.loss_scale == "dynamic"
+    assert cfg.optim_wrapper.optimizer.type == "AdamW" and cfg.optim_wrapper.clip_grad.max_norm == 10
+    cfg.optim_wrapper.type = "SomeOtherWrapper"
+    with pytest.raises(InputError, match="the config's optim_wrapper is SomeOtherWrapper"):
+        use_amp(cfg)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message on a machine without a GPU")
+def test_amp_without_a_gpu_says_so(tmp_path):
+    proc = _run("train", CONFIG, "--amp", "--work-dir", tmp_path / "amp")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("error: --amp needs a CUDA GPU")
+    assert not (tmp_path / "amp").exists()
+
+
 @pytest.mark.skipif(torch.cuda.is_available() and torch.cuda.device_count() < 2, reason="one GPU only")
 def test_several_processes_train_with_torchrun(tiny_synth, tmp_path):
     """--gpus 2 on a machine without a GPU: two CPU processes over gloo (a functional check)."""
     work = tmp_path / "ddp"
     proc = _run("train", CONFIG, "--gpus", "2", "--work-dir", work,
-                *_cli_options({**_options(tiny_synth), "train_cfg.val_begin": 2}))
+                *cli_options({**_options(tiny_synth), "train_cfg.val_begin": 2}))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (work / "epoch_1.pth").is_file()
     log = next(work.glob("*/*.log")).read_text()

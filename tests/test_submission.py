@@ -153,13 +153,13 @@ def crowded(kaist, leaderboard_gt, tmp_path):
 
 def test_crowded_file_with_category_0_is_packaged_for_the_leaderboard(leaderboard_gt, tmp_path, crowded):
     path, image = crowded
-    with pytest.raises(InputError, match="category_id 0 is not person"):
-        load_detections(path, leaderboard_gt)  # eval stops; the packager repairs
+    # Category 0 throughout is the 2024 challenge's convention: read as pedestrians, and said so.
+    assert load_detections(path, leaderboard_gt).facts.challenge_category
 
     verdict = check(path, leaderboard_gt)
-    assert verdict.verdict == "crash"
-    assert {"category", "over-1000"} <= set(codes(verdict))
-    assert codes(verdict)["category"].leaderboard == codes(verdict)["over-1000"].leaderboard == "crash"
+    assert verdict.target.name == "challenge2024" and verdict.verdict == "crash"  # over 1,000 in an image
+    assert "over-1000" in codes(verdict) and "category" not in codes(verdict)
+    assert codes(verdict)["over-1000"].leaderboard == "crash"
 
     report = package(path, tmp_path / "s.zip", leaderboard_gt)
     assert report.inspection.counts["category_rewritten"] == report.inspection.counts["in_source"]
@@ -168,7 +168,8 @@ def test_crowded_file_with_category_0_is_packaged_for_the_leaderboard(leaderboar
     assert {r["category_id"] for r in records} == {1}
     per_image = np.bincount([r["image_id"] for r in records])
     assert per_image.max() == 1000 == per_image[image]
-    assert check(tmp_path / "s.zip", leaderboard_gt).verdict == "correct"
+    repackaged = check(tmp_path / "s.zip", leaderboard_gt)
+    assert repackaged.verdict == "correct" and repackaged.target.name == "leaderboard"
 
     source = quiet_load(path, leaderboard_gt, on_invalid="drop")
     packaged = quiet_load(tmp_path / "s.zip", leaderboard_gt)
@@ -509,3 +510,90 @@ def test_numbers_as_text_crash_the_leaderboard_and_are_packaged_as_numbers(kaist
     assert check(tmp_path / "s.zip", leaderboard_gt).verdict == "correct"
     proc = run_cli("submit", "--check", path, "--gt", kaist / "test-all-20.leaderboard.json")
     assert proc.returncode == 1 and "crash: [string-values]" in proc.stdout
+
+
+# --- the file to upload, and the two targets ------------------------------------------------------
+
+def test_json_entry_is_the_file_to_upload_with_its_manifest_beside_it(kaist, leaderboard_gt, tmp_path):
+    source = kaist / "results" / "MLPD_result.txt"
+    report = package(source, tmp_path / "MLPD.json", leaderboard_gt)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["MLPD.json", "MLPD.manifest.json"]
+    assert report.zip_bytes is None and report.upload == str(tmp_path / "MLPD.json")
+    manifest = json.loads((tmp_path / "MLPD.manifest.json").read_text())
+    assert manifest == report.manifest and manifest["results_file"] == "MLPD.json"
+    assert manifest["target"]["name"] == "leaderboard" and manifest["target"]["category_id"] == 1
+    # The same bytes as the JSON a zip holds for the same input.
+    package(source, tmp_path / "MLPD.zip", leaderboard_gt)
+    _, zipped = packaged_records(tmp_path / "MLPD.zip")
+    assert (tmp_path / "MLPD.json").read_bytes() == zipped
+    assert manifest["results_sha256"] == hashlib.sha256(zipped).hexdigest()
+    assert codes(check(tmp_path / "MLPD.json", leaderboard_gt))["manifest"].level == "note"
+    (tmp_path / "MLPD.json").write_bytes(zipped.replace(b'"score":0.1', b'"score":0.2', 1))
+    assert "manifest-mismatch" in codes(check(tmp_path / "MLPD.json", leaderboard_gt))
+
+
+def test_only_json_or_zip_are_written(kaist, leaderboard_gt, tmp_path):
+    for name in ("entry.tar.gz", "entry.txt", "entry"):
+        with pytest.raises(InputError, match="NAME.json, the file to upload"):
+            package(kaist / "results" / "MLPD_result.txt", tmp_path / name, leaderboard_gt)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_challenge2024_entry_has_category_0_and_its_columns(kaist, leaderboard_gt, tmp_path):
+    want = json.loads((kaist / "results" / "reference-challenge2024.json").read_text())
+    for method, name in (("MBNet", "MBNet_result.txt"), ("MLPD", "MLPD_result.json")):
+        out = tmp_path / f"{method}-2024.json"
+        report = package(kaist / "results" / name, out, leaderboard_gt, target="challenge2024")
+        records = json.loads(out.read_text())
+        assert {r["category_id"] for r in records} == {0}
+        manifest = report.manifest
+        assert manifest["target"]["name"] == "challenge2024" and manifest["target"]["category_id"] == 0
+        scores = manifest["target_evaluation"]["scores"]
+        assert set(scores) == set(want[method])
+        for key, value in want[method].items():
+            assert scores[key] == pytest.approx(value, abs=1e-12, rel=0), (method, key)
+        columns = manifest["target_evaluation"]["columns"]
+        assert columns["MR_-2_iou50_all"] == pytest.approx(100 * want[method]["MR_iou50_all"], abs=1e-10)
+        assert columns["AP_iou50:95"] == scores["AP_iou50:95"]
+        # Checked as it is: written for the challenge, scored correctly there, and its columns predicted.
+        verdict = check(out, leaderboard_gt)
+        assert verdict.target.name == "challenge2024" and verdict.verdict == "correct"
+        assert verdict.challenge["scores"] == scores
+
+
+def test_check_says_which_target_a_file_suits_and_what_the_other_gives(kaist, tmp_path):
+    gt = kaist / "test-all-20.leaderboard.json"
+    for name in ("MLPD_result.txt", "MLPD_result.json"):
+        proc = run_cli("submit", "--check", kaist / "results" / name, "--gt", gt)
+        assert proc.returncode == 0, proc.stderr
+        assert "written for: the public KAIST multispectral pedestrian leaderboard (category_id 1" in proc.stdout
+        assert "-1 in every AP column and -100 in every MR column" in proc.stdout
+    entry = tmp_path / "MLPD-2024.json"
+    proc = run_cli("submit", kaist / "results" / "MLPD_result.txt", "--gt", gt, "--out", entry,
+                   "--target", "challenge2024")
+    assert proc.returncode == 0, proc.stderr
+    assert f"wrote {entry}" in proc.stdout and "the file to upload to the 2024 KAIST RGB-T" in proc.stdout
+    assert "AP_iou50:95" in proc.stdout and "0.9411" in proc.stdout
+    proc = run_cli("submit", "--check", entry, "--gt", gt)
+    assert proc.returncode == 0, proc.stderr
+    assert "written for: the 2024 KAIST RGB-T pedestrian challenge (EvalAI) (category_id 0, JSON)" in proc.stdout
+    assert "the leaderboard's evaluator crashes on any category other than person (1)" in proc.stdout
+    assert "2024 challenge: scores this file correctly" in proc.stdout
+    proc = run_cli("submit", "--check", entry, "--gt", gt, "--target", "challenge2024")
+    assert proc.returncode == 2 and "--target" in proc.stderr and "Traceback" not in proc.stderr
+    zipped = tmp_path / "entry.zip"
+    proc = run_cli("submit", kaist / "results" / "MLPD_result.txt", "--gt", gt, "--out", zipped)
+    assert "Upload MLPD_result.json from inside it" in proc.stdout and "not a zip" in proc.stdout
+
+
+def test_eval_reads_a_challenge2024_file_and_stops_on_mixed_categories(kaist, leaderboard_gt, tmp_path):
+    records = [dict(r, category_id=0) for r in mlpd_records(kaist)]
+    challenge = write_json(tmp_path / "c_result.json", records)
+    as_2024 = quiet_evaluate(leaderboard_gt, load_detections(challenge, leaderboard_gt))
+    assert lamrs(as_2024) == lamrs(quiet_evaluate(leaderboard_gt, quiet_load(kaist / "results" / "MLPD_result.json",
+                                                                             leaderboard_gt)))
+    records[5]["category_id"] = 1
+    mixed = write_json(tmp_path / "m_result.json", records)
+    with pytest.raises(InputError, match="category_id 0 is not person"):
+        load_detections(mixed, leaderboard_gt)
+    assert "category" in codes(check(mixed, leaderboard_gt))

@@ -5,7 +5,7 @@ library call.
 - `fetch`: the leaderboard's ground truth, downloaded ahead of time;
 - `scoring`: `eval`, `diagnose`, `compare`;
 - `submission`: `submit`;
-- `detectors`: `train`, `test`, `infer` (the mmdet extra);
+- `detectors`: `train`, `test`, `infer`, `init-checkpoint` (the mmdet extra);
 - `demo`: all of it on a synthetic KAIST.
 
 Options that several verbs share are declared once, in `options`.

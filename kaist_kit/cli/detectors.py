@@ -11,6 +11,11 @@ from ..errors import InputError
 from .app import app, out, say
 from .options import CfgOptionsOption
 
+# The two arguments `test` and `infer` begin with.
+TrainedConfigArgument = Annotated[Path, typer.Argument(
+    metavar="CONFIG", help="The config the checkpoint was trained with.", show_default=False)]
+CheckpointArgument = Annotated[Path, typer.Argument(metavar="CHECKPOINT", help="A checkpoint (.pth).",
+                                                    show_default=False)]
 
 def _models(verb: str, *files: tuple[Path, str]):
     """The detector package, or a one-line error saying how to install what it needs.
@@ -41,6 +46,9 @@ def train_command(
              "data-parallel training with torchrun (on a CPU-only machine: that many CPU processes).")] = 1,
     resume: Annotated[bool, typer.Option("--resume", help="Continue from the work folder's last checkpoint.")]
     = False,
+    amp: Annotated[bool, typer.Option("--amp", help="Mixed precision (mmengine's AmpOptimWrapper: float16 with "
+                                                    "dynamic loss scaling), as mmdetection's --amp; CUDA GPUs only.")]
+    = False,
     cfg_options: CfgOptionsOption = None,
 ) -> None:
     """Train a detector from an mmdetection config (needs the mmdet extra)."""
@@ -50,23 +58,37 @@ def train_command(
     from ..models.train import train
 
     try:
-        folder = train(config, work_dir, gpus, resume, cfg_options)
+        folder = train(config, work_dir, gpus, resume, cfg_options, amp)
     except subprocess.CalledProcessError as exc:
         say(f"error: distributed training stopped with exit code {exc.returncode}")
         raise typer.Exit(exc.returncode or 1) from None
     say(f"checkpoints and logs in {folder}")
 
 
+def parse_shift(value: str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    try:
+        dx, dy = (int(v) for v in value.split(","))
+    except ValueError:
+        raise typer.BadParameter(f"{value!r} is not DX,DY in whole pixels, e.g. 4,0 or 0,-2",
+                                 param_hint="--shift-lwir") from None
+    return dx, dy
+
+
 @app.command("test")
 def test_command(
-    config: Annotated[Path, typer.Argument(metavar="CONFIG", help="The config the checkpoint was trained with.",
-                                           show_default=False)],
-    checkpoint: Annotated[Path, typer.Argument(metavar="CHECKPOINT", help="A checkpoint (.pth).",
-                                               show_default=False)],
+    config: TrainedConfigArgument,
+    checkpoint: CheckpointArgument,
     results: Annotated[Path, typer.Option("--out", metavar="FILE", help="COCO result JSON to write, with the test "
                                           "set's image ids: kaist-kit eval and submit read it.", show_default=False)],
     work_dir: Annotated[Path | None, typer.Option(
         metavar="FOLDER", help="Folder for the logs. Default: work_dirs/<config name>.")] = None,
+    shift_lwir: Annotated[str | None, typer.Option(
+        "--shift-lwir", metavar="DX,DY",
+        help="Move every thermal picture DX pixels right and DY down (negative: left, up) against the visible "
+             "one, filling the border with the picture's mean, then score as usual: the misalignment test of "
+             "AR-CNN.", show_default=False)] = None,
     cfg_options: CfgOptionsOption = None,
 ) -> None:
     """Run a checkpoint on the config's test set, write the results and print the miss rates."""
@@ -74,11 +96,14 @@ def test_command(
     from ..evaluate import evaluate_files
     from ..groundtruth import load_ground_truth
 
+    shift = parse_shift(shift_lwir)
     _models("test", (config, "config file"), (checkpoint, "checkpoint"))
     from ..models.predict import test
 
-    run = test(config, checkpoint, results, work_dir, cfg_options)
+    run = test(config, checkpoint, results, work_dir, cfg_options, shift, echo=say)
     say(f"results written to {run.results}")
+    if shift:
+        say(f"thermal pictures shifted by {shift[0]} px in x and {shift[1]} px in y against the visible ones")
     gt = load_ground_truth(run.ground_truth)
     if not (~gt.ignore).any():
         say(f"{run.ground_truth} has no pedestrians to score against: no miss rates")
@@ -89,10 +114,8 @@ def test_command(
 
 @app.command("infer")
 def infer_command(
-    config: Annotated[Path, typer.Argument(metavar="CONFIG", help="The config the checkpoint was trained with.",
-                                           show_default=False)],
-    checkpoint: Annotated[Path, typer.Argument(metavar="CHECKPOINT", help="A checkpoint (.pth).",
-                                               show_default=False)],
+    config: TrainedConfigArgument,
+    checkpoint: CheckpointArgument,
     visible: Annotated[Path, typer.Argument(metavar="VISIBLE", help="The colour picture.", show_default=False)],
     lwir: Annotated[Path, typer.Argument(metavar="LWIR", help="The thermal picture of the same frame.",
                                          show_default=False)],
@@ -112,3 +135,26 @@ def infer_command(
     found = infer(config, checkpoint, visible, lwir, figure, score_threshold, cfg_options)
     shown = int((found.scores >= score_threshold).sum())
     say(f"{shown} detections scoring {score_threshold:g} or more (of {len(found.scores)}) drawn to {figure}")
+
+
+@app.command("init-checkpoint")
+def init_checkpoint_command(
+    config: Annotated[Path, typer.Argument(help="The config to start, e.g. "
+                                           "configs/faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py.",
+                                           show_default=False)],
+    source: Annotated[str, typer.Argument(
+        help="A single-stream mmdetection detector (e.g. a COCO Faster R-CNN or RetinaNet R50-FPN) or a backbone "
+             "checkpoint (torchvision's ResNet layout): a .pth file or an http(s) URL.", show_default=False)],
+    init: Annotated[Path, typer.Option("--out", help="Checkpoint to write, for --cfg-options load_from=INIT.pth.",
+                                       show_default=False)],
+    cfg_options: CfgOptionsOption = None,
+) -> None:
+    """Fill a config's model from a single-stream detector or backbone: a checkpoint to train from."""
+    local = [] if "://" in source else [(Path(source), "checkpoint")]
+    _models("init-checkpoint", (config, "config file"), *local)
+    from ..models.init_checkpoint import init_checkpoint
+
+    made = init_checkpoint(config, source, init, cfg_options)
+    for line in made.summary():
+        out.print(line, markup=False, highlight=False)
+    say(f"written to {made.out}: train from it with --cfg-options load_from={made.out}")

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ..groundtruth import GT_ENV, default_gt_path
+from ..submission.targets import LEADERBOARD, TARGETS
 from .app import app, out, say
-from .options import AsIsOption, CornersOption, DevkitShiftOption, IdOffsetOption, locate_gt, unwrapped
+from .options import AsIsOption, CornersOption, DevkitShiftOption, IdOffsetOption, choices, locate_gt, unwrapped
+
+TargetName = Enum("TargetName", {name: name for name in TARGETS}, type=str)
+DEFAULT_TARGET = TargetName(LEADERBOARD.name)
 
 
 @app.command("submit")
@@ -17,14 +22,22 @@ def submit_command(
     result: Annotated[Path, typer.Argument(
         metavar="RESULT",
         help="A result in any format `kaist-kit eval` reads (COCO result JSON, leaderboard txt, "
-             "per-image folder, archives, `kaist-kit test` output); with --check, also a submission zip.",
+             "per-image folder, archives, `kaist-kit test` output); with --check, also a packaged entry.",
         show_default=False)],
-    out_zip: Annotated[Path | None, typer.Option("--out", metavar="FILE", help="The submission zip to write.")]
+    out_path: Annotated[Path | None, typer.Option(
+        "--out", metavar="FILE",
+        help="NAME.json: the results file to upload, with NAME.manifest.json beside it. NAME.zip: both in an "
+             "archive for records (upload the JSON inside it: the evaluators read .json and .txt files only).")]
     = None,
+    target: Annotated[TargetName, typer.Option(
+        "--target", metavar=choices(TargetName),
+        help="leaderboard: the public KAIST leaderboard (category_id 1). challenge2024: the 2024 KAIST RGB-T "
+             "challenge on EvalAI (category_id 0, and its AP columns self-evaluated).")] = DEFAULT_TARGET,
     check: Annotated[bool, typer.Option(
-        "--check", help="Only validate RESULT as it is and predict its leaderboard score; write nothing. "
-                        "Exit code 1 when the leaderboard would not score it correctly or it looks misread, "
-                        "2 when it cannot be read.")] = False,
+        "--check", help="Only validate RESULT as it is: which target it is written for, what that target's "
+                        "evaluator would do with it and its predicted score; write nothing. Exit code 1 when "
+                        "that evaluator would not score it correctly or it looks misread, 2 when it cannot be "
+                        "read.")] = False,
     gt: Annotated[Path | None, typer.Option(
         metavar="FILE",
         help=unwrapped("Ground truth (COCO JSON), for the self-evaluated miss rate and",
@@ -38,18 +51,21 @@ def submit_command(
     as_is: AsIsOption = False,
     devkit_shift: DevkitShiftOption = True,
 ) -> None:
-    """Package a result as a leaderboard submission (a zip with the results and a manifest), or check one."""
+    """Package a result as a challenge entry (the JSON to upload and its manifest), or check one."""
     from ..download import downloads_forbidden
     from ..groundtruth import GroundTruthUnavailable, load_ground_truth
     from ..submission import check as check_file
     from ..submission import package
     from ..submission.report import check_lines, package_lines
 
-    if check and (out_zip is not None or id_offset or corners or method or as_is):
-        raise typer.BadParameter("--check validates the file as it is; --out, --method, --id-offset, "
-                                 "--corners and --as-is apply when packaging", param_hint="--check")
-    if not check and out_zip is None:
-        raise typer.BadParameter("say where to write the submission, e.g. --out submission.zip",
+    packaging_only = (out_path is not None or id_offset or corners or method or as_is
+                      or target is not DEFAULT_TARGET)
+    if check and packaging_only:
+        raise typer.BadParameter("--check validates the file as it is and says which target it suits; --out, "
+                                 "--target, --method, --id-offset, --corners and --as-is apply when packaging",
+                                 param_hint="--check")
+    if not check and out_path is None:
+        raise typer.BadParameter("say where to write the entry, e.g. --out MY_result.json (the file to upload)",
                                  param_hint="--out")
     if gt is None:
         # Packaging needs no labels: without network the entry is still packaged, checked by what
@@ -67,6 +83,6 @@ def submit_command(
         if not report.ok:
             raise typer.Exit(1)
         return
-    written = package(result, out_zip, ground_truth, method, id_offset=id_offset, corners=corners,
-                      devkit_shift=devkit_shift, as_is=as_is)
+    written = package(result, out_path, ground_truth, method, target=target.value, id_offset=id_offset,
+                      corners=corners, devkit_shift=devkit_shift, as_is=as_is)
     out.print("\n".join(package_lines(written)), markup=False, highlight=False)

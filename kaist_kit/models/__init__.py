@@ -11,29 +11,32 @@ How a frame pair travels through the pipeline:
 - `LoadKaistPair` reads both pictures into one six-channel image, visible BGR in channels 0-2 and
   lwir in channels 3-5. mmdet's geometric transforms (Resize, RandomFlip, RandomCrop, ...; `PadPair`
   for padding) then move both modalities as one array, so they stay pixel-aligned by construction.
-- `PerModality` applies photometric transforms to each modality on its own.
+- `PerModality` applies photometric transforms to each modality on its own; `ShiftLwir` moves the
+  thermal picture against the visible one (the misalignment test of `kaist-kit test --shift-lwir`).
 - `PairDataPreprocessor` picks the modalities a model uses and normalises each with its own mean
   and std: visible RGB then lwir (six channels), or one of them alone (three).
 - The model splits the channels as it needs: `TwoStreamBackbone` (halfway fusion) runs one
   backbone per modality and fuses each stage with a `ConcatFusion`, `WeightedSumFusion` or
-  `AttentionFusion`; early fusion is a single backbone with ``in_channels=6``;
+  `AttentionFusion`; early fusion is a single backbone with ``in_channels=6`` (`PairPretrained`
+  starts its first convolution from a three-channel checkpoint);
   `LateFusionDetector` runs one detector per modality and merges their boxes.
 - `KaistMetric` scores the predictions with the kit's evaluator (LAMR all / day / night).
 
-Importing also makes mmengine load local checkpoints the way this torch version needs (see
-`checkpoints.trust_local_checkpoints`).
+Importing changes nothing else: mmengine's checkpoint loading stays as it is. The kit's own
+verbs load checkpoints within `trusted_checkpoints` (torch >= 2.6 refuses mmengine's checkpoints
+otherwise); scripts of your own can call `trust_local_checkpoints`.
 """
 
-from .checkpoints import trust_local_checkpoints
-from .data import KaistDataset, LoadKaistPair, PadPair, PerModality
+from .checkpoints import trust_local_checkpoints, trusted_checkpoints
+from .data import KaistDataset, LoadKaistPair, PadPair, PerModality, ShiftLwir
 from .fusion import AttentionFusion, ConcatFusion, TwoStreamBackbone, WeightedSumFusion
+from .init_checkpoint import PairPretrained, init_checkpoint
 from .late_fusion import LateFusionDetector
 from .metric import KaistMetric
 from .preprocessor import PairDataPreprocessor
 
-trust_local_checkpoints()
-
 __all__ = [
-    "AttentionFusion", "ConcatFusion", "KaistDataset", "KaistMetric", "LateFusionDetector",
-    "LoadKaistPair", "PadPair", "PairDataPreprocessor", "PerModality", "TwoStreamBackbone", "WeightedSumFusion",
+    "AttentionFusion", "ConcatFusion", "KaistDataset", "KaistMetric", "LateFusionDetector", "LoadKaistPair",
+    "PadPair", "PairDataPreprocessor", "PairPretrained", "PerModality", "ShiftLwir", "TwoStreamBackbone",
+    "WeightedSumFusion", "init_checkpoint", "trust_local_checkpoints", "trusted_checkpoints",
 ]

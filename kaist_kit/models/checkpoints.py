@@ -2,29 +2,53 @@
 
 from __future__ import annotations
 
+import contextlib
 import os.path as osp
+from collections.abc import Iterator
 
 
-def trust_local_checkpoints() -> None:
-    """Let mmengine read its own checkpoints again.
+def load_trusted(filename: str, map_location=None):
+    """mmengine's loader for local paths, reading the whole pickle (``weights_only=False``)."""
+    import torch
+
+    filename = osp.expanduser(filename)
+    if not osp.isfile(filename):
+        raise FileNotFoundError(f"{filename} can not be found.")
+    return torch.load(filename, map_location=map_location, weights_only=False)
+
+
+@contextlib.contextmanager
+def trusted_checkpoints() -> Iterator[None]:
+    """Within the block, mmengine reads local checkpoints whole again; afterwards as before.
 
     Since torch 2.6, ``torch.load`` unpickles only plain tensors by default, and mmengine's
     checkpoints also hold its message hub (a ``HistoryBuffer``): ``load_from``, ``resume`` and
-    ``load_checkpoint`` then fail with "Unsupported global". This re-registers mmengine's loader
-    for local paths with ``weights_only=False``. Only load checkpoints you trust (your own
-    training runs, published weights): unpickling can run code. Remote and torchvision
-    checkpoints keep mmengine's loaders.
+    ``load_checkpoint`` then fail with "Unsupported global". `kaist-kit train`, `test`, `infer`
+    and `init-checkpoint` load through this block, so that their checkpoints load and nothing
+    else in the process changes: importing `kaist_kit.models` (as configs do through
+    ``custom_imports``) leaves mmengine's loaders alone. Only load checkpoints you trust (your
+    own training runs, published weights): unpickling can run code. Remote checkpoints keep
+    mmengine's loaders.
     """
-    import torch
     from mmengine.runner.checkpoint import CheckpointLoader
 
-    def load_local(filename, map_location):
-        filename = osp.expanduser(filename)
-        if not osp.isfile(filename):
-            raise FileNotFoundError(f"{filename} can not be found.")
-        return torch.load(filename, map_location=map_location, weights_only=False)
+    previous = CheckpointLoader._schemes.get("")
+    CheckpointLoader.register_scheme(prefixes="", loader=load_trusted, force=True)
+    try:
+        yield
+    finally:
+        CheckpointLoader.register_scheme(prefixes="", loader=previous, force=True)
 
-    CheckpointLoader.register_scheme(prefixes="", loader=load_local, force=True)
+
+def trust_local_checkpoints() -> None:
+    """Make mmengine read local checkpoints whole for the rest of the process (see
+    `trusted_checkpoints`), for a script of your own that drives mmengine. mmdetection's
+    ``tools/train.py`` and ``tools/test.py`` get the same from torch itself:
+    ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 python tools/train.py CONFIG``.
+    """
+    from mmengine.runner.checkpoint import CheckpointLoader
+
+    CheckpointLoader.register_scheme(prefixes="", loader=load_trusted, force=True)
 
 
 def use_gloo_on_cpu(cfg) -> None:
