@@ -280,10 +280,11 @@ def read_coco_results(text: str | bytes, where: str, gt: GroundTruth, dropped: D
 def _plain_columns(columns: dict[str, np.ndarray], dropped: Dropped | None) -> bool:
     """Whether columns read in bulk hold nothing the record-by-record read words from the records
     themselves: image ids that are not integers an int64 holds exactly, or (in a strict read)
-    categories other than person."""
-    ids = columns["image_id"]
+    categories other than person, or the 2024 challenge's for every detection."""
+    ids, categories = columns["image_id"], columns["category_id"]
     return bool(np.all(np.abs(ids) < 2.0 ** 53) and np.array_equal(ids, np.floor(ids))
-                and (dropped is not None or np.all(columns["category_id"] == PERSON_CATEGORY)))
+                and (dropped is not None or np.all(categories == PERSON_CATEGORY)
+                     or np.all(categories == CHALLENGE2024_CATEGORY)))
 
 
 def _may_hold_strings(text: str) -> bool:
@@ -347,6 +348,7 @@ def _coco_detections(ids: np.ndarray, boxes: np.ndarray, scores: np.ndarray, cat
         boxes[:, 2:] -= boxes[:, :2]
     keep = _check_values(boxes, scores, lambda k: (where, line_of(k)), dropped, facts, _layout(corners))
     bad = np.flatnonzero(categories != PERSON_CATEGORY)
+    n = len(categories)
     facts.challenge_category = n > 0 and len(bad) == n and bool(np.all(categories == CHALLENGE2024_CATEGORY))
     if len(bad) and dropped is not None:
         # A lenient read takes every detection as a person: a category of 0 is usually a class
