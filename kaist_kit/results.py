@@ -8,6 +8,7 @@ text that reads back as exactly that number.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -29,12 +30,31 @@ def number_text(value: float) -> str:
 def coco_results_text(image_ids: np.ndarray, boxes: np.ndarray, scores: np.ndarray,
                       category_id: int = PERSON_CATEGORY) -> bytes:
     """``[{"image_id", "category_id", "bbox": [x, y, w, h], "score"}, ...]`` as UTF-8 bytes."""
-    num = number_text
+    return b"".join(coco_results_chunks(image_ids, boxes, scores, category_id))
+
+
+def coco_results_chunks(image_ids: np.ndarray, boxes: np.ndarray, scores: np.ndarray,
+                        category_id: int = PERSON_CATEGORY, records: int = 50_000) -> Iterator[bytes]:
+    """`coco_results_text` in pieces of ``records`` detections, which make it joined: no more than a
+    piece of the text is held as Python strings."""
+    image_ids = np.asarray(image_ids)
+    values = np.column_stack([np.asarray(boxes, np.float64).reshape(-1, 4), np.asarray(scores, np.float64)])
     head = f',"category_id":{int(category_id)},"bbox":['
-    parts = [f'{{"image_id":{i}{head}{num(x)},{num(y)},{num(w)},{num(h)}],"score":{num(s)}}}'
-             for i, (x, y, w, h), s in zip(np.asarray(image_ids).tolist(), np.asarray(boxes, np.float64).tolist(),
-                                           np.asarray(scores, np.float64).tolist())]
-    return ("[" + ",".join(parts) + "]").encode()
+    for start in range(0, max(len(values), 1), records):
+        texts = iter(_number_texts(values[start:start + records].ravel()))
+        parts = [f'{{"image_id":{i}{head}{x},{y},{w},{h}],"score":{s}}}'
+                 for i, x, y, w, h, s in zip(image_ids[start:start + records].tolist(), *[texts] * 5)]
+        yield (("[" if start == 0 else ",") + ",".join(parts) + ("]" if start + records >= len(values) else "")
+               ).encode()
+
+
+def _number_texts(values: np.ndarray) -> list[str]:
+    """`number_text` of each value."""
+    integral = (values == np.floor(values)) & (np.abs(values) < 2 ** 53)
+    texts = np.empty(len(values), object)
+    texts[integral] = list(map(str, values[integral].astype(np.int64).tolist()))
+    texts[~integral] = list(map(repr, values[~integral].tolist()))
+    return texts.tolist()
 
 
 def write_coco_results(path: str | os.PathLike, image_ids: np.ndarray, boxes: np.ndarray, scores: np.ndarray,
