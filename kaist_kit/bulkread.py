@@ -1,7 +1,7 @@
 """The fast path of the result readers: files of the usual layout parsed in bulk.
 
-`txt_rows` and `coco_columns` take a result file's bytes and return what the careful readers of
-`kaist_kit.detections` would read from it, or None when the file is not of the usual layout (then
+`txt_rows`, `labelled_rows` and `coco_columns` take a result's bytes and return what the careful
+readers of `kaist_kit.detections` would read from them, or None when the file is not of the usual layout (then
 the careful reader reads it, and says what is wrong where). They never decide anything else:
 
 - the whole layout is checked before a value is used: every line of a txt file holds the same
@@ -50,6 +50,22 @@ def txt_rows(raw: bytes, ncols: int) -> tuple[np.ndarray, np.ndarray] | None:
     if rows.shape != (lines, ncols):  # blank lines, which loadtxt passes over
         return None
     return rows, np.arange(1, lines + 1)
+
+
+def labelled_rows(texts: list[bytes], label: bytes, ncols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The rows `detections._parse_rows` reads from texts whose every line is ``label``, a space and
+    ``ncols`` numbers (the devkit's per-image files), with the text and the 1-based line within it
+    each row comes from; or None for any other texts."""
+    lines = np.array([text.count(b"\n") + (bool(text) and not text.endswith(b"\n")) for text in texts], np.int64)
+    joined = b"".join(text if text.endswith(b"\n") or not text else text + b"\n" for text in texts)
+    total = int(lines.sum())
+    if not total or joined.count(label) != total or (b"\n" + joined).count(b"\n" + label + b" ") != total:
+        return None  # a line without the label at its start, or with it elsewhere too
+    found = txt_rows(joined.replace(label + b" ", b""), ncols)
+    if found is None:
+        return None
+    first_row = np.cumsum(lines) - lines
+    return found[0], np.repeat(np.arange(len(texts)), lines), np.arange(1, total + 1) - np.repeat(first_row, lines)
 
 
 def coco_columns(raw: bytes) -> dict[str, np.ndarray] | None:

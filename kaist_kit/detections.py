@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .bulkread import coco_columns, txt_rows
+from .bulkread import coco_columns, labelled_rows, txt_rows
 from .errors import InputError
 from .errors import where as location
 from .files import decode_text, is_archive, is_number, json_line, parse_json, read_archive, read_bytes
@@ -236,16 +236,16 @@ class _LazyFile:
 def _read_archive(path: Path, gt: GroundTruth, format: str, devkit_shift: bool,
                   dropped: Dropped | None = None, id_offset: int = 0, corners: bool = False) -> Detections:
     members: dict[str, tuple[str, object]] = {}
-    contents = {n: data for n, data in read_archive(path).items()
-                if not Path(n).name.startswith(".") and "__MACOSX" not in n}
-    frames = {Path(n).name: n for n in contents if _FRAME_FILE.search(Path(n).name)}
+    read = read_archive(path)
+    base = {n: Path(n).name for n in read}
+    contents = {n: data for n, data in read.items() if not base[n].startswith(".") and "__MACOSX" not in n}
+    frames = {base[n]: n for n in contents if _FRAME_FILE.search(base[n])}
     if frames and format in ("auto", "per-image"):
         for name, member in frames.items():
             members[name] = (f"{path}/{member}", (lambda data=contents[member]: data))
         _per_image_corners(corners, path)
         return _read_per_image(members, gt, path, devkit_shift, dropped)
-    results = [n for n in contents if n.lower().endswith((".json", ".txt"))
-               and Path(n).name != SUBMISSION_MANIFEST]
+    results = [n for n in contents if n.lower().endswith((".json", ".txt")) and base[n] != SUBMISSION_MANIFEST]
     if len(results) != 1:
         raise InputError(
             f"an archive must hold one result file (.json or .txt) or per-image files; found "
@@ -540,15 +540,58 @@ def _map_ids(ids: np.ndarray, gt: GroundTruth, line_of, where: str, one_based: b
 
 def _read_per_image(files: dict, gt: GroundTruth, where, devkit_shift: bool,
                     dropped: Dropped | None = None) -> Detections:
-    rows, images, sources, lines = [], [], [], []
-    unknown = []
-    for name in sorted(files):
-        frame = "/".join(_FRAME_FILE.search(name).groups())
-        if frame not in gt.index_of_name:
-            unknown.append(name)
-            continue
+    frame_of = {name: "/".join(_FRAME_FILE.search(name).groups()) for name in files}
+    known = [name for name in sorted(files) if frame_of[name] in gt.index_of_name]
+    unknown = [name for name in sorted(files) if frame_of[name] not in gt.index_of_name]
+    try:
+        texts = [files[name][1]() for name in known]
+    except InputError:  # said when that file's turn comes
+        texts = None
+    bulk = labelled_rows(texts, b"person", 5) if texts is not None else None
+    if bulk is not None:
+        found, file_of, line_of = bulk
+        image = np.array([gt.index_of_name[frame_of[name]] for name in known], np.int64)[file_of]
+    else:
+        found, image, file_of, line_of = _read_per_image_files(files, known, texts, frame_of, gt, dropped)
+    facts = ReadFacts(unknown_frames=unknown)
+    if unknown:
+        facts.first["unknown_frames"] = files[unknown[0]][0]
+    if len(files) > len(unknown):
+        facts.images_without_file = gt.n_images - (len(files) - len(unknown))
+    if not known:
+        empty = Detections.empty(str(where), "per-image")
+        empty.dropped, empty.facts = dropped, facts
+        return empty
+
+    x1, y1, x2, y2, score = found.T
+    names = [files[n][0] for n in known]
+
+    keep = _check_values(np.stack([x1, y1, x2 - x1, y2 - y1], 1), score,
+                         lambda k: (names[file_of[k]], int(line_of[k])), dropped, facts,
+                         "corner x2, y2 before x1, y1; lines are label x1 y1 x2 y2 score")
+    image = image[keep]
+    x1, y1, x2, y2, score = x1[keep], y1[keep], x2[keep], y2[keep], score[keep]
+    if devkit_shift:
+        # The devkit's aggregator prints x1+1, y1+1, x2-x1, y2-y1 with %.4f and the score with %.8f,
+        # then scores the printed numbers: round the same way.
+        box = np.stack([_printed(x1 + 1, 4), _printed(y1 + 1, 4), _printed(x2 - x1, 4),
+                        _printed(y2 - y1, 4)], 1)
+        score = _printed(score, 8)
+    else:
+        box = np.stack([x1, y1, x2 - x1, y2 - y1], 1)
+    return Detections(image, box, score, str(where), "per-image", dropped, facts)
+
+
+def _read_per_image_files(files: dict, known: list[str], texts: list[bytes] | None, frame_of: dict,
+                          gt: GroundTruth, dropped: Dropped | None) -> tuple[np.ndarray, ...]:
+    """Rows, image indices, file and line of each detection of per-image files read one by one
+    (``texts`` holds them when they have been read)."""
+    rows, images, sources, lines = [np.zeros((0, 5))], [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], \
+        [np.zeros(0, np.int64)]
+    for number, name in enumerate(known):
         source, read = files[name]
-        file_rows, file_lines, labels = _parse_rows(decode_text(read(), source), source, 5, label=True)
+        text = texts[number] if texts is not None else read()
+        file_rows, file_lines, labels = _parse_rows(decode_text(text, source), source, 5, label=True)
         bad = [k for k, label in enumerate(labels) if label.lower() != "person"]
         if bad and dropped is None:
             raise InputError(f"label {labels[bad[0]]!r} is not person", source, int(file_lines[bad[0]]))
@@ -560,37 +603,10 @@ def _read_per_image(files: dict, gt: GroundTruth, where, devkit_shift: bool,
             is_person[bad] = False
             file_rows, file_lines = file_rows[is_person], file_lines[is_person]
         rows.append(file_rows)
-        images.append(np.full(len(file_rows), gt.index_of_name[frame], np.int64))
-        sources.append(np.full(len(file_rows), len(sources)))
+        images.append(np.full(len(file_rows), gt.index_of_name[frame_of[name]], np.int64))
+        sources.append(np.full(len(file_rows), number))
         lines.append(file_lines)
-    facts = ReadFacts(unknown_frames=unknown)
-    if unknown:
-        facts.first["unknown_frames"] = files[unknown[0]][0]
-    if len(files) > len(unknown):
-        facts.images_without_file = gt.n_images - (len(files) - len(unknown))
-    if not rows:
-        empty = Detections.empty(str(where), "per-image")
-        empty.dropped, empty.facts = dropped, facts
-        return empty
-
-    x1, y1, x2, y2, score = np.concatenate(rows).T
-    names = [files[n][0] for n in sorted(files) if n not in unknown]
-    file_of, line_of = np.concatenate(sources), np.concatenate(lines)
-
-    keep = _check_values(np.stack([x1, y1, x2 - x1, y2 - y1], 1), score,
-                         lambda k: (names[file_of[k]], int(line_of[k])), dropped, facts,
-                         "corner x2, y2 before x1, y1; lines are label x1 y1 x2 y2 score")
-    image = np.concatenate(images)[keep]
-    x1, y1, x2, y2, score = x1[keep], y1[keep], x2[keep], y2[keep], score[keep]
-    if devkit_shift:
-        # The devkit's aggregator prints x1+1, y1+1, x2-x1, y2-y1 with %.4f and the score with %.8f,
-        # then scores the printed numbers: round the same way.
-        box = np.stack([_printed(x1 + 1, 4), _printed(y1 + 1, 4), _printed(x2 - x1, 4),
-                        _printed(y2 - y1, 4)], 1)
-        score = _printed(score, 8)
-    else:
-        box = np.stack([x1, y1, x2 - x1, y2 - y1], 1)
-    return Detections(image, box, score, str(where), "per-image", dropped, facts)
+    return tuple(np.concatenate(parts) for parts in (rows, images, sources, lines))
 
 
 def _plain_number(value: float) -> int | float:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from conftest import frames, make_gt, person
 
-from kaist_kit.bulkread import coco_columns, txt_rows
+from kaist_kit.bulkread import coco_columns, labelled_rows, txt_rows
 from kaist_kit.detections import Dropped, read_coco_results, read_txt_results
 from kaist_kit.errors import InputError
 
@@ -227,3 +227,59 @@ def test_the_format_is_told_from_the_first_lines_however_far(tmp_path):
         with pytest.raises(InputError) as caught:
             load_detections(path, GT)
         assert str(caught.value).replace(str(path), "r").startswith(error), str(caught.value)
+
+
+# --- per-image folders ----------------------------------------------------------------------------
+
+def per_image_text(rnd: random.Random, broken: bool) -> tuple[str, bool]:
+    lines = []
+    for _ in range(rnd.randint(0, 6)):
+        label = "person" if not broken or rnd.random() < 0.9 else rnd.choice(["Person", "people", "person,", ""])
+        numbers = [f"{rnd.uniform(0, 600):.4f}" if rnd.random() < 0.9 else txt_field(rnd, broken) for _ in range(5)]
+        if broken and rnd.random() < 0.03:
+            numbers.append("person")
+        lines.append(" ".join([label, *numbers]))
+    if broken and rnd.random() < 0.1:
+        lines.insert(rnd.randint(0, len(lines)), rnd.choice(["", "# c", "person"]))
+    ending = rnd.choice(["\n", "\r\n"])
+    text = ending.join(lines) + rnd.choice(["", ending])
+    return text, not broken and not text.isspace()  # a line break alone is a blank line
+
+
+def test_per_image_fast_path_reads_as_the_careful_reader(tmp_path, monkeypatch):
+    import kaist_kit.detections as detections
+
+    names = ["set06_V000_I00000.txt", "set06_V000_I00001.txt", "set06_V000_I00002.txt", "set09_V000_I00003.txt",
+             "set09_V000_I00004.txt", "set09_V000_I00005.txt", "set10_V000_I00009.txt"]
+    rnd = random.Random(20240603)
+    gt = make_gt([dict(image, im_name=names[k][:-4].replace("_", "/")) for k, image in enumerate(frames(6, 3))],
+                 [person(k + 1, k % 6, (20 + 40 * k, 100, 40, 100)) for k in range(12)])
+    taken = 0
+    for case in range(300):
+        folder = tmp_path / str(case)
+        folder.mkdir()
+        broken = rnd.random() < 0.5
+        usual = True
+        for name in rnd.sample(names, rnd.randint(1, len(names))):
+            text, plain = per_image_text(rnd, broken)
+            usual &= plain
+            (folder / name).write_text(text)
+        read = []
+        for bulk in (True, False):
+            if not bulk:
+                monkeypatch.setattr(detections, "labelled_rows", lambda *args: None)
+            for lenient in (False, True):
+                try:
+                    dets = detections.load_detections(folder, gt, on_invalid="drop" if lenient else "error")
+                    read.append(([a.tobytes() for a in (dets.image, dets.boxes, dets.scores)], dets.facts,
+                                 dets.dropped))
+                except InputError as exc:
+                    read.append(str(exc))
+            monkeypatch.undo()
+        assert read[:2] == read[2:], case
+        texts = [p.read_bytes() for p in sorted(folder.iterdir()) if p.name[:-4].replace("_", "/") in
+                 gt.index_of_name]
+        taken += labelled_rows(texts, b"person", 5) is not None
+        if usual and sum(t.count(b"person") for t in texts):
+            assert labelled_rows(texts, b"person", 5) is not None, texts
+    assert taken > 100
