@@ -78,8 +78,10 @@ def _records_in_bulk(values: np.ndarray, whole: np.ndarray, exact: np.ndarray, f
 # 1e-4 <= |value| < 1e16).
 _DECIMALS = 9
 _INTEGER = 7
-_DIGIT_TABLE = np.array([int.from_bytes(f"{n:04d}".encode(), "little") for n in range(10_000)], np.uint32)
-_TRAILING_ZEROS = np.array([4] + [len(f"{n:04d}") - len(f"{n:04d}".rstrip("0")) for n in range(1, 10_000)], np.int64)
+_FOUR_DIGITS = np.arange(10_000)
+_DIGIT_TABLE = (np.stack([_FOUR_DIGITS // 10 ** k % 10 for k in (3, 2, 1, 0)], axis=1) + ord("0")).astype(
+    np.uint8).view("<u4").ravel()  # each number below 10,000 as four ASCII digits
+_TRAILING_ZEROS = np.where(_FOUR_DIGITS == 0, 4, sum(_FOUR_DIGITS % 10 ** k == 0 for k in (1, 2, 3)))
 # Which of the _INTEGER digits, the point and the _DECIMALS decimals a number with so many integer
 # digits and decimals keeps.
 _KEPT = np.array([[[i >= _INTEGER - digits for i in range(_INTEGER)] + [decimals > 0]
