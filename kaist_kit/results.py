@@ -48,14 +48,15 @@ def coco_results_chunks(image_ids: np.ndarray, boxes: np.ndarray, scores: np.nda
         if len(part) and exact.mean() >= 0.75 and exact[:, 0].all():
             text = _records_in_bulk(part, whole, exact, fields)
         else:
-            text = _records_one_by_one(ids, part[:, 1:], fields)
+            text = _records_one_by_one(ids, part[:, 1:], int(category_id))
         yield (b"[" if start == 0 else b",") + text + (b"]" if start + records >= len(values) else b"")
 
 
-def _records_one_by_one(image_ids: np.ndarray, values: np.ndarray, fields: tuple[str, ...]) -> bytes:
+def _records_one_by_one(image_ids: np.ndarray, values: np.ndarray, category_id: int) -> bytes:
     texts = iter(_number_texts(values.ravel()))
-    template = "{}".join(field.replace("{", "{{").replace("}", "}}") for field in fields)[:-1]
-    return ",".join(template.format(i, *row) for i, row in zip(image_ids.tolist(), zip(*[texts] * 5))).encode()
+    head = f',"category_id":{category_id},"bbox":['
+    return ",".join([f'{{"image_id":{i}{head}{x},{y},{w},{h}],"score":{s}}}'
+                     for i, x, y, w, h, s in zip(image_ids.tolist(), *[texts] * 5)]).encode()
 
 
 def _records_in_bulk(values: np.ndarray, whole: np.ndarray, exact: np.ndarray, fields: tuple[str, ...]) -> bytes:
