@@ -27,6 +27,7 @@ text, boxes beyond any frame, per-image files of other frames) they count in the
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -36,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .bulkread import coco_columns, labelled_rows, txt_rows
 from .errors import InputError
 from .errors import where as location
 from .files import decode_text, is_archive, is_number, json_line, parse_json, read_archive, read_bytes
@@ -173,7 +175,9 @@ def load_detections(path: str | os.PathLike, gt: GroundTruth, format: str = "aut
 
 def _read_single(raw: bytes, where: str, gt: GroundTruth, format: str, devkit_shift: bool,
                  dropped: Dropped | None = None, id_offset: int = 0, corners: bool = False) -> Detections:
-    text = decode_text(raw, where)
+    # An ASCII file's bytes are its text: the readers take them as they are, and decode them only
+    # to read them the careful way.
+    text = raw if raw.isascii() else decode_text(raw, where)
     if format == "auto":
         format = _sniff(text, where)
     if format == "coco":
@@ -193,21 +197,32 @@ def _per_image_corners(corners: bool, where) -> None:
                          "COCO and txt results", where)
 
 
-def _sniff(text: str, where: str) -> str:
-    head = text.lstrip()[:1]
-    if head in ("[", "{"):
-        return "coco"
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.lstrip().startswith(("#", "%")):
-            continue  # blank lines and comments, which the txt reader passes over too
-        if _is_header(line):
-            raise _header_error(line, where, number)
-        if line.lstrip()[:1].isalpha():
-            raise InputError(
-                "looks like a single per-image file (label x1 y1 x2 y2 score); pass the folder that holds "
-                "all of them", where, number)
-        break
-    return "txt"
+def _sniff(text: str | bytes, where: str) -> str:
+    """The format of a result's text (str, or the bytes of an ASCII file), read from its start."""
+    size = 1 << 16
+    while True:
+        head = _decoded(text[:size], where)
+        whole = size >= len(text)
+        if head.lstrip()[:1] in ("[", "{"):
+            return "coco"
+        # The lines of a head are the text's own but for the last, which the cut may have shortened.
+        for number, line in enumerate(head.splitlines() if whole else head.splitlines()[:-1], 1):
+            if not line.strip() or line.lstrip().startswith(("#", "%")):
+                continue  # blank lines and comments, which the txt reader passes over too
+            if _is_header(line):
+                raise _header_error(line, where, number)
+            if line.lstrip()[:1].isalpha():
+                raise InputError(
+                    "looks like a single per-image file (label x1 y1 x2 y2 score); pass the folder that holds "
+                    "all of them", where, number)
+            return "txt"
+        if whole:
+            return "txt"
+        size *= 16
+
+
+def _decoded(text: str | bytes, where: str) -> str:
+    return text if isinstance(text, str) else decode_text(text, where)
 
 
 class _LazyFile:
@@ -221,16 +236,16 @@ class _LazyFile:
 def _read_archive(path: Path, gt: GroundTruth, format: str, devkit_shift: bool,
                   dropped: Dropped | None = None, id_offset: int = 0, corners: bool = False) -> Detections:
     members: dict[str, tuple[str, object]] = {}
-    contents = {n: data for n, data in read_archive(path).items()
-                if not Path(n).name.startswith(".") and "__MACOSX" not in n}
-    frames = {Path(n).name: n for n in contents if _FRAME_FILE.search(Path(n).name)}
+    read = read_archive(path)
+    base = {n: Path(n).name for n in read}
+    contents = {n: data for n, data in read.items() if not base[n].startswith(".") and "__MACOSX" not in n}
+    frames = {base[n]: n for n in contents if _FRAME_FILE.search(base[n])}
     if frames and format in ("auto", "per-image"):
         for name, member in frames.items():
             members[name] = (f"{path}/{member}", (lambda data=contents[member]: data))
         _per_image_corners(corners, path)
         return _read_per_image(members, gt, path, devkit_shift, dropped)
-    results = [n for n in contents if n.lower().endswith((".json", ".txt"))
-               and Path(n).name != SUBMISSION_MANIFEST]
+    results = [n for n in contents if n.lower().endswith((".json", ".txt")) and base[n] != SUBMISSION_MANIFEST]
     if len(results) != 1:
         raise InputError(
             f"an archive must hold one result file (.json or .txt) or per-image files; found "
@@ -240,8 +255,18 @@ def _read_archive(path: Path, gt: GroundTruth, format: str, devkit_shift: bool,
                         corners)
 
 
-def read_coco_results(text: str, where: str, gt: GroundTruth, dropped: Dropped | None = None,
+def read_coco_results(text: str | bytes, where: str, gt: GroundTruth, dropped: Dropped | None = None,
                       id_offset: int = 0, corners: bool = False) -> Detections:
+    """Detections of a COCO result JSON text; given as the bytes of an ASCII file, a list of records
+    laid out alike is read in bulk (`kaist_kit.bulkread`)."""
+    columns = coco_columns(text) if isinstance(text, bytes) else None
+    if columns is not None and _plain_columns(columns, dropped):
+        decoded = functools.cache(lambda: _decoded(text, where))
+        facts = ReadFacts(id_offset=id_offset, corners=corners)
+        return _coco_detections(columns["image_id"].astype(np.int64), columns["bbox"], columns["score"],
+                                columns["category_id"], gt, where, lambda k: json_line(decoded(), k), dropped,
+                                id_offset, corners, facts)
+    text = _decoded(text, where)
     data = parse_json(text, where)
     keys: tuple[str, ...] = ()
     if isinstance(data, dict) and isinstance(data.get("annotations"), list):
@@ -250,6 +275,16 @@ def read_coco_results(text: str, where: str, gt: GroundTruth, dropped: Dropped |
         raise InputError("COCO results must be a JSON list of detections", where, 1)
     return detections_from_coco(data, gt, where, lambda k: json_line(text, *keys, k), dropped, id_offset,
                                 corners, check_text_numbers=_may_hold_strings(text))
+
+
+def _plain_columns(columns: dict[str, np.ndarray], dropped: Dropped | None) -> bool:
+    """Whether columns read in bulk hold nothing the record-by-record read words from the records
+    themselves: image ids that are not integers an int64 holds exactly, or (in a strict read)
+    categories other than person, or the 2024 challenge's for every detection."""
+    ids, categories = columns["image_id"], columns["category_id"]
+    return bool(np.all(np.abs(ids) < 2.0 ** 53) and np.array_equal(ids, np.floor(ids))
+                and (dropped is not None or np.all(categories == PERSON_CATEGORY)
+                     or np.all(categories == CHALLENGE2024_CATEGORY)))
 
 
 def _may_hold_strings(text: str) -> bool:
@@ -274,9 +309,6 @@ def detections_from_coco(records: list, gt: GroundTruth, where: str = "", line_o
     scores = np.empty(n, np.float64)
     categories = np.empty(n, np.float64)
 
-    def fail(message: str, k: int) -> InputError:
-        return InputError(message if where else f"detection {k}: {message}", where or None, line_of(k))
-
     for k, det in enumerate(records):
         try:
             image_id = det["image_id"]
@@ -285,23 +317,38 @@ def detections_from_coco(records: list, gt: GroundTruth, where: str = "", line_o
             scores[k] = det["score"]
             categories[k] = det.get("category_id", PERSON_CATEGORY)
         except KeyError as exc:
-            raise fail(f"detection without '{exc.args[0]}'", k) from None
+            raise _record_error(f"detection without '{exc.args[0]}'", k, where, line_of) from None
         except (TypeError, ValueError):
-            raise fail("detection with a malformed image_id, bbox, score or category_id "
-                       "(bbox must be 4 numbers [x, y, w, h])", k) from None
+            raise _record_error("detection with a malformed image_id, bbox, score or category_id "
+                                "(bbox must be 4 numbers [x, y, w, h])", k, where, line_of) from None
         if isinstance(image_id, bool) or not isinstance(image_id, (int, float, np.integer)) \
                 or not math.isfinite(image_id) or image_id != int(image_id):
-            raise fail(f"image_id {image_id!r} is not an integer", k)
+            raise _record_error(f"image_id {image_id!r} is not an integer", k, where, line_of)
         if not abs(image_id) < _ID_LIMIT:
-            raise fail(f"image id {image_id!r} is not in the ground truth: it is too large to be an image id", k)
+            raise _record_error(f"image id {image_id!r} is not in the ground truth: it is too large to be an "
+                                "image id", k, where, line_of)
         ids[k] = int(image_id)
     facts = ReadFacts(id_offset=id_offset, corners=corners)
     if check_text_numbers:
         _count_text_numbers(records, facts, lambda k: location(where, line_of(k)))
+    return _coco_detections(ids, boxes, scores, categories, gt, where, line_of, dropped, id_offset, corners, facts,
+                            lambda k: records[k].get("category_id"))
+
+
+def _record_error(message: str, k: int, where: str, line_of) -> InputError:
+    return InputError(message if where else f"detection {k}: {message}", where or None, line_of(k))
+
+
+def _coco_detections(ids: np.ndarray, boxes: np.ndarray, scores: np.ndarray, categories: np.ndarray,
+                     gt: GroundTruth, where: str, line_of, dropped: Dropped | None, id_offset: int, corners: bool,
+                     facts: ReadFacts, category_of=None) -> Detections:
+    """Detections of a COCO result's columns: values checked, categories judged, ids mapped.
+    ``category_of(k)`` is detection k's category as written, for the error of a strict read."""
     if corners:
         boxes[:, 2:] -= boxes[:, :2]
     keep = _check_values(boxes, scores, lambda k: (where, line_of(k)), dropped, facts, _layout(corners))
     bad = np.flatnonzero(categories != PERSON_CATEGORY)
+    n = len(categories)
     facts.challenge_category = n > 0 and len(bad) == n and bool(np.all(categories == CHALLENGE2024_CATEGORY))
     if len(bad) and dropped is not None:
         # A lenient read takes every detection as a person: a category of 0 is usually a class
@@ -311,13 +358,23 @@ def detections_from_coco(records: list, gt: GroundTruth, where: str = "", line_o
         dropped.record("recategorised", len(bad), where, line_of(int(bad[0])))
     elif len(bad) and not facts.challenge_category:
         k = int(bad[0])
-        raise fail(
-            f"category_id {records[k].get('category_id')!r} is not person ({PERSON_CATEGORY}); "
+        raise _record_error(
+            f"category_id {category_of(k)!r} is not person ({PERSON_CATEGORY}); "
             f"{len(bad)} detections have another category (the leaderboard crashes on them; "
-            "`kaist-kit submit` rewrites every category to person)", k)
+            "`kaist-kit submit` rewrites every category to person)", k, where, line_of)
     image, known = _map_ids(ids + id_offset, gt, line_of, where, False, dropped, keep, id_offset)
     keep &= known
-    return Detections(image[keep], boxes[keep], scores[keep], where, "coco", dropped, facts)
+    return _kept(image, boxes, scores, keep, where, "coco", dropped, facts)
+
+
+def _kept(image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, keep: np.ndarray, where: str, format: str,
+          dropped: Dropped | None, facts: ReadFacts) -> Detections:
+    """The detections of ``keep``: the arrays themselves when every one is kept (a copy of millions
+    of boxes saved)."""
+    if not keep.all():
+        image, boxes, scores = image[keep], boxes[keep], scores[keep]
+    return Detections(image, np.ascontiguousarray(boxes), np.ascontiguousarray(scores), where, format, dropped,
+                      facts)
 
 
 def _count_text_numbers(records: list, facts: ReadFacts, locate) -> None:
@@ -337,19 +394,22 @@ def _layout(corners: bool) -> str:
     return "boxes are read as corners [x1, y1, x2, y2]" if corners else "boxes are [x, y, width, height]"
 
 
-def read_txt_results(text: str, where: str, gt: GroundTruth, dropped: Dropped | None = None,
+def read_txt_results(text: str | bytes, where: str, gt: GroundTruth, dropped: Dropped | None = None,
                      id_offset: int = 0, corners: bool = False) -> Detections:
-    rows, lines = _parse_rows(text, where, 6)
+    """Detections of a leaderboard txt text; given as the bytes of an ASCII file whose every line is
+    a detection, it is read in bulk (`kaist_kit.bulkread`)."""
+    found = txt_rows(text, 6) if isinstance(text, bytes) else None
+    rows, lines = found if found is not None else _parse_rows(_decoded(text, where), where, 6)
     ids = rows[:, 0]
     whole = np.floor(ids) == ids
     if not np.all(whole):
         k = int(np.flatnonzero(~whole)[0])
-        raise InputError(f"image id {_field(text, lines[k])} is not an integer", where, int(lines[k]))
+        raise InputError(f"image id {_field(text, lines[k], where)} is not an integer", where, int(lines[k]))
     huge = ~(np.abs(ids) < _ID_LIMIT)
     if huge.any():
         k = int(np.flatnonzero(huge)[0])
-        raise InputError(f"image id {_field(text, lines[k])} is not in the ground truth (ids 1..{gt.n_images}, "
-                         "1-based): it is too large to be an image id", where, int(lines[k]))
+        raise InputError(f"image id {_field(text, lines[k], where)} is not in the ground truth (ids "
+                         f"1..{gt.n_images}, 1-based): it is too large to be an image id", where, int(lines[k]))
     boxes, scores = rows[:, 1:5].copy(), rows[:, 5].copy()
 
     def line_of(k: int) -> int:
@@ -362,12 +422,12 @@ def read_txt_results(text: str, where: str, gt: GroundTruth, dropped: Dropped | 
     int_ids = ids.astype(np.int64) + id_offset
     image, known = _map_ids(int_ids, gt, line_of, where, True, dropped, keep, id_offset)
     keep &= known
-    return Detections(image[keep], boxes[keep], scores[keep], where, "txt", dropped, facts)
+    return _kept(image, boxes, scores, keep, where, "txt", dropped, facts)
 
 
-def _field(text: str, line: int) -> str:
+def _field(text: str | bytes, line: int, where: str) -> str:
     """The first field of a line as written (for a number that reads back differently)."""
-    return text.splitlines()[int(line) - 1].replace(",", " ").split()[0]
+    return _decoded(text, where).splitlines()[int(line) - 1].replace(",", " ").split()[0]
 
 
 def _parse_rows(text: str, where: str, ncols: int, label: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -431,7 +491,7 @@ def _check_values(boxes: np.ndarray, scores: np.ndarray, locate, dropped: Droppe
                 f"negative box size w={boxes[k, 2]:g}, h={boxes[k, 3]:g} ({negative.sum()} such "
                 f"detections); {layout}", *locate(k))
         dropped.record("negative_size", negative.sum(), *locate(k))
-    far = finite & ~(np.abs(boxes) <= FAR_LIMIT).all(axis=1)
+    far = finite & ~((boxes <= FAR_LIMIT) & (boxes >= -FAR_LIMIT)).all(axis=1)  # no float copy of the boxes
     if far.any() and facts is not None:
         facts.far_boxes = int(far.sum())
         facts.first["far_boxes"] = location(*locate(int(np.flatnonzero(far)[0])))
@@ -480,15 +540,58 @@ def _map_ids(ids: np.ndarray, gt: GroundTruth, line_of, where: str, one_based: b
 
 def _read_per_image(files: dict, gt: GroundTruth, where, devkit_shift: bool,
                     dropped: Dropped | None = None) -> Detections:
-    rows, images, sources, lines = [], [], [], []
-    unknown = []
-    for name in sorted(files):
-        frame = "/".join(_FRAME_FILE.search(name).groups())
-        if frame not in gt.index_of_name:
-            unknown.append(name)
-            continue
+    frame_of = {name: "/".join(_FRAME_FILE.search(name).groups()) for name in files}
+    known = [name for name in sorted(files) if frame_of[name] in gt.index_of_name]
+    unknown = [name for name in sorted(files) if frame_of[name] not in gt.index_of_name]
+    try:
+        texts = [files[name][1]() for name in known]
+    except InputError:  # said when that file's turn comes
+        texts = None
+    bulk = labelled_rows(texts, b"person", 5) if texts is not None else None
+    if bulk is not None:
+        found, file_of, line_of = bulk
+        image = np.array([gt.index_of_name[frame_of[name]] for name in known], np.int64)[file_of]
+    else:
+        found, image, file_of, line_of = _read_per_image_files(files, known, texts, frame_of, gt, dropped)
+    facts = ReadFacts(unknown_frames=unknown)
+    if unknown:
+        facts.first["unknown_frames"] = files[unknown[0]][0]
+    if len(files) > len(unknown):
+        facts.images_without_file = gt.n_images - (len(files) - len(unknown))
+    if not known:
+        empty = Detections.empty(str(where), "per-image")
+        empty.dropped, empty.facts = dropped, facts
+        return empty
+
+    x1, y1, x2, y2, score = found.T
+    names = [files[n][0] for n in known]
+
+    keep = _check_values(np.stack([x1, y1, x2 - x1, y2 - y1], 1), score,
+                         lambda k: (names[file_of[k]], int(line_of[k])), dropped, facts,
+                         "corner x2, y2 before x1, y1; lines are label x1 y1 x2 y2 score")
+    image = image[keep]
+    x1, y1, x2, y2, score = x1[keep], y1[keep], x2[keep], y2[keep], score[keep]
+    if devkit_shift:
+        # The devkit's aggregator prints x1+1, y1+1, x2-x1, y2-y1 with %.4f and the score with %.8f,
+        # then scores the printed numbers: round the same way.
+        box = np.stack([_printed(x1 + 1, 4), _printed(y1 + 1, 4), _printed(x2 - x1, 4),
+                        _printed(y2 - y1, 4)], 1)
+        score = _printed(score, 8)
+    else:
+        box = np.stack([x1, y1, x2 - x1, y2 - y1], 1)
+    return Detections(image, box, score, str(where), "per-image", dropped, facts)
+
+
+def _read_per_image_files(files: dict, known: list[str], texts: list[bytes] | None, frame_of: dict,
+                          gt: GroundTruth, dropped: Dropped | None) -> tuple[np.ndarray, ...]:
+    """Rows, image indices, file and line of each detection of per-image files read one by one
+    (``texts`` holds them when they have been read)."""
+    rows, images, sources, lines = [np.zeros((0, 5))], [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], \
+        [np.zeros(0, np.int64)]
+    for number, name in enumerate(known):
         source, read = files[name]
-        file_rows, file_lines, labels = _parse_rows(decode_text(read(), source), source, 5, label=True)
+        text = texts[number] if texts is not None else read()
+        file_rows, file_lines, labels = _parse_rows(decode_text(text, source), source, 5, label=True)
         bad = [k for k, label in enumerate(labels) if label.lower() != "person"]
         if bad and dropped is None:
             raise InputError(f"label {labels[bad[0]]!r} is not person", source, int(file_lines[bad[0]]))
@@ -500,37 +603,10 @@ def _read_per_image(files: dict, gt: GroundTruth, where, devkit_shift: bool,
             is_person[bad] = False
             file_rows, file_lines = file_rows[is_person], file_lines[is_person]
         rows.append(file_rows)
-        images.append(np.full(len(file_rows), gt.index_of_name[frame], np.int64))
-        sources.append(np.full(len(file_rows), len(sources)))
+        images.append(np.full(len(file_rows), gt.index_of_name[frame_of[name]], np.int64))
+        sources.append(np.full(len(file_rows), number))
         lines.append(file_lines)
-    facts = ReadFacts(unknown_frames=unknown)
-    if unknown:
-        facts.first["unknown_frames"] = files[unknown[0]][0]
-    if len(files) > len(unknown):
-        facts.images_without_file = gt.n_images - (len(files) - len(unknown))
-    if not rows:
-        empty = Detections.empty(str(where), "per-image")
-        empty.dropped, empty.facts = dropped, facts
-        return empty
-
-    x1, y1, x2, y2, score = np.concatenate(rows).T
-    names = [files[n][0] for n in sorted(files) if n not in unknown]
-    file_of, line_of = np.concatenate(sources), np.concatenate(lines)
-
-    keep = _check_values(np.stack([x1, y1, x2 - x1, y2 - y1], 1), score,
-                         lambda k: (names[file_of[k]], int(line_of[k])), dropped, facts,
-                         "corner x2, y2 before x1, y1; lines are label x1 y1 x2 y2 score")
-    image = np.concatenate(images)[keep]
-    x1, y1, x2, y2, score = x1[keep], y1[keep], x2[keep], y2[keep], score[keep]
-    if devkit_shift:
-        # The devkit's aggregator prints x1+1, y1+1, x2-x1, y2-y1 with %.4f and the score with %.8f,
-        # then scores the printed numbers: round the same way.
-        box = np.stack([_printed(x1 + 1, 4), _printed(y1 + 1, 4), _printed(x2 - x1, 4),
-                        _printed(y2 - y1, 4)], 1)
-        score = _printed(score, 8)
-    else:
-        box = np.stack([x1, y1, x2 - x1, y2 - y1], 1)
-    return Detections(image, box, score, str(where), "per-image", dropped, facts)
+    return tuple(np.concatenate(parts) for parts in (rows, images, sources, lines))
 
 
 def _plain_number(value: float) -> int | float:

@@ -4,10 +4,7 @@ the caller keep it, so that a failed or altered transfer never leaves a file beh
 from __future__ import annotations
 
 import hashlib
-import http.client
 import os
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 
 OFFLINE_ENV = "KAIST_KIT_OFFLINE"
@@ -34,6 +31,12 @@ def download_verified(url: str, size: int, md5: str, progress: Progress | None =
     Network trouble, a transfer that stops short and any other bytes than the pinned ones all raise
     `DownloadFailed`.
     """
+    # Imported here: they take longer to import than most commands take to run, and only a
+    # download needs them.
+    import http.client
+    import urllib.error
+    import urllib.request
+
     if downloads_forbidden():
         raise DownloadFailed(f"{OFFLINE_ENV}={os.environ[OFFLINE_ENV]} forbids downloads")
     digest = hashlib.md5()

@@ -33,7 +33,7 @@ TRUE_POSITIVE, FALSE_POSITIVE, IGNORED = 1, 0, -1
 
 # Pairs are built per chunk of images so that a file with thousands of detections in crowded
 # images does not allocate a huge detection x ground-truth table at once.
-_PAIR_CHUNK = 2_000_000
+_PAIR_CHUNK = 1 << 19
 
 
 @dataclass
@@ -81,9 +81,12 @@ def _pairs(dets: np.ndarray, image: np.ndarray, boxes: np.ndarray, counts: np.nd
            gt: GroundTruth, min_overlap: float, gt_boxes: np.ndarray) -> Pairs:
     n = counts[dets]
     det = np.repeat(dets, n)
-    first = np.repeat(gt.ann_start[image[dets]], n)
-    offset = np.arange(len(det)) - np.repeat(np.cumsum(n) - n, n)
-    g = first + offset
+    # Each detection's image's ground truths: the first's index, plus the pair's place among them.
+    g = np.repeat(gt.ann_start[image[dets]] - (np.cumsum(n) - n), n) + np.arange(len(det))
+    # Most pairs lie apart along x: they are left out before the rest is computed for the others.
+    dx, dw, gx, gw = boxes[det, 0], boxes[det, 2], gt_boxes[g, 0], gt_boxes[g, 2]
+    apart = np.minimum(dx + dw, gx + gw) - np.maximum(dx, gx) <= 0
+    det, g = det[~apart], g[~apart]
 
     positive, iou, iod = pair_overlaps(boxes[det], gt_boxes[g])
     det, g = det[positive], g[positive]
@@ -152,7 +155,7 @@ class Matches:
     """Outcome of matching, for detections in evaluation order (by image, then descending score)."""
 
     status: np.ndarray  # (S, D) int8: TRUE_POSITIVE, FALSE_POSITIVE or IGNORED
-    matched_gt: np.ndarray  # (S, D) int64 index of the ground truth taken, -1 for none
+    matched_gt: np.ndarray  # (S, D) int32 index of the ground truth taken, -1 for none
 
 
 def _rounds(pair_det: np.ndarray, pair_gt: np.ndarray, can_be_taken: np.ndarray, n_det: int) -> np.ndarray:
@@ -185,7 +188,7 @@ def greedy_match(det_image: np.ndarray, pairs: Pairs, ignored: np.ndarray,
     n_settings = ignored.shape[0]
     n_det = len(det_image)
     status = np.full((n_settings, n_det), FALSE_POSITIVE, np.int8)
-    matched_gt = np.full((n_settings, n_det), -1, np.int64)
+    matched_gt = np.full((n_settings, n_det), -1, np.int32)
     if len(pairs.det) == 0:
         return Matches(status, matched_gt)
 

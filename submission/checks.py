@@ -16,7 +16,7 @@ import numpy as np
 
 from kaist_kit.detections import Detections, load_detections
 from kaist_kit.errors import InputError
-from kaist_kit.evaluate import Result, evaluate
+from kaist_kit.evaluate import Result, evaluate, in_evaluation_order
 from kaist_kit.findings import (
     CRASH,
     EMPTY_IMAGES,
@@ -113,8 +113,12 @@ def normalise(dets: Detections) -> tuple[Detections, dict]:
     1,000 per image (the highest scores): the order and cap the leaderboard protocol scores by."""
     positive = (dets.boxes[:, 2] > 0) & (dets.boxes[:, 3] > 0)
     index = np.flatnonzero(positive)
-    index = index[np.lexsort((-dets.scores[index], dets.image[index]))]
     image = dets.image[index]
+    # A result in that order already (as the leaderboard asks) keeps its order.
+    in_order = in_evaluation_order(image, dets.scores[index])
+    if not in_order:
+        order = np.lexsort((-dets.scores[index], image))
+        index, image = index[order], image[order]
     rank = np.arange(len(index)) - np.searchsorted(image, image, side="left")
     per_image = np.bincount(image, minlength=1)
     crowded = per_image > MAX_PER_IMAGE
@@ -125,7 +129,10 @@ def normalise(dets: Detections) -> tuple[Detections, dict]:
         "over_cap": int((per_image[crowded] - MAX_PER_IMAGE).sum()),
         "most_in_an_image": int(per_image.max()) if len(image) else 0,
     }
-    packaged = Detections(dets.image[kept], dets.boxes[kept], dets.scores[kept], dets.source, "coco")
+    if in_order and len(kept) == len(dets):  # every detection kept as it is: its arrays shared
+        packaged = Detections(dets.image, dets.boxes, dets.scores, dets.source, "coco")
+    else:
+        packaged = Detections(dets.image[kept], dets.boxes[kept], dets.scores[kept], dets.source, "coco")
     return packaged, counts
 
 

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import zipfile
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from kaist_kit.evaluate import Result
 from kaist_kit.files import atomic_path, check_writable
 from kaist_kit.findings import CHALLENGE_CATEGORY, refuse_errors
 from kaist_kit.groundtruth import GroundTruth, load_ground_truth
-from kaist_kit.results import coco_results_text
+from kaist_kit.results import coco_results_chunks
 
 from .checks import (
     CRASH,
@@ -143,26 +144,48 @@ def package(result: str | os.PathLike, out: str | os.PathLike,
         results_name = f"{stem}_result.json"
     else:
         results_name = out.name
-    text = results_json(inspection, chosen)
-    if len(text) > UPLOAD_LIMIT_BYTES:
-        inspection.findings.append(Finding(SIZE, _size_found(len(text), "the results JSON")))
-    manifest = _manifest(inspection, method, results_name, text, chosen)
-    manifest_text = json.dumps(manifest, indent=1).encode() + b"\n"
+    chunks = results_json_chunks(inspection, chosen)
+
+    def manifest_of(size: int, sha256: str) -> tuple[dict, bytes]:
+        if size > UPLOAD_LIMIT_BYTES:
+            inspection.findings.append(Finding(SIZE, _size_found(size, "the results JSON")))
+        manifest = _manifest(inspection, method, results_name, sha256, chosen)
+        return manifest, json.dumps(manifest, indent=1).encode() + b"\n"
+
     try:
         if manifest_path is not None:
             with atomic_path(out) as results_tmp, atomic_path(manifest_path) as manifest_tmp:
-                results_tmp.write_bytes(text)
+                with open(results_tmp, "wb") as handle:
+                    size, sha256 = _write_chunks(chunks, handle.write)
+                manifest, manifest_text = manifest_of(size, sha256)
                 manifest_tmp.write_bytes(manifest_text)
-            return PackageReport(out, results_name, len(text), None, manifest, inspection, chosen, manifest_path)
+            return PackageReport(out, results_name, size, None, manifest, inspection, chosen, manifest_path)
         with atomic_path(out) as tmp:
             with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as archive:
-                for name, data in ((results_name, text), (SUBMISSION_MANIFEST, manifest_text)):
-                    entry = zipfile.ZipInfo(name, _ZIP_TIME)
-                    entry.external_attr = 0o644 << 16
-                    archive.writestr(entry, data, zipfile.ZIP_DEFLATED)
+                with archive.open(_zip_entry(results_name), "w") as entry:
+                    size, sha256 = _write_chunks(chunks, entry.write)
+                manifest, manifest_text = manifest_of(size, sha256)
+                archive.writestr(_zip_entry(SUBMISSION_MANIFEST), manifest_text)
     except OSError as exc:
         raise InputError(f"cannot write the submission: {exc.strerror or exc}", out) from None
-    return PackageReport(out, results_name, len(text), out.stat().st_size, manifest, inspection, chosen)
+    return PackageReport(out, results_name, size, out.stat().st_size, manifest, inspection, chosen)
+
+
+def _zip_entry(name: str) -> zipfile.ZipInfo:
+    entry = zipfile.ZipInfo(name, _ZIP_TIME)
+    entry.external_attr = 0o644 << 16
+    entry.compress_type = zipfile.ZIP_DEFLATED
+    return entry
+
+
+def _write_chunks(chunks: Iterable[bytes], write: Callable[[bytes], object]) -> tuple[int, str]:
+    """Write the chunks in order; return the size and sha256 of what was written."""
+    digest, size = hashlib.sha256(), 0
+    for chunk in chunks:
+        digest.update(chunk)
+        write(chunk)
+        size += len(chunk)
+    return size, digest.hexdigest()
 
 
 def check(path: str | os.PathLike, gt: GroundTruth | str | os.PathLike | None = None, *,
@@ -209,8 +232,13 @@ def _for_target(findings: list[Finding], target: Target | None) -> list[Finding]
 def results_json(inspection: Inspection, target: Target = LEADERBOARD) -> bytes:
     """The packaged detections as compact COCO result JSON, in the leaderboard's image ids and the
     target's category."""
+    return b"".join(results_json_chunks(inspection, target))
+
+
+def results_json_chunks(inspection: Inspection, target: Target = LEADERBOARD) -> Iterator[bytes]:
+    """`results_json` in pieces that make it joined."""
     dets = inspection.packaged
-    return coco_results_text(inspection.submission_ids[dets.image], dets.boxes, dets.scores, target.category_id)
+    return coco_results_chunks(inspection.submission_ids[dets.image], dets.boxes, dets.scores, target.category_id)
 
 
 def _ground_truth(gt: GroundTruth | str | os.PathLike | None) -> GroundTruth | None:
@@ -238,7 +266,8 @@ def source_sha256(path: Path) -> tuple[str, str]:
     return digest.hexdigest(), "the folder: each file's relative path, a NUL byte and its sha256, in path order"
 
 
-def _manifest(inspection: Inspection, method: str, results_name: str, text: bytes, target: Target) -> dict:
+def _manifest(inspection: Inspection, method: str, results_name: str, results_sha256: str,
+              target: Target) -> dict:
     source_hash, hashed = source_sha256(inspection.source)
     gt = inspection.gt
     evaluation = None
@@ -258,7 +287,7 @@ def _manifest(inspection: Inspection, method: str, results_name: str, text: byte
         "target": {"name": target.name, "description": target.description, "category_id": target.category_id,
                    "evaluator": target.evaluator},
         "results_file": results_name,
-        "results_sha256": hashlib.sha256(text).hexdigest(),
+        "results_sha256": results_sha256,
         "source": {"name": inspection.source.name, "format": inspection.format, "sha256": source_hash,
                    "sha256_of": hashed},
         "options": inspection.options,

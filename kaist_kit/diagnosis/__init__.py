@@ -8,23 +8,27 @@
   `Diagnosis` (`write_report` returns what it wrote).
 """
 
-from .compute import OUTCOMES, Diagnosis, Example, Outcomes, View, diagnose
-from .error_types import (
-    FALSE_POSITIVE_TYPES,
-    FP_TYPES,
-    MISS_FIXES,
-    ORACLES,
-    FalsePositiveType,
-    MissFix,
-    never_worse,
-    type_false_positives,
-)
-from .params import DEFAULT_EXAMPLES, DEFAULT_FPPI, FOREGROUND_HEIGHT, DiagnosisParams
-from .report import WrittenReport, matches_table, write_matches, write_report
+import importlib
 
-__all__ = [
-    "DEFAULT_EXAMPLES", "DEFAULT_FPPI", "FALSE_POSITIVE_TYPES", "FOREGROUND_HEIGHT", "FP_TYPES", "MISS_FIXES",
-    "OUTCOMES", "ORACLES", "Diagnosis", "DiagnosisParams", "Example", "FalsePositiveType", "MissFix", "Outcomes",
-    "View", "WrittenReport", "diagnose", "matches_table", "never_worse", "type_false_positives", "write_matches",
-    "write_report",
-]
+# Each name is imported from its module on first use (PEP 562): the CLI reads the defaults of
+# `params` when it starts, and loads the rest only to diagnose.
+_MODULES = {
+    "compute": ("OUTCOMES", "Diagnosis", "Example", "Outcomes", "View", "diagnose"),
+    "error_types": ("FALSE_POSITIVE_TYPES", "FP_TYPES", "MISS_FIXES", "ORACLES", "FalsePositiveType", "MissFix",
+                    "never_worse", "type_false_positives"),
+    "params": ("DEFAULT_EXAMPLES", "DEFAULT_FPPI", "FOREGROUND_HEIGHT", "DiagnosisParams"),
+    "report": ("WrittenReport", "matches_table", "write_matches", "write_report"),
+}
+_EXPORTS = {name: module for module, names in _MODULES.items() for name in names}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
