@@ -68,8 +68,9 @@ def overlaps_by_image(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth,
         base = total[start - 1] if start else 0
         stop = int(np.searchsorted(total, base + _PAIR_CHUNK, side="right"))
         stop = max(stop, start + 1)
-        chunks.append(_pairs(np.arange(start, stop), image, boxes, counts, gt, min_overlap,
-                             gt.boxes if gt_boxes is None else gt_boxes))
+        with np.errstate(over="ignore", invalid="ignore"):  # far boxes: inf and nan overlaps match nothing
+            chunks.append(_pairs(np.arange(start, stop), image, boxes, counts, gt, min_overlap,
+                                 gt.boxes if gt_boxes is None else gt_boxes))
         start = stop
     if not chunks:
         empty = np.zeros(0, np.int64)
@@ -98,23 +99,26 @@ def pair_overlaps(d_box: np.ndarray, g_box: np.ndarray) -> tuple[np.ndarray, np.
     """For rows of detection and ground-truth boxes (x, y, w, h) taken in pairs: which intersect, and
     for those, the intersection over union and over the detection's area, with the reference
     evaluators' arithmetic (no +1 pixel)."""
-    dx1, dy1, dw, dh = d_box.T
-    gx1, gy1, gw, gh = g_box.T
-    iw = np.minimum(dx1 + dw, gx1 + gw) - np.maximum(dx1, gx1)
-    ih = np.minimum(dy1 + dh, gy1 + gh) - np.maximum(dy1, gy1)
-    positive = (iw > 0) & (ih > 0)
-    iw, ih = iw[positive], ih[positive]
-    dw, dh, gw, gh = dw[positive], dh[positive], gw[positive], gh[positive]
-    inter = iw * ih
-    d_area = dw * dh
-    return positive, inter / (d_area + gw * gh - inter), inter / d_area
+    # Boxes near the float range overflow to inf and nan overlaps, which match nothing: no warning.
+    with np.errstate(over="ignore", invalid="ignore"):
+        dx1, dy1, dw, dh = d_box.T
+        gx1, gy1, gw, gh = g_box.T
+        iw = np.minimum(dx1 + dw, gx1 + gw) - np.maximum(dx1, gx1)
+        ih = np.minimum(dy1 + dh, gy1 + gh) - np.maximum(dy1, gy1)
+        positive = (iw > 0) & (ih > 0)
+        iw, ih = iw[positive], ih[positive]
+        dw, dh, gw, gh = dw[positive], dh[positive], gw[positive], gh[positive]
+        inter = iw * ih
+        d_area = dw * dh
+        return positive, inter / (d_area + gw * gh - inter), inter / d_area
 
 
 def in_border_margin(gt: GroundTruth, margin: float = BORDER_MARGIN) -> np.ndarray:
     """(N,) bool: the boxes closer than ``margin`` to their image's border, which a setting ignores."""
     x, y, w, h = gt.boxes.T
     width, height = gt.image_sizes[gt.ann_image].T
-    return (x < margin) | (y < margin) | (x + w > width - margin) | (y + h > height - margin)
+    with np.errstate(over="ignore"):  # a far box's edge at inf is beyond the border, as it should be
+        return (x < margin) | (y < margin) | (x + w > width - margin) | (y + h > height - margin)
 
 
 def ignore_masks(gt: GroundTruth, settings: list[Setting]) -> np.ndarray:

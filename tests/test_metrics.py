@@ -298,3 +298,13 @@ def test_split_results_equal_image_lists(kaist, leaderboard_gt):
         by_ids = evaluation.score("reasonable", ids, protocol)
         assert (by_name.lamr, by_name.n_gt, by_name.split) == (by_ids.lamr, by_ids.n_gt, "road")
     assert json.dumps(by_name.to_dict())  # plain JSON
+
+
+def test_boxes_near_the_float_range_match_nothing_and_warn_nothing():
+    gt = make_gt(frames(2), [person(1, 0, (100, 100, 40, 100)), person(2, 1, (1e308, 1e308, 1e308, 1e308))])
+    dets = make_dets(gt, [det(0, (100, 100, 40, 100), 0.9), det(0, (1e308, 1e308, 1e308, 1e308), 0.8),
+                          det(1, (1e308, 1e308, 1e308, 1e308), 0.7), det(1, (0, 0, 1e200, 1e200), 0.6)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        result = Evaluation(gt, dets).score("all-pedestrians", "all")
+    assert result.recall > 0 and math.isfinite(result.lamr)
