@@ -361,6 +361,14 @@ def alive(pids):
     return [pid for pid in pids if running(pid)]
 
 
+def as_from_a_terminal():
+    """Ctrl-C handled as in a command started from a terminal: a shell without job control starts
+    background commands with SIGINT ignored, and the test suite may run in one (CI)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_slow_conversion(tmp_path, *args):
     import subprocess
     import sys
@@ -368,7 +376,7 @@ def start_slow_conversion(tmp_path, *args):
 
     root = xml_tree(tmp_path / "xml", {f"set06/V000/I{n:05d}": xml_file() for n in range(19, 200, 20)})
     proc = subprocess.Popen([sys.executable, "-c", SLOW_CONVERT, str(root), *map(str, args)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=as_from_a_terminal)
     deadline = time.monotonic() + 60
     while len(children_of(proc.pid)) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -436,7 +444,8 @@ def test_an_interrupted_write_leaves_no_temporary_file(tmp_path, signal_name, co
     source = write_flat(tmp_path / "ann", {"set06_V000_I00019.txt": FRAME})
     out, writing = tmp_path / "out" / "gt.json", tmp_path / "writing"
     proc = subprocess.Popen([sys.executable, "-c", STALLED_WRITE, str(writing), "improved", str(source),
-                             "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=as_from_a_terminal)
     try:
         deadline = time.monotonic() + 60
         while not writing.exists() and time.monotonic() < deadline:
