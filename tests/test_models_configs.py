@@ -97,3 +97,12 @@ def test_one_training_step_gives_finite_losses_and_gradients_in_both_streams(pat
         assert _gradient(model.backbone) > 0
         expected = ("visible",) if "_rgb_" in path.name else ("lwir",)
         assert model.data_preprocessor.modalities == expected
+
+
+def test_runs_of_one_config_in_one_process_have_names_of_their_own():
+    # mmengine names a run after its config and the second it starts: the same name would make a
+    # second run within that second take over the first's logger and visualizer.
+    first, second = load_config(SYNTH_CONFIGS[0]), load_config(SYNTH_CONFIGS[0])
+    names = {cfg.get("experiment_name", Path(SYNTH_CONFIGS[0]).stem) for cfg in (first, second)}
+    assert len(names) == 2
+    assert load_config(SYNTH_CONFIGS[0], ["experiment_name=mine"]).experiment_name == "mine"

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import InputError
 
 DATALOADERS = ("train_dataloader", "val_dataloader", "test_dataloader")
+# Configs read so far in this process, by file name.
+_READ = Counter()
 
 
 def parse_cfg_options(items: Sequence[str]) -> dict:
@@ -45,6 +48,11 @@ def load_config(path: str | os.PathLike, cfg_options: Sequence[str] | dict | Non
         cfg.merge_from_dict(options)
         if "data_root" in options:
             set_data_root(cfg, options["data_root"])
+    _READ[path.stem] += 1
+    if _READ[path.stem] > 1 and "experiment_name" not in cfg:
+        # mmengine names a run's logger, visualizer and scope after its config file and the second
+        # it starts: a second run of one config within that second would take over the first's.
+        cfg.experiment_name = f"{path.stem}-{_READ[path.stem]}"
     return cfg
 
 
