@@ -213,8 +213,13 @@ def measure(commands: dict[str, list[str]], versions: dict[str, dict], repeat: i
 
 
 def load() -> str:
-    one, five, _ = os.getloadavg()
-    return f"{one:.1f}"
+    """The load average of the last minute."""
+    return f"{os.getloadavg()[0]:.1f}"
+
+
+def short_commit(revision: str) -> str:
+    return subprocess.run(["git", "rev-parse", "--short", revision], cwd=ROOT, check=True, capture_output=True,
+                          text=True).stdout.strip()
 
 
 def cell(found: dict, name: str, version: str) -> str:
@@ -233,15 +238,13 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     gt = str(kaist / "test-all-20.leaderboard.json")
     python = [sys.executable, "-m", "kaist_kit"]
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    head = short_commit("HEAD")
     installed = run([sys.executable, "-c", "import kaist_kit.submission as s; print(s.__file__)"], {}, work)[2]
     if not Path(installed.strip()).resolve().is_relative_to(ROOT):
         raise SystemExit(f"kaist_kit is installed from {installed.strip()}, not from {ROOT}: pip install -e {ROOT}")
     versions = {head: {}}
     if args.baseline:
-        commit = subprocess.run(["git", "rev-parse", "--short", args.baseline], cwd=ROOT, check=True,
-                                capture_output=True, text=True).stdout.strip()
+        commit = short_commit(args.baseline)
         versions = {commit: {"PYTHONPATH": str(baseline_code(commit, work))}, **versions}
 
     files = big_files(kaist, work)

@@ -68,9 +68,8 @@ def overlaps_by_image(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth,
         base = total[start - 1] if start else 0
         stop = int(np.searchsorted(total, base + _PAIR_CHUNK, side="right"))
         stop = max(stop, start + 1)
-        with np.errstate(over="ignore", invalid="ignore"):  # far boxes: inf and nan overlaps match nothing
-            chunks.append(_pairs(np.arange(start, stop), image, boxes, counts, gt, min_overlap,
-                                 gt.boxes if gt_boxes is None else gt_boxes))
+        chunks.append(_pairs(np.arange(start, stop), image, boxes, counts, gt, min_overlap,
+                             gt.boxes if gt_boxes is None else gt_boxes))
         start = stop
     if not chunks:
         empty = np.zeros(0, np.int64)
@@ -86,13 +85,12 @@ def _pairs(dets: np.ndarray, image: np.ndarray, boxes: np.ndarray, counts: np.nd
     g = np.repeat(gt.ann_start[image[dets]] - (np.cumsum(n) - n), n) + np.arange(len(det))
     # Most pairs lie apart along x: they are left out before the rest is computed for the others.
     dx, dw, gx, gw = boxes[det, 0], boxes[det, 2], gt_boxes[g, 0], gt_boxes[g, 2]
-    apart = np.minimum(dx + dw, gx + gw) - np.maximum(dx, gx) <= 0
+    with np.errstate(over="ignore"):  # a far box's edge at inf: pair_overlaps says what it overlaps
+        apart = np.minimum(dx + dw, gx + gw) - np.maximum(dx, gx) <= 0
     det, g = det[~apart], g[~apart]
 
     positive, iou, iod = pair_overlaps(boxes[det], gt_boxes[g])
-    det, g = det[positive], g[positive]
-    keep = iod >= min_overlap
-    return Pairs(det[keep], g[keep], iou[keep], iod[keep])
+    return Pairs(det[positive], g[positive], iou, iod).at_least(min_overlap)
 
 
 def pair_overlaps(d_box: np.ndarray, g_box: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
