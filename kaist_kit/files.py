@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import tempfile
 from collections.abc import Iterator
@@ -51,9 +52,11 @@ def parse_json(text: str, path: str | os.PathLike) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        # An error on the last line means the document stopped early: say so, it is the usual cause.
-        last_line = text.rstrip().count("\n") + 1
-        what = "truncated JSON" if exc.lineno >= last_line else f"invalid JSON: {exc.msg}"
+        # An error in the text's last, unfinished token (a number or a word cut short, or a string
+        # still open) means the document stopped early: say so, it is the usual cause. Not any error
+        # on the last line: a detector's results are often one line.
+        stopped = bool(re.fullmatch(r"[\w.+-]*", text[exc.pos:].rstrip())) or exc.msg.startswith("Unterminated string")
+        what = "truncated JSON" if stopped else f"invalid JSON: {exc.msg}"
         raise InputError(what, path, exc.lineno) from None
     except RecursionError:
         raise InputError("invalid JSON: nested too deeply", path) from None

@@ -63,6 +63,15 @@ def test_truncated_json_names_the_line(gt, tmp_path):
     path = write(tmp_path, "cut_result.json", text[: len(text) // 2])
     e = error_of(lambda: load_detections(path, gt))
     assert e.reason.startswith("truncated JSON") and e.line == text[: len(text) // 2].count("\n") + 1
+    one_line = json.dumps(records())
+    path = write(tmp_path, "cut_result.json", one_line[: len(one_line) // 2])
+    assert error_of(lambda: load_detections(path, gt)).reason.startswith("truncated JSON")
+
+
+def test_invalid_json_on_its_only_line_is_not_called_truncated(gt, tmp_path):
+    path = write(tmp_path, "bad_result.json", json.dumps(records()).replace('"score": ', '"score": 0', 1))
+    e = error_of(lambda: load_detections(path, gt))
+    assert e.reason.startswith("invalid JSON: ") and e.line == 1
 
 
 def test_malformed_txt_line(gt, tmp_path):
