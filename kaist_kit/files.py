@@ -1,18 +1,275 @@
-"""Reading user files with precise error locations, and writing files atomically."""
+"""The one way in and the one way out for the kit's files.
+
+In: every user file is read here (`read_bytes`, `read_text`, `load_json`, `read_archive`, `read_many`,
+`open_input`, `check_readable`). Only regular files are read: a FIFO, a device or a socket is refused
+from its ``stat`` before it is opened, and opened without blocking and checked again on the open
+descriptor, so that nothing hangs and nothing reads without end. Sizes are bounded before reading
+(`input_limits`, $KAIST_KIT_MAX_INPUT_BYTES), and archives by what they unpack to, both as their
+entries declare it and as decompression actually produces it, and by their compression ratio
+($KAIST_KIT_MAX_ARCHIVE_RATIO). Within an `input_scope` (the CLI enters one per command) every file
+read is remembered as one of the command's inputs.
+
+Out: every output is written here (`atomic_path`, `atomic_file`, `write_bytes_atomic`,
+`write_text_atomic`, `write_json_atomic`, `atomic_folder`, `make_folder`; `check_writable` checks a
+place before the work). The writer never writes onto one of the command's inputs nor onto anything
+but a regular file; it writes into an unnamed file (Linux's O_TMPFILE) or, where there is none, a
+temporary ``.NAME.PID.XXXXXXXXXX.kaist-kit.tmp`` beside the target, and only a complete file takes the
+target's name. Temporaries of processes that are gone are removed by the next write into their folder.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import io
 import json
 import os
 import re
 import signal
-import tempfile
-from collections.abc import Iterator
+import stat
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from .errors import InputError
+
+# ---------------------------------------------------------------------------------------------
+# Limits
+
+MAX_BYTES_ENV = "KAIST_KIT_MAX_INPUT_BYTES"
+MAX_RATIO_ENV = "KAIST_KIT_MAX_ARCHIVE_RATIO"
+DEFAULT_MAX_BYTES = 2 << 30  # 2 GiB: ten times the largest result file of 2,000,000 detections
+DEFAULT_MAX_RATIO = 100.0  # the official XML tree's archive unpacks to 33 times its size
+RATIO_FREE_BYTES = 64 << 20  # what any archive may unpack to, whatever its ratio
+
+
+@dataclass(frozen=True)
+class InputLimits:
+    """How much the kit reads: ``max_bytes`` from one file and from one archive once unpacked, and
+    at most ``max_ratio`` times an archive's own size (beyond `RATIO_FREE_BYTES`)."""
+
+    max_bytes: int = DEFAULT_MAX_BYTES
+    max_ratio: float = DEFAULT_MAX_RATIO
+
+    def unpacked_bound(self, packed: int) -> tuple[int, str]:
+        """The most an archive of ``packed`` bytes may unpack to, and what passing it means."""
+        by_ratio = max(RATIO_FREE_BYTES, int(self.max_ratio * packed))
+        if by_ratio < self.max_bytes:
+            return by_ratio, (f"more than {self.max_ratio:g} times the archive's own size, as a decompression "
+                              f"bomb does (set {MAX_RATIO_ENV} to allow a higher ratio)")
+        return self.max_bytes, f"more than the {human_size(self.max_bytes)} the kit reads ({_raise_hint()})"
+
+
+_LIMITS: ContextVar[InputLimits | None] = ContextVar("kaist_kit_input_limits", default=None)
+
+
+def input_limits() -> InputLimits:
+    """The limits in force: those of an enclosing `limited`, else $KAIST_KIT_MAX_INPUT_BYTES and
+    $KAIST_KIT_MAX_ARCHIVE_RATIO, else the defaults."""
+    given = _LIMITS.get()
+    if given is not None:
+        return given
+    return InputLimits(_env_number(MAX_BYTES_ENV, DEFAULT_MAX_BYTES, size=True),
+                       _env_number(MAX_RATIO_ENV, DEFAULT_MAX_RATIO, size=False))
+
+
+@contextlib.contextmanager
+def limited(max_bytes: int | None = None, max_ratio: float | None = None) -> Iterator[InputLimits]:
+    """Other limits for the reads within the block (library use; the CLI reads the environment)."""
+    base = input_limits()
+    limits = InputLimits(base.max_bytes if max_bytes is None else int(max_bytes),
+                         base.max_ratio if max_ratio is None else float(max_ratio))
+    token = _LIMITS.set(limits)
+    try:
+        yield limits
+    finally:
+        _LIMITS.reset(token)
+
+
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+def _env_number(name: str, default: float, size: bool):
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?", text.lower()) if size else None
+    try:
+        value = float(match[1]) * _UNITS[match[2]] if size and match else float(text)
+    except (TypeError, ValueError):
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        example = "8G, 500M or a number of bytes" if size else "a number such as 200"
+        raise InputError(f"{name}={text!r} is not {'a size' if size else 'a ratio'}: give {example}")
+    return int(value) if size else value
+
+
+def human_size(n: float) -> str:
+    """'312 bytes', '1.5 MiB', '2 GiB'."""
+    for unit, scale in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{int(n)} bytes"
+
+
+def _raise_hint() -> str:
+    return f"set {MAX_BYTES_ENV} to raise the limit, e.g. {MAX_BYTES_ENV}=8G"
+
+
+# ---------------------------------------------------------------------------------------------
+# A command's inputs
+
+
+@dataclass
+class InputScope:
+    """The files a command has read: the writer refuses to write onto any of them."""
+
+    files: dict[tuple[int, int], str] = field(default_factory=dict)  # (device, inode) -> the path read
+    trees: list[tuple[str, Collection[str], str]] = field(default_factory=list)  # (real root, '/'-paths, root)
+
+    def note(self, path: str | os.PathLike, st: os.stat_result) -> None:
+        self.files.setdefault((st.st_dev, st.st_ino), str(path))
+
+    def input_at(self, real: str, st: os.stat_result | None) -> str | None:
+        """The input that the file at ``real`` (its real path; ``st`` its stat, None if absent) is."""
+        if st is not None:
+            found = self.files.get((st.st_dev, st.st_ino))
+            if found is not None:
+                return found
+        for root, rels, given in self.trees:
+            if real.startswith(root + os.sep):
+                rel = real[len(root) + 1:].replace(os.sep, "/")
+                if rel in rels:
+                    return f"{given}/{rel}"
+        return None
+
+
+_SCOPE: ContextVar[InputScope | None] = ContextVar("kaist_kit_input_scope", default=None)
+
+
+@contextlib.contextmanager
+def input_scope() -> Iterator[InputScope]:
+    """The command's inputs, remembered by every read within the block. Scopes nest: an inner one is
+    the enclosing one, so that a library call made by a command adds to the command's inputs."""
+    current = _SCOPE.get()
+    if current is not None:
+        yield current
+        return
+    scope = InputScope()
+    token = _SCOPE.set(scope)
+    try:
+        yield scope
+    finally:
+        _SCOPE.reset(token)
+
+
+def note_input(path: str | os.PathLike) -> None:
+    """Remember ``path`` as an input of the current command (for files another library opens)."""
+    scope = _SCOPE.get()
+    if scope is not None:
+        with contextlib.suppress(OSError):
+            scope.note(path, os.stat(path))
+
+
+def note_input_tree(root: str | os.PathLike, rels: Collection[str]) -> None:
+    """Remember the files ``rels`` ('/'-separated paths) under the folder ``root`` as inputs."""
+    scope = _SCOPE.get()
+    if scope is not None:
+        scope.trees.append((os.path.realpath(root), rels, str(root)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+
+# Never block on open (a FIFO without a writer) nor take a terminal as the controlling one.
+_READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+               | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+_BATCH = 256  # files open at once in read_many
+_READ_SIZE = 1 << 16  # read_many's first read of each file
+
+
+def file_kind(mode: int) -> str:
+    """What a stat's mode says a path is, for messages: 'a folder', 'a FIFO (named pipe)', ..."""
+    for test, what in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a link")):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def _not_regular(path, mode: int) -> InputError:
+    if stat.S_ISDIR(mode):
+        return InputError("is a folder, expected a file", path)
+    return InputError(f"is {file_kind(mode)}, not a regular file: the kit reads only regular files", path)
+
+
+def _too_large(path, size: int, limit: int) -> InputError:
+    return InputError(f"is {human_size(size)}, more than the {human_size(limit)} the kit reads from one file "
+                      f"({_raise_hint()})", path)
+
+
+def _cannot_read(path, exc: OSError) -> InputError:
+    if isinstance(exc, FileNotFoundError):
+        return InputError("a link that leads nowhere" if os.path.islink(path) else "no such file", path)
+    if isinstance(exc, NotADirectoryError):
+        return InputError("no such file (a part of the path is a file)", path)
+    if isinstance(exc, IsADirectoryError):
+        return InputError("is a folder, expected a file", path)
+    with contextlib.suppress(OSError):
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            return _not_regular(path, mode)
+    return InputError(f"cannot read: {exc.strerror or exc}", path)
+
+
+def _open_input(path: str | os.PathLike, note: bool = True) -> tuple[int, os.stat_result]:
+    """An open descriptor of the regular file at ``path`` within the size limit, and its stat."""
+    limit = input_limits().max_bytes
+    try:
+        before = os.stat(path)
+    except OSError as exc:
+        raise _cannot_read(path, exc) from None
+    if not stat.S_ISREG(before.st_mode):
+        raise _not_regular(path, before.st_mode)
+    if before.st_size > limit:
+        raise _too_large(path, before.st_size, limit)
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError as exc:
+        raise _cannot_read(path, exc) from None
+    try:
+        st = os.fstat(fd)  # what was opened, which may have replaced what was looked at
+        if not stat.S_ISREG(st.st_mode):
+            raise _not_regular(path, st.st_mode)
+        if st.st_size > limit:
+            raise _too_large(path, st.st_size, limit)
+    except BaseException:
+        os.close(fd)
+        raise
+    if note and (scope := _SCOPE.get()) is not None:
+        scope.note(path, st)
+    return fd, st
+
+
+def read_bytes(path: str | os.PathLike, *, note: bool = True) -> bytes:
+    """The bytes of the regular file at ``path``; anything else is an `InputError` naming it.
+    ``note=False``: not one of the command's inputs (a cache the command itself replaces)."""
+    fd, _ = _open_input(path, note)
+    try:
+        with open(fd, "rb", buffering=0, closefd=False) as handle:
+            data = handle.readall()
+    except OSError as exc:
+        raise _cannot_read(path, exc) from None
+    finally:
+        os.close(fd)
+    limit = input_limits().max_bytes
+    if len(data) > limit:  # it grew while being read
+        raise _too_large(path, len(data), limit)
+    return data
 
 
 def read_text(path: str | os.PathLike) -> str:
@@ -20,15 +277,82 @@ def read_text(path: str | os.PathLike) -> str:
     return decode_text(read_bytes(path), path)
 
 
-def read_bytes(path: str | os.PathLike) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", path) from None
-    except IsADirectoryError:
-        raise InputError("is a folder, expected a file", path) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path) from None
+def load_json(path: str | os.PathLike) -> Any:
+    return parse_json(read_text(path), path)
+
+
+@contextlib.contextmanager
+def open_input(path: str | os.PathLike) -> Iterator[BinaryIO]:
+    """The regular file at ``path`` open for reading (for readers that take a file: pictures,
+    checkpoints), checked and remembered as `read_bytes` does."""
+    fd, _ = _open_input(path)
+    with os.fdopen(fd, "rb") as handle:
+        yield handle
+
+
+def check_readable(path: str | os.PathLike) -> Path:
+    """``path`` if it is a regular file within the limits (remembered as an input), for a library
+    that opens it by name itself; prefer `open_input`, which leaves no moment to swap the file."""
+    fd, _ = _open_input(path)
+    os.close(fd)
+    return Path(path)
+
+
+def read_many(paths: Sequence[str], name: Callable[[int], str] | None = None) -> list[bytes]:
+    """The bytes of many small files that a folder listing found to be regular files (a tree of 95k
+    annotation files): the open and read calls are mapped over batches (loops in C). Opened without
+    blocking, as `read_bytes` does; a descriptor whose first read fills the buffer (a large file, or a
+    device such as /dev/zero put in a file's place since the listing) or gives nothing (an empty file,
+    or a FIFO) is looked at (fstat) and refused unless it is a regular file within the limits, so that
+    nothing blocks nor reads without end. ``name(k)`` names file k in messages. Not remembered as
+    inputs (the caller notes the tree, see `note_input_tree`)."""
+    limit = input_limits().max_bytes
+    name = name or paths.__getitem__
+    out: list[bytes] = []
+    for start in range(0, len(paths), _BATCH):
+        batch = paths[start:start + _BATCH]
+        fds: list[int] = []
+        try:
+            try:
+                fds.extend(map(os.open, batch, repeat(_READ_FLAGS)))
+            except OSError as exc:
+                raise _cannot_read(name(start + len(fds)), exc) from None
+            try:
+                data = list(map(os.read, fds, repeat(_READ_SIZE)))
+                for k in [k for k, got in enumerate(data) if len(got) in (0, _READ_SIZE)]:
+                    st = os.fstat(fds[k])
+                    if not stat.S_ISREG(st.st_mode):
+                        raise _not_regular(name(start + k), st.st_mode)
+                    if st.st_size > limit:
+                        raise _too_large(name(start + k), st.st_size, limit)
+                    if data[k]:
+                        data[k] = _read_on(fds[k], data[k], limit, name(start + k))
+            except OSError as exc:  # a read failed (a FIFO with nothing yet, a folder...): say which
+                for k, fd in enumerate(fds):
+                    try:
+                        mode = os.fstat(fd).st_mode
+                        if stat.S_ISREG(mode):
+                            os.pread(fd, 1, 0)
+                            continue
+                    except OSError as which:
+                        raise _cannot_read(name(start + k), which) from None
+                    raise _not_regular(name(start + k), mode) from None
+                raise InputError(f"cannot read: {exc.strerror or exc}", name(start)) from None
+        finally:
+            for fd in fds:
+                os.close(fd)
+        out += data
+    return out
+
+
+def _read_on(fd: int, head: bytes, limit: int, path: str) -> bytes:
+    chunks, total = [head], len(head)
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise _too_large(path, total, limit)
+    return b"".join(chunks)
 
 
 def decode_text(data: bytes, path: str | os.PathLike) -> str:
@@ -60,10 +384,6 @@ def parse_json(text: str, path: str | os.PathLike) -> Any:
         raise InputError(what, path, exc.lineno) from None
     except RecursionError:
         raise InputError("invalid JSON: nested too deeply", path) from None
-
-
-def load_json(path: str | os.PathLike) -> Any:
-    return parse_json(read_text(path), path)
 
 
 _WS = " \t\n\r"
@@ -130,6 +450,9 @@ def _object_value(text: str, pos: int, wanted: str, decoder: json.JSONDecoder) -
     return None
 
 
+# ---------------------------------------------------------------------------------------------
+# Archives
+
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
 
 
@@ -138,117 +461,485 @@ def is_archive(path: str | os.PathLike) -> bool:
 
 
 def read_archive(path: str | os.PathLike) -> dict[str, bytes]:
-    """Every regular file of a .zip or tar archive (.tar, .tar.gz, .tgz), by member name, in the
-    archive's order; an unreadable archive is an `InputError`, and so is one with a member that
-    would be extracted outside its folder (an absolute name or a ``..`` step)."""
+    """Every regular file of a .zip or tar archive (.tar, .tar.gz, .tgz; gzip, bzip2, xz or none),
+    by member name, in the archive's order.
+
+    Refused (`InputError`): an unreadable archive; an entry that would be extracted outside its folder
+    (an absolute name or a ``..`` step); two entries of one name; encrypted entries; and an archive
+    that unpacks to more than `InputLimits.unpacked_bound` allows. Sizes are checked as the entries
+    declare them before anything is decompressed, and decompression itself is bounded, since a
+    declared size can lie."""
+    import lzma
     import tarfile
     import zipfile
+    import zlib
 
-    try:
-        if str(path).lower().endswith(".zip"):
-            with zipfile.ZipFile(path) as archive:
-                names = [n for n in archive.namelist() if not n.endswith("/")]
-                _check_member_names(names, path)
-                encrypted = [i.filename for i in archive.infolist() if i.flag_bits & 0x1]
-                if encrypted:
-                    raise InputError(f"the archive's entries are encrypted ({encrypted[0]}); results are read "
-                                     "from archives without a password", path)
-                return {n: archive.read(n) for n in names}
-        members = {}
-        with tarfile.open(path) as archive:
-            for member in archive:
-                if member.isfile():
-                    _check_member_names([member.name], path)
-                    handle = archive.extractfile(member)
-                    members[member.name] = handle.read() if handle else b""
+    limits = input_limits()
+    with open_input(path) as handle:
+        packed = os.fstat(handle.fileno()).st_size
+        try:
+            if str(path).lower().endswith(".zip"):
+                return _read_zip(handle, packed, path, limits)
+            return _read_tar(handle, packed, path, limits)
+        except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, RuntimeError, NotImplementedError,
+                ValueError, zlib.error, lzma.LZMAError) as exc:
+            # zipfile raises RuntimeError and NotImplementedError for entries it cannot decrypt or
+            # decompress, ValueError for some malformed headers.
+            raise InputError(f"cannot read the archive: {exc}", path) from None
+
+
+def _bomb(path, size: int, why: str, declared: bool) -> InputError:
+    how = "its entries declare" if declared else "unpacks to"
+    return InputError(f"{how} {'more than ' if not declared else ''}{human_size(size)}, {why}; refused", path)
+
+
+def _read_zip(handle: BinaryIO, packed: int, path, limits: InputLimits) -> dict[str, bytes]:
+    import zipfile
+
+    bound, why = limits.unpacked_bound(packed)
+    with zipfile.ZipFile(handle) as archive:
+        infos = [info for info in archive.infolist() if not info.filename.endswith("/")]
+        _check_member_names([info.filename for info in infos], path)
+        encrypted = [i.filename for i in infos if i.flag_bits & 0x1]
+        if encrypted:
+            raise InputError(f"the archive's entries are encrypted ({encrypted[0]}); results are read "
+                             "from archives without a password", path)
+        declared = sum(info.file_size for info in infos)
+        if declared > bound:
+            raise _bomb(path, declared, why, declared=True)
+        members, total = {}, 0
+        for info in infos:
+            # zipfile stops at the declared size (and checks the CRC), whatever the data holds.
+            with archive.open(info) as entry:
+                data = entry.read(info.file_size + 1)
+            total += len(data)
+            if total > bound:
+                raise _bomb(path, total, why, declared=False)
+            members[info.filename] = data
         return members
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, RuntimeError, NotImplementedError,
-            ValueError) as exc:
-        # zipfile raises RuntimeError and NotImplementedError for entries it cannot decrypt or
-        # decompress, ValueError for some malformed headers.
-        raise InputError(f"cannot read the archive: {exc}", path) from None
+
+
+class _Bounded(io.RawIOBase):
+    """A decompressed stream that stops with an `InputError` past ``bound`` bytes."""
+
+    def __init__(self, stream, bound: int, why: str, path):
+        self.stream, self.bound, self.why, self.path, self.count = stream, bound, why, path, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(self.bound + 1 - self.count if size is None or size < 0 else size)
+        self.count += len(data)
+        if self.count > self.bound:
+            raise _bomb(self.path, self.bound, self.why, declared=False)
+        return data
+
+
+def _read_tar(handle: BinaryIO, packed: int, path, limits: InputLimits) -> dict[str, bytes]:
+    import bz2
+    import gzip
+    import lzma
+    import tarfile
+
+    head = handle.read(6)
+    handle.seek(0)
+    if head[:2] == b"\x1f\x8b":
+        stream = gzip.GzipFile(fileobj=handle, mode="rb")
+    elif head[:3] == b"BZh":
+        stream = bz2.BZ2File(handle)
+    elif head == b"\xfd7zXZ\x00":
+        stream = lzma.LZMAFile(handle)
+    else:
+        stream = handle
+    bound, why = limits.unpacked_bound(packed)
+    members: dict[str, bytes] = {}
+    declared = 0
+    # Read as a stream ("r|"): in order, every byte through the bound, nothing sought.
+    with tarfile.open(fileobj=_Bounded(stream, bound, why, path), mode="r|") as archive:
+        for member in archive:
+            declared += max(member.size, 0)
+            if declared > bound:
+                raise _bomb(path, declared, why, declared=True)
+            if member.isfile():
+                _check_member_names([member.name], path)
+                if member.name in members:
+                    raise _duplicate_member(member.name, path)
+                entry = archive.extractfile(member)
+                members[member.name] = entry.read() if entry else b""
+    return members
+
+
+def _duplicate_member(name: str, path) -> InputError:
+    return InputError(f"the archive holds two entries named {name[:120]!r}; which one is meant cannot be told",
+                      path)
 
 
 def _check_member_names(names: list[str], path: str | os.PathLike) -> None:
+    seen = set()
     for name in names:
         parts = name.replace("\\", "/").split("/")
         if name.startswith(("/", "\\")) or ".." in parts or (parts[0][1:2] == ":"):
             raise InputError(f"the archive's entry {name[:80]!r} lies outside the archive's folder ('..' or an "
                              "absolute name), which no extraction may write: refused", path)
+        if name in seen:
+            raise _duplicate_member(name, path)
+        seen.add(name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+
+_TEMP_SUFFIX = ".kaist-kit.tmp"
+# .NAME.PID.XXXXXXXXXX.kaist-kit.tmp: the kit's own temporaries, and the process that made each.
+_TEMP = re.compile(r"\.(?s:.*)\.(\d+)\.[0-9a-f]{10}" + re.escape(_TEMP_SUFFIX))
+_INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
+_O_TMPFILE = getattr(os, "O_TMPFILE", 0)
+# Where the writer may not use unnamed files (tests set it to see the named fallback).
+NAMED_TEMPORARIES_ONLY = not _O_TMPFILE or not os.path.isdir("/proc/self/fd")
+_WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO}
+
+# Called with ("file" or "folder", real path) for each thing the writer makes (see `recording_outputs`).
+_RECORDER: ContextVar[Callable[[str, Path], None] | None] = ContextVar("kaist_kit_outputs", default=None)
+
+
+@contextlib.contextmanager
+def recording_outputs(record: Callable[[str, Path], None]) -> Iterator[None]:
+    """Within the block, ``record(kind, path)`` is told of every file ("file") and folder ("folder")
+    the writer makes, by its real path, once it exists."""
+    token = _RECORDER.set(record)
+    try:
+        yield
+    finally:
+        _RECORDER.reset(token)
+
+
+def _recorded(kind: str, path: Path) -> None:
+    record = _RECORDER.get()
+    if record is not None:
+        record(kind, path)
+
+
+def _output_target(path: str | os.PathLike, folder: bool = False) -> tuple[Path, os.stat_result | None]:
+    """The real place a write to ``path`` goes (a link is written through) and what is there now;
+    refused when that is not a regular file (a folder, for ``folder``) or is an input of the command."""
+    given = Path(path)
+    if os.path.islink(given) and not os.path.exists(given):
+        raise InputError("is a link that leads nowhere: refusing to write through it", given)
+    real = Path(os.path.realpath(given))
+    try:
+        st = os.stat(real)
+    except (FileNotFoundError, NotADirectoryError):
+        st = None
+    except OSError as exc:
+        raise InputError(f"cannot write there: {exc.strerror or exc}", given) from None
+    if st is not None:
+        if folder and not stat.S_ISDIR(st.st_mode):
+            raise InputError("is a file; give a folder to write into" if stat.S_ISREG(st.st_mode) else
+                             f"is {file_kind(st.st_mode)}, not a folder: refusing to write there", given)
+        if not folder and stat.S_ISDIR(st.st_mode):
+            raise InputError("is a folder; give a file name to write", given)
+        if not folder and not stat.S_ISREG(st.st_mode):
+            raise InputError(f"is {file_kind(st.st_mode)}, not a regular file: refusing to replace it", given)
+    scope = _SCOPE.get()
+    found = None if folder or scope is None else scope.input_at(str(real), st)
+    if found is not None:
+        same = "" if os.path.abspath(found) == os.path.abspath(given) else f" ({found})"
+        raise InputError(f"is one of this command's inputs{same}: refusing to overwrite it; write the output "
+                         "elsewhere", given)
+    return real, st
 
 
 def check_writable(path: str | os.PathLike, folder: bool = False) -> Path:
     """``path`` if a file (``folder=True``: a folder) can be written there; else an `InputError`.
 
-    Cheap, so that a command checks its output before the work: the place must not be a folder
-    (for a file) or a file (for a folder), and its nearest existing parent must be a folder in which
-    a file can be created: tried with an empty file named as `atomic_path` names its temporary file
-    (so that a name too long fails here too), removed at once. Read-only folders and /proc fail.
+    Cheap, so that a command checks its output before the work: the place must be a regular file
+    or nothing (a folder or nothing, for ``folder``), none of the command's inputs read so far, and
+    its nearest existing parent a folder in which a file can be created (tried without leaving a
+    name, where the system allows). Read-only folders and /proc fail.
     """
     target = Path(path)
     what = "folder" if folder else "file"
+    real, st = _output_target(target, folder)
+    parent = real if folder and st is not None else real.parent
     try:
-        if target.is_dir() and not folder:
-            raise InputError("is a folder; give a file name to write", target)
-        if target.exists() and not target.is_dir() and folder:
-            raise InputError("is a file; give a folder to write into", target)
-        parent = target if folder and target.is_dir() else target.parent
-        while not parent.exists() and parent != parent.parent:  # folders atomic_path will create
+        while not parent.exists() and parent != parent.parent:  # folders the writer will make
             parent = parent.parent
         if not parent.is_dir():
             raise InputError(f"cannot write the {what}: {parent} is not a folder", target)
-        prefix = ".kaist-kit-probe." if folder else f".{target.name}."
-        fd, probe = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=parent)
+        if not folder and len(os.fsencode(real.name)) > _name_max(parent):
+            raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))
+        fd, named = _create_temporary(parent, real.name)
         os.close(fd)
-        os.unlink(probe)
+        if named is not None:
+            os.unlink(named)
     except OSError as exc:
         raise InputError(f"cannot write the {what} there: {exc.strerror or exc}", target) from None
     return target
 
 
-_INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
+def _name_max(folder: Path) -> int:
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        return 255
+
+
+def _temporary_name(name: str) -> str:
+    return f".{name[:80]}.{os.getpid()}.{os.urandom(5).hex()}{_TEMP_SUFFIX}"
+
+
+def _create_temporary(folder: Path, name: str) -> tuple[int, Path | None]:
+    """A new file open for writing in ``folder``: unnamed where the system allows (None), else named."""
+    if not NAMED_TEMPORARIES_ONLY:
+        try:
+            return os.open(folder, _O_TMPFILE | os.O_RDWR | os.O_CLOEXEC, 0o600), None
+        except OSError as exc:
+            if exc.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+                raise
+    while True:
+        named = folder / _temporary_name(name)
+        try:
+            return os.open(named, os.O_CREAT | os.O_EXCL | os.O_RDWR | os.O_CLOEXEC, 0o600), named
+        except FileExistsError:
+            continue
+
+
+def remove_stale_temporaries(folder: str | os.PathLike) -> list[Path]:
+    """Remove the kit's temporaries in ``folder`` (``.NAME.PID.XXXXXXXXXX.kaist-kit.tmp``, files or
+    staging folders) whose process is gone, or was not yet running when they were last written (its
+    number now another's); returns what was removed. Nothing else is ever touched."""
+    import shutil
+
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _TEMP.fullmatch(entry.name)
+        if match is None:
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if not _gone(int(match[1]), st.st_mtime):
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                shutil.rmtree(entry.path)
+            elif stat.S_ISREG(st.st_mode):
+                os.unlink(entry.path)
+            else:
+                continue
+        except OSError:
+            continue
+        removed.append(Path(entry.path))
+    return removed
+
+
+def _gone(pid: int, written: float) -> bool:
+    """Whether the process numbered ``pid`` that wrote at time ``written`` has ended."""
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OSError):
+        pass
+    started = _started(pid)
+    return started is not None and written < started - 1.0
+
+
+def _started(pid: int) -> float | None:
+    """When process ``pid`` started (seconds since the epoch), where /proc says."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            ticks = int(handle.read().rsplit(b")", 1)[1].split()[19])
+        with open("/proc/stat", "rb") as handle:
+            boot = next(int(line.split()[1]) for line in handle if line.startswith(b"btime "))
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+
+
+def _make_parents(folder: Path) -> None:
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for made in reversed(missing):
+        try:
+            made.mkdir()
+        except FileExistsError:
+            continue
+        _recorded("folder", made)
+
+
+def _mode_for(st: os.stat_result | None) -> int:
+    """The new file's permissions: those of the file it replaces, else the default under the umask."""
+    if st is not None:
+        return stat.S_IMODE(st.st_mode)
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+@contextlib.contextmanager
+def _holding_interrupts() -> Iterator[None]:
+    """SIGINT and SIGTERM held back within the block (what it makes is known when they arrive)."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    held = mask(signal.SIG_BLOCK, _INTERRUPTS) if mask else None
+    try:
+        yield
+    finally:
+        if held is not None:
+            mask(signal.SIG_SETMASK, held)
+
+
+def _write_error(exc: OSError, tmp: Path, folder: Path) -> bool:
+    """Whether an error within a write is the write's: the disk, or the temporary or its folder."""
+    return exc.errno in _WRITE_ERRORS or (exc.filename is not None and (
+        str(exc.filename) == str(tmp) or os.path.dirname(str(exc.filename)) == str(folder)))
+
+
+def _link_unnamed(fd: int, named: Path) -> None:
+    """Give the unnamed file open as ``fd`` the name ``named`` (linkat through /proc, following the
+    descriptor's link: os.link does so only when given a folder descriptor)."""
+    folder = os.open(named.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC)
+    try:
+        os.link(f"/proc/self/fd/{fd}", named.name, dst_dir_fd=folder, follow_symlinks=True)
+    finally:
+        os.close(folder)
+
+
+@contextlib.contextmanager
+def _staged(path: str | os.PathLike) -> Iterator[tuple[int, Path]]:
+    """An open, empty temporary file (descriptor and a path that opens it) that replaces ``path``
+    only if the block succeeds; see `atomic_path`."""
+    given = Path(path)
+    real, st = _output_target(given)
+    folder = real.parent
+    fd, named = -1, None
+    tmp = None
+    try:
+        with _holding_interrupts():
+            try:
+                _make_parents(folder)
+                remove_stale_temporaries(folder)
+                fd, named = _create_temporary(folder, real.name)
+            except OSError as exc:
+                raise InputError(f"cannot write: {exc.strerror or exc}", given) from None
+        tmp = named if named is not None else Path(f"/proc/self/fd/{fd}")
+        try:
+            yield fd, tmp
+            real, st = _output_target(given)  # again: it may have become an input meanwhile
+            os.fchmod(fd, _mode_for(st))
+            with _holding_interrupts():
+                if named is None:
+                    named = folder / _temporary_name(real.name)
+                    _link_unnamed(fd, named)
+                os.replace(named, real)
+                named = None
+        except OSError as exc:
+            if _write_error(exc, tmp, folder):
+                raise InputError(f"cannot write: {exc.strerror or exc}", given) from None
+            raise
+        _recorded("file", real)
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        if named is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(named)
 
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; it replaces ``path`` only if the block succeeds.
+    """Yield a temporary path to write; it replaces ``path`` only if the block succeeds.
 
-    The temporary file is removed whatever ends the block, an interrupt included: SIGINT and SIGTERM
-    are held back while it is created, so that none can arrive before it is known here. A place that
-    cannot be written is an `InputError` naming ``path``."""
-    target = Path(path)
-    mask = getattr(signal, "pthread_sigmask", None)
-    held = mask(signal.SIG_BLOCK, _INTERRUPTS) if mask else None
-    tmp_path = None
-    try:
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        except OSError as exc:
-            raise InputError(f"cannot write: {exc.strerror or exc}", target) from None
-        tmp_path = Path(tmp)
-        os.close(fd)
-        if held is not None:
-            mask(signal.SIG_SETMASK, held)
-            held = None
-        yield tmp_path
-        os.chmod(tmp_path, 0o644)
-        try:
-            os.replace(tmp_path, target)
-        except OSError as exc:
-            raise InputError(f"cannot write: {exc.strerror or exc}", target) from None
-    finally:
-        if held is not None:
-            mask(signal.SIG_SETMASK, held)
-        if tmp_path is not None and tmp_path.exists():
-            tmp_path.unlink()
+    ``path`` must be a regular file or nothing, and not one of the command's inputs (else an
+    `InputError` naming it, before and again after the block); a link is written through (the file
+    it leads to is replaced, the link stays). The temporary is an unnamed file where the system
+    allows, so that nothing is left behind whatever ends the process, else a named one that is
+    removed whatever ends the block. A place that cannot be written, and a disk that fills up, are
+    an `InputError` naming ``path``. Prefer `atomic_file` for writers that take an open file."""
+    with _staged(path) as (_, tmp):
+        yield tmp
+
+
+@contextlib.contextmanager
+def atomic_file(path: str | os.PathLike) -> Iterator[BinaryIO]:
+    """Like `atomic_path`, yielding the temporary file open for writing (binary)."""
+    with _staged(path) as (fd, _):
+        with open(fd, "wb", closefd=False) as handle:
+            yield handle
+
+
+def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
+    with atomic_file(path) as handle:
+        handle.write(data)
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+    write_bytes_atomic(path, text.encode("utf-8"))
 
 
 def write_json_atomic(path: str | os.PathLike, obj: Any, indent: int | None = None) -> None:
     separators = (",", ":") if indent is None else None
     write_text_atomic(path, json.dumps(obj, indent=indent, separators=separators) + "\n")
+
+
+def make_folder(path: str | os.PathLike) -> Path:
+    """The folder ``path`` for outputs, made (with its parents) if it is not there."""
+    target = check_writable(path, folder=True)
+    try:
+        _make_parents(Path(os.path.realpath(target)))
+    except OSError as exc:
+        raise InputError(f"cannot make the folder: {exc.strerror or exc}", target) from None
+    return target
+
+
+@contextlib.contextmanager
+def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a new staging folder to fill; it becomes the folder ``path`` (which must be absent or
+    empty) only if the block succeeds, and is removed otherwise. A kill leaves a staging folder named
+    as the writer's temporaries, which the next write into its parent removes."""
+    import shutil
+
+    given = Path(path)
+    real, st = _output_target(given, folder=True)
+    if st is not None and any(os.scandir(real)):
+        raise InputError("the folder is not empty; give a new or empty folder", given)
+    staging = None
+    try:
+        with _holding_interrupts():
+            try:
+                _make_parents(real.parent)
+                remove_stale_temporaries(real.parent)
+                while staging is None:
+                    candidate = real.parent / _temporary_name(real.name)
+                    with contextlib.suppress(FileExistsError):
+                        candidate.mkdir()
+                        staging = candidate
+            except OSError as exc:
+                raise InputError(f"cannot write: {exc.strerror or exc}", given) from None
+        try:
+            yield staging
+            made = [(kind, os.path.relpath(os.path.join(folder, name), staging))
+                    for folder, folders, files in os.walk(staging)
+                    for kind, names in (("folder", folders), ("file", files)) for name in names]
+            with _holding_interrupts():
+                if real.is_dir():
+                    real.rmdir()  # empty, as checked: the staging folder takes its place
+                os.rename(staging, real)
+                staging = None
+        except OSError as exc:
+            if exc.errno in _WRITE_ERRORS or exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
+                raise InputError(f"cannot write: {exc.strerror or exc}", given) from None
+            raise
+        _recorded("folder", real)
+        for kind, inside in made:
+            _recorded(kind, real / inside)
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
