@@ -5,6 +5,12 @@
 
 One object a line: ``label x y w h`` then, by version, ``occ vx vy vw vh`` (1+), ``ign`` (2+) and
 ``ang`` (3). Boxes are copied verbatim (no +1, no clipping), as every evaluator does.
+
+A file reads as a plain reader reads it, or is refused: lines end at a line feed, a carriage return
+or both (nothing else: a form feed or U+2028 is blank space within a line, as for str.split), the
+fields of a line are what str.split() gives, numbers what float() reads, and the header is the first
+line with a field, read with its blank space made single spaces. tests/test_bbgt_differential.py
+compares the reader with such a reader on mutations of the real files.
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from .problems import Problems
 from .records import AnnotatedObject, FrameColumns, ObjectColumns, ParseOptions
 from .sources import text_of
 
-HEADER = re.compile(r"^%\s*bbGt\s+version\s*=\s*(\d+)\s*$")
+# The header, once its blank space is made single spaces (see `header_version`).
+HEADER = re.compile(r"% ?bbGt version ?= ?([0-9]{1,9})")
 NUMBERS_PER_VERSION = {0: 4, 1: 9, 2: 10, 3: 11}
 KNOWN_LABELS = {"person", "people", "person?", "cyclist", "person?a", "unpaired"}
 PROBLEMS = frozenset({"empty file", "malformed file", "missing header", "malformed line", "zero-size box",
@@ -28,13 +35,24 @@ PROBLEMS = frozenset({"empty file", "malformed file", "missing header", "malform
 def reads_as_bbgt(text: str) -> bool | None:
     """Whether a file's text reads as bbGt (its header, or objects with the numbers of some version);
     None for a file with nothing in it."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    lines = [line for line in text_lines(text) if line.split()]
     if not lines:
         return None
-    if HEADER.match(lines[0]):
+    if header_version(lines[0]) is not None:
         return True
     rows = [line.split() for line in lines if not line.startswith("%")]
     return all(len(row) - 1 in NUMBERS_PER_VERSION.values() and all(map(is_number, row[1:])) for row in rows)
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of a text: ended by a line feed, a carriage return or both, and by nothing else."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def header_version(line: str) -> int | None:
+    """The version a '% bbGt version=N' header line gives; None for any other line."""
+    match = HEADER.fullmatch(" ".join(line.split()))
+    return None if match is None else int(match[1])
 
 
 class BadFile(Exception):
@@ -80,21 +98,21 @@ def parse_bbgt(text: str, path: str, problems: Problems, keep_empty: bool = Fals
     Raises `BadFile` (after reporting it) when a line cannot be read: a frame with an unreadable
     line would teach a detector that a pedestrian is background, so it is better left out.
     """
-    lines = text.splitlines()
-    start = next((k for k, line in enumerate(lines) if line.strip()), len(lines))
+    lines = text_lines(text)
+    start = next((k for k, line in enumerate(lines) if line.split()), len(lines))
     if start == len(lines):
         # A frame without objects still has its header; an empty file may have lost its content.
         problems.add("empty file", "nothing in it, not even the '% bbGt version=N' header; frame left out", path)
         raise BadFile
     version = 3
-    header = HEADER.match(lines[start].strip()) if start < len(lines) else None
-    if header:
-        version = int(header.group(1))
+    header = header_version(lines[start])
+    if header is not None:
+        version = header
         if version not in NUMBERS_PER_VERSION:
             problems.add("malformed file", f"unsupported bbGt version {version}", path, start + 1)
             raise BadFile
         start += 1
-    elif start < len(lines):
+    else:
         problems.add("missing header", "no '% bbGt version=N' header; read as version 3", path, start + 1)
     expected = NUMBERS_PER_VERSION[version]
 

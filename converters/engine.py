@@ -16,10 +16,11 @@ from pathlib import Path
 
 from kaist_kit import __version__
 from kaist_kit.errors import InputError, quantity
-from kaist_kit.files import atomic_path, check_writable
+from kaist_kit.files import atomic_file, check_writable, input_scope, note_input, note_input_tree
 from kaist_kit.imagesets import resolve_image_set
 from kaist_kit.settings import KAIST_FRAME_SIZE
 
+from .bbgt import text_lines
 from .coco import LICENSE, coco_pieces, format_frames
 from .formats import EVERY_SET, FORMATS, LOOK_ALIKES, SOURCE_FORMATS, LookAlike, SourceFormat, resembles, set_number
 from .paired import MODALITIES
@@ -121,11 +122,20 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
         raise ValueError(f"the reference modality is visible or lwir, not {reference!r}")
     if min(image_size) <= 0:
         raise ValueError(f"the image size must be positive, not {image_size[0]}x{image_size[1]}")
+    with input_scope():
+        return _convert(format, source, out, image_set, compat, strict, reference, image_size, echo, progress,
+                        workers)
+
+
+def _convert(format, source, out, image_set, compat, strict, reference, image_size, echo, progress,
+             workers) -> Conversion:
+    note_input(source)
     if out is not None:
         check_writable(out)
     src = open_source(source)
     layout = compat or "kit"
-    workers = workers or min(os.cpu_count() or 1, 8)
+    # Workers are forked processes; without fork (Windows) one process does the work.
+    workers = (workers or min(os.cpu_count() or 1, 8)) if hasattr(os, "fork") else 1
     spec = SOURCE_FORMATS[format]
     job = _Job(spec, [], layout, ParseOptions(image_size, reference))
     done = None
@@ -153,12 +163,11 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
     if spec.layout.per_modality:
         info["reference_modality"] = reference
     pieces = coco_pieces(info, done.images, done.annotations, layout)
+    if src.is_folder:
+        note_input_tree(src.root, done.read)
     if out is not None:
-        try:
-            with atomic_path(out) as tmp, open(tmp, "wb") as f:
-                f.writelines(pieces)
-        except OSError as exc:  # the disk filled up, the folder went away...
-            raise InputError(f"cannot write: {exc.strerror or exc}", out) from None
+        with atomic_file(out) as f:
+            f.writelines(pieces)
     return Conversion(format, str(source), None if out is None else str(out), done.kept, done.n_annotations,
                       dict(sorted(done.labels.items())), problems, done.list_name, info, pieces, findings)
 
@@ -212,6 +221,7 @@ class _Done:
     kept: int = 0  # frames written
     frames_done: int = 0  # frames read
     located: dict = field(default_factory=dict)  # frame name -> its file or {modality: file}, of those chosen
+    lists: list[str] = field(default_factory=list)  # image-set lists read from the source
 
     def add(self, chunk: _Chunk, frames: int) -> None:
         self.problems.extend(chunk.problems)
@@ -228,6 +238,14 @@ class _Done:
         self.kept += chunk.n_frames
         self.frames_done += frames
 
+    @property
+    def read(self) -> set[str]:
+        """The relative paths of the source's files that were read."""
+        files = set(self.lists)
+        for entry in self.located.values():
+            files.update(entry.values() if isinstance(entry, dict) else (entry,))
+        return files
+
     def inputs_sha256(self) -> str:
         """sha256 of the files' paths, one a line, a NUL byte, then their own sha256 digests."""
         digest = hashlib.sha256("\n".join(p for p in self.paths if p).encode() + b"\0")
@@ -241,11 +259,12 @@ def _convert_planned(src: Source, job: _Job, image_set: str | None, workers: int
     located = _locate_frames(src, job.format, problems)
     if not located:
         raise _nothing_found(src, job.format)
-    list_name, names = None, sorted(located)
+    list_name, names, lists = None, sorted(located), []
     if image_set:
         inside = src.image_list(image_set)
         if inside is not None:
-            listed = [line.strip() for line in text_of(src.read(inside)).splitlines() if line.strip()]
+            lists.append(inside)
+            listed = [line.strip() for line in text_lines(text_of(src.read(inside))) if line.strip()]
             list_name, names = image_set, [n.replace("_", "/") for n in listed]
         else:
             list_name, names = resolve_image_set(image_set, located, src.search_dirs)
@@ -261,7 +280,7 @@ def _convert_planned(src: Source, job: _Job, image_set: str | None, workers: int
     parallel = workers > 1 and len(frames) >= PARALLEL_FROM
     size = max(1, -(-len(frames) // (workers * 8))) if parallel else max(1, len(frames))
     jobs = [replace(job, frames=frames[k:k + size]) for k in range(0, len(frames), size)]
-    done = _Done(problems, list_name, located={name: located[name] for name in names})
+    done = _Done(problems, list_name, located={name: located[name] for name in names}, lists=lists)
     if parallel:
         with worker_pool(workers, _init_worker, (src,)) as pool:
             for part, chunk in zip(jobs, pool.map(_work, jobs)):
@@ -301,8 +320,6 @@ def _convert_streamed(src: Source, job: _Job, workers: int, progress) -> _Done |
                 pending = pending[_STREAMED_CHUNK:]
         if not located:
             raise _nothing_found(src, job.format)
-        if "duplicate frame" in problems.counts:
-            return None  # which file comes first is the planned conversion's to say
         links.extend(problems.records)  # links first, as the planned conversion notes them
         done = _Done(links, located=located)
         if pool is None:
@@ -321,26 +338,29 @@ def _nothing_found(src: Source, format: SourceFormat) -> InputError:
     """The error for a source without files of ``format``, naming what its files look like."""
     message = f"no {format.name} annotation files found (expected names like {format.example})"
     for kind in (*SOURCE_FORMATS.values(), *LOOK_ALIKES):
-        located = _locate_frames(src, kind, Problems()) if kind is not format else {}
+        located = _locate_frames(src, kind, Problems(), probe=True) if kind is not format else {}
         if located and resembles(kind, *_sample(src, kind, located)):
             message += f"; the files look like {kind.what}: {kind.advice}"
             break
     return InputError(message, src.root)
 
 
-def _locate_frames(src: Source, format: SourceFormat, problems: Problems) -> dict[str, str | dict[str, str]]:
-    """Frame name -> the relative path of its annotation file ({modality: path} for paired files)."""
+def _locate_frames(src: Source, format: SourceFormat, problems: Problems,
+                   probe: bool = False) -> dict[str, str | dict[str, str]]:
+    """Frame name -> the relative path of its annotation file ({modality: path} for paired files).
+    ``probe``: only to see whether files of ``format`` are there, so two files of a frame pass."""
     located: dict[str, str | dict[str, str]] = {}
     folders = src.folders
     problems.extend(src.links.records)
     for folder, names in folders:
-        _locate_in_folder(src, format, folder, names, located, problems)
+        _locate_in_folder(src, format, folder, names, located, problems, probe)
     return located
 
 
 def _locate_in_folder(src: Source, format: SourceFormat, folder: str, names: list[str], located: dict,
-                      problems: Problems) -> list[str]:
-    """Add the frames of one folder to ``located``; returns the frames added, in name order."""
+                      problems: Problems, probe: bool = False) -> list[str]:
+    """Add the frames of one folder to ``located``; returns the frames added, in name order. Two
+    files of one frame are an `InputError` (unless ``probe``): which one is meant cannot be told."""
     folder_pattern, name_pattern = format.layout.folder, format.layout.name
     prefix = f"{folder}/" if folder else ""
     if _IMAGE_SETS in f"/{prefix}":
@@ -354,7 +374,7 @@ def _locate_in_folder(src: Source, format: SourceFormat, folder: str, names: lis
         else:
             head = f"{where[1]}/{where[2]}/"
     if format.layout.per_modality:
-        return _locate_pairs(src, located, prefix, head, where[3] if head else "", names, matches, problems)
+        return _locate_pairs(src, located, prefix, head, where[3] if head else "", names, matches, problems, probe)
     frames = [head + m[1] if head else f"{m[1]}/{m[2]}/{m[3]}" for m in matches if m is not None]
     if len(frames) == len(names) and located.keys().isdisjoint(frames) and len(set(frames)) == len(frames):
         located.update(zip(frames, map(prefix.__add__, names)))  # the usual folder: nothing odd
@@ -367,15 +387,15 @@ def _locate_in_folder(src: Source, format: SourceFormat, folder: str, names: lis
             continue
         frame = head + match[1] if head else f"{match[1]}/{match[2]}/{match[3]}"
         if frame in located:
-            problems.add("duplicate frame", f"a second file for {frame} (the first, {located[frame]}, "
-                         "is used)", src.display(prefix + name))
+            if not probe:
+                raise _two_files(src, frame, located[frame], prefix + name)
             continue
         located[frame] = prefix + name
         added.append(frame)
     return added
 
 
-def _locate_pairs(src, located, prefix, head, modality, names, matches, problems) -> list[str]:
+def _locate_pairs(src, located, prefix, head, modality, names, matches, problems, probe) -> list[str]:
     added = []
     for name, match in zip(names, matches):
         if match is None:
@@ -383,12 +403,17 @@ def _locate_pairs(src, located, prefix, head, modality, names, matches, problems
             continue
         entry = located.setdefault(head + match[1], {})
         if modality in entry:
-            problems.add("duplicate frame", f"a second {modality} file for {head + match[1]} (the first, "
-                         f"{entry[modality]}, is used)", src.display(prefix + name))
+            if not probe:
+                raise _two_files(src, f"{head + match[1]} ({modality})", entry[modality], prefix + name)
             continue
         entry[modality] = prefix + name
         added.append(head + match[1])
     return added
+
+
+def _two_files(src: Source, frame: str, first: str, second: str) -> InputError:
+    return InputError(f"a second annotation file for the frame {frame}, beside {src.display(first)}: which one "
+                      "is meant cannot be told; remove one", src.display(second))
 
 
 _SOURCE: Source | None = None  # the source, in a worker process

@@ -112,7 +112,7 @@ FORMATS = tuple(SOURCE_FORMATS)
 
 
 def _reads_as_detections(text: str) -> bool | None:
-    rows = [line.split() for line in text.splitlines() if line.strip()]
+    rows = [line.split() for line in bbgt.text_lines(text) if line.split()]
     if not rows:
         return None
     return all(len(row) == 6 and all(map(is_number, row[1:])) for row in rows)

@@ -12,8 +12,7 @@ from kaist_kit.errors import quantity, where
 # does not fail on them.
 NOTES = {"stray file", "no annotation file", "folder link", "broken link"}
 # Kinds found while the files of any format are located and chosen, before they are read.
-LOCATING = frozenset({"stray file", "duplicate frame", "no annotation file", "missing frame", "folder link",
-                      "broken link"})
+LOCATING = frozenset({"stray file", "no annotation file", "missing frame", "folder link", "broken link"})
 
 
 @dataclass(frozen=True)

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import repeat
 from pathlib import Path
 
 from kaist_kit.errors import InputError
-from kaist_kit.files import is_archive, read_archive
+from kaist_kit.files import file_kind, is_archive, read_archive, read_many
 
 from .problems import Problems
 
-_READ_SIZE = 1 << 16
-_BATCH = 256  # files open at once while reading
 
 @dataclass
 class Source:
@@ -48,29 +46,12 @@ class Source:
         return self.read_all([rel])[0]
 
     def read_all(self, rels: list[str]) -> list[bytes]:
-        """The bytes of each file. Trees hold 95k small files, so the open/read/close calls are
-        mapped over batches of files (loops in C), and only a file filling the first read is read on."""
+        """The bytes of each file, read through the kit's opener (regular files only, bounded sizes):
+        trees hold 95k small files, read in batches (see `kaist_kit.files.read_many`)."""
         if self._members is not None:
             return [self._members[rel] for rel in rels]
         prefix = f"{self.root}{os.sep}"
-        out: list[bytes] = []
-        for start in range(0, len(rels), _BATCH):
-            paths = [prefix + rel for rel in rels[start:start + _BATCH]]
-            fds: list[int] = []
-            try:
-                try:
-                    fds.extend(map(os.open, paths, repeat(os.O_RDONLY)))
-                except OSError as exc:
-                    bad = rels[start + len(fds)]
-                    raise InputError(f"cannot read: {exc.strerror}", self.display(bad)) from None
-                batch = list(map(os.read, fds, repeat(_READ_SIZE)))
-                for k in (k for k, data in enumerate(batch) if len(data) == _READ_SIZE):
-                    batch[k] = b"".join([batch[k], *iter(lambda fd=fds[k]: os.read(fd, _READ_SIZE), b"")])
-            finally:
-                for fd in fds:
-                    os.close(fd)
-            out += batch
-        return out
+        return read_many([prefix + rel for rel in rels], lambda k: self.display(rels[k]))
 
     def image_list(self, name: str) -> str | None:
         """The relative path of ``imageSets/NAME.txt`` inside this source, if it holds one."""
@@ -108,7 +89,8 @@ def walk_folders(root: Path, rel_dir: str = "", links: Problems | None = None) -
 
     A link to a file is a file. Links to folders are not followed (a link to a parent would make the
     walk endless), and links that lead nowhere (to themselves, or to nothing) are skipped; both are
-    noted in ``links``."""
+    noted in ``links``. Anything else that is no regular file (a FIFO, a device, a socket), or a
+    link to one, is an `InputError`: the kit reads regular files only."""
     names, folders, odd = [], [], []
     try:
         entries = os.scandir(os.path.join(root, rel_dir))
@@ -118,13 +100,17 @@ def walk_folders(root: Path, rel_dir: str = "", links: Problems | None = None) -
         for entry in entries:
             if entry.is_dir(follow_symlinks=False):
                 folders.append(f"{rel_dir}/{entry.name}" if rel_dir else entry.name)
-            elif not entry.is_symlink():
-                if entry.is_file(follow_symlinks=False):
-                    names.append(entry.name)
-            elif _is_file(entry):
+            elif entry.is_file(follow_symlinks=False):
                 names.append(entry.name)
             else:
-                odd.append((entry.path, _is_folder(entry)))
+                mode = _mode(entry)
+                if mode is not None and stat.S_ISREG(mode):
+                    names.append(entry.name)
+                elif mode is None or stat.S_ISDIR(mode):
+                    odd.append((entry.path, mode is not None))
+                else:
+                    raise InputError(f"{'leads to' if entry.is_symlink() else 'is'} {file_kind(mode)}, not a regular "
+                                     "file: the kit reads only regular files", entry.path)
     for path, folder in sorted(odd) if links is not None else ():
         links.add("folder link" if folder else "broken link", "a link to a folder, not followed" if folder
                   else "a link that leads nowhere (to itself, or to nothing), skipped", path)
@@ -134,18 +120,12 @@ def walk_folders(root: Path, rel_dir: str = "", links: Problems | None = None) -
         yield from walk_folders(root, folder, links)
 
 
-def _is_file(entry: os.DirEntry) -> bool:
+def _mode(entry: os.DirEntry) -> int | None:
+    """What an entry is, following links; None for a link that leads nowhere (or to itself)."""
     try:
-        return entry.is_file()
-    except OSError:  # a loop of links
-        return False
-
-
-def _is_folder(entry: os.DirEntry) -> bool:
-    try:
-        return entry.is_dir()
+        return entry.stat().st_mode
     except OSError:
-        return False
+        return None
 
 
 def text_of(data: bytes) -> str:
