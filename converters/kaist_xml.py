@@ -1,14 +1,16 @@
 """The official ``annotations-xml-new`` files: one VOC-like XML file per frame.
 
-95,324 small files must be parsed in a fraction of the time it takes to read them, so the fixed
-layout of these files is read by C-level loops over all files of a chunk at once: one ``findall``
-for the objects and one for the image sizes over the files joined by a NUL byte, checked against
-per-file counts of ``<object>`` and ``<width>``. A file that does not fit that layout exactly
-(another element order, a missing field, a truncated file, an entity or character reference) is
-parsed again by ElementTree, which says what is wrong with it. So a file reads the same either way:
-internal entities (``<!ENTITY w "640">`` ... ``&w;``) are expanded as XML defines, while external ones
-are never fetched (an undefined entity, reported) and expat's limit on entity expansion stops
-"billion laughs" files (reported as invalid XML).
+Every file reads as ElementTree reads it (the reference, `parse_with_elementtree`), with one refusal:
+a DTD (``<!DOCTYPE``, and with it every entity declaration) makes the file malformed, so that no
+entity is ever expanded or fetched. 95,324 small files must be parsed in a fraction of the time it
+takes to read them, so the usual layout is read by C-level loops over all the files of a chunk at
+once: a file is read this way only when the whole of it fits a grammar (`_FILE`) on which the two
+readings provably agree: printable ASCII (so that any declared encoding the grammar admits decodes
+it alike), the official files' elements in their order, element names without attributes, no
+comment, CDATA section, processing instruction, entity or character reference (no '<' or '&' in any
+text), integers where numbers go and a label without surrounding whitespace. Any other file (an
+attribute, a comment, another element order or encoding...) is handed to the reference, whole.
+tests/test_xml_differential.py compares both ways on mutations of the real files.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from itertools import compress, repeat
-from operator import and_, eq, itemgetter
+from operator import itemgetter
 
 import numpy as np
 
@@ -26,16 +28,50 @@ from .bbgt import KNOWN_LABELS, check_object, number
 from .problems import Problems
 from .records import AnnotatedObject, FrameColumns, ObjectColumns, ParseOptions
 
-# Matches cannot run from one file into the next: every field stops at '<', and files are
-# joined by a NUL byte that no tag contains.
-_OBJECT = re.compile(
-    rb"<object>\s*<name>([^<]*)</name>\s*<bndbox>\s*<x>([^<]*)</x>\s*<y>([^<]*)</y>\s*"
-    rb"<w>([^<]*)</w>\s*<h>([^<]*)</h>\s*</bndbox>\s*(?:<pose>[^<]*</pose>\s*)?"
-    rb"(?:<truncated>[^<]*</truncated>\s*)?(?:<difficult>[^<]*</difficult>\s*)?"
-    rb"<occlusion>([^<]*)</occlusion>\s*</object>")
-# A size of 0 does not fit: ElementTree's reading reports it.
-_SIZE = re.compile(rb"<width>\s*([1-9]\d*)\s*</width>\s*<height>\s*([1-9]\d*)\s*</height>")
-_END = b"</annotation>"
+# Possessive repeats (*+): nothing to try again once a run of text or space is read.
+_WS = rb"[ \t\r\n]*+"
+_TEXT = rb"[^<&\x00]*+"
+_INT = rb"-?[0-9]{1,9}"  # what int() and number() read alike, far from int()'s digit limit
+# A label as strip() leaves it: no carriage return inside (XML reads it as a line feed).
+_LABEL = rb"[^\s<&\x00](?:[^\r<&\x00]*+(?<![ \t\n]))?"
+
+
+def _element(name: bytes, content: bytes = _TEXT) -> bytes:
+    return b"<" + name + b">" + content + b"</" + name + b">" + _WS
+
+
+def _number(name: bytes) -> bytes:
+    return _element(name, _WS + b"(" + _INT + b")" + _WS)
+
+
+_DECLARATION = (rb"(?:<\?xml version=\"1\.0\"(?: encoding=\"(?i:utf-8|us-ascii|iso-8859-1)\")?\?>)?")
+_HEAD = (_DECLARATION + _WS + b"<annotation>" + _WS + b"(?:" + _element(b"folder") + b")?(?:" + _element(b"filename")
+         + b")?(?:<source>" + _WS + b"(?:" + b"|".join(_element(n) for n in (b"database", b"annotation", b"image",
+                                                                           b"url")) + b")*</source>" + _WS + b")?"
+         + b"<size>" + _WS + _element(b"width", _WS + rb"[1-9][0-9]{0,8}" + _WS)
+         + _element(b"height", _WS + rb"[1-9][0-9]{0,8}" + _WS) + b"(?:" + _element(b"depth") + b")?</size>"
+         + _WS + b"(?:" + _element(b"segmented") + b")?")
+_OBJECT_BODY = (b"<object>" + _WS + _element(b"name", _WS + b"(" + _LABEL + b")" + _WS) + b"<bndbox>" + _WS
+                + _number(b"x") + _number(b"y") + _number(b"w") + _number(b"h") + b"</bndbox>" + _WS
+                + b"(?:" + _element(b"pose") + b")?(?:" + _element(b"truncated") + b")?(?:" + _element(b"difficult")
+                + b")?" + _number(b"occlusion") + b"</object>" + _WS)
+# One file of the usual layout, whole (groups left out: only whether it fits).
+_FILE = re.compile(_HEAD + b"(?:" + re.sub(rb"\((?!\?)", b"(?:", _OBJECT_BODY) + b")*+</annotation>" + _WS)
+# The bytes a file of the usual layout is made of: printable ASCII but '&', tab, CR and LF (and the
+# NUL bytes that join the files of a chunk); it also never holds "]]>", which XML forbids in text.
+_USUAL_BYTES = bytes([0, 9, 10, 13, *(b for b in range(0x20, 0x7F) if b != ord("&"))])
+# Each object whole, then its fields, and the size, found in files that fit (where nothing else can
+# match: no other '<object>' or '<size>' is there).
+_OBJECT = re.compile(b"(" + _OBJECT_BODY + b")")
+_HEAD_RE = re.compile(_HEAD)
+_CLOSE = b"</annotation>"
+_SPACE = b" \t\r\n"
+# Heads that fit `_HEAD`, cut at the text of their <filename>: (before it, after it up to the first
+# object). Any text without '<', '&' or NUL in its place keeps them fitting.
+_TEMPLATES: dict[tuple[bytes, bytes], tuple[int, int]] = {}  # -> the image size they give
+_MAX_TEMPLATES = 16
+_SIZE = re.compile(rb"<size>" + _WS + b"<width>" + _WS + rb"([1-9][0-9]{0,8})" + _WS + b"</width>" + _WS
+                   + b"<height>" + _WS + rb"([1-9][0-9]{0,8})")
 _OBJECT_FIELDS = ("x", "y", "w", "h", "occlusion")
 PROBLEMS = frozenset({"malformed file", "zero-size box", "negative-size box", "unknown label"})
 
@@ -63,84 +99,146 @@ def parse_xml_files(frames: list[tuple[int, str, str]], contents: dict[str, byte
 def _read_files(contents: list[bytes], ids: list[int], path_of, problems: Problems,
                 default_size: tuple[int, int]) -> tuple[list, list, ObjectColumns]:
     """The width and the height of each file (None for a file left out), and the objects of all
-    files, ordered by image id. ``path_of(k)`` names file k in messages."""
+    files, ordered by image id; problems are reported in file order. ``path_of(k)`` names file k."""
     n = len(contents)
-    objects_per_file = list(map(bytes.count, contents, repeat(b"<object>")))
-    fits = list(map(and_, map(eq, map(bytes.count, contents, repeat(b"<width>")), repeat(1)),
-                    map(bytes.endswith, contents, repeat(_END + b"\n"))))
-    for k in [k for k, ok in enumerate(fits) if not ok]:  # another line ending, or a broken file
-        fits[k] = contents[k].count(b"<width>") == 1 and contents[k].rstrip().endswith(_END)
-    found, sizes_found, references = _scan(contents, fits)
-    if (references or len(found) != sum(c for c, ok in zip(objects_per_file, fits) if ok)
-            or len(sizes_found) != sum(fits)):
-        # Some file breaks the layout, or holds an entity or character reference (&w;, &amp;, &#49;)
-        # that ElementTree expands and the scan would read as it is written: find which, file by
-        # file (rare, so simplicity wins here).
-        for k in range(n):
-            if fits[k] and (b"&" in contents[k] or len(_OBJECT.findall(contents[k])) != objects_per_file[k]
-                            or len(_SIZE.findall(contents[k])) != 1):
-                fits[k] = False
-        found, sizes_found, _ = _scan(contents, fits)
-
+    fits, found, sizes = _scan(contents)
     fit_index = list(compress(range(n), fits))
-    widths: list = [None] * n
-    heights: list = [None] * n
-    if sizes_found:
-        found_widths, found_heights = zip(*sizes_found)
-        if len(fit_index) == n:
-            widths, heights = list(map(int, found_widths)), list(map(int, found_heights))
-        else:
-            for k, width, height in zip(fit_index, map(int, found_widths), map(int, found_heights)):
-                widths[k], heights[k] = width, height
-    owner = np.repeat(np.array(fit_index, np.int64), list(compress(objects_per_file, fits)))
-    columns, bad = _object_columns(found, owner, np.asarray(ids, np.int64)[owner].tolist(), path_of, problems)
+    widths: list = [size and size[0] for size in sizes]
+    heights: list = [size and size[1] for size in sizes]
+    per_file = list(map(bytes.count, compress(contents, fits), repeat(b"<object>")))
+    owner = np.repeat(np.array(fit_index, np.int64), per_file)
+    reported: dict[int, Problems] = {}  # file -> its problems
+
+    def problems_of(k: int) -> Problems:
+        return reported.setdefault(k, Problems())
+
+    columns, bad = _object_columns(found, owner, np.asarray(ids, np.int64)[owner].tolist(), path_of, problems_of)
     for k in bad:
         widths[k] = heights[k] = None
     slow = []
     for k in range(n):
         if not fits[k]:
-            parsed = _parse_with_elementtree(contents[k], path_of(k), problems, default_size)
+            parsed = parse_with_elementtree(contents[k], path_of(k), problems_of(k), default_size)
             if parsed is not None:
                 objects, (widths[k], heights[k]) = parsed
                 slow.extend((ids[k], obj) for obj in objects)
     if slow:
         rows = sorted([*columns.rows(), *slow], key=itemgetter(0))  # stable: file order in a frame
         columns = ObjectColumns.of(rows)
+    for k in sorted(reported):
+        problems.extend(reported[k].records)
     return widths, heights, columns
 
 
-def _scan(contents: list[bytes], fits: list[bool]) -> tuple[list[tuple], list[tuple], bool]:
-    """The objects and the sizes of the files that fit, and whether they hold a reference ('&')."""
+def fits_usual_layout(data: bytes) -> bool:
+    """Whether a file fits the usual layout (`_FILE`): the definition that `_scan` decides faster."""
+    return _FILE.fullmatch(data) is not None and _usual_bytes(data)
+
+
+def _usual_bytes(data: bytes) -> bool:
+    return not data.translate(None, _USUAL_BYTES) and b"\x00" not in data and b"]]>" not in data
+
+
+def _scan(contents: list[bytes]) -> tuple[list[bool], list[tuple], list[tuple[int, int] | None]]:
+    """Which files fit the usual layout (`fits_usual_layout`); the objects (each whole, then its
+    fields) of those that do, in file order; the image size of each that does (else None).
+
+    The common case costs about what finding the objects costs: a file fits when its bytes are all
+    usual, its head is one that fits but for the text of its <filename> (see `_heads`), it ends with
+    </annotation> and blank space, and its objects, as `_OBJECT` finds them, fill all that lies
+    between. Found objects never overlap, never reach into a head (which holds no '<object>') nor into
+    an end (no object holds '</annotation>'), so that each file's objects fill at most the length
+    between, and filling the total length of all files is filling each file's. Where anything does not
+    add up, `fits_usual_layout` decides file by file."""
+    heads, sizes = _heads(contents)
+    closes = [len(data) - len(_CLOSE) - 1 if usual else -1
+              for data, usual in zip(contents, map(bytes.endswith, contents, repeat(_CLOSE + b"\n")))]
+    for k in [k for k, close in enumerate(closes) if close < 0 and heads[k] >= 0]:  # another ending
+        close = contents[k].rfind(_CLOSE)
+        if close >= 0 and close + len(_CLOSE) == len(contents[k].rstrip(_SPACE)):
+            closes[k] = close
+    fits = [0 <= head <= close for head, close in zip(heads, closes)]
     blob = b"\x00".join(compress(contents, fits))
-    return _OBJECT.findall(blob), _SIZE.findall(blob), b"&" in blob
+    if blob.translate(None, _USUAL_BYTES) or b"]]>" in blob or blob.count(b"\x00") != max(sum(fits) - 1, 0):
+        fits = [ok and _usual_bytes(data) for ok, data in zip(fits, contents)]
+        blob = b"\x00".join(compress(contents, fits))
+    found = _OBJECT.findall(blob)
+    between = sum(close - head for head, close in compress(zip(heads, closes), fits))
+    if sum(map(len, map(itemgetter(0), found))) == between:
+        return fits, found, [size if ok else None for size, ok in zip(sizes, fits)]
+    fits = [ok and fits_usual_layout(data) for ok, data in zip(fits, contents)]
+    found = _OBJECT.findall(b"\x00".join(compress(contents, fits)))
+    return fits, found, [size if ok else None for size, ok in zip(sizes, fits)]
+
+
+def _heads(contents: list[bytes]) -> tuple[list[int], list[tuple[int, int] | None]]:
+    """Where the head of each file (`_HEAD`) ends, and the image size it gives; -1 and None for a file
+    whose head does not fit. Most heads are one of the known templates but for the text of their
+    <filename>; the others are matched by the regular expression, and each adds a template."""
+    n = len(contents)
+    heads: list[int] = [-1] * n
+    sizes: list[tuple[int, int] | None] = [None] * n
+    todo = list(range(n))
+    tried = 0
+    while todo:
+        for (before, after), size in list(_TEMPLATES.items())[tried:]:
+            chosen = contents if len(todo) == n else [contents[k] for k in todo]
+            # The head, its file name's text up to the first '<' (which must close it), the rest of the
+            # head and all the blank space after it.
+            brackets = list(map(bytes.find, chosen, repeat(b"<"), repeat(len(before))))
+            fit = [start and end for start, end in zip(map(bytes.startswith, chosen, repeat(before)),
+                                                        map(bytes.startswith, chosen, repeat(after + b"<"), brackets))]
+            for k, ok, bracket in zip(todo, fit, brackets):
+                if ok:
+                    heads[k], sizes[k] = bracket + len(after), size
+            todo = list(compress(todo, [not ok for ok in fit]))
+        tried = len(_TEMPLATES)
+        while todo and len(_TEMPLATES) == tried:
+            k = todo.pop(0)
+            heads[k], sizes[k] = _head(contents[k])
+    return heads, sizes
+
+
+def _head(data: bytes) -> tuple[int, tuple[int, int] | None]:
+    """Where the head of ``data`` ends and its image size, by `_HEAD` (-1, None: it does not fit);
+    a head that fits becomes a template, where there is room."""
+    match = _HEAD_RE.match(data)
+    if match is None:
+        return -1, None
+    head = match.end()
+    size = tuple(map(int, _SIZE.search(data, 0, head).groups()))
+    start, end = data.find(b"<filename>"), data.find(b"</filename>")
+    if 0 <= start < end < head and len(_TEMPLATES) < _MAX_TEMPLATES:
+        before, after = data[:start + len(b"<filename>")], data[end:head]
+        if _HEAD_RE.fullmatch(before + b"x" + after):
+            _TEMPLATES.setdefault((before, after), size)
+    return head, size
 
 
 def _object_columns(found: list[tuple[bytes, ...]], owner: np.ndarray, image_ids: list[int], path_of,
-                    problems: Problems) -> tuple[ObjectColumns, set[int]]:
-    """Columns of the objects found, and the files (indices) holding a value that makes them unusable."""
+                    problems_of) -> tuple[ObjectColumns, set[int]]:
+    """Columns of the objects found, and the files (indices) holding a value that makes them unusable.
+    A file's objects are looked at in order up to the first that makes it unusable, as the reference
+    reader does."""
     if not found:
         return ObjectColumns.empty(), set()
-    names, *columns = zip(*found)
-    labels = list(map(bytes.decode, map(bytes.strip, names), repeat("utf-8"), repeat("replace")))
-    try:
-        x, y, w, h, occ = (list(map(int, column)) for column in columns)  # int() reads bytes
-        usual = set(labels) <= KNOWN_LABELS and set(occ) <= {0, 1, 2} and min(w) > 0 and min(h) > 0
-    except ValueError:  # a value that is not an integer: look at every object
-        usual = False
-    if usual:
+    _, names, *columns = zip(*found)
+    labels = list(map(bytes.decode, names, repeat("ascii")))
+    x, y, w, h, occ = (list(map(int, column)) for column in columns)  # int() reads bytes; all are integers
+    if set(labels) <= KNOWN_LABELS and set(occ) <= {0, 1, 2} and min(w) > 0 and min(h) > 0:
         n = len(labels)
         return ObjectColumns(image_ids, labels, x, y, w, h, occ, visible=[None] * n, ign=[0] * n,
                              paired=[None] * n), set()
-    rows, bad, bad_ids = [], set(), set()
-    for file, image_id, label, *texts in zip(owner.tolist(), image_ids, labels, *columns):
-        values = _object_values(label, [t.decode("utf-8", "replace") for t in texts], path_of(file), problems)
-        result = False if values is None else check_object(label, *values, path_of(file), problems)
+    rows, bad = [], set()
+    for file, image_id, label, *values in zip(owner.tolist(), image_ids, labels, x, y, w, h, occ):
+        if file in bad:
+            continue
+        result = check_object(label, *values, path_of(file), problems_of(file))
         if result is False:
             bad.add(file)
-            bad_ids.add(image_id)
         elif result is not None:
-            rows.append((image_id, result))
-    return ObjectColumns.of([(image_id, obj) for image_id, obj in rows if image_id not in bad_ids]), bad
+            rows.append((file, image_id, result))
+    return ObjectColumns.of([(image_id, obj) for file, image_id, obj in rows if file not in bad]), bad
 
 
 def _object_values(label: str, texts: list[str], path: str, problems: Problems) -> list | None:
@@ -173,12 +271,30 @@ def _image_size(texts: tuple[str, str], path: str, problems: Problems) -> tuple[
     return size[0], size[1]
 
 
-def _parse_with_elementtree(data: bytes, path: str, problems: Problems,
-                            default_size: tuple[int, int]) -> tuple[list[AnnotatedObject], tuple[int, int]] | None:
+class _RefusedDTD(Exception):
+    """A file with a document type declaration, whose entities are never expanded."""
+
+
+class _TreeWithoutDTD(ET.TreeBuilder):
+    def doctype(self, name, pubid, system):  # called where the declaration starts, before any entity
+        raise _RefusedDTD
+
+
+def parse_with_elementtree(data: bytes, path: str, problems: Problems,
+                           default_size: tuple[int, int]) -> tuple[list[AnnotatedObject], tuple[int, int]] | None:
+    """The reference reading of one file: its objects and image size as ElementTree reads them, or None
+    (the problem reported) for a file that is left out. A DTD is refused: no entity is expanded."""
+    parser = ET.XMLParser(target=_TreeWithoutDTD())
     try:
-        root = ET.fromstring(data)
+        parser.feed(data)
+        root = parser.close()
     except ET.ParseError as exc:
         problems.add("malformed file", f"invalid XML: {exc}", path, exc.position[0])
+        return None
+    except _RefusedDTD:
+        where = data.find(b"<!DOCTYPE")
+        problems.add("malformed file", "a document type declaration (<!DOCTYPE ...>), whose entities the reader "
+                     "refuses to expand", path, data[:where].count(b"\n") + 1 if where >= 0 else None)
         return None
     if root.tag != "annotation":
         problems.add("malformed file", f"root element <{root.tag}>, expected <annotation>", path)
