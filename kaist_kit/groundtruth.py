@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import math
+import numbers
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -12,7 +15,7 @@ import numpy as np
 
 from .download import DownloadFailed, Progress, download_verified
 from .errors import InputError
-from .files import atomic_path, decode_text, json_line, parse_json, read_bytes
+from .files import decode_text, json_line, parse_json, read_bytes, write_bytes_atomic
 from .frames import find_frame, period_of, scene_of, set_of
 from .settings import KAIST_FRAME_SIZE, parse_split
 
@@ -35,11 +38,16 @@ Echo = Callable[[str], None]
 class GroundTruthUnavailable(InputError):
     """The leaderboard's ground truth is not on this machine and cannot be had: offline, downloads
     forbidden, a source that does not serve the pinned file, or a cache that cannot be written.
-    ``why`` says which; the message adds the other ways to provide the file."""
+    ``why`` says which; the message adds the other ways the verbs that score take the file."""
 
     def __init__(self, why: str):
         self.why = why
         super().__init__(f"{why}; pass --gt FILE, set {GT_ENV}=FILE, or place the file at {default_gt_path()}")
+
+    def for_fetch(self, target: str | os.PathLike) -> InputError:
+        """The same failure as `fetch` says it, which has no --gt: the ways to have the file there."""
+        return InputError(f"{self.why}; try again with the network, set {GT_URL_ENV}=URL to a mirror serving the "
+                          f"same file, or copy the file to {target}")
 
 
 def default_gt_path() -> Path:
@@ -102,22 +110,35 @@ def fetch_gt(to: str | os.PathLike | None = None, *, echo: Echo | None = None,
     except DownloadFailed as exc:
         raise GroundTruthUnavailable(f"cannot download the leaderboard's ground truth ({exc})") from None
     try:
-        with atomic_path(target) as tmp:
-            tmp.write_bytes(data)
-    except InputError as exc:  # atomic_path's: the cache cannot be written
+        write_bytes_atomic(target, data)
+    except InputError as exc:  # the writer's: the cache cannot be written
         raise GroundTruthUnavailable(f"cannot save the leaderboard's ground truth to {target} "
                                      f"({exc.reason})") from None
-    except OSError as exc:
-        raise GroundTruthUnavailable(f"cannot save the leaderboard's ground truth to {target} "
-                                     f"({exc.strerror or exc})") from None
     return target
 
 
 def _md5_of(path: Path) -> str | None:
     try:
-        return hashlib.md5(path.read_bytes()).hexdigest()
-    except OSError:
+        # Not an input of the command: fetch replaces it.
+        return hashlib.md5(read_bytes(path, note=False)).hexdigest()
+    except InputError:
         return None
+
+
+def is_cached_gt(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is the cache of the leaderboard's ground truth (`default_gt_path`)."""
+    return os.path.realpath(path) == os.path.realpath(default_gt_path())
+
+
+def check_cached_gt(path: str | os.PathLike, data: bytes) -> None:
+    """The cache must hold the pinned file, on every use: a changed or damaged cache is an
+    `InputError` naming it and `kaist-kit fetch`, which downloads it again."""
+    if len(data) == LEADERBOARD_GT_BYTES and hashlib.md5(data).hexdigest() == LEADERBOARD_GT_MD5:
+        return
+    md5 = hashlib.md5(data).hexdigest()
+    raise InputError(f"the cached ground truth is not the leaderboard's ({len(data)} bytes, MD5 {md5}; expected "
+                     f"{LEADERBOARD_GT_BYTES} bytes, MD5 {LEADERBOARD_GT_MD5}): it was changed or damaged; run "
+                     "`kaist-kit fetch` to download it again", path)
 
 
 @dataclass
@@ -221,6 +242,8 @@ def load_ground_truth(path: str | os.PathLike | None = None, *, echo: Echo | Non
     if path is None:
         path = default_ground_truth(echo=echo, progress=progress)
     raw = read_bytes(path)
+    if is_cached_gt(path):
+        check_cached_gt(path, raw)
     text = decode_text(raw, path)
     gt = ground_truth_from_coco(parse_json(text, path), path, text)
     gt.md5 = hashlib.md5(raw).hexdigest()
@@ -229,7 +252,12 @@ def load_ground_truth(path: str | os.PathLike | None = None, *, echo: Echo | Non
 
 def ground_truth_from_coco(data: object, path: str | os.PathLike | None = None,
                            text: str | None = None) -> GroundTruth:
-    """Build a `GroundTruth` from parsed COCO-style data, validating every field it uses."""
+    """Build a `GroundTruth` from parsed COCO-style data.
+
+    Every field used is checked for its type and never coerced: ids and occlusion are integers, a
+    bbox is a list of four finite numbers (not an object, not text), widths and heights are positive
+    numbers, ignore and iscrowd flags are 0, 1, true or false, names and labels are text; a boolean is
+    never a number. Anything else is an `InputError` naming the file and the line (given ``text``)."""
 
     def fail(message: str, *keys: str | int) -> InputError:
         line = json_line(text, *keys) if text is not None else None
@@ -240,22 +268,32 @@ def ground_truth_from_coco(data: object, path: str | os.PathLike | None = None,
     annotations = data.get("annotations", [])
     if not isinstance(annotations, list):
         raise fail("'annotations' must be a list", "annotations")
-    categories = {c.get("id"): c.get("name", "") for c in data.get("categories", []) if isinstance(c, dict)}
+    categories = _categories(data.get("categories", []), fail)
 
     ids, names, periods, sizes = [], [], [], []
     for k, img in enumerate(data["images"]):
         if not isinstance(img, dict) or not _is_int(img.get("id")):
             raise fail("image without an integer 'id'", "images", k)
-        name = str(img.get("im_name") or img.get("file_name") or "")
+        if not _INT64_MIN <= img["id"] <= _INT64_MAX:
+            raise fail(f"image id {img['id']} is beyond the 64-bit integers", "images", k)
+        for key in ("im_name", "file_name", "period"):
+            if img.get(key) is not None and not isinstance(img[key], str):
+                raise fail(f"image '{key}' {_shown(img[key])} is not text", "images", k)
+        name = img.get("im_name") or img.get("file_name") or ""
         name = find_frame(name) or name
         period = img.get("period") or period_of(name)
         if period not in ("day", "night", ""):
             raise fail(f"image period {period!r} is neither 'day' nor 'night'", "images", k)
-        ids.append(int(img["id"]))
+        size = []
+        for key, default in zip(("width", "height"), KAIST_FRAME_SIZE):
+            value = img.get(key, default)
+            if not _is_number(value) or not 0 < value < math.inf:
+                raise fail(f"image {key} {_shown(value)} is not a positive number", "images", k)
+            size.append(float(value))
+        ids.append(img["id"])
         names.append(name)
         periods.append(period)
-        width, height = KAIST_FRAME_SIZE
-        sizes.append((_number(img.get("width", width)), _number(img.get("height", height))))
+        sizes.append(size)
     id_array = np.array(ids, dtype=np.int64)
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)
@@ -272,32 +310,16 @@ def ground_truth_from_coco(data: object, path: str | os.PathLike | None = None,
     ignore = np.empty(n, bool)
     labels = []
     for k, ann in enumerate(annotations):
-        try:
-            image = index_of_id[ann["image_id"]]
-            x, y, w, h = (float(v) for v in ann["bbox"])
-            height = float(ann.get("height", h))
-            occ = int(ann.get("occlusion", 0))
-            flag = bool(ann.get("ignore", 0)) or bool(ann.get("iscrowd", 0))
-            ann_id = int(ann.get("id", k))
-        except KeyError as exc:
-            missing = exc.args[0]
-            if missing == "bbox" or missing == "image_id":
-                raise fail(f"annotation without '{missing}'", "annotations", k) from None
-            raise fail(f"annotation for image_id {ann.get('image_id')!r}, which is not among the images",
-                       "annotations", k) from None
-        except (TypeError, ValueError):
-            raise fail("annotation with a malformed bbox, height, occlusion or id", "annotations", k) from None
-        if not all(np.isfinite((x, y, w, h, height))):
-            raise fail("annotation with a non-finite number", "annotations", k)
-        if w < 0 or h < 0:
-            raise fail(f"annotation with a negative size (w={w:g}, h={h:g})", "annotations", k)
-        if occ not in (0, 1, 2):
-            raise fail(f"annotation with occlusion {occ}; expected 0, 1 or 2", "annotations", k)
-        ann_image[k] = image
-        ann_ids[k] = ann_id
-        boxes[k] = (x, y, w, h)
-        heights[k] = height
-        occlusion[k] = occ
+        problem = _annotation_problem(ann, index_of_id)
+        if problem is not None:
+            raise fail(problem, "annotations", k)
+        bbox = ann["bbox"]
+        ann_image[k] = index_of_id[ann["image_id"]]
+        ann_ids[k] = ann.get("id", k)
+        boxes[k] = bbox
+        heights[k] = ann.get("height", bbox[3])
+        occlusion[k] = ann.get("occlusion", 0)
+        flag = bool(ann.get("ignore", 0)) or bool(ann.get("iscrowd", 0))
         ignore[k] = flag
         labels.append(_label(ann, categories, flag))
 
@@ -318,6 +340,65 @@ def ground_truth_from_coco(data: object, path: str | os.PathLike | None = None,
     )
 
 
+def _annotation_problem(ann: object, index_of_id: dict[int, int]) -> str | None:
+    """What makes an annotation unusable, or None."""
+    if not isinstance(ann, dict):
+        return f"annotation {_shown(ann)} is not an object"
+    for key in ("image_id", "bbox"):
+        if key not in ann:
+            return f"annotation without '{key}'"
+    image_id, bbox = ann["image_id"], ann["bbox"]
+    if not _is_int(image_id):
+        return f"annotation image_id {_shown(image_id)} is not an integer"
+    if image_id not in index_of_id:
+        return f"annotation for image_id {image_id}, which is not among the images"
+    if not isinstance(bbox, list) or len(bbox) != 4 or not all(map(_is_number, bbox)):
+        return f"annotation bbox {_shown(bbox)} is not a list of four numbers [x, y, w, h]"
+    if not all(map(math.isfinite, bbox)):
+        return f"annotation bbox {_shown(bbox)} holds a non-finite number"
+    if bbox[2] < 0 or bbox[3] < 0:
+        return f"annotation with a negative size (w={bbox[2]:g}, h={bbox[3]:g})"
+    if "height" in ann and not (_is_number(ann["height"]) and math.isfinite(ann["height"])):
+        return f"annotation height {_shown(ann['height'])} is not a finite number"
+    if "occlusion" in ann and not (_is_int(ann["occlusion"]) and ann["occlusion"] in (0, 1, 2)):
+        return f"annotation occlusion {_shown(ann['occlusion'])}; expected 0, 1 or 2"
+    for key in ("ignore", "iscrowd"):
+        flag = ann.get(key, 0)
+        if not (isinstance(flag, bool) or (_is_int(flag) and flag in (0, 1))):
+            return f"annotation {key} flag {_shown(flag)} is not 0, 1, true or false"
+    for key in ("id", "category_id"):
+        if key in ann and not _is_int(ann[key]):
+            return f"annotation {key} {_shown(ann[key])} is not an integer"
+    if not _INT64_MIN <= ann.get("id", 0) <= _INT64_MAX:
+        return f"annotation id {ann['id']} is beyond the 64-bit integers"
+    if ann.get("label") is not None and not isinstance(ann["label"], str):
+        return f"annotation label {_shown(ann['label'])} is not text"
+    return None
+
+
+def _categories(categories: object, fail) -> dict[int, str]:
+    if not isinstance(categories, list):
+        raise fail("'categories' must be a list", "categories")
+    found = {}
+    for k, category in enumerate(categories):
+        if not isinstance(category, dict) or not _is_int(category.get("id")):
+            raise fail("category without an integer 'id'", "categories", k)
+        name = category.get("name", "")
+        if not isinstance(name, str):
+            raise fail(f"category name {_shown(name)} is not text", "categories", k)
+        found[category["id"]] = name
+    return found
+
+
+def _shown(value: object) -> str:
+    """A value as JSON writes it, cut short for a message."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _label(ann: dict, categories: dict, ignored: bool) -> str:
     """The original label; files without one (the leaderboard's) give the category name, and
     "ignore" for an ignored box filed under person, whose real label was lost."""
@@ -327,12 +408,14 @@ def _label(ann: dict, categories: dict, ignored: bool) -> str:
     return "ignore" if ignored and name == "person" else name
 
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
 def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    """An integer, and not a boolean (JSON's true is no 1)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
-def _number(value: object) -> float:
-    try:
-        return float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return float("nan")
+def _is_number(value: object) -> bool:
+    """A number, and not a boolean."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))

@@ -294,8 +294,31 @@ def test_fetch_command(env, kaist, home):
     assert proc.stderr.splitlines()[1] == f"note: KAIST_KIT_GT is set, so the other verbs read {target} instead"
 
     proc = run_cli("fetch", "--to", home / "offline", env={**env, "KAIST_KIT_OFFLINE": "1"})
-    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1 and "--gt FILE" in proc.stderr
+    assert proc.returncode == 2 and proc.stderr.splitlines() == [
+        "error: cannot download the leaderboard's ground truth (KAIST_KIT_OFFLINE=1 forbids downloads); try again "
+        "with the network, set KAIST_KIT_GT_URL=URL to a mirror serving the same file, or copy the file to "
+        f"{home / 'offline' / 'test-all-20.leaderboard.json'}"]
+    assert "--gt" not in proc.stderr  # fetch has no --gt
     assert not (home / "offline").exists()
+
+
+def test_a_changed_cache_is_refused_on_every_use_and_fetch_replaces_it(env, kaist, home):
+    cache = home / "data" / "kaist-kit" / "test-all-20.leaderboard.json"
+    assert run_cli("fetch", env=env).returncode == 0
+    original = cache.read_bytes()
+    result = kaist / "results" / "MLPD_result.txt"
+    for changed in (original.replace(b"505", b"506", 1), original[:-1], original + b"\n"):
+        assert changed != original
+        cache.write_bytes(changed)
+        for args in (["eval", result], ["eval", result, "--gt", cache], ["stats", cache]):
+            proc = run_cli(*args, env=env)
+            assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+            [line] = proc.stderr.splitlines()
+            assert line.startswith(f"error: {cache}: the cached ground truth is not the leaderboard's (")
+            assert line.endswith("run `kaist-kit fetch` to download it again")
+    proc = run_cli("fetch", env=env)
+    assert proc.returncode == 0 and "is not the leaderboard's ground truth: replacing it" in proc.stderr
+    assert cache.read_bytes() == original and run_cli("eval", result, env=env).returncode == 0
 
 
 def test_submit_packages_without_labels_when_offline_and_says_why(env, kaist, home):

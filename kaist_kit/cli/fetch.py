@@ -20,10 +20,13 @@ def fetch_command(
                      "looks for it.", show_default=False)] = None,
 ) -> None:
     """Download the leaderboard's ground truth (test-all-20, 1.6 MB), checked against its pinned MD5."""
-    from ..groundtruth import fetch_gt
+    from ..groundtruth import GroundTruthUnavailable, fetch_gt
 
     with download_bar() as progress:
-        path = fetch_gt(to, echo=say, progress=progress)
+        try:
+            path = fetch_gt(to, echo=say, progress=progress)
+        except GroundTruthUnavailable as exc:
+            raise exc.for_fetch(default_gt_path() if to is None else to / GT_FILENAME) from None
     say(f"the leaderboard's ground truth is at {path}")
     if path != default_gt_path():
         say(f"use it with --gt {path} or {GT_ENV}={path}")
