@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -15,6 +14,14 @@ from .converters import convert
 from .diagnosis import DiagnosisParams, diagnose, write_report
 from .errors import InputError, KitWarning
 from .evaluate import Result, evaluate
+from .files import (
+    input_scope,
+    read_bytes,
+    recording_outputs,
+    remove_outputs,
+    remove_stale_temporaries,
+    write_json_atomic,
+)
 from .groundtruth import load_ground_truth
 from .plots import plot_results
 from .results import write_coco_results
@@ -24,6 +31,7 @@ from .submission import package
 from .synth import SynthConfig, generate
 
 MARKER = "demo.json"
+MARKER_FORMAT = 1
 
 
 @dataclass
@@ -40,13 +48,26 @@ class DemoRun:
 
 def run_demo(out: str | os.PathLike = "kaist-kit-demo", frames: int = 200, seed: int = 0,
              say: Callable[[str], None] = print) -> DemoRun:
-    """Synthesise a test set, convert it, simulate three detectors, score and draw them."""
+    """Synthesise a test set, convert it, simulate three detectors, score and draw them.
+
+    ``out`` must be new, empty, or a previous demo's folder holding nothing else: what the previous
+    demo wrote (listed in its demo.json) is removed first, and nothing else ever is."""
     out = Path(out)
     _prepare(out)
-    (out / MARKER).write_text(json.dumps({"frames": frames, "seed": seed}) + "\n")
+    made = _Made(out, {"frames": frames, "seed": seed})
+    with input_scope(), recording_outputs(made.record):
+        try:
+            made.write_marker()  # first: a demo stopped halfway still owns what it wrote
+            return _run(out, frames, seed, say, made)
+        finally:
+            made.write_marker()
+
+
+def _run(out: Path, frames: int, seed: int, say: Callable[[str], None], made: _Made) -> DemoRun:
     dataset = out / "dataset"
     say(f"1/7 synthesising {frames} visible/thermal test frames (half day, half night) in {dataset}")
     generate(dataset, SynthConfig(seed=seed, train_frames=0, test_frames=frames))
+    made.write_marker()
 
     gt_path = out / "test-gt.json"
     say(f"2/7 converting the improved-style test annotations to {gt_path}")
@@ -80,6 +101,7 @@ def run_demo(out: str | os.PathLike = "kaist-kit-demo", frames: int = 200, seed:
     submission = out / "submission.json"
     say(f"6/7 packaging the best method, {best}, as a challenge entry (the file to upload): {submission}")
     package(results[best], submission, gt, best)
+    made.write_marker()
 
     diagnosis = out / "diagnosis"
     say(f"7/7 diagnosing {best} (intervals, false positives by type, misses, oracles) in {diagnosis}, "
@@ -94,10 +116,75 @@ def run_demo(out: str | os.PathLike = "kaist-kit-demo", frames: int = 200, seed:
                    {"submission": submission, "diagnosis": diagnosis}, comparison)
 
 
+class _Made:
+    """What the demo wrote under its folder, kept in the folder's demo.json (its marker)."""
+
+    def __init__(self, out: Path, settings: dict):
+        self.out, self.real, self.settings = out, Path(os.path.realpath(out)), settings
+        self.files: dict[str, None] = {}
+        self.folders: dict[str, None] = {}
+
+    def record(self, kind: str, path: Path) -> None:
+        try:
+            rel = Path(path).relative_to(self.real).as_posix()
+        except ValueError:
+            return  # not under the demo's folder
+        if rel != MARKER and rel != ".":
+            (self.files if kind == "file" else self.folders)[rel] = None
+
+    def write_marker(self) -> None:
+        write_json_atomic(self.out / MARKER, {"kaist_kit_demo": MARKER_FORMAT, **self.settings,
+                                              "files": list(self.files), "folders": list(self.folders)}, indent=1)
+
+
 def _prepare(out: Path) -> None:
-    """Start from an empty folder; a previous demo's folder (it has the marker) is replaced."""
-    if out.exists() and any(out.iterdir()):
-        if not (out / MARKER).is_file():
-            raise InputError("the folder exists and is not a previous demo's; choose another with --out", out)
-        shutil.rmtree(out)
-    out.mkdir(parents=True, exist_ok=True)
+    """Make ``out`` ready: new or empty as it is, or a previous demo's folder, from which the files
+    and folders its marker lists are removed. Anything else in it stops the demo before anything is
+    removed: the demo deletes nothing it did not make."""
+    if not out.exists() and not out.is_symlink():
+        return
+    if not out.is_dir():
+        raise InputError("is not a folder; give a folder for the demo's files with --out", out)
+    for folder, _, _ in os.walk(out):  # what a killed demo's writes left
+        remove_stale_temporaries(folder)
+    if not any(out.iterdir()):
+        return
+    owned = _marker(out)
+    if owned is None:
+        raise InputError("the folder exists and is not a previous demo's (no demo.json listing what the demo "
+                         "wrote); choose another with --out", out)
+    files, folders = owned
+    for folder, names, file_names in os.walk(out):
+        for name in names + file_names:
+            path = Path(folder, name)
+            rel = path.relative_to(out).as_posix()
+            mine = rel in folders if name in names and not path.is_symlink() else rel in files or rel == MARKER
+            if not mine:
+                raise InputError(f"the folder holds {rel}, which the previous demo did not write: nothing was "
+                                 "removed; move it, or choose another folder with --out", out)
+    remove_outputs(out, [*files, MARKER], folders)
+
+
+def _marker(out: Path) -> tuple[set[str], set[str]] | None:
+    """The files and the folders a previous demo's marker says it wrote under ``out``; None when there
+    is no such marker."""
+    path = out / MARKER
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(read_bytes(path, note=False))
+    except (InputError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("kaist_kit_demo") != MARKER_FORMAT:
+        return None
+    lists = [data.get("files"), data.get("folders")]
+    if not all(isinstance(names, list) and all(isinstance(rel, str) and _inside(rel) for rel in names)
+               for names in lists):
+        return None
+    return set(lists[0]), set(lists[1])
+
+
+def _inside(rel: str) -> bool:
+    """Whether a path from a marker names a place under the demo's folder."""
+    parts = rel.split("/")
+    return bool(rel) and not rel.startswith("/") and ".." not in parts and "" not in parts and "\\" not in rel

@@ -943,3 +943,26 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
     finally:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+def remove_outputs(folder: str | os.PathLike, files: Collection[str], folders: Collection[str] = ()) -> None:
+    """Remove under ``folder`` the regular ``files``, then the ``folders`` left empty (paths relative,
+    '/'-separated): what a command recorded as its own outputs (`recording_outputs`). Links, anything
+    that is no regular file and folders that still hold something are left alone."""
+    root = Path(folder)
+
+    def inside(rel: str) -> bool:
+        parts = rel.split("/")
+        return bool(rel) and not os.path.isabs(rel) and ".." not in parts and "" not in parts
+
+    try:
+        for rel in filter(inside, files):
+            with contextlib.suppress(FileNotFoundError):
+                if stat.S_ISREG(os.lstat(root / rel).st_mode):
+                    os.unlink(root / rel)
+        for rel in sorted(filter(inside, folders), key=lambda rel: rel.count("/"), reverse=True):
+            with contextlib.suppress(OSError):  # gone already, or holding something
+                if not os.path.islink(root / rel):
+                    os.rmdir(root / rel)
+    except OSError as exc:
+        raise InputError(f"cannot remove what an earlier run wrote: {exc.strerror or exc}", root) from None

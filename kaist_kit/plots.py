@@ -10,7 +10,7 @@ import numpy as np
 
 from .errors import InputError
 from .evaluate import Result
-from .files import atomic_path, check_writable
+from .files import atomic_file, check_writable
 
 FIGURE_TYPES = (".png", ".pdf", ".svg")
 LINE_STYLES = ("-", "--", ":", "-.")
@@ -41,8 +41,8 @@ def save_figure(fig, path: str | os.PathLike) -> None:
 
     path = check_figure_path(path)
     fig.tight_layout()
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=path.suffix[1:].lower(), dpi=150)
+    with atomic_file(path) as handle:
+        fig.savefig(handle, format=path.suffix[1:].lower(), dpi=150)
     plt.close(fig)
 
 

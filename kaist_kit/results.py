@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .files import atomic_path
+from .files import write_bytes_atomic
 
 # The category of a pedestrian in the leaderboard's results; the 2024 challenge's ground truth gives
 # pedestrians category 0 instead, and its evaluator scores that category alone (kaist_kit.challenge).
@@ -138,6 +138,5 @@ def write_coco_results(path: str | os.PathLike, image_ids: np.ndarray, boxes: np
                        category_id: int = PERSON_CATEGORY) -> bytes:
     """Write the detections to ``path`` atomically; returns the text written."""
     text = coco_results_text(image_ids, boxes, scores, category_id)
-    with atomic_path(path) as tmp:
-        tmp.write_bytes(text)
+    write_bytes_atomic(path, text)
     return text

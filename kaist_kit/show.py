@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -10,6 +11,7 @@ import numpy as np
 
 from .detections import Detections
 from .errors import InputError
+from .files import read_bytes
 from .groundtruth import GroundTruth
 
 PICTURE_SUFFIXES = (".jpg", ".png", ".jpeg")
@@ -58,11 +60,10 @@ def draw_pair(visible: str | os.PathLike, lwir: str | os.PathLike, out: str | os
     method, drawn with their scores when they score at least ``score_threshold``.
     """
     from matplotlib.patches import Rectangle
-    from PIL import Image
 
     from .plots import new_figure, save_figure
 
-    pictures = [np.asarray(Image.open(p).convert("RGB")) for p in (visible, lwir)]
+    pictures = [_picture(p) for p in (visible, lwir)]
     height, width = pictures[0].shape[:2]
     fig, axes = new_figure(1, 2, width=width / 100 + 0.4, height=height / 100 + 0.6)
     colours = ["tab:red", "tab:cyan", "tab:orange", "tab:purple", "tab:olive"]
@@ -86,3 +87,13 @@ def draw_pair(visible: str | os.PathLike, lwir: str | os.PathLike, out: str | os
         fig.legend(handles, [name for name, _, _ in detections], loc="lower center", ncol=len(detections),
                    fontsize=8, frameon=False)
     save_figure(fig, out)
+
+
+def _picture(path: str | os.PathLike) -> np.ndarray:
+    """A picture's RGB pixels, its file read through the kit's opener."""
+    from PIL import Image
+
+    try:
+        return np.asarray(Image.open(io.BytesIO(read_bytes(path))).convert("RGB"))
+    except (OSError, ValueError, Image.DecompressionBombError) as exc:
+        raise InputError(f"cannot read the picture: {exc}", path) from None

@@ -34,13 +34,13 @@ from __future__ import annotations
 import json
 import math
 import os
-import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from .errors import InputError
+from .files import atomic_folder
 
 LABELS = ("person", "people", "person?", "cyclist")
 
@@ -108,14 +108,12 @@ def generate(out: str | os.PathLike, config: SynthConfig | None = None, progress
     out = Path(out)
     if config.width < 64 or config.height < 64:
         raise InputError(f"image size {config.width}x{config.height} is too small (64x64 at least)")
-    if out.exists() and any(out.iterdir()):
+    if out.exists() and out.is_dir() and any(out.iterdir()):
         raise InputError("the folder is not empty; synth writes into a new or empty folder", out)
     names = frame_names(config)
     truths: list[tuple[str, FrameTruth]] = []
-    staging = out.with_name(f".{out.name}.partial")
-    if staging.exists():
-        shutil.rmtree(staging)
-    try:
+    # The files are made in a staging folder of the writer's, which becomes ``out`` only when whole.
+    with atomic_folder(out) as staging:
         for k, (split, period, name) in enumerate(names):
             rng = np.random.default_rng([config.seed, k])
             visible, lwir, truth = render_frame(rng, name, period, config.width, config.height)
@@ -134,13 +132,7 @@ def generate(out: str | os.PathLike, config: SynthConfig | None = None, progress
                 labels[obj.label] = labels.get(obj.label, 0) + 1
         counts = {"train": sum(s == "train" for s, _ in truths), "test": sum(s == "test" for s, _ in truths)}
         summary = SynthSummary(str(out), asdict(config), counts, dict(sorted(labels.items())))
-        (staging / "synth.json").write_text(json.dumps(asdict(summary), indent=1) + "\n")
-        if out.exists():
-            out.rmdir()
-        staging.rename(out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+        _write(staging / "synth.json", json.dumps(asdict(summary), indent=1) + "\n")
     return summary
 
 
@@ -448,6 +440,7 @@ def _xml(name, width, height, objects):
 
 
 def _write(path: Path, text: str) -> None:
+    """A file in the staging folder of `generate` (the writer's, renamed into place when whole)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(text.encode())
 
@@ -484,8 +477,8 @@ def _write_annotations(root: Path, truths: list[tuple[str, FrameTruth]], config:
         _write(root / "annotations-paired" / set_name / video / "visible" / f"{stem}.txt", _bbgt(visible_lines))
         _write(root / "annotations-paired" / set_name / video / "lwir" / f"{stem}.txt", _bbgt(lwir_lines))
     if quirky:
-        (root / "annotations-xml-new" / "set00" / "V000" / "annotations-xml-new - shortcut.lnk").write_bytes(
-            b"L\x00\x00\x00\x01\x14\x02\x00")
+        _write(root / "annotations-xml-new" / "set00" / "V000" / "annotations-xml-new - shortcut.lnk",
+               "L\x00\x00\x00\x01\x14\x02\x00")
     lists: dict[str, list[str]] = {}
     for split, truth in truths:
         step = "02" if split == "train" else "20"

@@ -21,7 +21,7 @@ from kaist_kit import __version__
 from kaist_kit.detections import SUBMISSION_MANIFEST, method_name
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import Result
-from kaist_kit.files import atomic_path, check_writable
+from kaist_kit.files import atomic_file, check_writable, open_input, read_archive, read_bytes
 from kaist_kit.findings import CHALLENGE_CATEGORY, refuse_errors
 from kaist_kit.groundtruth import GroundTruth, load_ground_truth
 from kaist_kit.results import coco_results_chunks
@@ -154,14 +154,13 @@ def package(result: str | os.PathLike, out: str | os.PathLike,
 
     try:
         if manifest_path is not None:
-            with atomic_path(out) as results_tmp, atomic_path(manifest_path) as manifest_tmp:
-                with open(results_tmp, "wb") as handle:
-                    size, sha256 = _write_chunks(chunks, handle.write)
+            with atomic_file(out) as handle, atomic_file(manifest_path) as manifest_handle:
+                size, sha256 = _write_chunks(chunks, handle.write)
                 manifest, manifest_text = manifest_of(size, sha256)
-                manifest_tmp.write_bytes(manifest_text)
+                manifest_handle.write(manifest_text)
             return PackageReport(out, results_name, size, None, manifest, inspection, chosen, manifest_path)
-        with atomic_path(out) as tmp:
-            with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as archive:
+        with atomic_file(out) as handle:
+            with zipfile.ZipFile(handle, "w", zipfile.ZIP_DEFLATED) as archive:
                 with archive.open(_zip_entry(results_name), "w") as entry:
                     size, sha256 = _write_chunks(chunks, entry.write)
                 manifest, manifest_text = manifest_of(size, sha256)
@@ -255,14 +254,14 @@ def source_sha256(path: Path) -> tuple[str, str]:
     """The sha256 of a result file, or of a folder's files in sorted path order; and what was hashed."""
     if not path.is_dir():
         digest = hashlib.sha256()
-        with open(path, "rb") as handle:
+        with open_input(path) as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
         return digest.hexdigest(), "the file"
     digest = hashlib.sha256()
     for file in sorted((p for p in path.rglob("*") if p.is_file()), key=lambda p: p.relative_to(path).as_posix()):
         digest.update(file.relative_to(path).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(file.read_bytes()).digest())
+        digest.update(hashlib.sha256(read_bytes(file)).digest())
     return digest.hexdigest(), "the folder: each file's relative path, a NUL byte and its sha256, in path order"
 
 
@@ -312,22 +311,21 @@ def _manifest_of(path: Path, findings: list[Finding]) -> dict | None:
         if not beside.is_file():
             return None
         try:
-            manifest = json.loads(beside.read_bytes())
-        except (OSError, ValueError) as exc:
+            manifest = json.loads(read_bytes(beside))
+        except ValueError as exc:
             raise InputError(f"cannot read the submission's manifest: {exc}", beside) from None
-        return _matching(manifest, path.read_bytes(), findings, beside)
+        return _matching(manifest, read_bytes(path), findings, beside)
     if path.suffix.lower() != ".zip":
         return None
+    entries = read_archive(path)
+    if SUBMISSION_MANIFEST not in entries:
+        return None
     try:
-        with zipfile.ZipFile(path) as archive:
-            names = [n for n in archive.namelist() if not n.endswith("/")]
-            if SUBMISSION_MANIFEST not in names:
-                return None
-            manifest = json.loads(archive.read(SUBMISSION_MANIFEST))
-            results = [n for n in names if n != SUBMISSION_MANIFEST]
-            data = archive.read(results[0]) if len(results) == 1 else b""
-    except (zipfile.BadZipFile, OSError, ValueError, RuntimeError, NotImplementedError) as exc:
+        manifest = json.loads(entries[SUBMISSION_MANIFEST])
+    except ValueError as exc:
         raise InputError(f"cannot read the submission's manifest: {exc}", path) from None
+    results = [n for n in entries if n != SUBMISSION_MANIFEST]
+    data = entries[results[0]] if len(results) == 1 else b""
     return _matching(manifest, data, findings, f"{path}/{SUBMISSION_MANIFEST}")
 
 

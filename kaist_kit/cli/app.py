@@ -68,8 +68,11 @@ def main() -> None:
     # numpy's floating-point warnings (overflow on a box of 1e308, say) say nothing a user can act
     # on: what causes them is reported as a finding that names the file and line.
     warnings.filterwarnings("ignore", category=RuntimeWarning)
+    from ..files import input_scope
+
     try:
-        app()
+        with input_scope():  # the command's inputs, which its outputs may not overwrite
+            app()
     except InputError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}", markup=True, highlight=False)
         sys.exit(2)

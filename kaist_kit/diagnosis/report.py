@@ -12,7 +12,7 @@ import numpy as np
 
 from ..detections import Detections
 from ..errors import InputError
-from ..files import write_json_atomic, write_text_atomic
+from ..files import make_folder, write_json_atomic, write_text_atomic
 from ..groundtruth import GroundTruth
 from ..settings import lamr_variant, own_fppi_range
 from ..show import find_pictures
@@ -231,8 +231,7 @@ def write_report(diagnosis: Diagnosis, gt: GroundTruth, dets: Detections, out_di
                  images: Sequence[str | os.PathLike] = ()) -> WrittenReport:
     """diagnosis.json, report.md, the figures, and the examples whose frames have pictures under
     ``images`` (folders) drawn; each file written atomically. ``gt`` and ``dets`` are those diagnosed."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = make_folder(out_dir)
     written = []
     figures = {}
     for name, draw in (("curves", plot_curves), ("false_positives", plot_false_positives),

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import InputError
+from ..files import check_readable
 
 DATALOADERS = ("train_dataloader", "val_dataloader", "test_dataloader")
 # Configs read so far in this process, by file name.
@@ -37,8 +38,9 @@ def load_config(path: str | os.PathLike, cfg_options: Sequence[str] | dict | Non
     from mmengine.config import Config
 
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError("no such config file", path)
+    check_readable(path)  # mmengine reads it: a regular file within the limits
     try:
         cfg = Config.fromfile(str(path))
     except (SyntaxError, FileNotFoundError, KeyError, ImportError, TypeError, ValueError) as exc:

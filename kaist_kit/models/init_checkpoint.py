@@ -30,6 +30,7 @@ from mmdet.registry import WEIGHT_INITIALIZERS
 from mmengine.model.weight_init import PretrainedInit
 
 from ..errors import InputError, quantity
+from ..files import check_readable
 from .config import load_config
 
 # The layers that score classes in mmdetection's detection heads (Faster R-CNN's BBoxHead,
@@ -112,8 +113,10 @@ def read_source(source: str):
     from .checkpoints import trusted_checkpoints
 
     remote = "://" in source
-    if not remote and not Path(source).is_file():
-        raise InputError("no such checkpoint", source)
+    if not remote:
+        if not Path(source).exists():
+            raise InputError("no such checkpoint", source)
+        check_readable(source)  # a regular file within the limits, and one of the command's inputs
     try:
         with trusted_checkpoints():
             checkpoint = CheckpointLoader.load_checkpoint(source, map_location="cpu", logger="silent")
@@ -233,7 +236,7 @@ def init_checkpoint(config: str | os.PathLike, source: str | os.PathLike, out: s
     from mmengine.registry import init_default_scope
 
     from .. import __version__
-    from ..files import atomic_path
+    from ..files import atomic_file
 
     cfg = load_config(config, cfg_options)
     weights = read_source(str(source))
@@ -274,6 +277,6 @@ def init_checkpoint(config: str | os.PathLike, source: str | os.PathLike, out: s
     made.unused = [original[key] for key in weights if key not in used]
     meta = dict(kaist_kit=__version__, config=str(config), source=str(source), filled=len(made.filled),
                 fresh=len(made.fresh))
-    with atomic_path(out) as tmp:
-        torch.save(dict(meta=meta, state_dict=state), tmp)
+    with atomic_file(out) as handle:
+        torch.save(dict(meta=meta, state_dict=state), handle)
     return made

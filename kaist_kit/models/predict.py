@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from ..files import check_readable
 from .config import default_work_dir, load_config
 
 
@@ -24,9 +25,9 @@ class TestRun:
 
 def _check_checkpoint(checkpoint: str | os.PathLike) -> Path:
     path = Path(checkpoint)
-    if not path.is_file():
+    if not path.exists():
         raise InputError("no such checkpoint", path)
-    return path
+    return check_readable(path)  # a regular file within the limits, and one of the command's inputs
 
 
 def shift_lwir_at_test(cfg, shift: tuple[int, int]) -> None:

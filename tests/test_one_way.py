@@ -1,0 +1,154 @@
+"""One way in, one way out: the kit's modules read and write files only through kaist_kit.files.
+
+Every module of kaist_kit, converters/ and submission/ is parsed (not imported) and each call that
+reads, writes, moves or removes a file another way is listed. Allowed: kaist_kit/files.py itself;
+calls on bytes in memory (``io.BytesIO(...)`` as the first argument); write calls inside a ``with``
+block of the writer (`atomic_file`, `atomic_path`, `atomic_folder`), on what it yields; and the
+exceptions below, each with its reason. A new way in or out fails this test, and so does an
+exception that no longer occurs.
+"""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FOLDERS = ("kaist_kit", "converters", "submission")
+THE_WAY = "kaist_kit/files.py"
+
+# Functions and methods that open, read, write, move or remove files.
+CALLS = {
+    "open", "io.open", "os.open", "os.fdopen", "os.remove", "os.unlink", "os.rename", "os.replace", "os.makedirs",
+    "os.mkdir", "os.rmdir", "os.link", "os.symlink", "os.truncate", "shutil.rmtree", "shutil.copy", "shutil.copyfile",
+    "shutil.copy2", "shutil.copytree", "shutil.move", "tempfile.mkstemp", "tempfile.mkdtemp",
+    "tempfile.NamedTemporaryFile", "tempfile.TemporaryDirectory", "tempfile.TemporaryFile", "np.load", "np.save",
+    "np.savez", "np.savez_compressed", "np.loadtxt", "np.savetxt", "np.genfromtxt", "np.fromfile", "np.memmap",
+    "json.load", "json.dump", "pickle.load", "pickle.dump", "torch.load", "torch.save", "zipfile.ZipFile",
+    "tarfile.open", "gzip.open", "bz2.open", "lzma.open", "Image.open", "mmap.mmap", "fileio.get",
+    "Config.fromfile", "CheckpointLoader.load_checkpoint", "load_checkpoint", "urllib.request.urlopen",
+    "cv2.imread", "mmcv.imread", "plt.savefig",
+}
+METHODS = {"read_bytes", "read_text", "write_bytes", "write_text", "unlink", "rmdir", "mkdir", "rename", "touch",
+           "savefig", "save", "tofile", "symlink_to", "hardlink_to", "chmod", "open"}
+WRITERS = {"atomic_file", "atomic_path", "atomic_folder"}
+
+ALLOWED = {
+    ("kaist_kit/synth.py", ".mkdir"): "synth's _write, which writes only inside the staging folder of atomic_folder",
+    ("kaist_kit/synth.py", ".write_bytes"): "the same",
+    ("kaist_kit/download.py", "urllib.request.urlopen"): "a download, not a file; kept only once its size and MD5 "
+                                                         "are the pinned ones",
+    ("kaist_kit/models/checkpoints.py", "torch.load"): "mmengine's checkpoint loader, on checkpoints that "
+                                                       "check_readable checked first",
+    ("kaist_kit/models/config.py", "Config.fromfile"): "mmengine reads its Python configs by name, after "
+                                                       "check_readable",
+    ("kaist_kit/models/data.py", "fileio.get"): "training pictures, through mmengine's file backends (local or "
+                                                "remote), decoded by OpenCV",
+    ("kaist_kit/models/init_checkpoint.py", "CheckpointLoader.load_checkpoint"):
+        "local checkpoints after check_readable; URLs fetched by mmengine",
+    ("kaist_kit/models/predict.py", "load_checkpoint"): "after check_readable",
+}
+
+
+def dotted(node) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def in_memory(call: ast.Call) -> bool:
+    return bool(call.args) and isinstance(call.args[0], ast.Call) and (dotted(call.args[0].func) or "").endswith(
+        "BytesIO")
+
+
+class Finder(ast.NodeVisitor):
+    """The file calls of a module, but those on the writer's temporaries."""
+
+    def __init__(self):
+        self.found: list[tuple[str, int]] = []
+        self.written: list[set[str]] = [set()]  # names bound to what the writer yields, block by block
+
+    def visit_With(self, node):
+        names = set()
+        for item in node.items:
+            call = item.context_expr
+            from_writer = isinstance(call, ast.Call) and (
+                (dotted(call.func) or "").split(".")[-1] in WRITERS or self.on_written(call))
+            if from_writer and isinstance(item.optional_vars, ast.Name):
+                names.add(item.optional_vars.id)
+        self.written.append(self.written[-1] | names)
+        self.generic_visit(node)
+        self.written.pop()
+
+    def on_written(self, call: ast.Call) -> bool:
+        """A call on, or given, what the writer yields."""
+        used = {n.id for n in ast.walk(call) if isinstance(n, ast.Name)}
+        return bool(used & self.written[-1])
+
+    def visit_Assign(self, node):
+        """A name made from what the writer yields (a path in its staging folder) is the writer's too."""
+        if self.on_written(node.value):
+            self.written[-1] |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        self.generic_visit(node)
+
+    def visit_Call(self, node):
+        name = dotted(node.func)
+        kind = None
+        if name in CALLS:
+            kind = name
+        elif isinstance(node.func, ast.Attribute) and node.func.attr in METHODS:
+            kind = None if (name or "").split(".")[0] == "files" else f".{node.func.attr}"
+        if kind and not in_memory(node) and not self.on_written(node):
+            self.found.append((kind, node.lineno))
+        self.generic_visit(node)
+
+
+def file_calls() -> dict[tuple[str, str], list[int]]:
+    found: dict[tuple[str, str], list[int]] = {}
+    for folder in FOLDERS:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            if rel == THE_WAY:
+                continue
+            finder = Finder()
+            finder.visit(ast.parse(path.read_text(encoding="utf-8"), rel))
+            for kind, line in finder.found:
+                found.setdefault((rel, kind), []).append(line)
+    return found
+
+
+def test_files_are_read_and_written_only_through_the_opener_and_the_writer():
+    found = file_calls()
+    other_ways = {f"{rel}:{lines[0]}: {kind}" for (rel, kind), lines in found.items() if (rel, kind) not in ALLOWED}
+    assert not other_ways, ("read or write these through kaist_kit.files (read_bytes, read_text, load_json, "
+                            "read_archive, open_input, atomic_file, write_*_atomic, ...): "
+                            + ", ".join(sorted(other_ways)))
+    stale = set(ALLOWED) - set(found)
+    assert not stale, f"exceptions that no longer occur, to remove from ALLOWED: {sorted(stale)}"
+
+
+def test_the_finder_sees_each_way():
+    source = '''
+import json, os
+from pathlib import Path
+def f(path, data):
+    open(path)
+    Path(path).read_text()
+    os.replace(path, path)
+    json.load(open(path))
+    with atomic_file(path) as handle:
+        handle.write(data)
+        zipfile.ZipFile(handle, "w")
+    with atomic_folder(path) as staging:
+        (staging / "x").write_bytes(data)
+        inner = staging / "y"
+        inner.write_bytes(data)
+    inner.write_bytes(data)
+    Image.open(io.BytesIO(data))
+    files.read_bytes(path)
+'''
+    finder = Finder()
+    finder.visit(ast.parse(source))
+    found = sorted(kind for kind, _ in finder.found)
+    assert found == [".read_text", ".write_bytes", "json.load", "open", "open", "os.replace"]
