@@ -475,3 +475,71 @@ def test_an_interrupted_write_leaves_no_temporary_file(tmp_path, signal_name, co
     assert left == (during if signal_name == "SIGKILL" else [])
     assert convert("improved", source, out).n_images == 1  # removes what a killed run left
     assert [p.name for p in out.parent.iterdir()] == ["gt.json"]
+
+
+def processes_in_group(group):
+    """The live (not zombie) processes of a process group, from /proc."""
+    from pathlib import Path
+
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="POSIX signals, /proc")
+def test_interrupts_at_random_moments_end_a_large_conversion_at_once(tmp_path):
+    """SIGINT or SIGTERM at a random moment of a conversion large enough for worker processes (their
+    start, the walk, chunks in flight, the output being written) ends it within a second, with its exit
+    code, no temporary file and no process left; seeded, spread over a whole run."""
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    files = {f"set{6 + k % 3:02d}/V{k % 10:03d}/I{k:05d}": xml_file(x=10 + k % 50) for k in range(9000)}
+    root = xml_tree(tmp_path / "xml", files)
+    command = [sys.executable, "-m", "kaist_kit", "convert", "xml", str(root), "--out"]
+    start = time.monotonic()
+    assert subprocess.run([*command, str(tmp_path / "whole.json")], capture_output=True).returncode == 0
+    whole = time.monotonic() - start
+    rng = random.Random(17)
+    slowest = 0.0
+    for trial in range(10):
+        out = tmp_path / f"out{trial}"
+        out.mkdir()
+        name = rng.choice(["SIGINT", "SIGTERM"])
+        proc = subprocess.Popen([*command, str(out / "gt.json")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, preexec_fn=as_from_a_terminal, start_new_session=True)
+        time.sleep(rng.uniform(0.0, whole))
+        sent = time.monotonic()
+        proc.send_signal(getattr(signal, name))
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise AssertionError(f"{name} after {sent - start:.2f} s: still running 10 s later") from None
+        slowest = max(slowest, time.monotonic() - sent)
+        stderr = proc.stderr.read()
+        finished = proc.returncode == 0 and (out / "gt.json").is_file()
+        # 130 and 143 from the command; death by the signal itself while Python starts, before the
+        # command runs.
+        codes = {"SIGINT": (130, -2), "SIGTERM": (143, -15)}[name]
+        assert finished or proc.returncode in codes, (name, proc.returncode, stderr)
+        assert proc.returncode < 0 or "Traceback" not in stderr, stderr
+        # No temporary file; the output whole or not at all (an interrupt that comes as the output
+        # takes its name is answered once it has).
+        assert [p.name for p in out.iterdir()] in ([], ["gt.json"])
+        whole_output = (tmp_path / "whole.json").read_bytes()
+        assert not (out / "gt.json").exists() or (out / "gt.json").read_bytes() == whole_output
+        deadline = time.monotonic() + 2
+        while processes_in_group(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert processes_in_group(proc.pid) == [], "a worker outlived the conversion"
+    assert slowest < 1.0, f"the slowest interrupted conversion took {slowest:.2f} s to end"
