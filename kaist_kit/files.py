@@ -307,6 +307,7 @@ def read_many(paths: Sequence[str], name: Callable[[int], str] | None = None) ->
     nothing blocks nor reads without end. ``name(k)`` names file k in messages. Not remembered as
     inputs (the caller notes the tree, see `note_input_tree`)."""
     limit = input_limits().max_bytes
+    first = min(_READ_SIZE, limit + 1)  # a first read this long is looked at
     name = name or paths.__getitem__
     out: list[bytes] = []
     for start in range(0, len(paths), _BATCH):
@@ -318,8 +319,8 @@ def read_many(paths: Sequence[str], name: Callable[[int], str] | None = None) ->
             except OSError as exc:
                 raise _cannot_read(name(start + len(fds)), exc) from None
             try:
-                data = list(map(os.read, fds, repeat(_READ_SIZE)))
-                for k in [k for k, got in enumerate(data) if len(got) in (0, _READ_SIZE)]:
+                data = list(map(os.read, fds, repeat(first)))
+                for k in [k for k, got in enumerate(data) if len(got) in (0, first)]:
                     st = os.fstat(fds[k])
                     if not stat.S_ISREG(st.st_mode):
                         raise _not_regular(name(start + k), st.st_mode)
@@ -867,11 +868,31 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         yield tmp
 
 
+class _Output(io.BufferedWriter):
+    """The writer's temporary file: an error while writing it (a full disk) names the file it becomes."""
+
+    def __init__(self, fd: int, target: Path):
+        super().__init__(io.FileIO(fd, "wb", closefd=False))
+        self.target = target
+
+    def write(self, data) -> int:
+        try:
+            return super().write(data)
+        except OSError as exc:
+            raise InputError(f"cannot write: {exc.strerror or exc}", self.target) from None
+
+    def flush(self) -> None:
+        try:
+            super().flush()
+        except OSError as exc:
+            raise InputError(f"cannot write: {exc.strerror or exc}", self.target) from None
+
+
 @contextlib.contextmanager
 def atomic_file(path: str | os.PathLike) -> Iterator[BinaryIO]:
     """Like `atomic_path`, yielding the temporary file open for writing (binary)."""
     with _staged(path) as (fd, _):
-        with open(fd, "wb", closefd=False) as handle:
+        with _Output(fd, Path(path)) as handle:
             yield handle
 
 

@@ -543,3 +543,42 @@ def test_interrupts_at_random_moments_end_a_large_conversion_at_once(tmp_path):
             time.sleep(0.02)
         assert processes_in_group(proc.pid) == [], "a worker outlived the conversion"
     assert slowest < 1.0, f"the slowest interrupted conversion took {slowest:.2f} s to end"
+
+
+def test_two_files_for_one_frame_are_an_error_in_folders_and_archives(tmp_path):
+    """Which one is meant cannot be told: no file silently wins, in any format or place."""
+    import tarfile
+    import zipfile
+
+    from kaist_kit.errors import InputError
+
+    flat = tmp_path / "flat"
+    write_flat(flat / "a", {"set06_V000_I00019.txt": FRAME})
+    write_flat(flat / "b", {"set06_V000_I00019.txt": FRAME.replace("30 60", "31 61")})
+    tree = tmp_path / "tree"
+    for part in ("copy1", "copy2"):
+        xml_tree(tree / part, {"set06/V000/I00019": xml_file()})
+    paired = tmp_path / "paired"
+    for part in ("x", "y"):
+        write_flat(paired / part / "set00" / "V000" / "lwir", {"I00001.txt": FRAME})
+    write_flat(paired / "x" / "set00" / "V000" / "visible", {"I00001.txt": FRAME})
+    with zipfile.ZipFile(tmp_path / "both.zip", "w") as archive:
+        archive.writestr("a/set06_V000_I00019.txt", FRAME)
+        archive.writestr("b/set06_V000_I00019.txt", FRAME)
+    with tarfile.open(tmp_path / "both.tar.gz", "w:gz") as archive:
+        archive.add(flat / "a", "a")
+        archive.add(flat / "b", "b")
+    cases = [("improved", flat, f"{flat}/b/set06_V000_I00019.txt", f"{flat}/a/set06_V000_I00019.txt"),
+             ("xml", tree, f"{tree}/copy2/set06/V000/I00019.xml", f"{tree}/copy1/set06/V000/I00019.xml"),
+             ("paired", paired, f"{paired}/y/set00/V000/lwir/I00001.txt", f"{paired}/x/set00/V000/lwir/I00001.txt"),
+             ("improved", tmp_path / "both.zip", f"{tmp_path}/both.zip/b/set06_V000_I00019.txt", "a/set06_V000"),
+             ("improved", tmp_path / "both.tar.gz", f"{tmp_path}/both.tar.gz/b/set06_V000_I00019.txt", "a/set06")]
+    for fmt, source, second, first in cases:
+        for workers in (1, 2):
+            with pytest.raises(InputError) as caught:
+                convert(fmt, source, tmp_path / "gt.json", workers=workers)
+            assert caught.value.path == second and "a second annotation file for the frame" in caught.value.reason
+            assert first in caught.value.reason and "which one is meant cannot be told" in caught.value.reason
+        line = one_error_line(run_cli("convert", fmt, source, "--out", tmp_path / "gt.json"))
+        assert line.startswith(f"error: {second}: a second annotation file")
+    assert not (tmp_path / "gt.json").exists()

@@ -94,12 +94,26 @@ def test_demo_end_to_end(tmp_path):
     night = [d for d in run.comparison.differences
              if d.split == "night" and {d.a, d.b} == {"sim-fusion", "sim-visible"}]
     assert len(night) == 1 and night[0].sentence().startswith("sim-fusion ")  # the lower LAMR first
-    # A second run replaces the demo's own folder; another folder is never overwritten.
+    # A second run replaces what the first wrote, and nothing else.
+    listed = set(json.loads((tmp_path / "demo" / "demo.json").read_text())["files"])
+    assert {"test-gt.json", "submission.json", "mr-fppi.png", "diagnosis/report.md"} <= listed
     run_demo(tmp_path / "demo", frames=10, seed=2, say=lines.append)
+    assert load_ground_truth(tmp_path / "demo" / "test-gt.json").n_images == 10
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "notes.txt").write_text("mine")
     with pytest.raises(InputError, match="not a previous demo"):
         run_demo(tmp_path / "other", frames=10)
+    # A folder with a demo.json of its own, or a demo's folder where something else was put: nothing
+    # is removed.
+    (tmp_path / "other" / "demo.json").write_text('{"frames": 200, "seed": 0}')
+    (tmp_path / "demo" / "results" / "my_result.json").write_text("[]")
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    with pytest.raises(InputError, match="not a previous demo"):
+        run_demo(tmp_path / "other", frames=10)
+    with pytest.raises(InputError, match="holds results/my_result.json, which the previous demo did not write: "
+                                         "nothing was removed"):
+        run_demo(tmp_path / "demo", frames=10)
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
 
 
 def test_simulated_detectors_on_small_pictures(tmp_path):
