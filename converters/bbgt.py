@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 
-from kaist_kit.files import is_number
+from kaist_kit.files import is_number, text_lines
 
 from .problems import Problems
 from .records import AnnotatedObject, FrameColumns, ObjectColumns, ParseOptions
@@ -42,11 +42,6 @@ def reads_as_bbgt(text: str) -> bool | None:
         return True
     rows = [line.split() for line in lines if not line.startswith("%")]
     return all(len(row) - 1 in NUMBERS_PER_VERSION.values() and all(map(is_number, row[1:])) for row in rows)
-
-
-def text_lines(text: str) -> list[str]:
-    """The lines of a text: ended by a line feed, a carriage return or both, and by nothing else."""
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def header_version(line: str) -> int | None:

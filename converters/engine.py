@@ -16,11 +16,10 @@ from pathlib import Path
 
 from kaist_kit import __version__
 from kaist_kit.errors import InputError, quantity
-from kaist_kit.files import atomic_file, check_writable, input_scope, note_input, note_input_tree
+from kaist_kit.files import atomic_file, check_writable, input_scope, note_input, note_input_tree, text_lines
 from kaist_kit.imagesets import resolve_image_set
 from kaist_kit.settings import KAIST_FRAME_SIZE
 
-from .bbgt import text_lines
 from .coco import LICENSE, coco_pieces, format_frames
 from .formats import EVERY_SET, FORMATS, LOOK_ALIKES, SOURCE_FORMATS, LookAlike, SourceFormat, resembles, set_number
 from .paired import MODALITIES

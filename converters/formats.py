@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kaist_kit.files import is_number
+from kaist_kit.files import is_number, text_lines
 
 from . import bbgt, kaist_xml, paired
 from .problems import LOCATING
@@ -112,7 +112,7 @@ FORMATS = tuple(SOURCE_FORMATS)
 
 
 def _reads_as_detections(text: str) -> bool | None:
-    rows = [line.split() for line in bbgt.text_lines(text) if line.split()]
+    rows = [line.split() for line in text_lines(text) if line.split()]
     if not rows:
         return None
     return all(len(row) == 6 and all(map(is_number, row[1:])) for row in rows)

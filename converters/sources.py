@@ -91,7 +91,7 @@ def walk_folders(root: Path, rel_dir: str = "", links: Problems | None = None) -
     walk endless), and links that lead nowhere (to themselves, or to nothing) are skipped; both are
     noted in ``links``. Anything else that is no regular file (a FIFO, a device, a socket), or a
     link to one, is an `InputError`: the kit reads regular files only."""
-    names, folders, odd = [], [], []
+    names, folders, odd, special = [], [], [], []
     try:
         entries = os.scandir(os.path.join(root, rel_dir))
     except OSError as exc:
@@ -109,8 +109,11 @@ def walk_folders(root: Path, rel_dir: str = "", links: Problems | None = None) -
                 elif mode is None or stat.S_ISDIR(mode):
                     odd.append((entry.path, mode is not None))
                 else:
-                    raise InputError(f"{'leads to' if entry.is_symlink() else 'is'} {file_kind(mode)}, not a regular "
-                                     "file: the kit reads only regular files", entry.path)
+                    special.append((entry.path, entry.is_symlink(), mode))
+    if special:  # the first by name, whatever order the folder lists them in
+        path, link, mode = min(special)
+        raise InputError(f"{'leads to' if link else 'is'} {file_kind(mode)}, not a regular file: the kit reads only "
+                         "regular files", path)
     for path, folder in sorted(odd) if links is not None else ():
         links.add("folder link" if folder else "broken link", "a link to a folder, not followed" if folder
                   else "a link that leads nowhere (to itself, or to nothing), skipped", path)

@@ -364,6 +364,12 @@ def decode_text(data: bytes, path: str | os.PathLike) -> str:
         raise InputError("not UTF-8 text (is this a binary file?)", path, line) from None
 
 
+def text_lines(text: str) -> list[str]:
+    """The lines of a text: ended by a line feed, a carriage return or both, and by nothing else (a form
+    feed or U+2028, which str.splitlines also ends lines at, is blank space within a line)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
 def is_number(token: str) -> bool:
     """Whether a field of a text file reads as a number (what float() accepts)."""
     try:
@@ -562,10 +568,13 @@ def _read_tar(handle: BinaryIO, packed: int, path, limits: InputLimits) -> dict[
             declared += max(member.size, 0)
             if declared > bound:
                 raise _bomb(path, declared, why, declared=True)
-            if member.isfile():
+            if member.isfile() or (member.islnk() and member.linkname in members):
                 _check_member_names([member.name], path)
                 if member.name in members:
                     raise _duplicate_member(member.name, path)
+                if member.islnk():  # a second name of a file read before it
+                    members[member.name] = members[member.linkname]
+                    continue
                 entry = archive.extractfile(member)
                 members[member.name] = entry.read() if entry else b""
     return members

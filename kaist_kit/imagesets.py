@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .errors import InputError
-from .files import read_text
+from .files import read_text, text_lines
 from .frames import find_frame
 from .groundtruth import GroundTruth
 
@@ -31,7 +31,7 @@ def read_image_list(path: str | os.PathLike) -> list[str]:
 
 
 def _numbered_items(path: str | os.PathLike) -> list[tuple[int, str]]:
-    items = [(number, line.strip()) for number, line in enumerate(read_text(path).splitlines(), 1)]
+    items = [(number, line.strip()) for number, line in enumerate(text_lines(read_text(path)), 1)]
     items = [(number, item) for number, item in items if item and not item.startswith("#")]
     if not items:
         raise InputError("the image list is empty", path)

@@ -210,6 +210,34 @@ def test_archives_of_the_usual_kinds_read_whole(tmp_path):
     assert files.read_archive(tmp_path / "r.zip") == entries
 
 
+def test_a_hard_link_in_a_tar_reads_as_the_file_it_names(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "set06_V000_I00019.txt").write_text("person 1 2 3 4 0.5\n")
+    (tmp_path / "a" / "set06_V000_I00039.txt").hardlink_to(tmp_path / "a" / "set06_V000_I00019.txt")
+    with tarfile.open(tmp_path / "linked.tar.gz", "w:gz") as archive:
+        archive.add(tmp_path / "a", "a")
+    with tarfile.open(tmp_path / "linked.tar.gz") as archive:
+        assert sum(member.islnk() for member in archive) == 1
+    assert files.read_archive(tmp_path / "linked.tar.gz") == {
+        "a/set06_V000_I00019.txt": b"person 1 2 3 4 0.5\n", "a/set06_V000_I00039.txt": b"person 1 2 3 4 0.5\n"}
+
+
+@pytest.mark.skipif(not LINUX, reason="FIFOs")
+def test_a_fifo_in_an_annotation_tree_is_refused(tmp_path):
+    from kaist_kit.converters import convert
+
+    (tmp_path / "ann").mkdir()
+    (tmp_path / "ann" / "set06_V000_I00019.txt").write_text("% bbGt version=3\n")
+    os.mkfifo(tmp_path / "ann" / "set06_V000_I00039.txt")
+    (tmp_path / "ann" / "set06_V000_I00059.txt").symlink_to("/dev/zero")
+    error = refused(convert, "improved", tmp_path / "ann", None)
+    assert error.path == str(tmp_path / "ann" / "set06_V000_I00039.txt")
+    assert error.reason == "is a FIFO (named pipe), not a regular file: the kit reads only regular files"
+    os.unlink(tmp_path / "ann" / "set06_V000_I00039.txt")
+    error = refused(convert, "improved", tmp_path / "ann", None)
+    assert error.path == str(tmp_path / "ann" / "set06_V000_I00059.txt") and "leads to a character device" in str(error)
+
+
 def test_two_entries_of_one_name_are_refused(tmp_path):
     with pytest.warns(UserWarning):
         with zipfile.ZipFile(tmp_path / "twice.zip", "w") as archive:
