@@ -238,18 +238,31 @@ class _Done:
         self.frames_done += frames
 
     @property
-    def read(self) -> set[str]:
+    def read(self) -> _FilesRead:
         """The relative paths of the source's files that were read."""
-        files = set(self.lists)
-        for entry in self.located.values():
-            files.update(entry.values() if isinstance(entry, dict) else (entry,))
-        return files
+        return _FilesRead(self.located, self.lists)
 
     def inputs_sha256(self) -> str:
         """sha256 of the files' paths, one a line, a NUL byte, then their own sha256 digests."""
         digest = hashlib.sha256("\n".join(p for p in self.paths if p).encode() + b"\0")
         digest.update(b"".join(self.digests))
         return digest.hexdigest()
+
+
+class _FilesRead:
+    """The relative paths of a source's files that a conversion read, gathered only when asked about
+    (by the writer, to refuse writing onto one of them)."""
+
+    def __init__(self, located: dict, lists: list[str]):
+        self.located, self.lists, self.files = located, lists, None
+
+    def __contains__(self, rel: object) -> bool:
+        if self.files is None:
+            entries = list(self.located.values())
+            if entries and isinstance(entries[0], dict):  # paired files: {modality: path}
+                entries = [path for entry in entries for path in entry.values()]
+            self.files = {*entries, *self.lists}
+        return rel in self.files
 
 
 def _convert_planned(src: Source, job: _Job, image_set: str | None, workers: int, progress) -> _Done:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from itertools import compress, repeat
-from operator import itemgetter
+from operator import and_, itemgetter
 
 import numpy as np
 
@@ -101,10 +101,8 @@ def _read_files(contents: list[bytes], ids: list[int], path_of, problems: Proble
     """The width and the height of each file (None for a file left out), and the objects of all
     files, ordered by image id; problems are reported in file order. ``path_of(k)`` names file k."""
     n = len(contents)
-    fits, found, sizes = _scan(contents)
+    fits, found, widths, heights = _scan(contents)
     fit_index = list(compress(range(n), fits))
-    widths: list = [size and size[0] for size in sizes]
-    heights: list = [size and size[1] for size in sizes]
     per_file = list(map(bytes.count, compress(contents, fits), repeat(b"<object>")))
     owner = np.repeat(np.array(fit_index, np.int64), per_file)
     reported: dict[int, Problems] = {}  # file -> its problems
@@ -139,9 +137,10 @@ def _usual_bytes(data: bytes) -> bool:
     return not data.translate(None, _USUAL_BYTES) and b"\x00" not in data and b"]]>" not in data
 
 
-def _scan(contents: list[bytes]) -> tuple[list[bool], list[tuple], list[tuple[int, int] | None]]:
+def _scan(contents: list[bytes]) -> tuple[list[bool], list[tuple], list, list]:
     """Which files fit the usual layout (`fits_usual_layout`); the objects (each whole, then its
-    fields) of those that do, in file order; the image size of each that does (else None).
+    fields) of those that do, in file order; the width and the height of each file that does (else
+    None).
 
     The common case costs about what finding the objects costs: a file fits when its bytes are all
     usual, its head is one that fits but for the text of its <filename> (see `_heads`), it ends with
@@ -150,61 +149,66 @@ def _scan(contents: list[bytes]) -> tuple[list[bool], list[tuple], list[tuple[in
     an end (no object holds '</annotation>'), so that each file's objects fill at most the length
     between, and filling the total length of all files is filling each file's. Where anything does not
     add up, `fits_usual_layout` decides file by file."""
-    heads, sizes = _heads(contents)
-    closes = [len(data) - len(_CLOSE) - 1 if usual else -1
-              for data, usual in zip(contents, map(bytes.endswith, contents, repeat(_CLOSE + b"\n")))]
-    for k in [k for k, close in enumerate(closes) if close < 0 and heads[k] >= 0]:  # another ending
+    n = len(contents)
+    heads, widths, heights = _heads(contents)
+    lengths = np.fromiter(map(len, contents), np.int64, n)
+    usual_end = np.fromiter(map(bytes.endswith, contents, repeat(_CLOSE + b"\n")), bool, n)
+    closes = np.where(usual_end, lengths - len(_CLOSE) - 1, -1)
+    for k in np.flatnonzero(~usual_end & (heads >= 0)).tolist():  # another ending
         close = contents[k].rfind(_CLOSE)
         if close >= 0 and close + len(_CLOSE) == len(contents[k].rstrip(_SPACE)):
             closes[k] = close
-    fits = [0 <= head <= close for head, close in zip(heads, closes)]
+    fitting = (heads >= 0) & (heads <= closes)
+    fits = fitting.tolist()
     blob = b"\x00".join(compress(contents, fits))
-    if blob.translate(None, _USUAL_BYTES) or b"]]>" in blob or blob.count(b"\x00") != max(sum(fits) - 1, 0):
+    if blob.translate(None, _USUAL_BYTES) or b"]]>" in blob or blob.count(b"\x00") != max(int(fitting.sum()) - 1, 0):
         fits = [ok and _usual_bytes(data) for ok, data in zip(fits, contents)]
+        fitting = np.array(fits, bool)
         blob = b"\x00".join(compress(contents, fits))
     found = _OBJECT.findall(blob)
-    between = sum(close - head for head, close in compress(zip(heads, closes), fits))
-    if sum(map(len, map(itemgetter(0), found))) == between:
-        return fits, found, [size if ok else None for size, ok in zip(sizes, fits)]
-    fits = [ok and fits_usual_layout(data) for ok, data in zip(fits, contents)]
-    found = _OBJECT.findall(b"\x00".join(compress(contents, fits)))
-    return fits, found, [size if ok else None for size, ok in zip(sizes, fits)]
+    if sum(map(len, map(itemgetter(0), found))) != int((closes - heads)[fitting].sum()):
+        fits = [ok and fits_usual_layout(data) for ok, data in zip(fits, contents)]
+        fitting = np.array(fits, bool)
+        found = _OBJECT.findall(b"\x00".join(compress(contents, fits)))
+    if fitting.all():
+        return fits, found, widths.tolist(), heights.tolist()
+    return fits, found, *(np.where(fitting, column, None).tolist() for column in (widths, heights))
 
 
-def _heads(contents: list[bytes]) -> tuple[list[int], list[tuple[int, int] | None]]:
-    """Where the head of each file (`_HEAD`) ends, and the image size it gives; -1 and None for a file
-    whose head does not fit. Most heads are one of the known templates but for the text of their
-    <filename>; the others are matched by the regular expression, and each adds a template."""
+def _heads(contents: list[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where the head of each file (`_HEAD`) ends, and the image width and height it gives (-1, 0 and 0
+    for a file whose head does not fit). Most heads are one of the known templates but for the text of
+    their <filename>; the others are matched by the regular expression, and each adds a template."""
     n = len(contents)
-    heads: list[int] = [-1] * n
-    sizes: list[tuple[int, int] | None] = [None] * n
-    todo = list(range(n))
+    heads = np.full(n, -1, np.int64)
+    widths, heights = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    todo = np.arange(n)
     tried = 0
-    while todo:
-        for (before, after), size in list(_TEMPLATES.items())[tried:]:
-            chosen = contents if len(todo) == n else [contents[k] for k in todo]
+    while len(todo):
+        for (before, after), (width, height) in list(_TEMPLATES.items())[tried:]:
+            chosen = contents if len(todo) == n else [contents[k] for k in todo.tolist()]
             # The head, its file name's text up to the first '<' (which must close it), the rest of the
             # head and all the blank space after it.
             brackets = list(map(bytes.find, chosen, repeat(b"<"), repeat(len(before))))
-            fit = [start and end for start, end in zip(map(bytes.startswith, chosen, repeat(before)),
-                                                        map(bytes.startswith, chosen, repeat(after + b"<"), brackets))]
-            for k, ok, bracket in zip(todo, fit, brackets):
-                if ok:
-                    heads[k], sizes[k] = bracket + len(after), size
-            todo = list(compress(todo, [not ok for ok in fit]))
+            fit = np.fromiter(map(and_, map(bytes.startswith, chosen, repeat(before)),
+                                  map(bytes.startswith, chosen, repeat(after + b"<"), brackets)), bool, len(todo))
+            fit &= np.asarray(brackets) >= 0
+            heads[todo[fit]] = np.asarray(brackets)[fit] + len(after)
+            widths[todo[fit]], heights[todo[fit]] = width, height
+            todo = todo[~fit]
         tried = len(_TEMPLATES)
-        while todo and len(_TEMPLATES) == tried:
-            k = todo.pop(0)
-            heads[k], sizes[k] = _head(contents[k])
-    return heads, sizes
+        while len(todo) and len(_TEMPLATES) == tried:
+            k, todo = int(todo[0]), todo[1:]
+            heads[k], (widths[k], heights[k]) = _head(contents[k])
+    return heads, widths, heights
 
 
-def _head(data: bytes) -> tuple[int, tuple[int, int] | None]:
-    """Where the head of ``data`` ends and its image size, by `_HEAD` (-1, None: it does not fit);
+def _head(data: bytes) -> tuple[int, tuple[int, int]]:
+    """Where the head of ``data`` ends and its image size, by `_HEAD` (-1, (0, 0): it does not fit);
     a head that fits becomes a template, where there is room."""
     match = _HEAD_RE.match(data)
     if match is None:
-        return -1, None
+        return -1, (0, 0)
     head = match.end()
     size = tuple(map(int, _SIZE.search(data, 0, head).groups()))
     start, end = data.find(b"<filename>"), data.find(b"</filename>")

@@ -320,7 +320,10 @@ def read_many(paths: Sequence[str], name: Callable[[int], str] | None = None) ->
                 raise _cannot_read(name(start + len(fds)), exc) from None
             try:
                 data = list(map(os.read, fds, repeat(first)))
-                for k in [k for k, got in enumerate(data) if len(got) in (0, first)]:
+                lengths = list(map(len, data))
+                looked_at = [k for k, n in enumerate(lengths) if n in (0, first)] if (
+                    0 in lengths or first in lengths) else []
+                for k in looked_at:
                     st = os.fstat(fds[k])
                     if not stat.S_ISREG(st.st_mode):
                         raise _not_regular(name(start + k), st.st_mode)
