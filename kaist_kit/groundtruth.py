@@ -298,6 +298,11 @@ def ground_truth_from_coco(data: object, path: str | os.PathLike | None = None,
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)
         raise fail(f"image id {dup} appears twice", "images", ids.index(dup))
+    named = [name for name in names if name]
+    if len(set(named)) != len(named):  # a frame named twice: which one a name means cannot be told
+        seen: set[str] = set()
+        k = next(k for k, name in enumerate(names) if name and (name in seen or seen.add(name)))
+        raise fail(f"image {names[k]!r} appears twice (ids {ids[names.index(names[k])]} and {ids[k]})", "images", k)
     order = np.argsort(id_array, kind="stable")
     index_of_id = {ids[k]: rank for rank, k in enumerate(order)}
 

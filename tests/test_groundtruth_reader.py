@@ -78,7 +78,7 @@ def plain_reader(doc):
         size = (img.get("width", 640), img.get("height", 512))
         if not all(is_number(v) and 0 < v < math.inf for v in size):
             return None
-        if img["id"] in images:
+        if img["id"] in images or (name and name in [n for n, *_ in images.values()]):
             return None
         images[img["id"]] = (name, period, *map(float, size))
     rows = []
