@@ -846,11 +846,16 @@ def _staged(path: str | os.PathLike) -> Iterator[tuple[int, Path]]:
         try:
             yield fd, tmp
             real, st = _output_target(given)  # again: it may have become an input meanwhile
-            os.fchmod(fd, _mode_for(st))
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, _mode_for(st))
+            else:
+                os.chmod(tmp, _mode_for(st))
             with _holding_interrupts():
                 if named is None:
                     named = folder / _temporary_name(real.name)
                     _link_unnamed(fd, named)
+                os.close(fd)  # closed before the rename, which some systems refuse on an open file
+                fd = -1
                 os.replace(named, real)
                 named = None
         except OSError as exc:
