@@ -124,13 +124,20 @@ class _Made:
         self.files: dict[str, None] = {}
         self.folders: dict[str, None] = {}
 
-    def record(self, kind: str, path: Path) -> None:
-        try:
-            rel = Path(path).relative_to(self.real).as_posix()
-        except ValueError:
-            return  # not under the demo's folder
-        if rel != MARKER and rel != ".":
-            (self.files if kind == "file" else self.folders)[rel] = None
+    def record(self, made: list[tuple[str, Path]]) -> None:
+        """Note what a write is about to make under the folder, and keep the marker up to date first."""
+        new = False
+        for kind, path in made:
+            try:
+                rel = Path(path).relative_to(self.real).as_posix()
+            except ValueError:
+                continue  # not under the demo's folder
+            listed = self.files if kind == "file" else self.folders
+            if rel not in (MARKER, ".") and rel not in listed:
+                listed[rel] = None
+                new = True
+        if new:
+            self.write_marker()
 
     def write_marker(self) -> None:
         write_json_atomic(self.out / MARKER, {"kaist_kit_demo": MARKER_FORMAT, **self.settings,

@@ -610,16 +610,19 @@ _INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
 _O_TMPFILE = getattr(os, "O_TMPFILE", 0)
 # Where the writer may not use unnamed files (tests set it to see the named fallback).
 NAMED_TEMPORARIES_ONLY = not _O_TMPFILE or not os.path.isdir("/proc/self/fd")
-_WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO}
+_WRITE_ERRORS = {getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EIO") if hasattr(errno, name)}
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
-# Called with ("file" or "folder", real path) for each thing the writer makes (see `recording_outputs`).
-_RECORDER: ContextVar[Callable[[str, Path], None] | None] = ContextVar("kaist_kit_outputs", default=None)
+# Told of what the writer is about to make (see `recording_outputs`).
+_RECORDER: ContextVar[Callable[[list[tuple[str, Path]]], None] | None] = ContextVar("kaist_kit_outputs",
+                                                                                     default=None)
 
 
 @contextlib.contextmanager
-def recording_outputs(record: Callable[[str, Path], None]) -> Iterator[None]:
-    """Within the block, ``record(kind, path)`` is told of every file ("file") and folder ("folder")
-    the writer makes, by its real path, once it exists."""
+def recording_outputs(record: Callable[[list[tuple[str, Path]]], None]) -> Iterator[None]:
+    """Within the block, ``record(made)`` is told of the files and folders each write is about to make,
+    as a list of ("file" or "folder", real path), before it makes them: a record kept by ``record``
+    then names all that a run stopped at any moment may have left (and perhaps a little more)."""
     token = _RECORDER.set(record)
     try:
         yield
@@ -627,10 +630,10 @@ def recording_outputs(record: Callable[[str, Path], None]) -> Iterator[None]:
         _RECORDER.reset(token)
 
 
-def _recorded(kind: str, path: Path) -> None:
+def _recorded(made: list[tuple[str, Path]]) -> None:
     record = _RECORDER.get()
-    if record is not None:
-        record(kind, path)
+    if record is not None and made:
+        record(made)
 
 
 def _output_target(path: str | os.PathLike, folder: bool = False) -> tuple[Path, os.stat_result | None]:
@@ -706,14 +709,15 @@ def _create_temporary(folder: Path, name: str) -> tuple[int, Path | None]:
     """A new file open for writing in ``folder``: unnamed where the system allows (None), else named."""
     if not NAMED_TEMPORARIES_ONLY:
         try:
-            return os.open(folder, _O_TMPFILE | os.O_RDWR | os.O_CLOEXEC, 0o600), None
+            return os.open(folder, _O_TMPFILE | os.O_RDWR | _CLOEXEC, 0o600), None
         except OSError as exc:
             if exc.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
                 raise
     while True:
         named = folder / _temporary_name(name)
         try:
-            return os.open(named, os.O_CREAT | os.O_EXCL | os.O_RDWR | os.O_CLOEXEC, 0o600), named
+            return os.open(named, os.O_CREAT | os.O_EXCL | os.O_RDWR | _CLOEXEC | getattr(os, "O_BINARY", 0),
+                           0o600), named
         except FileExistsError:
             continue
 
@@ -775,17 +779,19 @@ def _started(pid: int) -> float | None:
         return None
 
 
-def _make_parents(folder: Path) -> None:
+def _missing(folder: Path) -> list[Path]:
+    """``folder`` and its parents that are not there yet, outermost first."""
     missing = []
     while not folder.exists() and folder != folder.parent:
         missing.append(folder)
         folder = folder.parent
-    for made in reversed(missing):
-        try:
+    return missing[::-1]
+
+
+def _make_parents(folder: Path, missing: list[Path] | None = None) -> None:
+    for made in _missing(folder) if missing is None else missing:
+        with contextlib.suppress(FileExistsError):
             made.mkdir()
-        except FileExistsError:
-            continue
-        _recorded("folder", made)
 
 
 def _mode_for(st: os.stat_result | None) -> int:
@@ -818,7 +824,7 @@ def _write_error(exc: OSError, tmp: Path, folder: Path) -> bool:
 def _link_unnamed(fd: int, named: Path) -> None:
     """Give the unnamed file open as ``fd`` the name ``named`` (linkat through /proc, following the
     descriptor's link: os.link does so only when given a folder descriptor)."""
-    folder = os.open(named.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC)
+    folder = os.open(named.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC)
     try:
         os.link(f"/proc/self/fd/{fd}", named.name, dst_dir_fd=folder, follow_symlinks=True)
     finally:
@@ -837,7 +843,9 @@ def _staged(path: str | os.PathLike) -> Iterator[tuple[int, Path]]:
     try:
         with _holding_interrupts():
             try:
-                _make_parents(folder)
+                missing = _missing(folder)
+                _recorded([*(("folder", made) for made in missing), ("file", real)])
+                _make_parents(folder, missing)
                 remove_stale_temporaries(folder)
                 fd, named = _create_temporary(folder, real.name)
             except OSError as exc:
@@ -862,7 +870,6 @@ def _staged(path: str | os.PathLike) -> Iterator[tuple[int, Path]]:
             if _write_error(exc, tmp, folder):
                 raise InputError(f"cannot write: {exc.strerror or exc}", given) from None
             raise
-        _recorded("file", real)
     finally:
         if fd >= 0:
             os.close(fd)
@@ -931,7 +938,9 @@ def make_folder(path: str | os.PathLike) -> Path:
     """The folder ``path`` for outputs, made (with its parents) if it is not there."""
     target = check_writable(path, folder=True)
     try:
-        _make_parents(Path(os.path.realpath(target)))
+        missing = _missing(Path(os.path.realpath(target)))
+        _recorded([("folder", made) for made in missing])
+        _make_parents(Path(os.path.realpath(target)), missing)
     except OSError as exc:
         raise InputError(f"cannot make the folder: {exc.strerror or exc}", target) from None
     return target
@@ -952,7 +961,9 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
     try:
         with _holding_interrupts():
             try:
-                _make_parents(real.parent)
+                missing = _missing(real.parent)
+                _recorded([("folder", made) for made in missing])
+                _make_parents(real.parent, missing)
                 remove_stale_temporaries(real.parent)
                 while staging is None:
                     candidate = real.parent / _temporary_name(real.name)
@@ -963,9 +974,10 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
                 raise InputError(f"cannot write: {exc.strerror or exc}", given) from None
         try:
             yield staging
-            made = [(kind, os.path.relpath(os.path.join(folder, name), staging))
-                    for folder, folders, files in os.walk(staging)
-                    for kind, names in (("folder", folders), ("file", files)) for name in names]
+            _recorded([("folder", real), *((kind, real / os.path.relpath(os.path.join(folder, name), staging))
+                                            for folder, folders, files in os.walk(staging)
+                                            for kind, names in (("folder", folders), ("file", files))
+                                            for name in names)])
             with _holding_interrupts():
                 if real.is_dir():
                     real.rmdir()  # empty, as checked: the staging folder takes its place
@@ -975,9 +987,6 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
             if exc.errno in _WRITE_ERRORS or exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
                 raise InputError(f"cannot write: {exc.strerror or exc}", given) from None
             raise
-        _recorded("folder", real)
-        for kind, inside in made:
-            _recorded(kind, real / inside)
     finally:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)

@@ -408,12 +408,16 @@ def test_a_folder_is_staged_whole(tmp_path):
             raise RuntimeError("stopped halfway")
     assert list(tmp_path.iterdir()) == []
     made = []
-    with files.recording_outputs(lambda kind, path: made.append((kind, path))):
+    with files.recording_outputs(made.append):
         with files.atomic_folder(tmp_path / "new") as staging:
             (staging / "sub").mkdir()
             (staging / "sub" / "a.txt").write_text("a")
-    real = Path(os.path.realpath(tmp_path / "new"))
-    assert made == [("folder", real), ("folder", real / "sub"), ("file", real / "sub" / "a.txt")]
+            assert made == []  # told before it is made, once it is known
+        files.write_text_atomic(tmp_path / "more" / "deeper" / "b.txt", "b")
+    real = Path(os.path.realpath(tmp_path))
+    new, more = real / "new", real / "more"
+    assert made == [[("folder", new), ("folder", new / "sub"), ("file", new / "sub" / "a.txt")],
+                    [("folder", more), ("folder", more / "deeper"), ("file", more / "deeper" / "b.txt")]]
     assert "not empty" in refused(lambda: files.atomic_folder(tmp_path / "new").__enter__()).reason
 
 

@@ -127,3 +127,23 @@ def test_simulated_detectors_on_small_pictures(tmp_path):
     for method in DEMO_METHODS:
         found = simulate(gt, method)
         assert len(found) and np.all((found.boxes[:, 1] >= 0) & (found.boxes[:, 1] <= 64) & (found.boxes[:, 2] > 0))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="kill -9")
+def test_a_demo_killed_at_any_moment_is_replaced_by_the_next(tmp_path):
+    """The marker lists what each write is about to make before it makes it: after a kill -9, the next
+    demo finds only what the demo owns, removes it and runs."""
+    import random
+    import signal
+    import time
+
+    rng = random.Random(5)
+    command = [sys.executable, "-m", "kaist_kit", "demo", "--frames", "20", "--out", str(tmp_path / "d")]
+    for _ in range(2):
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.5, 3.0))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        again = subprocess.run(command, capture_output=True, text=True)
+        assert again.returncode == 0, again.stderr
+        assert not [p for p in (tmp_path / "d").rglob("*") if p.name.endswith(".kaist-kit.tmp")]
