@@ -64,6 +64,13 @@ def codes(report):
     return {f.code: f for f in report.findings}
 
 
+def inside(report, target="leaderboard"):
+    """What ``target``'s evaluator does with the results file inside a checked zip (the zip itself
+    is no upload: both evaluators raise on its extension)."""
+    assert report.verdict == "crash" and "Exception extension : zip" in report.judged.crash.exception
+    return report.inner[1][target].verdict
+
+
 # --- round trip on the real files -----------------------------------------------------------------
 
 @pytest.mark.parametrize("name", REAL_RESULTS)
@@ -132,7 +139,7 @@ def test_shuffled_file_is_packaged_sorted(kaist, leaderboard_gt, tmp_path):
     records, _ = packaged_records(tmp_path / "s.zip")
     keys = [(r["image_id"], -r["score"]) for r in records]
     assert keys == sorted(keys)
-    assert check(tmp_path / "s.zip", leaderboard_gt).verdict == "correct"
+    assert inside(check(tmp_path / "s.zip", leaderboard_gt)) == "correct"
     packaged = quiet_evaluate(leaderboard_gt, quiet_load(tmp_path / "s.zip", leaderboard_gt))
     assert [round(100 * r.lamr, 2) for r in packaged] == [8.13, 8.28, 7.86]
 
@@ -169,7 +176,7 @@ def test_crowded_file_with_category_0_is_packaged_for_the_leaderboard(leaderboar
     per_image = np.bincount([r["image_id"] for r in records])
     assert per_image.max() == 1000 == per_image[image]
     repackaged = check(tmp_path / "s.zip", leaderboard_gt)
-    assert repackaged.verdict == "correct" and repackaged.target.name == "leaderboard"
+    assert inside(repackaged) == "correct" and repackaged.target.name == "leaderboard"
 
     source = quiet_load(path, leaderboard_gt, on_invalid="drop")
     packaged = quiet_load(tmp_path / "s.zip", leaderboard_gt)
@@ -366,7 +373,8 @@ def test_check_of_a_good_file(kaist, leaderboard_gt):
     assert not [f for f in report.findings if f.level in ("crash", "mis-score")]
     reasonable = [r for r in report.as_submitted if r.setting == "reasonable"]
     assert [round(100 * r.lamr, 2) for r in reasonable] == [7.58, 7.96, 6.95]
-    assert check(kaist / "results" / "MBNet-per-image.tar.gz", leaderboard_gt).verdict == "not-accepted"
+    per_image = check(kaist / "results" / "MBNet-per-image.tar.gz", leaderboard_gt)
+    assert per_image.verdict == "crash" and "Exception extension : gz" in per_image.judged.crash.exception
 
 
 def test_check_reports_a_manifest_that_no_longer_matches(kaist, leaderboard_gt, tmp_path):
@@ -438,8 +446,13 @@ def test_cli_packages_and_checks(kaist, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert f"wrote {out}" in proc.stdout and "reasonable            7.58    7.96    6.95" in proc.stdout
     proc = run_cli("submit", "--check", out, "--gt", gt)
+    assert proc.returncode == 1 and "Exception extension : zip" in proc.stdout and "Traceback" not in proc.stderr
+    assert "inside it, MLPD_result.json: leaderboard: scores this file correctly; upload that file" in proc.stdout
+    assert "fix: upload MLPD_result.json from inside it" in proc.stdout
+    entry = tmp_path / "MLPD.json"
+    run_cli("submit", kaist / "results" / "MLPD_result.txt", "--out", entry, "--gt", gt)
+    proc = run_cli("submit", "--check", entry, "--gt", gt)
     assert proc.returncode == 0 and "leaderboard: scores this file correctly" in proc.stdout
-    assert "Traceback" not in proc.stderr
 
     lines = (kaist / "results" / "MBNet_result.txt").read_text().splitlines()
     random.Random(1).shuffle(lines)
@@ -490,14 +503,17 @@ def test_misread_file_refused_unless_as_is(kaist, leaderboard_gt, tmp_path):
     report = package(path, out, leaderboard_gt, as_is=True)
     assert codes(report)["corners"].level == "warning" and round(100 * report.inspection.lamr()["all"], 2) == 100.0
     verdict = check(path, leaderboard_gt)
-    assert verdict.verdict == "mistake" and not verdict.ok
+    assert verdict.verdict == "mis-score" and not verdict.ok
+    assert "as it is written, which is not what it means ([corners] above)" in verdict.judged.reasons[-1]
 
     gt = kaist / "test-all-20.leaderboard.json"
     proc = run_cli("submit", path, "--gt", gt, "--out", tmp_path / "t.zip")
     assert proc.returncode == 2 and "[corners]" in proc.stderr and not (tmp_path / "t.zip").exists()
     proc = run_cli("submit", "--check", path, "--gt", gt)
     assert proc.returncode == 1 and "error: [corners]" in proc.stdout
-    assert "leaderboard: would score this file as it is written, which is not what it means" in proc.stdout
+    assert "leaderboard: would mis-score this file: it scores the file as it is written, which is not what it " \
+        "means ([corners] above)" in proc.stdout
+    assert "it would print MR_all 100.00, MR_day 100.00, MR_night 100.00" in proc.stdout
 
 
 def test_numbers_as_text_crash_the_leaderboard_and_are_packaged_as_numbers(kaist, leaderboard_gt, tmp_path):
@@ -505,13 +521,15 @@ def test_numbers_as_text_crash_the_leaderboard_and_are_packaged_as_numbers(kaist
     path = write_json(tmp_path / "text_result.json", records)
     verdict = check(path, leaderboard_gt)
     assert verdict.verdict == "crash" and codes(verdict)["string-values"].leaderboard == "crash"
+    assert verdict.judged.crash.exception.startswith("TypeError") and "strings" in verdict.judged.crash.cause
     package(path, tmp_path / "s.zip", leaderboard_gt)
     packaged, _ = packaged_records(tmp_path / "s.zip")
     assert all(isinstance(r["score"], float) and all(isinstance(v, (int, float)) for v in r["bbox"])
                for r in packaged)
-    assert check(tmp_path / "s.zip", leaderboard_gt).verdict == "correct"
+    assert inside(check(tmp_path / "s.zip", leaderboard_gt)) == "correct"
     proc = run_cli("submit", "--check", path, "--gt", kaist / "test-all-20.leaderboard.json")
-    assert proc.returncode == 1 and "crash: [string-values]" in proc.stdout
+    assert proc.returncode == 1 and "warning: [string-values]" in proc.stdout
+    assert "leaderboard: its evaluator would crash on this file: TypeError" in proc.stdout
 
 
 # --- the file to upload, and the two targets ------------------------------------------------------
@@ -560,7 +578,7 @@ def test_challenge2024_entry_has_category_0_and_its_columns(kaist, leaderboard_g
         # Checked as it is: written for the challenge, scored correctly there, and its columns predicted.
         verdict = check(out, leaderboard_gt)
         assert verdict.target.name == "challenge2024" and verdict.verdict == "correct"
-        assert verdict.challenge["scores"] == scores
+        assert verdict.challenge["columns"] == columns
 
 
 def test_check_says_which_target_a_file_suits_and_what_the_other_gives(kaist, tmp_path):
@@ -569,6 +587,7 @@ def test_check_says_which_target_a_file_suits_and_what_the_other_gives(kaist, tm
         proc = run_cli("submit", "--check", kaist / "results" / name, "--gt", gt)
         assert proc.returncode == 0, proc.stderr
         assert "written for: the public KAIST multispectral pedestrian leaderboard (category_id 1" in proc.stdout
+        assert "2024 challenge: would mis-score this file: it scores category 0 alone" in proc.stdout
         assert "-1 in every AP column and -100 in every MR column" in proc.stdout
     entry = tmp_path / "MLPD-2024.json"
     proc = run_cli("submit", kaist / "results" / "MLPD_result.txt", "--gt", gt, "--out", entry,
@@ -579,7 +598,8 @@ def test_check_says_which_target_a_file_suits_and_what_the_other_gives(kaist, tm
     proc = run_cli("submit", "--check", entry, "--gt", gt)
     assert proc.returncode == 0, proc.stderr
     assert "written for: the 2024 KAIST RGB-T pedestrian challenge (EvalAI) (category_id 0, JSON)" in proc.stdout
-    assert "the leaderboard's evaluator crashes on any category other than person (1)" in proc.stdout
+    assert "leaderboard: its evaluator would crash on this file: IndexError: list index out of range: it scores " \
+        "category 1 alone, and no detection has category_id 1" in proc.stdout
     assert "2024 challenge: scores this file correctly" in proc.stdout
     proc = run_cli("submit", "--check", entry, "--gt", gt, "--target", "challenge2024")
     assert proc.returncode == 2 and "--target" in proc.stderr and "Traceback" not in proc.stderr
