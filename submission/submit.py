@@ -23,10 +23,10 @@ from kaist_kit import __version__
 from kaist_kit.detections import SUBMISSION_MANIFEST, method_name
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import Result
-from kaist_kit.files import atomic_path, check_writable, is_archive, read_archive
+from kaist_kit.files import atomic_path, check_writable, is_archive, read_archive, read_bytes
 from kaist_kit.findings import CHALLENGE_CATEGORY, refuse_errors
 from kaist_kit.groundtruth import GroundTruth, load_ground_truth
-from kaist_kit.results import coco_results_chunks
+from kaist_kit.results import coco_results_chunks, txt_results_chunks
 
 from .checks import (
     ERROR,
@@ -44,6 +44,7 @@ from .evaluators import CORRECT, EVALUATORS, MISSCORE, Crash, Loaded, Outcome, l
 from .targets import (
     CHALLENGE2024,
     LEADERBOARD,
+    TXT_SUFFIX,
     UPLOAD_SUFFIX,
     Target,
     get_target,
@@ -131,24 +132,23 @@ def package(result: str | os.PathLike, out: str | os.PathLike,
             devkit_shift: bool = True, as_is: bool = False) -> PackageReport:
     """Write the result normalised for ``target``'s evaluator, with a manifest.
 
-    ``out`` is ``NAME.json``, the file to upload, written with ``NAME.manifest.json`` beside it; or
-    ``NAME.zip``, an archive for records that holds both (the file to upload is the JSON inside: the
-    evaluators read .json and .txt uploads only). A result with an error finding (boxes written as
-    corners, ids written with the other base, detections of other images) is refused with its fix,
-    and nothing is written, unless ``as_is``. Every file is written beside its final place and
-    renamed only when complete: a failure leaves nothing new (and an existing file untouched).
+    ``out`` is ``NAME.json``, the file to upload, written with ``NAME.manifest.json`` beside it;
+    ``NAME.txt``, the leaderboard's txt to upload instead (leaderboard target only), with its manifest
+    beside it; or ``NAME.zip``, an archive for records that holds the JSON and the manifest (the file
+    to upload is the JSON inside: the evaluators read .json and .txt uploads only). A result with an
+    error finding (boxes written as corners, ids written with the other base, detections of other
+    images) is refused with its fix, and nothing is written, unless ``as_is``. Every file is written
+    beside its final place and renamed only when complete: a failure leaves nothing new (and an
+    existing file untouched).
     """
     result, out = Path(result), Path(out)
     chosen = get_target(target)
-    kind = out.suffix.lower()
-    if kind not in (UPLOAD_SUFFIX, ".zip"):
-        raise InputError(f"write the entry as NAME{UPLOAD_SUFFIX}, the file to upload (with NAME.manifest.json "
-                         "beside it), or as NAME.zip, an archive for records: the evaluators read .json and .txt "
-                         "uploads only", out)
-    manifest_path = out.with_name(out.stem + MANIFEST_SUFFIX) if kind == UPLOAD_SUFFIX else None
+    kind = _entry_kind(out, chosen)
+    manifest_path = out.with_name(out.stem + MANIFEST_SUFFIX) if kind != ".zip" else None
     for path in (out, manifest_path):
         if path is not None:
             check_writable(path)
+    _not_anothers_manifest(manifest_path, out)
     if method is not None and len(method) > MAX_METHOD_CHARS:
         raise InputError(f"the method name has {len(method)} characters; at most {MAX_METHOD_CHARS}, so that "
                          "the zip's file names can be extracted everywhere")
@@ -163,11 +163,12 @@ def package(result: str | os.PathLike, out: str | os.PathLike,
         results_name = f"{stem}_result.json"
     else:
         results_name = out.name
-    chunks = results_json_chunks(inspection, chosen)
+    chunks = results_txt_chunks(inspection) if kind == TXT_SUFFIX else results_json_chunks(inspection, chosen)
 
     def manifest_of(size: int, sha256: str) -> tuple[dict, bytes]:
         if size > UPLOAD_LIMIT_BYTES:
-            inspection.findings.append(Finding(SIZE, _size_found(size, "the results JSON")))
+            what = "the results txt" if kind == TXT_SUFFIX else "the results JSON"
+            inspection.findings.append(Finding(SIZE, _size_found(size, what)))
         manifest = _manifest(inspection, method, results_name, sha256, chosen)
         return manifest, json.dumps(manifest, indent=1).encode() + b"\n"
 
@@ -188,6 +189,40 @@ def package(result: str | os.PathLike, out: str | os.PathLike,
     except OSError as exc:
         raise InputError(f"cannot write the submission: {exc.strerror or exc}", out) from None
     return PackageReport(out, results_name, size, out.stat().st_size, manifest, inspection, chosen)
+
+
+def _not_anothers_manifest(manifest_path: Path | None, out: Path) -> None:
+    """NAME.json and NAME.txt would share NAME.manifest.json: one entry's manifest is not replaced by
+    another's."""
+    if manifest_path is None or not manifest_path.is_file():
+        return
+    try:
+        owner = json.loads(read_bytes(manifest_path)).get("results_file")
+    except (InputError, ValueError, AttributeError):
+        return  # not a manifest of the kit's: check_writable has judged it
+    if owner not in (None, out.name):
+        raise InputError(f"{manifest_path.name} beside it is the manifest of {owner}; write this entry under "
+                         "another name", out)
+
+
+def _entry_kind(out: Path, target: Target) -> str:
+    """What ``out`` is written as: ``.json`` or ``.txt`` (the file to upload, named as the evaluators
+    read it: they pick their reader by the name's end, case-sensitively), or ``.zip`` (for records)."""
+    suffix = out.suffix
+    if suffix.lower() == ".zip":
+        return ".zip"
+    if suffix.lower() in (UPLOAD_SUFFIX, TXT_SUFFIX) and suffix not in (UPLOAD_SUFFIX, TXT_SUFFIX):
+        raise InputError(f"the evaluators read a file named NAME{suffix.lower()}, not NAME{suffix}: they pick their "
+                         f"reader by the name's end, case-sensitively; write NAME{suffix.lower()}", out)
+    if suffix not in (UPLOAD_SUFFIX, TXT_SUFFIX):
+        raise InputError(f"write the entry as NAME{UPLOAD_SUFFIX} (COCO result JSON) or NAME{TXT_SUFFIX} (the "
+                         "leaderboard's txt), the files the evaluators read, with NAME.manifest.json beside it; or "
+                         "as NAME.zip, an archive for records", out)
+    if suffix == TXT_SUFFIX and target is not LEADERBOARD:
+        raise InputError(f"the 2024 challenge's evaluator reads every line of a {TXT_SUFFIX} file as category 1 and "
+                         f"scores category 0 alone, so a {TXT_SUFFIX} entry gets -1 in every column there; write "
+                         f"NAME{UPLOAD_SUFFIX} for it", out)
+    return suffix
 
 
 def _zip_entry(name: str) -> zipfile.ZipInfo:
@@ -293,6 +328,13 @@ def results_json_chunks(inspection: Inspection, target: Target = LEADERBOARD) ->
     return coco_results_chunks(inspection.submission_ids[dets.image], dets.boxes, dets.scores, target.category_id)
 
 
+def results_txt_chunks(inspection: Inspection) -> Iterator[bytes]:
+    """The packaged detections as the leaderboard's txt: ids 1-based (the leaderboard's id + 1),
+    comma-separated, a newline after every line and no blank line at the end."""
+    dets = inspection.packaged
+    return txt_results_chunks(inspection.submission_ids[dets.image] + 1, dets.boxes, dets.scores)
+
+
 def _ground_truth(gt: GroundTruth | str | os.PathLike | None) -> GroundTruth | None:
     if gt is None or isinstance(gt, GroundTruth):
         return gt
@@ -364,10 +406,12 @@ def _manifest_of(path: Path, findings: list[Finding]) -> dict | None:
         if not beside.is_file():
             return None
         try:
-            manifest = json.loads(beside.read_bytes())
-        except (OSError, ValueError) as exc:
+            manifest = json.loads(read_bytes(beside))
+        except ValueError as exc:
             raise InputError(f"cannot read the submission's manifest: {exc}", beside) from None
-        return _matching(manifest, path.read_bytes(), findings, beside)
+        if isinstance(manifest, dict) and manifest.get("results_file") not in (None, path.name):
+            return None  # the manifest of NAME.json beside NAME.txt, or the reverse
+        return _matching(manifest, read_bytes(path), findings, beside)
     if path.suffix.lower() != ".zip":
         return None
     try:

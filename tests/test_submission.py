@@ -552,11 +552,42 @@ def test_json_entry_is_the_file_to_upload_with_its_manifest_beside_it(kaist, lea
     assert "manifest-mismatch" in codes(check(tmp_path / "MLPD.json", leaderboard_gt))
 
 
-def test_only_json_or_zip_are_written(kaist, leaderboard_gt, tmp_path):
-    for name in ("entry.tar.gz", "entry.txt", "entry"):
-        with pytest.raises(InputError, match="NAME.json, the file to upload"):
+def test_only_json_txt_or_zip_are_written(kaist, leaderboard_gt, tmp_path):
+    for name in ("entry.tar.gz", "entry.csv", "entry"):
+        with pytest.raises(InputError, match=r"NAME.json \(COCO result JSON\) or NAME.txt"):
             package(kaist / "results" / "MLPD_result.txt", tmp_path / name, leaderboard_gt)
+    for name in ("entry.TXT", "entry.Json"):  # the evaluators would not read them
+        with pytest.raises(InputError, match="case-sensitively"):
+            package(kaist / "results" / "MLPD_result.txt", tmp_path / name, leaderboard_gt)
+    with pytest.raises(InputError, match="reads every line of a .txt file as category 1"):
+        package(kaist / "results" / "MLPD_result.txt", tmp_path / "entry.txt", leaderboard_gt, target="challenge2024")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["MBNet_result.txt", "MLPD_result.json"])
+def test_the_leaderboards_txt_is_written_as_its_loader_reads_it(kaist, leaderboard_gt, tmp_path, name):
+    from plain_upload import plain_load
+
+    report = package(kaist / "results" / name, tmp_path / "entry.txt", leaderboard_gt)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["entry.manifest.json", "entry.txt"]
+    data = (tmp_path / "entry.txt").read_bytes()
+    assert data.endswith(b"\n") and not data.endswith(b"\n\n") and b" " not in data and b"\r" not in data
+    loaded = plain_load("entry.txt", data)  # the leaderboard's loader takes every line
+    with pytest.raises(InputError, match="entry.manifest.json beside it is the manifest of entry.txt"):
+        package(kaist / "results" / name, tmp_path / "entry.json", leaderboard_gt)
+    package(kaist / "results" / name, tmp_path / "other.json", leaderboard_gt)
+    as_json = json.loads((tmp_path / "other.json").read_text())
+    assert [(d["image_id"], d["bbox"], d["score"]) for d in loaded] == \
+        [(float(d["image_id"]), d["bbox"], d["score"]) for d in as_json]  # 1-based in the file, the same numbers
+    assert report.manifest["results_file"] == "entry.txt"
+    assert report.manifest["results_sha256"] == hashlib.sha256(data).hexdigest()
+    verdict = check(tmp_path / "entry.txt", leaderboard_gt)
+    assert verdict.ok and codes(verdict)["manifest"].level == "note"
+    assert lamrs(verdict.as_submitted) == lamrs(report.results)
+    proc = run_cli("submit", kaist / "results" / name, "--out", tmp_path / "cli.txt", "--gt",
+                   kaist / "test-all-20.leaderboard.json")
+    assert proc.returncode == 0 and "the file to upload to the public KAIST" in proc.stdout
+    assert (tmp_path / "cli.txt").read_bytes() == data
 
 
 def test_challenge2024_entry_has_category_0_and_its_columns(kaist, leaderboard_gt, tmp_path):
