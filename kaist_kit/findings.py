@@ -121,7 +121,8 @@ WRONG_GT = Kind(
 # What the reader counted.
 STRING_VALUES = Kind(
     "string-values", WARNING, "box, score or category numbers written as JSON strings",
-    "the kit reads them as numbers, but the leaderboard's evaluator crashes on them",
+    "the kit reads them as numbers, but the leaderboard's evaluator crashes on a box or score written so (and "
+    "never scores a category written so)",
     "write numbers; `kaist-kit submit` packages them as numbers", CRASH)
 FAR_BOXES = Kind(
     "far-boxes", WARNING, f"boxes with a coordinate or size beyond {FAR_LIMIT:g} pixels",
@@ -137,8 +138,9 @@ MISSING_FILES = Kind(
 # What a lenient read (the packager's) left out or rewrote.
 CATEGORY = Kind(
     "category", WARNING, "category_id other than person (1)",
-    "the leaderboard's evaluator crashes on any category other than person (1)",
-    "read and packaged as person, so remove detections of other classes first if that is what they are", CRASH)
+    "the leaderboard's evaluator scores category 1 alone: it never scores the others (and crashes on a file "
+    "with none of category 1)",
+    "read and packaged as person, so remove detections of other classes first if that is what they are", MISSCORE)
 CHALLENGE_CATEGORY = Kind(
     "challenge-category", NOTE, "every detection with category_id 0, the 2024 challenge's category for "
     "pedestrians", "read as pedestrians; the public leaderboard's evaluator crashes on any category other than "
