@@ -618,13 +618,15 @@ def _structure_findings(dets: Detections, gt: GroundTruth, settings: list[str], 
         found.append(Finding(OVER_1000, f"{quantity(int(crowded.sum()), 'image')} with more than {cap:,} "
                                         f"detections (most: {int(per_image.max()):,}; {over:,} beyond the "
                                         f"{cap:,} highest-scoring)"))
-    if not (~gt.ignore).any() or not settings:
+    if not settings:
         return found
+    # A ground truth without a single pedestrian still gets the no-pedestrians finding below: its
+    # 100.00 is never left bare.
     ignored = ignore_masks(gt, [get_setting(s) for s in settings])
     masks = [(name, gt.split_mask(selection)) for name, selection in map(_split, splits)]
     scored = np.logical_or.reduce([m for _, m in masks]) if masks else np.zeros(gt.n_images, bool)
     without = per_image[gt.ann_image] == 0
-    if leaderboard and len(dets):
+    if leaderboard and len(dets) and (~gt.ignore).any():
         parts = []
         for row, setting in enumerate(settings):
             lost = without & ~ignored[row] & scored[gt.ann_image]

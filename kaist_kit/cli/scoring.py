@@ -82,13 +82,18 @@ def eval_command(
     images) stops with exit code 2 and the option that reads it right; --as-is scores it as read.
     """
     from .. import report
+    from ..errors import InputError
     from ..findings import evaluate_inspected
     from ..imagesets import list_name, select_images
     from ..plots import check_figure_path, plot_results
+    from ..settings import metric_iou_conflict
 
     names = method_names(name, results)
     settings = setting_names(setting)
     ious, metrics, fppi = iou_thresholds(iou), metric_names(metric), fppi_range(fppi_range_text)
+    conflict = metric_iou_conflict(metrics, ious)
+    if conflict:
+        raise InputError(conflict)
     if plot is not None:
         check_figure_path(plot)
     splits: list = split_names(split)
