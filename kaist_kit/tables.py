@@ -71,7 +71,7 @@ class Table:
         caption = self.note or None
         if light:
             table = RichTable(title=self.title, caption=caption, caption_justify="left", title_justify="left",
-                              box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False)
+                              box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False, show_edge=False)
         elif not self.headers:
             table = RichTable(title=self.title, caption=caption, caption_justify="left", title_justify="left",
                               show_header=False)
@@ -89,8 +89,10 @@ class Table:
 
 
 def print_tables(tables: Sequence[Table], console, light: bool = False) -> None:
+    """Each table at the console's width (80 columns where it cannot tell), its title and note wrapped
+    to it too."""
     for table in tables:
-        console.print(table.to_rich(light))
+        console.print(table.to_rich(light), soft_wrap=False)
 
 
 def markdown_sections(tables: Sequence[Table]) -> list[str]:

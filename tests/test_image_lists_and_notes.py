@@ -1,14 +1,20 @@
-"""Image lists get split names of their own, and the diagnosis' misses tables say whose operating point
-they read."""
+"""Image lists get split names of their own, the diagnosis' misses tables say whose operating point they
+read, and the tables of diagnose and test fit an 80-column terminal."""
 
 import json
+import os
+import subprocess
+import sys
+import types
 import warnings
 from pathlib import Path
 
 import pytest
 from conftest import det, frames, make_dets, make_gt, person
 from test_inputs import run_cli
+from typer.testing import CliRunner
 
+from kaist_kit.cli import app
 from kaist_kit.diagnosis import DiagnosisParams, diagnose
 from kaist_kit.diagnosis.report import tables
 from kaist_kit.errors import KitWarning
@@ -65,3 +71,45 @@ def test_diagnose_prints_the_note(kaist):
                    kaist / "test-all-20.leaderboard.json", "--resamples", "20")
     assert proc.returncode == 0
     assert "Each split is read at its own operating point" in " ".join(proc.stdout.split())
+
+
+# --- 80 columns ------------------------------------------------------------------------------------
+
+def lines_fit(text, width=80):
+    long = [line for line in text.splitlines() if len(line.rstrip()) > width]
+    assert not long, long
+    return text
+
+
+def test_diagnose_tables_fit_80_columns(kaist):
+    env = {**os.environ, "COLUMNS": "80"}
+    proc = subprocess.run([sys.executable, "-m", "kaist_kit", "diagnose", str(kaist / "results" / "MBNet_result.txt"),
+                           "--gt", str(kaist / "test-all-20.leaderboard.json"), "--resamples", "20"],
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 0
+    out = lines_fit(proc.stdout)
+    assert "15.42 [" in out and "reasonable-small" in out  # an interval row whole, not wrapped in its cell
+    interval_rows = [line for line in out.splitlines() if line.startswith("reasonable-small")]
+    assert len(interval_rows) == 1 and interval_rows[0].count("[") == 3
+
+
+def test_the_test_verbs_table_fits_80_columns(kaist, tmp_path, monkeypatch):
+    """`kaist-kit test`'s table, printed after the checkpoint has run (the run itself stubbed)."""
+    results = tmp_path / "faster-rcnn_r50_fpn_halfway-fusion_1x_kaist_result.json"
+    results.write_bytes((kaist / "results" / "MLPD_result.json").read_bytes())
+    run = types.SimpleNamespace(results=results, ground_truth=kaist / "test-all-20.leaderboard.json",
+                                settings=["reasonable", "reasonable-small", "reasonable-heavy", "all-pedestrians"],
+                                protocol="leaderboard")
+    predict = types.ModuleType("kaist_kit.models.predict")
+    predict.test = lambda *args, **kwargs: run
+    monkeypatch.setitem(sys.modules, "kaist_kit.models", types.ModuleType("kaist_kit.models"))
+    monkeypatch.setitem(sys.modules, "kaist_kit.models.predict", predict)
+    config = tmp_path / "faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py"
+    config.write_text("model = dict()\n")
+    checkpoint = tmp_path / "epoch_12.pth"
+    checkpoint.write_bytes(b"")
+    result = CliRunner().invoke(app, ["test", str(config), str(checkpoint), "--out", str(results)],
+                                env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    out = lines_fit(result.stdout)
+    assert "faster-rcnn_r50_fpn_halfway-" in out and "7.58" in out and "all-pedestrians" in out

@@ -74,10 +74,9 @@ def tables(diagnosis: Diagnosis, detailed: bool = True) -> list[Table]:
     at_end = ", and with every detection of the curve" if detailed else ""
     out.append(Table(f"Missed pedestrians, {p.main_setting}: missed / pedestrians at the operating point{at_end}",
                      ["pedestrians"] + splits, rows,
-                     f"Each split is read at its own operating point ({operating_rule(d)} on that split's curve; "
-                     "its score is in the false positives' table), so a column counts the misses of its split's "
-                     "operating point: a pedestrian of a day image can be missed in 'day' and found in 'all'. "
-                     "Heights in pixels: far < 45, medium 45-115, near >= 115."))
+                     f"Each split is read at its own operating point, {operating_rule(d)} on that split's own "
+                     "curve, whose score the false positives' table gives: a pedestrian of a day image can be "
+                     "missed in 'day' and found in 'all'. Heights in pixels: far < 45, medium 45-115, near >= 115."))
 
     rows = []
     for name in ORACLES:
