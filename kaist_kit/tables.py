@@ -12,7 +12,7 @@ import csv
 import io
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass
@@ -89,10 +89,14 @@ class Table:
 
 
 def print_tables(tables: Sequence[Table], console, light: bool = False) -> None:
-    """Each table at the console's width (80 columns where it cannot tell), its title and note wrapped
-    to it too."""
+    """Each table within the console's width (80 columns where it cannot tell): its title above it and
+    its note below it as lines wrapped to that width, not to the table's."""
     for table in tables:
-        console.print(table.to_rich(light), soft_wrap=False)
+        if table.title:
+            console.print(table.title, soft_wrap=False, markup=False, highlight=False)
+        console.print(replace(table, title="", note="").to_rich(light), soft_wrap=False)
+        if table.note:
+            console.print(table.note, soft_wrap=False, markup=False, highlight=False)
 
 
 def markdown_sections(tables: Sequence[Table]) -> list[str]:

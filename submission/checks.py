@@ -147,7 +147,8 @@ def inspect_result(path: str | Path, gt: GroundTruth | None = None, *, id_offset
         "images": len(ids),
         "images_with_detections": int(len(np.unique(packaged.image))),
     }
-    findings = inspect(dets, reference, LEADERBOARD_SETTINGS, SPLITS, ["leaderboard"])
+    # Without labels, what a setting or a split holds is unknown: no finding of theirs.
+    findings = inspect(dets, reference, LEADERBOARD_SETTINGS if gt is not None else (), SPLITS, ["leaderboard"])
     inspection = Inspection(path, dets.format, gt, dets, packaged, ids, counts, findings,
                             options={"id_offset": id_offset, "corners": corners, "devkit_shift": devkit_shift})
     if gt is not None and len(packaged):

@@ -256,6 +256,9 @@ def check(path: str | os.PathLike, gt: GroundTruth | str | os.PathLike | None = 
         inspection = inspect_result(path, gt, format=format, devkit_shift=devkit_shift)
         refused = ""
     except InputError as exc:
+        if not path.is_file() or is_archive(path):
+            raise  # a folder or an archive kaist-kit cannot read (encrypted, escaping its folder, ...)
+        # A single file: what the evaluators do with it is known whatever kaist-kit makes of it.
         inspection, refused = None, str(exc)
     if inspection is not None:
         judged = target_of_file(inspection.format, inspection.read.facts.challenge_category)
