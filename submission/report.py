@@ -166,7 +166,11 @@ def _fix(report: CheckReport, outcome: Outcome) -> str:
     command = f"`kaist-kit submit {_quoted(source)} --out {_quoted(out)}{option}`"
     errors = [f for f in report.findings if f.level == "error"]
     if errors:
-        command += f" once the [{errors[0].code}] error above is resolved"
+        fix = errors[0].fix or errors[0].kind.fix
+        if fix.startswith("rerun with --"):  # the option that reads the file right
+            command = command[:-1] + " " + fix[len("rerun with "):] + "`"
+        else:
+            command += f" once the [{errors[0].code}] error above is resolved"
     by_hand = outcome.crash.fix if outcome.crash is not None and outcome.crash.fix else ""
     return command + (f" (or by hand: {by_hand})" if by_hand else "")
 

@@ -134,6 +134,8 @@ def test_shuffled_file_is_packaged_sorted(kaist, leaderboard_gt, tmp_path):
     unsorted = codes(verdict)["unsorted"]
     assert unsorted.leaderboard == "mis-score" and "1725 images are not sorted" in unsorted.message
     assert "80.05" not in unsorted.message  # no finding quotes another file's numbers
+    printed = verdict.judged.printed  # what the leaderboard prints for this shuffle (docs/submission.md)
+    assert [round(printed[k], 2) for k in ("MR_all", "MR_day", "MR_night")] == [79.91, 81.79, 75.85]
 
     package(shuffled, tmp_path / "s.zip", leaderboard_gt)
     records, _ = packaged_records(tmp_path / "s.zip")
