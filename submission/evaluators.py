@@ -102,7 +102,7 @@ class Loaded:
 # --- loading: the file's name, then its text -----------------------------------------------------
 
 def load_upload(path: str | os.PathLike, name: str | None = None, data: bytes | None = None,
-                image_ids=range(TEST_IMAGES), annotated=None) -> Crash | Loaded:
+                image_ids=range(TEST_IMAGES)) -> Crash | Loaded:
     """What both scripts make of the file at ``path`` uploaded as ``name`` (its own name by default):
     the exception they raise in loading it, or the detections they hold. ``data`` gives the bytes
     (an archive member's, say) instead of reading them; ``image_ids`` are the ground truth's ids."""
