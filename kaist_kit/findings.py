@@ -51,6 +51,14 @@ MIN_HITS = 20
 CHANCE_RATIO = 5
 MIN_CHANCE_HITS = 5
 FEW_HITS = 0.1
+# Whatever the chance baseline: the detections overlap almost no pedestrian of their images when
+# fewer than ALMOST_NONE of them (or of the pedestrians, if fewer) overlap one (IoU >= 0.5), from
+# MIN_JUDGED of them on. A working detector's strongest detections overlap many (72 % of MBNet's and
+# MLPD's), a very poor one's some (4.4 % at 5 % recall); the same files against a ground truth whose
+# boxes lie elsewhere, or a synthetic set's results against the real one, overlap 0 to 0.7 %
+# (docs/evaluation.md gives the margins).
+ALMOST_NONE = 0.015
+MIN_JUDGED = 20
 _SHUFFLES = 3
 _SHUFFLE_SEED = 20240601
 
@@ -65,17 +73,6 @@ class Kind:
     costs: str  # may be empty for a note
     fix: str  # may be empty when there is nothing to do
     leaderboard: str = ""  # CRASH or MISSCORE: what the leaderboard's evaluator does with such a file
-
-
-KINDS: dict[str, Kind] = {}
-
-
-def kind(code: str, level: str, detects: str, costs: str, fix: str, leaderboard: str = "") -> Kind:
-    """Declare a hazard; its code is shown in brackets and stays stable."""
-    if code in KINDS:
-        raise ValueError(f"finding code {code!r} declared twice")
-    KINDS[code] = Kind(code, level, detects, costs, fix, leaderboard)
-    return KINDS[code]
 
 
 @dataclass(frozen=True)
@@ -118,90 +115,120 @@ class Finding:
 
 # --- the kinds ------------------------------------------------------------------------------------
 # Readings of the file: the confident checks.
-CORNERS = kind(
+CORNERS = Kind(
     "corners", ERROR, "boxes written as corners x1, y1, x2, y2 where x, y, width, height is read (or the reverse)",
     "read this way nearly no box can match a pedestrian", "rerun with --corners")
-ID_OFFSET = kind(
+ID_OFFSET = Kind(
     "id-offset", ERROR, "image ids written with the other base (1-based in COCO JSON, 0-based in txt)",
     "every detection is scored against the wrong image", "rerun with --id-offset")
-WRONG_GT = kind(
-    "wrong-gt", ERROR, "detections that overlap the pedestrians of their images no more than those of "
-    "randomly chosen images: made for another image set or ground truth",
+WRONG_GT = Kind(
+    "wrong-gt", ERROR, "detections whose strongest overlap almost no pedestrian of their images, or no more "
+    "than those of randomly chosen images: made for another image set or ground truth",
     "the miss rate says nothing about the detector", "score them against the ground truth of the images they "
     "were made for (test-all-20 results against the leaderboard's test-all-20, say)")
 # What the reader counted.
-STRING_VALUES = kind(
+STRING_VALUES = Kind(
     "string-values", WARNING, "box, score or category numbers written as JSON strings",
-    "the kit reads them as numbers, but the leaderboard's evaluator crashes on them",
+    "the kit reads them as numbers, but the leaderboard's evaluator crashes on a box or score written so (and "
+    "never scores a category written so)",
     "write numbers; `kaist-kit submit` packages them as numbers", CRASH)
-FAR_BOXES = kind(
+FAR_BOXES = Kind(
     "far-boxes", WARNING, f"boxes with a coordinate or size beyond {FAR_LIMIT:g} pixels",
     "no frame reaches that far, so each is a false positive (and its area overflows the arithmetic)",
     "check the units and the box layout the detector writes")
-UNKNOWN_FRAMES = kind(
+UNKNOWN_FRAMES = Kind(
     "unknown-frames", WARNING, "per-image files of frames that are not in the ground truth",
     "they are not scored", "check that the ground truth is the one of the detected images")
-MISSING_FILES = kind(
+MISSING_FILES = Kind(
     "missing-files", WARNING, "ground-truth images without a per-image file",
     "read as images without detections; the devkit's aggregator would instead shift the id of every later "
     "image and score the folder wrongly", "write a file, empty if need be, for every image")
 # What a lenient read (the packager's) left out or rewrote.
-CATEGORY = kind(
+CATEGORY = Kind(
     "category", WARNING, "category_id other than person (1)",
-    "the leaderboard's evaluator crashes on any category other than person (1)",
-    "read and packaged as person, so remove detections of other classes first if that is what they are", CRASH)
-CHALLENGE_CATEGORY = kind(
+    "the leaderboard's evaluator scores category 1 alone: it never scores the others (and crashes on a file "
+    "with none of category 1)",
+    "read and packaged as person, so remove detections of other classes first if that is what they are", MISSCORE)
+CHALLENGE_CATEGORY = Kind(
     "challenge-category", NOTE, "every detection with category_id 0, the 2024 challenge's category for "
     "pedestrians", "read as pedestrians; the public leaderboard's evaluator crashes on any category other than "
     "person (1)", "for the leaderboard, package it with `kaist-kit submit` (category 1)", CRASH)
-UNKNOWN_IDS = kind(
+UNKNOWN_IDS = Kind(
     "unknown-ids", WARNING, "image ids that are not in the ground truth",
     "the leaderboard's evaluator crashes on them", "left out of what is scored and packaged", CRASH)
-NON_FINITE = kind(
+NON_FINITE = Kind(
     "non-finite", WARNING, "nan or infinite numbers", "the leaderboard's evaluator has no defined result for them",
     "left out of what is scored and packaged", MISSCORE)
-NEGATIVE_SIZE = kind(
+NEGATIVE_SIZE = Kind(
     "negative-size", WARNING, "boxes with a negative width or height", "no evaluator scores them meaningfully",
     "left out of what is scored and packaged (boxes are [x, y, width, height])", MISSCORE)
-OTHER_LABELS = kind(
+OTHER_LABELS = Kind(
     "other-labels", WARNING, "per-image lines labelled other than person", "they are not pedestrian detections",
     "left out of what is scored and packaged")
 # What the detections hold, and what the leaderboard protocol makes of it.
-EMPTY = kind(
+EMPTY = Kind(
     "empty", WARNING, "a result without detections",
     "scored as miss rate 1 everywhere; the leaderboard's evaluator crashes on an empty result",
     "check that the detector wrote its detections", CRASH)
-ZERO_SIZE = kind(
+ZERO_SIZE = Kind(
     "zero-size", WARNING, "boxes without area (width or height 0)",
     "they cannot match a pedestrian, so each is a false positive",
     "`kaist-kit submit` leaves them out of the package, which can only lower its miss rate")
-UNSORTED = kind(
+UNSORTED = Kind(
     "unsorted", WARNING, "detections of an image not in descending score order",
     "the leaderboard's evaluator scores such a file wrongly, often far above its own miss rate",
     "`kaist-kit eval` scores them sorted, and `kaist-kit submit` packages them sorted, which changes no number "
     "of `kaist-kit eval`", MISSCORE)
-OVER_1000 = kind(
+OVER_1000 = Kind(
     "over-1000", WARNING, "images with more than 1,000 detections", "the leaderboard's evaluator crashes on them",
     "the leaderboard protocol scores the 1,000 highest-scoring of each, as `kaist-kit submit` packages them "
     "(the devkit's protocol, which has no cap, can give another number)", CRASH)
 # What the scored curves show.
-THRESHOLD = kind(
+THRESHOLD = Kind(
     "threshold", WARNING, "a detector score threshold that cuts the curve short of 1 false positive per image",
     "the log-average miss rate reads the curve up to 1 false positive per image and beyond its end reads its "
     "last point, so detections below the lowest score would lower the miss rate",
     "keep the low-scored detections (no score threshold)")
-LOWEST_SCORE = kind(
+LOWEST_SCORE = Kind(
     "lowest-score", NOTE, "a high lowest score on a curve that passes 1 false positive per image",
     "lower-scored detections would not change the number", "")
-EMPTY_IMAGES = kind(
+EMPTY_IMAGES = Kind(
     "empty-images", WARNING, "images without any detection that hold pedestrians",
     "the leaderboard protocol leaves their pedestrians out of the miss rate, which lowers it; the devkit that "
     "most papers quote counts them as misses", "compare with papers under --protocol matlab")
-NO_PEDESTRIANS = kind(
+NO_PEDESTRIANS = Kind(
     "no-pedestrians", WARNING, "a split and setting in which no pedestrian counts",
     "its miss rate reads 100.00 whatever the detections (the leaderboard's evaluator prints -1)",
     "leave the number out, or score splits and settings with pedestrians")
+# A submission's own (`kaist-kit submit`): the package and the file as uploaded.
+UPLOAD_LIMIT_BYTES = 30_000_000
+SIZE = Kind("size", WARNING, "an upload larger than the leaderboard reliably takes",
+            f"uploads over about {UPLOAD_LIMIT_BYTES / 1e6:.0f} MB are at risk of being refused",
+            "fewer low-scored detections per image make it smaller")
+MANIFEST = Kind("manifest", NOTE, "a submission zip's manifest that matches its results file", "", "")
+MANIFEST_MISMATCH = Kind(
+    "manifest-mismatch", WARNING, "a submission zip's manifest that does not match its results file",
+    "the results were changed after packaging, and its counts and miss rates do not hold",
+    "package the results again with `kaist-kit submit`")
+NOT_TEST_SET = Kind(
+    "not-test-all-20", WARNING, "a ground truth other than the leaderboard's test-all-20",
+    "the package is scored against it, and the public leaderboard would not accept it",
+    "package results of test-all-20 against its ground truth for the leaderboard")
+IDS_REMAPPED = Kind(
+    "ids-remapped", NOTE, "a ground truth whose image ids are not the leaderboard's",
+    "the package writes each image's position in name order (the leaderboard's ids)", "")
+NO_GROUND_TRUTH = Kind(
+    "no-ground-truth", NOTE, "a check without ground truth",
+    "only the ids (by their range) and the boxes (by their shape) are checked, and no miss rate is predicted",
+    "pass --gt FILE (or set KAIST_KIT_GT) for the self-evaluated miss rate and the overlap checks")
 
+# Every kind, in the order findings are listed (after their level). A plain declaration: importing
+# a module twice (as kaist_kit.submission and as submission, say) declares nothing again.
+KINDS: dict[str, Kind] = {k.code: k for k in (
+    CORNERS, ID_OFFSET, WRONG_GT, STRING_VALUES, FAR_BOXES, UNKNOWN_FRAMES, MISSING_FILES, CATEGORY,
+    CHALLENGE_CATEGORY, UNKNOWN_IDS, NON_FINITE, NEGATIVE_SIZE, OTHER_LABELS, EMPTY, ZERO_SIZE, UNSORTED,
+    OVER_1000, THRESHOLD, LOWEST_SCORE, EMPTY_IMAGES, NO_PEDESTRIANS, SIZE, MANIFEST, MANIFEST_MISMATCH,
+    NOT_TEST_SET, IDS_REMAPPED, NO_GROUND_TRUTH)}
 
 
 def _first(where: str) -> str:
@@ -226,9 +253,9 @@ def inspect(dets: Detections, gt: GroundTruth, settings: Iterable[str] = ("reaso
 def ordered(findings: Iterable[Finding]) -> list[Finding]:
     """Errors first, then what the leaderboard would crash on, then what it would mis-score, each in
     the order the kinds are declared."""
-    codes = list(KINDS)
+    rank = {code: k for k, code in enumerate(KINDS)}
     return sorted(findings, key=lambda f: (LEVELS.index(f.level), (CRASH, MISSCORE, "").index(f.leaderboard),
-                                           codes.index(f.code)))
+                                           rank.get(f.code, len(rank))))
 
 
 def inspect_scores(results: Sequence[Result], dets: Detections) -> list[Finding]:
@@ -345,6 +372,16 @@ class Readings:
     others: dict  # reading -> close hits
     hits: int
     chance: float
+    pedestrians: int = 0  # in the ground truth (boxes not flagged ignore)
+
+    @property
+    def judged(self) -> int:
+        """How many hits there could be: the detections considered, or the pedestrians if fewer."""
+        return min(self.considered, self.pedestrians)
+
+    @property
+    def almost_none(self) -> bool:
+        return self.judged >= MIN_JUDGED and self.hits < ALMOST_NONE * self.judged
 
     @property
     def best(self):
@@ -372,8 +409,10 @@ class Readings:
         reading = (ratio(MIN_HITS, best), ratio(READING_RATIO * max(self.close, 1), best))
         chance = (ratio(self.chance, MIN_CHANCE_HITS), ratio(CHANCE_RATIO * self.chance, self.hits),
                   ratio(FEW_HITS * self.considered, self.hits))
+        few = ratio(ALMOST_NONE * self.judged, self.hits)
         return {"reading": min(ratio(1, r) for r in reading) if self.far_better(self.best) else max(reading),
-                "chance": min(chance) if self.at_chance else max(ratio(1, c) for c in chance)}
+                "chance": min(chance) if self.at_chance else max(ratio(1, c) for c in chance),
+                "almost_none": few if self.almost_none else ratio(1, few)}
 
 
 def readings(dets: Detections, gt: GroundTruth) -> Readings:
@@ -389,7 +428,7 @@ def readings(dets: Detections, gt: GroundTruth) -> Readings:
     chance = float(np.mean([pedestrians_hit(rng.permutation(gt.n_images)[image], boxes, gt)
                             for _ in range(_SHUFFLES)]))
     return Readings(len(strongest), pedestrians_hit(image, boxes, gt, CLOSE), others,
-                    pedestrians_hit(image, boxes, gt), chance)
+                    pedestrians_hit(image, boxes, gt), chance, int((~gt.ignore).sum()))
 
 
 def _reading_findings(dets: Detections, gt: GroundTruth, protocol: str) -> list[Finding]:
@@ -408,6 +447,14 @@ def _reading_findings(dets: Detections, gt: GroundTruth, protocol: str) -> list[
                  f"a randomly chosen image; they lie in {images} of the ground truth's {gt.n_images} images "
                  f"({gt.describe()})")
         return [Finding(WRONG_GT, found)]
+    if measured.almost_none:
+        images = len(np.unique(dets.image))
+        found = (f"the {measured.considered} highest-scored detections overlap {measured.hits} pedestrians of their "
+                 f"images (IoU >= 0.5), fewer than {100 * ALMOST_NONE:g} % of "
+                 f"{'them' if measured.considered <= measured.pedestrians else 'the pedestrians'}, where a "
+                 f"detector's strongest detections overlap many; they lie in {images} of the ground truth's "
+                 f"{gt.n_images} images ({gt.describe()})")
+        return [Finding(WRONG_GT, found, "the miss rate reads about 100.00 and says nothing about the detector")]
     return []
 
 
@@ -571,13 +618,15 @@ def _structure_findings(dets: Detections, gt: GroundTruth, settings: list[str], 
         found.append(Finding(OVER_1000, f"{quantity(int(crowded.sum()), 'image')} with more than {cap:,} "
                                         f"detections (most: {int(per_image.max()):,}; {over:,} beyond the "
                                         f"{cap:,} highest-scoring)"))
-    if not (~gt.ignore).any() or not settings:
+    if not settings:
         return found
+    # A ground truth without a single pedestrian still gets the no-pedestrians finding below: its
+    # 100.00 is never left bare.
     ignored = ignore_masks(gt, [get_setting(s) for s in settings])
     masks = [(name, gt.split_mask(selection)) for name, selection in map(_split, splits)]
     scored = np.logical_or.reduce([m for _, m in masks]) if masks else np.zeros(gt.n_images, bool)
     without = per_image[gt.ann_image] == 0
-    if leaderboard and len(dets):
+    if leaderboard and len(dets) and (~gt.ignore).any():
         parts = []
         for row, setting in enumerate(settings):
             lost = without & ~ignored[row] & scored[gt.ann_image]

@@ -55,6 +55,35 @@ def list_name(path: str | os.PathLike) -> str:
     return Path(path).stem
 
 
+def list_split_names(paths: Iterable[str | os.PathLike], taken: Iterable[str] = ()) -> list[str]:
+    """A split name for each list file, unique and never one a built-in split has (all, day, night, a
+    scene, a set) nor one of ``taken`` (the splits asked for by name): the file's stem when it is free,
+    else its name, then its folder and name, then its path, numbered if even that repeats."""
+    used = set(taken)
+    names = []
+    for path in map(Path, paths):
+        candidates = [path.stem, path.name, f"{path.parent.name}/{path.name}" if path.parent.name else path.name,
+                      str(path)]
+        name = next((c for c in candidates if c not in used and not _is_builtin_split(c)), None)
+        k = 2
+        while name is None or name in used:
+            name = f"{str(path)} ({k})"
+            k += 1
+        used.add(name)
+        names.append(name)
+    return names
+
+
+def _is_builtin_split(name: str) -> bool:
+    from .settings import parse_split
+
+    try:
+        parse_split(name)
+    except ValueError:
+        return False
+    return True
+
+
 def is_standard_list(name: str) -> bool:
     return bool(_STANDARD.match(name))
 

@@ -36,20 +36,29 @@ def new_figure(n_rows: int, n_cols: int, width: float = 4.6, height: float = 4.0
     return fig, axes
 
 
-def save_figure(fig, path: str | os.PathLike) -> None:
+def save_figure(fig, path: str | os.PathLike, layout: bool = True) -> None:
+    """Write the figure (laid out tightly first, unless ``layout`` is False: it has been) and close it."""
     import matplotlib.pyplot as plt
 
     path = check_figure_path(path)
-    fig.tight_layout()
+    if layout:
+        fig.tight_layout()
     with atomic_file(path) as handle:
         fig.savefig(handle, format=path.suffix[1:].lower(), dpi=150)
     plt.close(fig)
 
 
+# The colours of methods (and of splits, in the diagnosis' figures), in the order they are given:
+# matplotlib's cycle without its green and grey, which drawn frames keep for the ground truth's
+# pedestrians and ignore regions.
+PALETTE = ("C0", "C1", "C3", "C4", "C5", "C6", "C8", "C9")
+TRUTH_COLOUR, IGNORE_COLOUR = "lime", "0.75"
+
+
 def series_colours(names: Iterable[str]) -> dict[str, str]:
-    """A colour per name (matplotlib's cycle C0, C1, ... in the order given), so that a method or a
-    split keeps its colour in every panel and figure of one call."""
-    return {name: f"C{k % 10}" for k, name in enumerate(dict.fromkeys(names))}
+    """A colour per name (`PALETTE` in the order given), so that a method or a split keeps its colour in
+    every panel and figure of one call: the curves of a run and its drawn frames alike."""
+    return {name: PALETTE[k % len(PALETTE)] for k, name in enumerate(dict.fromkeys(names))}
 
 
 def legend_outside(ax, **options) -> None:
@@ -91,16 +100,21 @@ def draw_mr_fppi(ax, results: Sequence[Result], title: str = "", colours: dict[s
     legend_outside(ax)
 
 
-def plot_results(results: Sequence[Result], path: str | os.PathLike) -> None:
+def plot_results(results: Sequence[Result], path: str | os.PathLike, colours: dict[str, str] | None = None) -> None:
     """MR-FPPI curves of all methods: a row per (protocol, setting), a panel per split; a method has
-    one colour in every panel."""
+    one colour in every panel (``colours``, method -> colour; default: `series_colours` in order)."""
     check_figure_path(path)
+    save_figure(results_figure(results, colours), path)
+
+
+def results_figure(results: Sequence[Result], colours: dict[str, str] | None = None):
+    """The figure `plot_results` writes."""
     rows = list(dict.fromkeys((r.protocol, r.setting) for r in results))
     splits = list(dict.fromkeys(r.split for r in results))
-    colours = series_colours(r.method for r in results)
+    colours = colours or series_colours(r.method for r in results)
     fig, axes = new_figure(len(rows), len(splits), width=6.2)
     for i, (protocol, setting) in enumerate(rows):
         for j, split in enumerate(splits):
             panel = [r for r in results if (r.protocol, r.setting, r.split) == (protocol, setting, split)]
             draw_mr_fppi(axes[i][j], panel, f"{setting}, {split} ({protocol})", colours)
-    save_figure(fig, path)
+    return fig

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from .evaluate import Result
 from .settings import LOWER_IS_BETTER, PRESETS, PROTOCOLS, SETTINGS, get_setting, lamr_variant, own_fppi_range
-from .tables import Table, percent
+from .tables import Table, percent, print_tables
 
 METRIC_LABELS = {"lamr": "LAMR", "ap50": "AP50", "ap75": "AP75", "ap": "AP", "ar": "AR"}
 DEFAULT_IOU = 0.5
@@ -131,7 +131,7 @@ def title(results: Sequence[Result]) -> str:
 
 
 def print_table(results: Sequence[Result], console, caption: str = "") -> None:
-    console.print(lamr_table(results, caption).to_rich())
+    print_tables([lamr_table(results, caption)], console)
 
 
 def protocol_notes(results: Sequence[Result]) -> list[str]:

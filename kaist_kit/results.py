@@ -1,8 +1,10 @@
-"""Writing detections as COCO result JSON, the file `kaist-kit eval` and the leaderboard read.
+"""Writing detections as COCO result JSON, the file `kaist-kit eval` and the leaderboard read, and
+as the leaderboard's txt.
 
 One writer serves the simulated detectors, the detectors' metric and the submission packager:
 compact JSON, one record per detection in the order given, each number written as the shortest
-text that reads back as exactly that number.
+text that reads back as exactly that number; `txt_results_chunks` writes the same numbers as the
+leaderboard's txt lines.
 """
 
 from __future__ import annotations
@@ -132,6 +134,20 @@ def _number_texts(values: np.ndarray) -> list[str]:
     texts[integral] = list(map(str, values[integral].astype(np.int64).tolist()))
     texts[~integral] = list(map(repr, values[~integral].tolist()))
     return texts.tolist()
+
+
+def txt_results_chunks(image_ids: np.ndarray, boxes: np.ndarray, scores: np.ndarray,
+                       records: int = 50_000) -> Iterator[bytes]:
+    """The leaderboard's txt, ``image_id,x,y,w,h,score`` a line, in pieces of ``records`` lines: the ids
+    as given (the leaderboard's are 1-based positions), each number the shortest text that reads back
+    exactly (Python's float() reads it as the leaderboard's loader does), every line ended by one
+    newline and no blank line at the end, which that loader would stop on."""
+    image_ids = np.asarray(image_ids)
+    values = np.column_stack([np.asarray(boxes, np.float64).reshape(-1, 4), np.asarray(scores, np.float64)])
+    for start in range(0, len(values), records):
+        texts = iter(_number_texts(values[start:start + records].ravel()))
+        ids = image_ids[start:start + records].tolist()
+        yield "".join([f"{i},{x},{y},{w},{h},{s}\n" for i, x, y, w, h, s in zip(ids, *[texts] * 5)]).encode()
 
 
 def write_coco_results(path: str | os.PathLike, image_ids: np.ndarray, boxes: np.ndarray, scores: np.ndarray,

@@ -12,7 +12,7 @@ import csv
 import io
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass
@@ -71,7 +71,7 @@ class Table:
         caption = self.note or None
         if light:
             table = RichTable(title=self.title, caption=caption, caption_justify="left", title_justify="left",
-                              box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False)
+                              box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False, show_edge=False)
         elif not self.headers:
             table = RichTable(title=self.title, caption=caption, caption_justify="left", title_justify="left",
                               show_header=False)
@@ -89,8 +89,14 @@ class Table:
 
 
 def print_tables(tables: Sequence[Table], console, light: bool = False) -> None:
+    """Each table within the console's width (80 columns where it cannot tell): its title above it and
+    its note below it as lines wrapped to that width, not to the table's."""
     for table in tables:
-        console.print(table.to_rich(light))
+        if table.title:
+            console.print(table.title, soft_wrap=False, markup=False, highlight=False)
+        console.print(replace(table, title="", note="").to_rich(light), soft_wrap=False)
+        if table.note:
+            console.print(table.note, soft_wrap=False, markup=False, highlight=False)
 
 
 def markdown_sections(tables: Sequence[Table]) -> list[str]:

@@ -21,14 +21,20 @@ from kaist_kit.findings import (
     CRASH,
     EMPTY_IMAGES,
     ERROR,
+    IDS_REMAPPED,
+    MANIFEST,
+    MANIFEST_MISMATCH,
     MISSCORE,
+    NO_GROUND_TRUTH,
+    NOT_TEST_SET,
     NOTE,
+    SIZE,
+    UPLOAD_LIMIT_BYTES,
     WARNING,
     Finding,
     images_not_sorted,
     inspect,
     inspect_scores,
-    kind,
     ordered,
 )
 from kaist_kit.groundtruth import GroundTruth, ground_truth_from_coco
@@ -37,31 +43,9 @@ from kaist_kit.settings import KAIST_FRAME_SIZE, LEADERBOARD, LEADERBOARD_SETTIN
 # KAIST test-all-20: the leaderboard knows its images by their position in name order, 0..2251.
 TEST_IMAGES = 2252
 MAX_PER_IMAGE = LEADERBOARD.max_detections_per_image
-UPLOAD_LIMIT_BYTES = 30_000_000
 
-__all__ = ["CRASH", "ERROR", "MISSCORE", "NOTE", "WARNING", "Finding", "Inspection", "inspect_result"]
-
-# The submission's own findings; the result's are in kaist_kit.findings.
-SIZE = kind("size", WARNING, "an upload larger than the leaderboard reliably takes",
-            f"uploads over about {UPLOAD_LIMIT_BYTES / 1e6:.0f} MB are at risk of being refused",
-            "fewer low-scored detections per image make it smaller")
-MANIFEST = kind("manifest", NOTE, "a submission zip's manifest that matches its results file", "", "")
-MANIFEST_MISMATCH = kind(
-    "manifest-mismatch", WARNING, "a submission zip's manifest that does not match its results file",
-    "the results were changed after packaging, and its counts and miss rates do not hold",
-    "package the results again with `kaist-kit submit`")
-NOT_TEST_SET = kind(
-    "not-test-all-20", WARNING, "a ground truth other than the leaderboard's test-all-20",
-    "the package is scored against it, and the public leaderboard would not accept it",
-    "package results of test-all-20 against its ground truth for the leaderboard")
-IDS_REMAPPED = kind(
-    "ids-remapped", NOTE, "a ground truth whose image ids are not the leaderboard's",
-    "the package writes each image's position in name order (the leaderboard's ids)", "")
-NO_GROUND_TRUTH = kind(
-    "no-ground-truth", NOTE, "a check without ground truth",
-    "only the ids (by their range) and the boxes (by their shape) are checked, and no miss rate is predicted",
-    "pass --gt FILE (or set KAIST_KIT_GT) for the self-evaluated miss rate and the overlap checks")
-
+__all__ = ["CRASH", "ERROR", "MANIFEST", "MANIFEST_MISMATCH", "MISSCORE", "NOTE", "SIZE", "UPLOAD_LIMIT_BYTES",
+           "WARNING", "Finding", "Inspection", "inspect_result"]
 
 @dataclass
 class Inspection:
@@ -163,7 +147,8 @@ def inspect_result(path: str | Path, gt: GroundTruth | None = None, *, id_offset
         "images": len(ids),
         "images_with_detections": int(len(np.unique(packaged.image))),
     }
-    findings = inspect(dets, reference, LEADERBOARD_SETTINGS, SPLITS, ["leaderboard"])
+    # Without labels, what a setting or a split holds is unknown: no finding of theirs.
+    findings = inspect(dets, reference, LEADERBOARD_SETTINGS if gt is not None else (), SPLITS, ["leaderboard"])
     inspection = Inspection(path, dets.format, gt, dets, packaged, ids, counts, findings,
                             options={"id_offset": id_offset, "corners": corners, "devkit_shift": devkit_shift})
     if gt is not None and len(packaged):

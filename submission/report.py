@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from kaist_kit.detections import method_name
 from kaist_kit.errors import quantity
 from kaist_kit.evaluate import Result
 from kaist_kit.settings import LEADERBOARD_SETTINGS
 from kaist_kit.tables import Table, percent
 
 from .checks import WARNING, Inspection
+from .evaluators import CORRECT, CRASH, MISSCORE, Outcome
 from .submit import CheckReport, PackageReport
-from .targets import CHALLENGE2024, LEADERBOARD, on_the_other
+from .targets import CHALLENGE2024, LEADERBOARD
 
 FORMAT_NAMES = {"coco": "COCO result JSON", "txt": "leaderboard txt", "per-image": "per-image files"}
 
 VERDICTS = {
-    "correct": "scores this file correctly",
-    "mistake": "would score this file as it is written, which is not what it means (see the error above)",
-    "mis-score": "would mis-score this file",
-    "crash": "its evaluator would crash on this file",
-    "not-accepted": "does not read per-image files",
+    CORRECT: "scores this file correctly",
+    MISSCORE: "would mis-score this file",
+    CRASH: "its evaluator would crash on this file",
 }
 
 
@@ -75,31 +77,131 @@ def package_lines(report: PackageReport) -> list[str]:
 
 
 def check_lines(report: CheckReport) -> list[str]:
+    """The check as lines: what kaist-kit finds, which target the file is written for, then what each
+    evaluator would do with it as uploaded (that target's first) and the fix."""
     inspection = report.inspection
-    lines = summary(inspection) + findings(inspection)
+    if inspection is not None:
+        lines = summary(inspection)
+        lines += [f"{f.level}: {f.line(with_source=False)}" for f in inspection.findings]
+    else:
+        lines = [f"{report.path.name}: kaist-kit cannot read it ({report.refused})"]
+    lines += [f"{f.level}: {f.line(with_source=False)}" for f in report.extra_findings]
     target = report.target
     if target is not None:
-        lines.append(f"written for: {target.description} (category_id {target.category_id}, "
-                     f"{'JSON' if inspection.format == 'coco' else 'txt'}); {on_the_other(target)}")
-    name = "2024 challenge" if target is CHALLENGE2024 else "leaderboard"
-    verdict = VERDICTS[report.verdict]
-    warned = sum(f.level == WARNING for f in inspection.findings)
-    if report.ok and warned:
-        verdict += f"; see the {quantity(warned, 'warning')} above for what may cost miss rate"
-    if report.ok and report.challenge:
-        lines.append(f"{name}: {verdict}")
-        lines += challenge_table(report.challenge, "predicted, the 2024 challenge's columns:")
-    elif report.ok and report.as_submitted:
-        lines.append(f"{name}: {verdict}")
-        lines += lamr_table(report.as_submitted, "predicted log-average miss rate (%), leaderboard protocol:")
-        if report.as_submitted is not report.packaged and report.packaged:
-            lines += lamr_table(report.packaged, "once packaged by `kaist-kit submit` (%):")
-    elif report.packaged and target is not None:
-        option = "" if target is LEADERBOARD else f" --target {target.name}"
-        lines.append(f"{name}: {verdict}; package it with `kaist-kit submit{option}`")
-        lines += lamr_table(report.packaged, "once packaged (as written), log-average miss rate (%), "
-                                             "leaderboard protocol:")
-    else:
-        need = "; pass --gt FILE for the predicted score" if inspection.gt is None else ""
-        lines.append(f"{name}: {verdict}{need}")
+        kind = "JSON" if report.path.name.lower().endswith(".json") or (
+            inspection is not None and inspection.format == "coco") else "txt"
+        lines.append(f"written for: {target.description} (category_id {target.category_id}, {kind})")
+    first = (target or LEADERBOARD).name
+    main = report.outcomes[first]
+    lines += _outcome_lines(report, main, main=True)
+    for name, other in report.outcomes.items():
+        if name != first:
+            same = other.crash is not None and other.crash == main.crash
+            lines += _outcome_lines(report, other, main=False, same_crash=same)
+    if report.inner is not None:
+        member, outcomes = report.inner
+        judged = outcomes[first]
+        verdict = VERDICTS[judged.verdict] if judged.verdict != CRASH else "its evaluator would crash on it"
+        lines.append(f"inside it, {member}: {judged.evaluator.label}: {verdict}"
+                     + (f": {_why(judged)}" if judged.verdict != CORRECT else "; upload that file"))
+    lines += _tables(report)
     return lines
+
+
+def _outcome_lines(report: CheckReport, outcome: Outcome, main: bool, same_crash: bool = False) -> list[str]:
+    label = outcome.evaluator.label
+    if outcome.verdict == CORRECT:
+        warned = sum(f.level == WARNING for f in report.findings)
+        text = f"{label}: {VERDICTS[CORRECT]}"
+        if main and warned:
+            text += f"; see the {quantity(warned, 'warning')} above for what may cost miss rate"
+        return [text]
+    if outcome.crash is not None and outcome.crash.exception == "":
+        text = f"{label}: takes no such upload: {_why(outcome)}"
+    elif same_crash:
+        text = f"{label}: its evaluator would crash on it too, in the same place (it loads files alike)"
+    else:
+        text = f"{label}: {VERDICTS[outcome.verdict]}: {_why(outcome)}"
+    lines = [text]
+    if main and outcome.printed is not None and outcome.verdict == MISSCORE:
+        lines.append(f"  it would print {_printed(outcome)}")
+    elif main and outcome.verdict == MISSCORE and outcome.unpredicted:
+        lines.append(f"  {outcome.unpredicted}")
+    fix = _fix(report, outcome)
+    if fix:
+        lines.append(f"  fix: {fix}")
+    return lines
+
+
+def _why(outcome: Outcome) -> str:
+    crash = outcome.crash
+    if crash is not None:
+        where = f" at {crash.where}" if crash.where else ""
+        return f"{crash.exception}{where}: {crash.cause}" if crash.exception else crash.cause
+    return "; ".join(outcome.reasons)
+
+
+def _printed(outcome: Outcome) -> str:
+    values = outcome.printed or {}
+    return ", ".join(f"{name} {value:.4f}" if name.startswith("AP") else f"{name} {value:.2f}"
+                     for name, value in values.items() if value is not None)
+
+
+def _fix(report: CheckReport, outcome: Outcome) -> str:
+    """The `kaist-kit submit` line that writes the file this evaluator scores correctly."""
+    if report.inspection is None:
+        by_hand = outcome.crash.fix if outcome.crash is not None else ""
+        return (f"{by_hand}; " if by_hand else "") + "kaist-kit cannot package it as it is (see above)"
+    if report.inner is not None and outcome.crash is not None and outcome.crash.where == "":
+        member, inside = report.inner
+        if inside[outcome.evaluator.name].verdict == CORRECT:
+            return f"upload {member} from inside it"
+    source = report.path
+    stem = method_name(source) or "entry"
+    suffix = "-2024" if outcome.evaluator.name == CHALLENGE2024.name else ""
+    out = source.with_name(f"{stem}{suffix}.json")
+    if out.resolve() == source.resolve():
+        out = source.with_name(f"{stem}{suffix}-entry.json")
+    option = f" --target {outcome.evaluator.name}" if outcome.evaluator.name != LEADERBOARD.name else ""
+    command = f"`kaist-kit submit {_quoted(source)} --out {_quoted(out)}{option}`"
+    errors = [f for f in report.findings if f.level == "error"]
+    if errors:
+        fix = errors[0].fix or errors[0].kind.fix
+        if fix.startswith("rerun with --"):  # the option that reads the file right
+            command = command[:-1] + " " + fix[len("rerun with "):] + "`"
+        else:
+            command += f" once the [{errors[0].code}] error above is resolved"
+    by_hand = outcome.crash.fix if outcome.crash is not None and outcome.crash.fix else ""
+    return command + (f" (or by hand: {by_hand})" if by_hand else "")
+
+
+def _quoted(path: Path) -> str:
+    text = str(path)
+    return text if all(c.isalnum() or c in "/._-+=:,@" for c in text) else "'" + text.replace("'", "'\\''") + "'"
+
+
+def _tables(report: CheckReport) -> list[str]:
+    inspection = report.inspection
+    judged = report.judged
+    target = report.target
+    name = judged.evaluator.label
+    if report.ok and report.challenge:
+        return challenge_table(report.challenge, "predicted, the 2024 challenge's columns:")
+    if report.ok and report.as_submitted:
+        lines = lamr_table(report.as_submitted, "predicted log-average miss rate (%), leaderboard protocol:")
+        if report.packaged and lamr_rows(report.packaged) != lamr_rows(report.as_submitted):
+            lines += lamr_table(report.packaged, "once packaged by `kaist-kit submit` (%):")
+        return lines
+    if report.ok:
+        return [] if inspection is None or inspection.gt is not None else \
+            [f"{name}: pass --gt FILE for the predicted score"]
+    if report.packaged and target is not None:
+        return lamr_table(report.packaged, "once packaged (as written), log-average miss rate (%), "
+                                           "leaderboard protocol:")
+    if inspection is not None and inspection.gt is None:
+        return [f"{name}: pass --gt FILE for the predicted score"]
+    return []
+
+
+def lamr_rows(results: list[Result]) -> list[tuple]:
+    return [(r.setting, r.split, r.lamr) for r in results]

@@ -14,34 +14,37 @@ import os
 import re
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from kaist_kit import __version__
 from kaist_kit.detections import SUBMISSION_MANIFEST, method_name
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import Result
-from kaist_kit.files import atomic_file, check_writable, open_input, read_archive, read_bytes
+from kaist_kit.files import atomic_file, check_writable, is_archive, open_input, read_archive, read_bytes
 from kaist_kit.findings import CHALLENGE_CATEGORY, refuse_errors
 from kaist_kit.groundtruth import GroundTruth, load_ground_truth
-from kaist_kit.results import coco_results_chunks
+from kaist_kit.results import coco_results_chunks, txt_results_chunks
 
 from .checks import (
-    CRASH,
     ERROR,
     MANIFEST,
     MANIFEST_MISMATCH,
-    MISSCORE,
     SIZE,
+    TEST_IMAGES,
     UPLOAD_LIMIT_BYTES,
     Finding,
     Inspection,
     inspect_result,
-    score_leaderboard,
+    submission_ids,
 )
+from .evaluators import CORRECT, EVALUATORS, MISSCORE, Crash, Loaded, Outcome, load_upload, outcome
 from .targets import (
     CHALLENGE2024,
     LEADERBOARD,
+    TXT_SUFFIX,
     UPLOAD_SUFFIX,
     Target,
     get_target,
@@ -87,23 +90,40 @@ class PackageReport(_OfInspection):
 
 
 @dataclass
-class CheckReport(_OfInspection):
+class CheckReport:
+    """What `check` finds: the file as kaist-kit reads it (``inspection``, None when it cannot), and
+    what each evaluator does with it as uploaded (``outcomes``), the verdict being that of the target
+    the file is written for."""
+
     path: Path
-    inspection: Inspection
-    verdict: str  # "correct", "mistake", "mis-score", "crash" or "not-accepted"
+    inspection: Inspection | None
+    verdict: str  # "correct", "mis-score" or "crash": what the evaluator of ``target`` does
     as_submitted: list[Result]  # the leaderboard's numbers for the file as it is (verdict "correct")
-    manifest: dict | None  # of a submission zip, or the manifest beside a packaged .json
+    manifest: dict | None  # of a submission zip, or the manifest beside a packaged .json or .txt
     target: Target | None  # the target the file is written for (None: neither's, a per-image folder)
-    challenge: dict | None = None  # the 2024 challenge's evaluation of the file (its target is that)
+    challenge: dict | None = None  # the 2024 challenge's columns for the file (its target is that)
+    outcomes: dict[str, Outcome] = field(default_factory=dict)  # target name -> what its evaluator does
+    refused: str = ""  # why kaist-kit cannot read the file, when it cannot
+    inner: tuple[str, dict[str, Outcome]] | None = None  # an archive's results file and what each does with it
+    extra_findings: list[Finding] = field(default_factory=list)  # of the upload itself (size, manifest)
 
     @property
     def ok(self) -> bool:
-        return self.verdict == "correct"
+        return self.verdict == CORRECT
+
+    @property
+    def findings(self) -> list[Finding]:
+        return (self.inspection.findings if self.inspection is not None else []) + self.extra_findings
+
+    @property
+    def judged(self) -> Outcome:
+        """What the evaluator of the file's target does with it."""
+        return self.outcomes[(self.target or LEADERBOARD).name]
 
     @property
     def packaged(self) -> list[Result]:
         """The numbers once `kaist-kit submit` has packaged the file (needs ground truth)."""
-        return self.inspection.results
+        return self.inspection.results if self.inspection is not None else []
 
 
 def package(result: str | os.PathLike, out: str | os.PathLike,
@@ -112,24 +132,23 @@ def package(result: str | os.PathLike, out: str | os.PathLike,
             devkit_shift: bool = True, as_is: bool = False) -> PackageReport:
     """Write the result normalised for ``target``'s evaluator, with a manifest.
 
-    ``out`` is ``NAME.json``, the file to upload, written with ``NAME.manifest.json`` beside it; or
-    ``NAME.zip``, an archive for records that holds both (the file to upload is the JSON inside: the
-    evaluators read .json and .txt uploads only). A result with an error finding (boxes written as
-    corners, ids written with the other base, detections of other images) is refused with its fix,
-    and nothing is written, unless ``as_is``. Every file is written beside its final place and
-    renamed only when complete: a failure leaves nothing new (and an existing file untouched).
+    ``out`` is ``NAME.json``, the file to upload, written with ``NAME.manifest.json`` beside it;
+    ``NAME.txt``, the leaderboard's txt to upload instead (leaderboard target only), with its manifest
+    beside it; or ``NAME.zip``, an archive for records that holds the JSON and the manifest (the file
+    to upload is the JSON inside: the evaluators read .json and .txt uploads only). A result with an
+    error finding (boxes written as corners, ids written with the other base, detections of other
+    images) is refused with its fix, and nothing is written, unless ``as_is``. Every file is written
+    beside its final place and renamed only when complete: a failure leaves nothing new (and an
+    existing file untouched).
     """
     result, out = Path(result), Path(out)
     chosen = get_target(target)
-    kind = out.suffix.lower()
-    if kind not in (UPLOAD_SUFFIX, ".zip"):
-        raise InputError(f"write the entry as NAME{UPLOAD_SUFFIX}, the file to upload (with NAME.manifest.json "
-                         "beside it), or as NAME.zip, an archive for records: the evaluators read .json and .txt "
-                         "uploads only", out)
-    manifest_path = out.with_name(out.stem + MANIFEST_SUFFIX) if kind == UPLOAD_SUFFIX else None
+    kind = _entry_kind(out, chosen)
+    manifest_path = out.with_name(out.stem + MANIFEST_SUFFIX) if kind != ".zip" else None
     for path in (out, manifest_path):
         if path is not None:
             check_writable(path)
+    _not_anothers_manifest(manifest_path, out)
     if method is not None and len(method) > MAX_METHOD_CHARS:
         raise InputError(f"the method name has {len(method)} characters; at most {MAX_METHOD_CHARS}, so that "
                          "the zip's file names can be extracted everywhere")
@@ -144,11 +163,12 @@ def package(result: str | os.PathLike, out: str | os.PathLike,
         results_name = f"{stem}_result.json"
     else:
         results_name = out.name
-    chunks = results_json_chunks(inspection, chosen)
+    chunks = results_txt_chunks(inspection) if kind == TXT_SUFFIX else results_json_chunks(inspection, chosen)
 
     def manifest_of(size: int, sha256: str) -> tuple[dict, bytes]:
         if size > UPLOAD_LIMIT_BYTES:
-            inspection.findings.append(Finding(SIZE, _size_found(size, "the results JSON")))
+            what = "the results txt" if kind == TXT_SUFFIX else "the results JSON"
+            inspection.findings.append(Finding(SIZE, _size_found(size, what)))
         manifest = _manifest(inspection, method, results_name, sha256, chosen)
         return manifest, json.dumps(manifest, indent=1).encode() + b"\n"
 
@@ -170,6 +190,40 @@ def package(result: str | os.PathLike, out: str | os.PathLike,
     return PackageReport(out, results_name, size, out.stat().st_size, manifest, inspection, chosen)
 
 
+def _not_anothers_manifest(manifest_path: Path | None, out: Path) -> None:
+    """NAME.json and NAME.txt would share NAME.manifest.json: one entry's manifest is not replaced by
+    another's."""
+    if manifest_path is None or not manifest_path.is_file():
+        return
+    try:
+        owner = json.loads(read_bytes(manifest_path)).get("results_file")
+    except (InputError, ValueError, AttributeError):
+        return  # not a manifest of the kit's: check_writable has judged it
+    if owner not in (None, out.name):
+        raise InputError(f"{manifest_path.name} beside it is the manifest of {owner}; write this entry under "
+                         "another name", out)
+
+
+def _entry_kind(out: Path, target: Target) -> str:
+    """What ``out`` is written as: ``.json`` or ``.txt`` (the file to upload, named as the evaluators
+    read it: they pick their reader by the name's end, case-sensitively), or ``.zip`` (for records)."""
+    suffix = out.suffix
+    if suffix.lower() == ".zip":
+        return ".zip"
+    if suffix.lower() in (UPLOAD_SUFFIX, TXT_SUFFIX) and suffix not in (UPLOAD_SUFFIX, TXT_SUFFIX):
+        raise InputError(f"the evaluators read a file named NAME{suffix.lower()}, not NAME{suffix}: they pick their "
+                         f"reader by the name's end, case-sensitively; write NAME{suffix.lower()}", out)
+    if suffix not in (UPLOAD_SUFFIX, TXT_SUFFIX):
+        raise InputError(f"write the entry as NAME{UPLOAD_SUFFIX} (COCO result JSON) or NAME{TXT_SUFFIX} (the "
+                         "leaderboard's txt), the files the evaluators read, with NAME.manifest.json beside it; or "
+                         "as NAME.zip, an archive for records", out)
+    if suffix == TXT_SUFFIX and target is not LEADERBOARD:
+        raise InputError(f"the 2024 challenge's evaluator reads every line of a {TXT_SUFFIX} file as category 1 and "
+                         f"scores category 0 alone, so a {TXT_SUFFIX} entry gets -1 in every column there; write "
+                         f"NAME{UPLOAD_SUFFIX} for it", out)
+    return suffix
+
+
 def _zip_entry(name: str) -> zipfile.ZipInfo:
     entry = zipfile.ZipInfo(name, _ZIP_TIME)
     entry.external_attr = 0o644 << 16
@@ -189,36 +243,72 @@ def _write_chunks(chunks: Iterable[bytes], write: Callable[[bytes], object]) -> 
 
 def check(path: str | os.PathLike, gt: GroundTruth | str | os.PathLike | None = None, *,
           format: str = "auto", devkit_shift: bool = True) -> CheckReport:
-    """Validate a result file or a submission as it is: which target it is written for, what that
-    target's evaluator would do with it, and its score."""
+    """Validate a result file or a submission as it is: which target it is written for, what each
+    target's evaluator would do with it as uploaded (`kaist_kit.submission.evaluators`, a model of
+    their loaders on the file's bytes) and what kaist-kit finds in it."""
     path = Path(path)
-    inspection = inspect_result(path, _ground_truth(gt), format=format, devkit_shift=devkit_shift)
-    judged = target_of_file(inspection.format, inspection.read.facts.challenge_category)
-    findings = inspection.findings
-    findings[:] = _for_target(findings, judged)
-    manifest = _manifest_of(path, findings)
-    if path.is_file() and path.stat().st_size > UPLOAD_LIMIT_BYTES:
-        findings.append(Finding(SIZE, _size_found(path.stat().st_size, "the file")))
-    leaderboard = {f.leaderboard for f in findings}
-    if judged is None:
-        verdict = "not-accepted"
-    elif CRASH in leaderboard:
-        verdict = "crash"
-    elif MISSCORE in leaderboard:
-        verdict = "mis-score"
-    elif any(f.level == ERROR for f in findings):
-        verdict = "mistake"
+    gt = _ground_truth(gt)
+    ids = submission_ids(gt) if gt is not None else np.arange(TEST_IMAGES)
+    upload = load_upload(path, image_ids=ids.tolist())
+    outcomes = {e.name: outcome(upload, e, gt, ids) for e in EVALUATORS}
+    try:
+        inspection = inspect_result(path, gt, format=format, devkit_shift=devkit_shift)
+        refused = ""
+    except InputError as exc:
+        if not path.is_file() or is_archive(path):
+            raise  # a folder or an archive kaist-kit cannot read (encrypted, escaping its folder, ...)
+        # A single file: what the evaluators do with it is known whatever kaist-kit makes of it.
+        inspection, refused = None, str(exc)
+    if inspection is not None:
+        judged = target_of_file(inspection.format, inspection.read.facts.challenge_category)
+        inspection.findings[:] = _for_target(inspection.findings, judged)
     else:
-        verdict = "correct"
-    as_submitted = inspection.results
-    if verdict == "correct" and inspection.counts["non_positive_size"] and inspection.gt is not None:
-        # Zero-area boxes stay in the file the evaluator sees, each a false positive.
-        as_submitted = score_leaderboard(inspection.gt, inspection.read)
+        judged = _target_of_upload(upload)
+    extra: list[Finding] = []
+    manifest = _manifest_of(path, extra)
+    if path.is_file() and path.stat().st_size > UPLOAD_LIMIT_BYTES:
+        extra.append(Finding(SIZE, _size_found(path.stat().st_size, "the file")))
+    inner = None
+    member = _archive_member(path) if inspection is not None else None
+    if member is not None:
+        name, data = member
+        loaded = load_upload(path, name, data, ids.tolist())
+        inner = (name, {e.name: outcome(loaded, e, gt, ids) for e in EVALUATORS})
+    mine = outcomes[(judged or LEADERBOARD).name]
+    errors = [f for f in (inspection.findings if inspection is not None else []) if f.level == ERROR]
+    if errors and mine.verdict == CORRECT:
+        mine.verdict = MISSCORE
+        mine.reasons.append(f"it scores the file as it is written, which is not what it means ([{errors[0].code}] "
+                            "above)")
+        mine.results = []
     challenge = None
-    if verdict == "correct" and judged is CHALLENGE2024 and inspection.gt is not None:
-        challenge = judged.self_evaluation(inspection.gt, inspection.read)
-    return CheckReport(path, inspection, verdict, as_submitted if verdict == "correct" else [], manifest, judged,
-                       challenge)
+    if mine.verdict == CORRECT and judged is CHALLENGE2024 and mine.printed is not None:
+        challenge = {"columns": mine.printed}
+    return CheckReport(path, inspection, mine.verdict, mine.results, manifest, judged, challenge, outcomes,
+                       refused, inner, extra)
+
+
+def _target_of_upload(upload: Crash | Loaded) -> Target | None:
+    """The target of a file kaist-kit cannot read, from what the evaluators load: JSON whose every
+    detection says category 0 is the 2024 challenge's; anything else the leaderboard's."""
+    if isinstance(upload, Crash):
+        return None if upload.exception == "" else LEADERBOARD
+    if upload.kind == "json" and upload.records and all(
+            isinstance(r, dict) and r.get("category_id") == CHALLENGE2024.category_id for r in upload.records):
+        return CHALLENGE2024
+    return LEADERBOARD
+
+
+def _archive_member(path: Path) -> tuple[str, bytes] | None:
+    """The one results file of an archive, as kaist-kit reads it (the evaluators take no archive)."""
+    if not path.is_file() or not is_archive(path):
+        return None
+    members = read_archive(path)
+    results = [n for n in members if n.lower().endswith((".json", ".txt")) and Path(n).name != SUBMISSION_MANIFEST
+               and not Path(n).name.startswith(".") and "__MACOSX" not in n]
+    if len(results) != 1:
+        return None
+    return Path(results[0]).name, members[results[0]]
 
 
 def _for_target(findings: list[Finding], target: Target | None) -> list[Finding]:
@@ -238,6 +328,13 @@ def results_json_chunks(inspection: Inspection, target: Target = LEADERBOARD) ->
     """`results_json` in pieces that make it joined."""
     dets = inspection.packaged
     return coco_results_chunks(inspection.submission_ids[dets.image], dets.boxes, dets.scores, target.category_id)
+
+
+def results_txt_chunks(inspection: Inspection) -> Iterator[bytes]:
+    """The packaged detections as the leaderboard's txt: ids 1-based (the leaderboard's id + 1),
+    comma-separated, a newline after every line and no blank line at the end."""
+    dets = inspection.packaged
+    return txt_results_chunks(inspection.submission_ids[dets.image] + 1, dets.boxes, dets.scores)
 
 
 def _ground_truth(gt: GroundTruth | str | os.PathLike | None) -> GroundTruth | None:
@@ -306,7 +403,7 @@ def _manifest_of(path: Path, findings: list[Finding]) -> dict | None:
     the results file beside it."""
     if not path.is_file():
         return None
-    if path.suffix.lower() == UPLOAD_SUFFIX:
+    if path.suffix.lower() in (UPLOAD_SUFFIX, ".txt"):
         beside = path.with_name(path.stem + MANIFEST_SUFFIX)
         if not beside.is_file():
             return None
@@ -314,6 +411,8 @@ def _manifest_of(path: Path, findings: list[Finding]) -> dict | None:
             manifest = json.loads(read_bytes(beside))
         except ValueError as exc:
             raise InputError(f"cannot read the submission's manifest: {exc}", beside) from None
+        if isinstance(manifest, dict) and manifest.get("results_file") not in (None, path.name):
+            return None  # the manifest of NAME.json beside NAME.txt, or the reverse
         return _matching(manifest, read_bytes(path), findings, beside)
     if path.suffix.lower() != ".zip":
         return None

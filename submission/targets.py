@@ -16,7 +16,8 @@ from kaist_kit.detections import Detections
 from kaist_kit.groundtruth import GroundTruth
 from kaist_kit.results import CHALLENGE2024_CATEGORY, PERSON_CATEGORY
 
-UPLOAD_SUFFIX = ".json"
+UPLOAD_SUFFIX = ".json"  # what `kaist-kit submit` writes unless asked for the leaderboard's txt
+TXT_SUFFIX = ".txt"
 
 
 @dataclass(frozen=True)

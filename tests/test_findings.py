@@ -139,6 +139,58 @@ def test_another_image_set_found(kaist, leaderboard_gt):
         assert measured.hits < CHANCE_RATIO * measured.chance / 2
 
 
+def moved_boxes(gt, seed):
+    """The same images and labels, every box placed at random in its frame: a ground truth whose
+    boxes lie elsewhere, with the same image ids."""
+    rng = np.random.default_rng(seed)
+    data = {"images": [{"id": int(i), "im_name": n, "width": 640, "height": 512}
+                       for i, n in zip(gt.image_ids, gt.image_names)],
+            "annotations": [{"id": int(a), "image_id": int(gt.image_ids[k]),
+                             "bbox": [float(rng.uniform(5, 630 - b[2])), float(rng.uniform(5, 502 - b[3])),
+                                      float(b[2]), float(b[3])],
+                             "height": float(h), "occlusion": int(o), "ignore": int(g)}
+                            for a, k, b, h, o, g in zip(gt.ann_ids, gt.ann_image, gt.boxes, gt.heights,
+                                                        gt.occlusion, gt.ignore)]}
+    return ground_truth_from_coco(data)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("name", ["MBNet_result.txt", "MLPD_result.json"])
+def test_boxes_elsewhere_found_whatever_the_chance_baseline(kaist, leaderboard_gt, name, seed):
+    moved = moved_boxes(leaderboard_gt, seed)
+    dets = load_detections(kaist / "results" / name, moved)
+    measured = readings(dets, moved)
+    assert measured.almost_none and measured.margins()["almost_none"] > 1.8  # measured 2.1 to 3.0
+    found = codes(inspect(dets, moved))["wrong-gt"]
+    assert found.level == "error"
+    # the chance rule alone would not always catch it: its random placements overlap 5 pedestrians or fewer
+    assert "fewer than 1.5 % of the pedestrians" in found.message or measured.chance <= 5
+    with pytest.raises(InputError, match=r"\[wrong-gt\]"):
+        evaluate_inspected([kaist / "results" / name], moved)
+    as_is = evaluate_inspected([kaist / "results" / name], moved, as_is=True)
+    assert min(100 * r.lamr for r in as_is.results) > 95  # the silent 100.00 it would be
+
+
+def test_a_synthetic_sets_results_against_the_real_ground_truth_found(synthetic, leaderboard_gt, tmp_path):
+    from kaist_kit.results import write_coco_results
+
+    gt, methods = synthetic
+    for name, dets in methods.items():
+        path = tmp_path / f"{name}_result.json"
+        write_coco_results(path, gt.image_ids[dets.image], dets.boxes, dets.scores)
+        on_real = load_detections(path, leaderboard_gt)
+        found = codes(inspect(on_real, leaderboard_gt))
+        assert set(found) & CONFIDENT == {"wrong-gt"}, name
+        assert readings(on_real, leaderboard_gt).margins()["almost_none"] > 3  # measured: no overlap at all
+        assert not CONFIDENT & set(codes(inspect(dets, gt)))  # against its own ground truth: nothing
+
+
+def test_the_published_files_overlap_far_more_than_almost_none(kaist, leaderboard_gt):
+    for name in ("MBNet_result.txt", "MLPD_result.json"):
+        measured = readings(load_detections(kaist / "results" / name, leaderboard_gt), leaderboard_gt)
+        assert measured.margins()["almost_none"] > 40  # 72 % of them overlap a pedestrian
+
+
 def test_a_poor_detector_is_not_taken_for_another_image_set(leaderboard_gt):
     from kaist_kit.simulate import SimulatedMethod
 
@@ -146,6 +198,7 @@ def test_a_poor_detector_is_not_taken_for_another_image_set(leaderboard_gt):
     poor = simulate(leaderboard_gt, SimulatedMethod("poor", {"day": 0.05, "night": 0.05},
                                                     {"day": 20, "night": 20}), 0)
     assert not CONFIDENT & set(codes(inspect(poor, leaderboard_gt)))
+    assert readings(poor, leaderboard_gt).margins()["almost_none"] > 2.5  # measured 2.9
 
 
 # --- errors stop the call; --as-is scores as read ----------------------------------------------

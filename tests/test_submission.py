@@ -64,6 +64,13 @@ def codes(report):
     return {f.code: f for f in report.findings}
 
 
+def inside(report, target="leaderboard"):
+    """What ``target``'s evaluator does with the results file inside a checked zip (the zip itself
+    is no upload: both evaluators raise on its extension)."""
+    assert report.verdict == "crash" and "Exception extension : zip" in report.judged.crash.exception
+    return report.inner[1][target].verdict
+
+
 # --- round trip on the real files -----------------------------------------------------------------
 
 @pytest.mark.parametrize("name", REAL_RESULTS)
@@ -127,12 +134,14 @@ def test_shuffled_file_is_packaged_sorted(kaist, leaderboard_gt, tmp_path):
     unsorted = codes(verdict)["unsorted"]
     assert unsorted.leaderboard == "mis-score" and "1725 images are not sorted" in unsorted.message
     assert "80.05" not in unsorted.message  # no finding quotes another file's numbers
+    printed = verdict.judged.printed  # what the leaderboard prints for this shuffle (docs/submission.md)
+    assert [round(printed[k], 2) for k in ("MR_all", "MR_day", "MR_night")] == [79.91, 81.79, 75.85]
 
     package(shuffled, tmp_path / "s.zip", leaderboard_gt)
     records, _ = packaged_records(tmp_path / "s.zip")
     keys = [(r["image_id"], -r["score"]) for r in records]
     assert keys == sorted(keys)
-    assert check(tmp_path / "s.zip", leaderboard_gt).verdict == "correct"
+    assert inside(check(tmp_path / "s.zip", leaderboard_gt)) == "correct"
     packaged = quiet_evaluate(leaderboard_gt, quiet_load(tmp_path / "s.zip", leaderboard_gt))
     assert [round(100 * r.lamr, 2) for r in packaged] == [8.13, 8.28, 7.86]
 
@@ -169,7 +178,7 @@ def test_crowded_file_with_category_0_is_packaged_for_the_leaderboard(leaderboar
     per_image = np.bincount([r["image_id"] for r in records])
     assert per_image.max() == 1000 == per_image[image]
     repackaged = check(tmp_path / "s.zip", leaderboard_gt)
-    assert repackaged.verdict == "correct" and repackaged.target.name == "leaderboard"
+    assert inside(repackaged) == "correct" and repackaged.target.name == "leaderboard"
 
     source = quiet_load(path, leaderboard_gt, on_invalid="drop")
     packaged = quiet_load(tmp_path / "s.zip", leaderboard_gt)
@@ -366,7 +375,8 @@ def test_check_of_a_good_file(kaist, leaderboard_gt):
     assert not [f for f in report.findings if f.level in ("crash", "mis-score")]
     reasonable = [r for r in report.as_submitted if r.setting == "reasonable"]
     assert [round(100 * r.lamr, 2) for r in reasonable] == [7.58, 7.96, 6.95]
-    assert check(kaist / "results" / "MBNet-per-image.tar.gz", leaderboard_gt).verdict == "not-accepted"
+    per_image = check(kaist / "results" / "MBNet-per-image.tar.gz", leaderboard_gt)
+    assert per_image.verdict == "crash" and "Exception extension : gz" in per_image.judged.crash.exception
 
 
 def test_check_reports_a_manifest_that_no_longer_matches(kaist, leaderboard_gt, tmp_path):
@@ -438,8 +448,13 @@ def test_cli_packages_and_checks(kaist, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert f"wrote {out}" in proc.stdout and "reasonable            7.58    7.96    6.95" in proc.stdout
     proc = run_cli("submit", "--check", out, "--gt", gt)
+    assert proc.returncode == 1 and "Exception extension : zip" in proc.stdout and "Traceback" not in proc.stderr
+    assert "inside it, MLPD_result.json: leaderboard: scores this file correctly; upload that file" in proc.stdout
+    assert "fix: upload MLPD_result.json from inside it" in proc.stdout
+    entry = tmp_path / "MLPD.json"
+    run_cli("submit", kaist / "results" / "MLPD_result.txt", "--out", entry, "--gt", gt)
+    proc = run_cli("submit", "--check", entry, "--gt", gt)
     assert proc.returncode == 0 and "leaderboard: scores this file correctly" in proc.stdout
-    assert "Traceback" not in proc.stderr
 
     lines = (kaist / "results" / "MBNet_result.txt").read_text().splitlines()
     random.Random(1).shuffle(lines)
@@ -490,14 +505,17 @@ def test_misread_file_refused_unless_as_is(kaist, leaderboard_gt, tmp_path):
     report = package(path, out, leaderboard_gt, as_is=True)
     assert codes(report)["corners"].level == "warning" and round(100 * report.inspection.lamr()["all"], 2) == 100.0
     verdict = check(path, leaderboard_gt)
-    assert verdict.verdict == "mistake" and not verdict.ok
+    assert verdict.verdict == "mis-score" and not verdict.ok
+    assert "as it is written, which is not what it means ([corners] above)" in verdict.judged.reasons[-1]
 
     gt = kaist / "test-all-20.leaderboard.json"
     proc = run_cli("submit", path, "--gt", gt, "--out", tmp_path / "t.zip")
     assert proc.returncode == 2 and "[corners]" in proc.stderr and not (tmp_path / "t.zip").exists()
     proc = run_cli("submit", "--check", path, "--gt", gt)
     assert proc.returncode == 1 and "error: [corners]" in proc.stdout
-    assert "leaderboard: would score this file as it is written, which is not what it means" in proc.stdout
+    assert "leaderboard: would mis-score this file: it scores the file as it is written, which is not what it " \
+        "means ([corners] above)" in proc.stdout
+    assert "it would print MR_all 100.00, MR_day 100.00, MR_night 100.00" in proc.stdout
 
 
 def test_numbers_as_text_crash_the_leaderboard_and_are_packaged_as_numbers(kaist, leaderboard_gt, tmp_path):
@@ -505,13 +523,15 @@ def test_numbers_as_text_crash_the_leaderboard_and_are_packaged_as_numbers(kaist
     path = write_json(tmp_path / "text_result.json", records)
     verdict = check(path, leaderboard_gt)
     assert verdict.verdict == "crash" and codes(verdict)["string-values"].leaderboard == "crash"
+    assert verdict.judged.crash.exception.startswith("TypeError") and "strings" in verdict.judged.crash.cause
     package(path, tmp_path / "s.zip", leaderboard_gt)
     packaged, _ = packaged_records(tmp_path / "s.zip")
     assert all(isinstance(r["score"], float) and all(isinstance(v, (int, float)) for v in r["bbox"])
                for r in packaged)
-    assert check(tmp_path / "s.zip", leaderboard_gt).verdict == "correct"
+    assert inside(check(tmp_path / "s.zip", leaderboard_gt)) == "correct"
     proc = run_cli("submit", "--check", path, "--gt", kaist / "test-all-20.leaderboard.json")
-    assert proc.returncode == 1 and "crash: [string-values]" in proc.stdout
+    assert proc.returncode == 1 and "warning: [string-values]" in proc.stdout
+    assert "leaderboard: its evaluator would crash on this file: TypeError" in proc.stdout
 
 
 # --- the file to upload, and the two targets ------------------------------------------------------
@@ -534,11 +554,42 @@ def test_json_entry_is_the_file_to_upload_with_its_manifest_beside_it(kaist, lea
     assert "manifest-mismatch" in codes(check(tmp_path / "MLPD.json", leaderboard_gt))
 
 
-def test_only_json_or_zip_are_written(kaist, leaderboard_gt, tmp_path):
-    for name in ("entry.tar.gz", "entry.txt", "entry"):
-        with pytest.raises(InputError, match="NAME.json, the file to upload"):
+def test_only_json_txt_or_zip_are_written(kaist, leaderboard_gt, tmp_path):
+    for name in ("entry.tar.gz", "entry.csv", "entry"):
+        with pytest.raises(InputError, match=r"NAME.json \(COCO result JSON\) or NAME.txt"):
             package(kaist / "results" / "MLPD_result.txt", tmp_path / name, leaderboard_gt)
+    for name in ("entry.TXT", "entry.Json"):  # the evaluators would not read them
+        with pytest.raises(InputError, match="case-sensitively"):
+            package(kaist / "results" / "MLPD_result.txt", tmp_path / name, leaderboard_gt)
+    with pytest.raises(InputError, match="reads every line of a .txt file as category 1"):
+        package(kaist / "results" / "MLPD_result.txt", tmp_path / "entry.txt", leaderboard_gt, target="challenge2024")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["MBNet_result.txt", "MLPD_result.json"])
+def test_the_leaderboards_txt_is_written_as_its_loader_reads_it(kaist, leaderboard_gt, tmp_path, name):
+    from plain_upload import plain_load
+
+    report = package(kaist / "results" / name, tmp_path / "entry.txt", leaderboard_gt)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["entry.manifest.json", "entry.txt"]
+    data = (tmp_path / "entry.txt").read_bytes()
+    assert data.endswith(b"\n") and not data.endswith(b"\n\n") and b" " not in data and b"\r" not in data
+    loaded = plain_load("entry.txt", data)  # the leaderboard's loader takes every line
+    with pytest.raises(InputError, match="entry.manifest.json beside it is the manifest of entry.txt"):
+        package(kaist / "results" / name, tmp_path / "entry.json", leaderboard_gt)
+    package(kaist / "results" / name, tmp_path / "other.json", leaderboard_gt)
+    as_json = json.loads((tmp_path / "other.json").read_text())
+    assert [(d["image_id"], d["bbox"], d["score"]) for d in loaded] == \
+        [(float(d["image_id"]), d["bbox"], d["score"]) for d in as_json]  # 1-based in the file, the same numbers
+    assert report.manifest["results_file"] == "entry.txt"
+    assert report.manifest["results_sha256"] == hashlib.sha256(data).hexdigest()
+    verdict = check(tmp_path / "entry.txt", leaderboard_gt)
+    assert verdict.ok and codes(verdict)["manifest"].level == "note"
+    assert lamrs(verdict.as_submitted) == lamrs(report.results)
+    proc = run_cli("submit", kaist / "results" / name, "--out", tmp_path / "cli.txt", "--gt",
+                   kaist / "test-all-20.leaderboard.json")
+    assert proc.returncode == 0 and "the file to upload to the public KAIST" in proc.stdout
+    assert (tmp_path / "cli.txt").read_bytes() == data
 
 
 def test_challenge2024_entry_has_category_0_and_its_columns(kaist, leaderboard_gt, tmp_path):
@@ -560,7 +611,7 @@ def test_challenge2024_entry_has_category_0_and_its_columns(kaist, leaderboard_g
         # Checked as it is: written for the challenge, scored correctly there, and its columns predicted.
         verdict = check(out, leaderboard_gt)
         assert verdict.target.name == "challenge2024" and verdict.verdict == "correct"
-        assert verdict.challenge["scores"] == scores
+        assert verdict.challenge["columns"] == columns
 
 
 def test_check_says_which_target_a_file_suits_and_what_the_other_gives(kaist, tmp_path):
@@ -569,6 +620,7 @@ def test_check_says_which_target_a_file_suits_and_what_the_other_gives(kaist, tm
         proc = run_cli("submit", "--check", kaist / "results" / name, "--gt", gt)
         assert proc.returncode == 0, proc.stderr
         assert "written for: the public KAIST multispectral pedestrian leaderboard (category_id 1" in proc.stdout
+        assert "2024 challenge: would mis-score this file: it scores category 0 alone" in proc.stdout
         assert "-1 in every AP column and -100 in every MR column" in proc.stdout
     entry = tmp_path / "MLPD-2024.json"
     proc = run_cli("submit", kaist / "results" / "MLPD_result.txt", "--gt", gt, "--out", entry,
@@ -579,7 +631,8 @@ def test_check_says_which_target_a_file_suits_and_what_the_other_gives(kaist, tm
     proc = run_cli("submit", "--check", entry, "--gt", gt)
     assert proc.returncode == 0, proc.stderr
     assert "written for: the 2024 KAIST RGB-T pedestrian challenge (EvalAI) (category_id 0, JSON)" in proc.stdout
-    assert "the leaderboard's evaluator crashes on any category other than person (1)" in proc.stdout
+    assert "leaderboard: its evaluator would crash on this file: IndexError: list index out of range: it scores " \
+        "category 1 alone, and no detection has category_id 1" in proc.stdout
     assert "2024 challenge: scores this file correctly" in proc.stdout
     proc = run_cli("submit", "--check", entry, "--gt", gt, "--target", "challenge2024")
     assert proc.returncode == 2 and "--target" in proc.stderr and "Traceback" not in proc.stderr

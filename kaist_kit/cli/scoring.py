@@ -82,21 +82,26 @@ def eval_command(
     images) stops with exit code 2 and the option that reads it right; --as-is scores it as read.
     """
     from .. import report
+    from ..errors import InputError
     from ..findings import evaluate_inspected
-    from ..imagesets import list_name, select_images
+    from ..imagesets import list_split_names, select_images
     from ..plots import check_figure_path, plot_results
+    from ..settings import metric_iou_conflict
 
     names = method_names(name, results)
     settings = setting_names(setting)
     ious, metrics, fppi = iou_thresholds(iou), metric_names(metric), fppi_range(fppi_range_text)
+    conflict = metric_iou_conflict(metrics, ious)
+    if conflict:
+        raise InputError(conflict)
     if plot is not None:
         check_figure_path(plot)
     splits: list = split_names(split)
     ground_truth = load_gt(gt)
     for split_spec in splits:
         ground_truth.split_mask(split_spec)  # before any work
-    for list_path in images or []:
-        splits.append((list_name(list_path), select_images(list_path, ground_truth)))
+    for list_path, list_split in zip(images or [], list_split_names(images or [], splits)):
+        splits.append((list_split, select_images(list_path, ground_truth)))
     found = evaluate_inspected(results, ground_truth, settings, splits, [p.value for p in protocol], names=names,
                                devkit_shift=devkit_shift, id_offset=id_offset, corners=corners, as_is=as_is,
                                ious=ious, metrics=metrics, fppi_range=fppi)

@@ -26,7 +26,8 @@ def submit_command(
         show_default=False)],
     out_path: Annotated[Path | None, typer.Option(
         "--out", metavar="FILE",
-        help="NAME.json: the results file to upload, with NAME.manifest.json beside it. NAME.zip: both in an "
+        help="NAME.json: the results file to upload, with NAME.manifest.json beside it. NAME.txt: the "
+             "leaderboard's txt to upload instead (leaderboard only). NAME.zip: the JSON and the manifest in an "
              "archive for records (upload the JSON inside it: the evaluators read .json and .txt files only).")]
     = None,
     target: Annotated[TargetName, typer.Option(

@@ -74,7 +74,9 @@ def tables(diagnosis: Diagnosis, detailed: bool = True) -> list[Table]:
     at_end = ", and with every detection of the curve" if detailed else ""
     out.append(Table(f"Missed pedestrians, {p.main_setting}: missed / pedestrians at the operating point{at_end}",
                      ["pedestrians"] + splits, rows,
-                     "Heights in pixels: far < 45, medium 45-115, near >= 115."))
+                     f"Each split is read at its own operating point, {operating_rule(d)} on that split's own "
+                     "curve, whose score the false positives' table gives: a pedestrian of a day image can be "
+                     "missed in 'day' and found in 'all'. Heights in pixels: far < 45, medium 45-115, near >= 115."))
 
     rows = []
     for name in ORACLES:
@@ -116,8 +118,8 @@ def tables(diagnosis: Diagnosis, detailed: bool = True) -> list[Table]:
         for name in d.persons[splits[0]].misses[family]:
             rows.append([f"{family}: {name}"] + [_miss_cell(d.persons[s].misses[family][name], True)
                                                  for s in splits])
-    out.append(Table("Every box labelled person: missed / persons at the operating point's score, and with every "
-                     "detection",
+    out.append(Table("Every box labelled person: missed / persons at each split's operating-point score, and with "
+                     "every detection",
                      ["persons"] + splits, rows,
                      "Unlike the settings, this counts people of any size and occlusion, and those within 5 px "
                      "of the border (truncated: touching or crossing it), which every setting ignores."))
