@@ -205,12 +205,12 @@ def _check_evalai(data: dict, base: Path, report: CheckReport, config: Path) -> 
                 continue
             direction = metric_direction(default, str((metadata.get(default) or {}).get("description", "")))
             descending = split.get("is_leaderboard_order_descending", True)
+            default_note = "" if "is_leaderboard_order_descending" in split else ", the default"
             if direction and bool(descending) != (direction == "higher"):
                 report.problems.append(Problem(ERROR, "default-order", f"phase {split.get('challenge_phase_id')}: the "
                                                f"leaderboard is ranked by {default!r} "
                                                f"{'highest' if descending else 'lowest'} first "
-                                               f"(is_leaderboard_order_descending: {bool(descending)}"
-                                               f"{'' if 'is_leaderboard_order_descending' in split else ', the default'}"
+                                               f"(is_leaderboard_order_descending: {bool(descending)}{default_note}"
                                                f"), which puts the worst entry on top"))
     for phase in data.get("challenge_phases") or []:
         if not isinstance(phase, dict):
@@ -380,10 +380,11 @@ def _check_codabench(data: dict, base: Path, report: CheckReport, config: Path) 
             direction = metric_direction(title, str(column.get("key", "")))
             sorting = str(column.get("sorting", "desc")).lower()
             if direction and (sorting == "asc") != (direction == "lower"):
-                report.problems.append(Problem(ERROR, "sort-order", f"column {title!r} is sorted {sorting}"
-                                               f"{'' if 'sorting' in column else ' (the default)'}, but "
-                                               f"{'a miss rate ranks lowest' if direction == 'lower' else 'it ranks highest'}"
-                                               f" first: sorting: {'asc' if direction == 'lower' else 'desc'}"))
+                should = "asc" if direction == "lower" else "desc"
+                ranks = "a miss rate ranks lowest first" if direction == "lower" else "it ranks highest first"
+                default = "" if "sorting" in column else " (the default)"
+                report.problems.append(Problem(ERROR, "sort-order", f"column {title!r} is sorted {sorting}{default}, "
+                                               f"but {ranks}: sorting: {should}"))
         for title, keys in titles.items():
             if len(keys) > 1:
                 report.problems.append(Problem(ERROR, "same-description", f"columns {', '.join(keys)} share the title "
@@ -448,7 +449,8 @@ def _judge_codabench(record: dict, kind: str, columns: list, report: CheckReport
                                        "upload: the participant sees it"))
     if kind.startswith("malformed") or record.get("raised"):
         if record.get("raised"):
-            report.problems.append(Problem(ERROR, "crash", f"the scoring program {record['raised']} on a {kind} upload"))
+            report.problems.append(Problem(ERROR, "crash", f"the scoring program {record['raised']} on a {kind} "
+                                           "upload"))
         return
     scores = record.get("scores")
     if record.get("returncode") != 0 or not isinstance(scores, dict):
