@@ -72,8 +72,14 @@ def participant_message(exc: InputError, folder: str | os.PathLike) -> str:
     base = str(folder)
     if path.startswith(base + os.sep):
         path = path[len(base) + 1:]
-    return f"{where(path, exc.line)}: {exc.reason}" if path else exc.reason
+    reason = exc.reason
+    if reason.endswith(AS_IS_HINT):  # a file that looks misread: the fix is the packager's option
+        reason = reason[: -len(AS_IS_HINT)] + ", as `kaist-kit submit` packages it, and upload the file it writes"
+    return f"{where(path, exc.line)}: {reason}" if path else reason
 
+
+# How `findings.refuse_errors` ends its message; on a platform there is no --as-is to pass.
+AS_IS_HINT = "; or pass --as-is to score the file as read"
 
 _GT_CACHE: dict[tuple, GroundTruth] = {}
 
