@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__
@@ -25,6 +25,8 @@ from ..findings import evaluate_inspected
 from ..groundtruth import GroundTruth, load_ground_truth
 from ..settings import SPLITS
 from .columns import ColumnSpec
+from .entry import Entry
+from .site import write_pages
 from .svg import decimate
 
 CACHE_NAME = "kaist-kit-cache.json"
@@ -32,23 +34,6 @@ CACHE_FORMAT = 1
 PROTOCOLS = ("leaderboard", "matlab")
 RESULT_SUFFIXES = (".json", ".txt", ".zip", ".tar", ".tar.gz", ".tgz")
 MANIFEST_SUFFIX = ".manifest.json"
-
-
-@dataclass
-class Entry:
-    name: str
-    source: str  # the file or folder's name in the submissions folder
-    digest: str  # what the cache is keyed by
-    page: str  # the entry's page, relative to the site
-    verdict: str = ""  # submit --check's: correct, mistake, mis-score, crash, not-accepted
-    verdict_text: str = ""
-    refused: str = ""  # the kit's one line, when it does not score the entry
-    values: dict[str, float | None] = field(default_factory=dict)  # by column label, fractions
-    findings: list[str] = field(default_factory=list)
-    curves: dict[str, list] = field(default_factory=dict)  # "protocol/split" -> [[fppi, miss rate], ...]
-
-    def to_dict(self) -> dict:
-        return dict(self.__dict__)
 
 
 @dataclass
@@ -140,8 +125,6 @@ def build_site(submissions: str | os.PathLike, gt_path: str | os.PathLike, out: 
                top: int = 5) -> Site:
     """Score every entry of ``submissions`` (reusing the cache in ``out`` for those that did not change)
     and write the site: ``out/index.html``, a page per entry under ``out/entries/``, and the cache."""
-    from .site import write_pages
-
     out = Path(out)
     check_writable(out, folder=True)
     spec = ColumnSpec(metrics, ("reasonable",), SPLITS, PROTOCOLS)

@@ -17,7 +17,7 @@ from ..files import write_text_atomic
 from ..groundtruth import GroundTruth
 from ..tables import percent
 from .columns import ColumnSpec
-from .leaderboard import Entry
+from .entry import Entry
 from .svg import curves_svg
 
 STYLE = """
