@@ -1,0 +1,185 @@
+"""`kaist-kit leaderboard`: every result of a folder scored with the kit, as a static site.
+
+Each entry is a result file (or per-image folder, or archive) of the folder, one per team or
+method; a manifest from `kaist-kit submit` beside it (NAME.manifest.json) or inside its zip names the
+method. Each is scored under both protocols on all / day / night (and AP or AR when asked), checked
+as `kaist-kit submit --check` checks it, and its curves kept. What was scored is cached in the site
+folder, keyed by the entry's content, the kit's version, the ground truth and the columns, so that a
+second run rescores only the entries that changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import __version__
+from ..detections import SUBMISSION_MANIFEST, method_name
+from ..errors import InputError
+from ..files import check_writable, load_json, read_archive, read_bytes, write_json_atomic
+from ..findings import evaluate_inspected
+from ..groundtruth import GroundTruth, load_ground_truth
+from ..settings import SPLITS
+from .columns import ColumnSpec
+from .entry import Entry
+from .site import write_pages
+from .svg import decimate
+
+CACHE_NAME = "kaist-kit-cache.json"
+CACHE_FORMAT = 1
+PROTOCOLS = ("leaderboard", "matlab")
+RESULT_SUFFIXES = (".json", ".txt", ".zip", ".tar", ".tar.gz", ".tgz")
+MANIFEST_SUFFIX = ".manifest.json"
+
+
+@dataclass
+class Site:
+    out: Path
+    gt: GroundTruth
+    spec: ColumnSpec
+    entries: list[Entry]
+    rescored: list[str]
+    reused: list[str]
+    skipped: list[str]
+
+
+def entry_paths(folder: Path) -> tuple[list[Path], list[str]]:
+    """The result files and per-image folders of ``folder`` in name order, and what was left out."""
+    if not folder.is_dir():
+        raise InputError("is not a folder of results", folder)
+    entries, skipped = [], []
+    for path in sorted(folder.iterdir(), key=lambda p: p.name):
+        name = path.name
+        if name.startswith(".") or name == SUBMISSION_MANIFEST or name.endswith(MANIFEST_SUFFIX):
+            continue
+        if path.is_dir() or (path.is_file() and name.lower().endswith(RESULT_SUFFIXES)):
+            entries.append(path)
+        else:
+            skipped.append(name)
+    return entries, skipped
+
+
+def _content(path: Path) -> tuple[bytes, dict | None]:
+    """What identifies an entry (its bytes, a folder's files, the manifest beside it), and its manifest."""
+    digest = hashlib.sha256()
+    manifest = None
+    if path.is_dir():
+        for file in sorted(p for p in path.rglob("*") if p.is_file()):
+            name = file.relative_to(path).as_posix().encode()
+            digest.update(name + b"\0" + hashlib.sha256(read_bytes(file)).digest())
+    else:
+        data = read_bytes(path)
+        digest.update(data)
+        beside = path.with_name(path.name[: -len(".json")] + MANIFEST_SUFFIX) if path.name.endswith(".json") else None
+        if beside is not None and beside.is_file():
+            digest.update(b"\0manifest\0" + read_bytes(beside))
+            manifest = _manifest(load_json, beside)
+        elif path.name.lower().endswith(".zip"):
+            members = read_archive(path)
+            if SUBMISSION_MANIFEST in members:
+                manifest = _manifest(lambda _: json.loads(members[SUBMISSION_MANIFEST]), path)
+    return digest.digest(), manifest
+
+
+def _manifest(read, where) -> dict | None:
+    try:
+        data = read(where)
+    except (InputError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def score_entry(path: Path, gt: GroundTruth, spec: ColumnSpec, name: str, digest: str, page: str) -> Entry:
+    """One entry: its verdict as `kaist-kit submit --check` gives it, its numbers, findings and curves."""
+    from ..submission import check
+    from ..submission.report import VERDICTS
+
+    entry = Entry(name, path.name, digest, page)
+    try:
+        verdict = check(path, gt)
+        target = verdict.target.description if verdict.target is not None else "no evaluator"
+        entry.verdict, entry.verdict_text = verdict.verdict, f"{target}: {VERDICTS[verdict.verdict]}"
+        inspected = evaluate_inspected([path], gt, spec.settings, spec.splits, spec.protocols, names=[name],
+                                       metrics=spec.metrics)
+    except InputError as exc:
+        entry.refused = str(exc).replace(str(path.parent) + os.sep, "")
+        entry.verdict = entry.verdict or "refused"
+        return entry
+    by_cell = {(r.protocol, r.setting, r.split): r for r in inspected.results}
+    for column in spec.columns():
+        value = by_cell[(column.protocol, column.setting, column.split)].value(column.metric)
+        entry.values[column.label] = None if value != value else value  # nan: nothing counts
+    entry.findings = [f"{f.level}: {f.line(with_source=False)}" for f in inspected.findings]
+    for result in inspected.results:
+        if result.setting == spec.settings[0]:
+            entry.curves[f"{result.protocol}/{result.split}"] = decimate(result.curve.fppi, result.curve.miss_rate)
+    return entry
+
+
+def build_site(submissions: str | os.PathLike, gt_path: str | os.PathLike, out: str | os.PathLike,
+               metrics: tuple[str, ...] = ("lamr",), title: str = "KAIST multispectral pedestrian detection",
+               top: int = 5) -> Site:
+    """Score every entry of ``submissions`` (reusing the cache in ``out`` for those that did not change)
+    and write the site: ``out/index.html``, a page per entry under ``out/entries/``, and the cache."""
+    out = Path(out)
+    check_writable(out, folder=True)
+    spec = ColumnSpec(metrics, ("reasonable",), SPLITS, PROTOCOLS)
+    gt = load_ground_truth(gt_path)
+    paths, skipped = entry_paths(Path(submissions))
+    cache_path = out / CACHE_NAME
+    cached = _read_cache(cache_path)
+    context = hashlib.sha256(f"{__version__}\0{gt.md5}\0{sorted(spec.to_dict().items())}".encode()).hexdigest()
+    entries, rescored, reused, pages = [], [], [], set()
+    for path in paths:
+        content, manifest = _content(path)
+        digest = hashlib.sha256(content + context.encode()).hexdigest()
+        name = str((manifest or {}).get("method") or method_name(path))[:100]
+        page = _page_name(path.name, pages)
+        if digest in cached:
+            entry = Entry(**{**cached[digest], "name": name, "source": path.name, "page": page})
+            reused.append(path.name)
+        else:
+            entry = score_entry(path, gt, spec, name, digest, page)
+            rescored.append(path.name)
+        entries.append(entry)
+    write_pages(out, title, gt, spec, entries, top)
+    _remove_stale_pages(out, cached, {e.page for e in entries})
+    write_json_atomic(cache_path, {"kaist_kit_leaderboard_cache": CACHE_FORMAT, "kit_version": __version__,
+                                   "entries": {e.digest: e.to_dict() for e in entries}})
+    return Site(out, gt, spec, entries, rescored, reused, skipped)
+
+
+def _page_name(source: str, taken: set[str]) -> str:
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", source).strip("._") or "entry"
+    page, k = f"entries/{stem}.html", 2
+    while page in taken:
+        page, k = f"entries/{stem}-{k}.html", k + 1
+    taken.add(page)
+    return page
+
+
+def _read_cache(path: Path) -> dict[str, dict]:
+    if not path.is_file():
+        return {}
+    try:
+        data = load_json(path)
+    except InputError:
+        return {}  # a damaged cache is rebuilt
+    if not isinstance(data, dict) or data.get("kaist_kit_leaderboard_cache") != CACHE_FORMAT:
+        return {}
+    entries = data.get("entries")
+    fields = set(Entry.__dataclass_fields__)
+    return {k: v for k, v in entries.items() if isinstance(v, dict) and set(v) == fields} if isinstance(entries, dict) \
+        else {}
+
+
+def _remove_stale_pages(out: Path, cached: dict[str, dict], current: set[str]) -> None:
+    """Pages this site wrote for entries that are gone (only those: the folder may hold other files)."""
+    for old in cached.values():
+        page = old.get("page")
+        if isinstance(page, str) and page not in current and re.fullmatch(r"entries/[A-Za-z0-9._-]+\.html", page):
+            (out / page).unlink(missing_ok=True)
