@@ -107,6 +107,11 @@ def read_m3fd(root: str | os.PathLike, split: str | os.PathLike | None = None,
                          if (frame := M3FD.frame(path.stem)) is not None})
         where = str(folder)
     else:
+        if split in ("train", "val", "test"):
+            split = root / "meta" / f"{split}.txt"
+            if not split.is_file():
+                raise InputError(f"no list {split.name} in meta/: M3FD has no official split; pass the list of the "
+                                 "split's frames (the public conversion's meta/train.txt, val.txt, test.txt)", root)
         frames = []
         for number, item in _list_items(split):
             frame = M3FD.frame(item)
@@ -191,9 +196,9 @@ def read_cvc14(root: str | os.PathLike, split: str = "test", origin: str = "cent
     if origin not in ORIGINS:
         raise ValueError(f"unknown CVC-14 box origin {origin!r}; use centre or corner")
     root = _folder(root)
-    folder, periods = {"train": ("Train", ("Day", "Night")), "test": ("NewTest", ("Day", "Night")),
-                       "day": ("NewTest", ("Day",)), "night": ("NewTest", ("Night",))}.get(split, (None, None))
-    if folder is None:
+    periods = {"train": ("Day", "Night"), "test": ("Day", "Night"), "day": ("Day",), "night": ("Night",)}.get(split)
+    folder = CVC14.split_folders.get(split)
+    if periods is None:
         raise ValueError(f"unknown CVC-14 split {split!r}; choose train, test, day or night")
     frames, scenes, files, only_visible = [], [], [], 0
     for period in periods:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +54,9 @@ class BenchmarkSynthSummary:
     config: dict
     frames: dict[str, int]
     boxes: dict[str, int]
+    # Every frame's boxes as the benchmark labels them: frame -> [(label, [x, y, w, h], counts)], where a
+    # box that does not count is CVC-14's non-mandatory one.
+    truth: dict[str, list] = field(default_factory=dict)
 
 
 @dataclass
@@ -95,7 +98,7 @@ def generate_benchmark(benchmark: Benchmark | str, out, config: BenchmarkSynthCo
             frame = _Frame(split, period, name, frame_size, objects)
             frames.append(frame)
             for modality, pixels in zip(bench.modalities, (visible, thermal)):
-                path = staging / bench.picture_path(modality.name, name, _split_folder(bench, split))
+                path = staging / bench.picture_path(modality.name, name, split)
                 path.parent.mkdir(parents=True, exist_ok=True)
                 image = Image.fromarray(pixels)
                 if path.suffix in (".jpg", ".jpeg"):
@@ -106,7 +109,9 @@ def generate_benchmark(benchmark: Benchmark | str, out, config: BenchmarkSynthCo
                 progress(k + 1, len(plan))
         boxes = _WRITERS[bench.name](staging, bench, frames)
         counts = {split: sum(f.split == split for f in frames) for split in ("train", "test")}
-        summary = BenchmarkSynthSummary(str(out), bench.name, asdict(config), counts, boxes)
+        truth = {f.name: [(label, list(box), counts) for obj in f.objects for label, box, counts in _labels(bench, obj)]
+                 for f in frames}
+        summary = BenchmarkSynthSummary(str(out), bench.name, asdict(config), counts, boxes, truth)
         _write(staging / "synth.json", json.dumps(asdict(summary), indent=1) + "\n")
         if out.exists():
             out.rmdir()
@@ -137,10 +142,6 @@ def _plan(bench: Benchmark, config: BenchmarkSynthConfig, size: tuple[int, int])
             frame_size = M3FD_SMALL if bench.name == "m3fd" and config.size is None and n % 4 == 3 else size
             plan.append((split, period, name, frame_size))
     return plan
-
-
-def _split_folder(bench: Benchmark, split: str) -> str:
-    return {"cvc-14": {"train": "Train", "test": "NewTest"}}.get(bench.name, {}).get(split, split)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -276,7 +277,7 @@ def _write_cvc14(root: Path, bench: Benchmark, frames: list[_Frame]) -> dict[str
     boxes = {"person": 0, "person (not mandatory)": 0}
     for frame in frames:
         period, stem = frame.name.split("/")
-        folder = _split_folder(bench, frame.split)
+        folder = bench.split_folders.get(frame.split, frame.split)
         lines = []
         for track, obj in enumerate(frame.objects, 1):
             for _, (x, y, w, h), mandatory in _labels(bench, obj):

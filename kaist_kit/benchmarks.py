@@ -109,6 +109,8 @@ class Benchmark:
     voc_boxes: str = "as-written"
     # The `scene` codes of the COCO conversions in circulation, and the splits they name.
     scene_codes: Mapping[int, str] = field(default_factory=dict)
+    # The folder names of the splits where they are not the split's name (CVC-14's NewTest).
+    split_folders: Mapping[str, str] = field(default_factory=dict)
     ground_truth: PinnedFile | None = None
     notes: tuple[str, ...] = ()
 
@@ -126,10 +128,11 @@ class Benchmark:
     def picture_path(self, modality: str, frame: str, split: str = "") -> str:
         """Where ``frame``'s picture of ``modality`` lies, relative to the dataset's root."""
         template = self.modality(modality).picture
-        return template.format(frame=frame, split=split, **self.frame_parts(frame))
+        return template.format(frame=frame, split=self.split_folders.get(split, split), **self.frame_parts(frame))
 
     def annotation_file(self, frame: str, split: str = "") -> str:
-        return self.annotation_path.format(frame=frame, split=split, **self.frame_parts(frame))
+        return self.annotation_path.format(frame=frame, split=self.split_folders.get(split, split),
+                                           **self.frame_parts(frame))
 
     def modality(self, name: str) -> Modality:
         for modality in self.modalities:
@@ -269,7 +272,8 @@ FLIR_ALIGNED = Benchmark(
         "outputs/rgb-test-flir.json",
         1_450_612, "f194bddb8d6bad67650812465160064c",
         "the FLIR-aligned test annotations as converted by ganlumomo/voc2coco (MIT); FLIR ADAS labels by "
-        "Teledyne FLIR, free for research use"),
+        "Teledyne FLIR, free for research use",
+        env="KAIST_KIT_FLIR_ALIGNED_GT", url_env="KAIST_KIT_FLIR_ALIGNED_GT_URL"),
     notes=("Another public conversion of the same 1,013 frames counts 8,604 boxes: conversions differ.",),
 )
 
@@ -339,6 +343,7 @@ CVC14 = Benchmark(
              "dataset/ (on request from the Computer Vision Center, UAB)",
     licence="the Computer Vision Center's terms (research use)",
     ignore_labels=frozenset({"person?"}),  # the kit's label of a box whose 'mandatory' field is 0
+    split_folders={"train": "Train", "test": "NewTest", "day": "NewTest", "night": "NewTest"},
     lamr_settings=("reasonable",),
     notes=("Lines are 'x y w h mandatory 0 0 0 0 track_id 0'; tools disagree whether x, y is the box's centre "
            "or its top-left corner (the kit reads the centre by default, as MS-DETR does, and says so when the "
@@ -386,7 +391,8 @@ M3FD = Benchmark(
         "https://raw.githubusercontent.com/ganlumomo/voc2coco/e3cb43266efb8d2e69240d45fd00b81302e3d078/"
         "outputs/m3fd-test.json",
         1_073_215, "9331573b290992996c4155ea1aea56f9",
-        "the M3FD test annotations of the public split of ganlumomo/voc2coco (MIT); M3FD by Liu et al."),
+        "the M3FD test annotations of the public split of ganlumomo/voc2coco (MIT); M3FD by Liu et al.",
+        env="KAIST_KIT_M3FD_GT", url_env="KAIST_KIT_M3FD_GT_URL"),
     notes=("M3FD has no official split; the kit's named split is the public COCO conversion's "
            "(2,727 / 633 / 840 frames), with its scene subsets.",),
 )

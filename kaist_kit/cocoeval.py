@@ -164,11 +164,14 @@ def coco_evaluate(annotations: Annotations, detections: BoxDetections,
 
     # Per threshold and area range: true and false positives, and ignored detections.
     hit = matched >= 0
-    safe = np.maximum(matched, 0)
-    counted_match = hit & (g_id[safe] != 0)
-    area_ids = np.arange(len(area_names))[None, :, None]
-    ignored = (hit & g_ignored[area_ids, safe]) | (
-        ~counted_match & ((d_area[None, :] < bounds[:, :1]) | (d_area[None, :] > bounds[:, 1:]))[None])
+    counted_match = np.zeros_like(hit)
+    matched_ignored = np.zeros_like(hit)
+    if len(g_id):
+        safe = np.maximum(matched, 0)
+        counted_match = hit & (g_id[safe] != 0)
+        matched_ignored = hit & g_ignored[np.arange(len(area_names))[None, :, None], safe]
+    outside = (d_area[None, :] < bounds[:, :1]) | (d_area[None, :] > bounds[:, 1:])  # (A, D)
+    ignored = matched_ignored | (~counted_match & outside[None])
     tp = counted_match & ~ignored
     fp = ~counted_match & ~ignored
 

@@ -9,7 +9,9 @@ character references (``&#49;``) read as ElementTree reads them. What the kit ta
   integers; a file without a size says so with ``size = None``);
 - every ``object`` child of the root: ``name`` (stripped), ``bndbox/xmin``, ``ymin``, ``xmax``,
   ``ymax`` (numbers as ``float()`` reads them, finite, ``xmax >= xmin`` and ``ymax >= ymin``), and
-  ``difficult``, ``truncated`` (integers, 0 when absent) and ``pose``.
+  ``difficult``, ``truncated`` (integers, 0 when absent) and ``pose``;
+- each of these elements at most once where it is looked for: two ``<bndbox>`` in an object, or two
+  ``<width>`` in ``<size>``, are ambiguous (converters differ in which they take) and refused.
 
 Anything else is an `InputError` naming the file and, where ElementTree gives one, the line.
 """
@@ -73,26 +75,45 @@ def parse_voc(data: bytes, path: str | os.PathLike = "") -> VocFile:
     if root.tag != "annotation":
         raise InputError(f"root element <{root.tag}>, expected <annotation> (a VOC annotation file)", path)
     size = None
-    width, height = root.findtext("size/width"), root.findtext("size/height")
+    size_element = _only(root, "size", "the annotation", path)
+    width = _text(size_element, "width", "<size>", path)
+    height = _text(size_element, "height", "<size>", path)
     if width is not None or height is not None:
         size = (_positive_int(width, "size/width", path), _positive_int(height, "size/height", path))
     objects = []
     for k, obj in enumerate(root.findall("object"), 1):
-        name = (obj.findtext("name") or "").strip()
+        where = f"object {k}"
+        name = (_text(obj, "name", where, path) or "").strip()
         if not name:
-            raise InputError(f"object {k} has no name", path)
-        corners = [_coordinate(obj.findtext(f"bndbox/{c}"), c, k, name, path) for c in ("xmin", "ymin", "xmax", "ymax")]
+            raise InputError(f"{where} has no name", path)
+        where = f"object {k} ({name})"
+        box = _only(obj, "bndbox", where, path)
+        corners = [_coordinate(_text(box, c, where, path), c, where, path) for c in ("xmin", "ymin", "xmax", "ymax")]
         xmin, ymin, xmax, ymax = corners
         if xmax < xmin or ymax < ymin:
-            raise InputError(f"object {k} ({name}) has xmax < xmin or ymax < ymin "
-                             f"({xmin:g}, {ymin:g}, {xmax:g}, {ymax:g})", path)
-        objects.append(VocObject(name, xmin, ymin, xmax, ymax, _flag(obj, "difficult", k, path),
-                                 _flag(obj, "truncated", k, path), (obj.findtext("pose") or "").strip()))
-    return VocFile((root.findtext("filename") or "").strip(), size, objects)
+            raise InputError(f"{where} has xmax < xmin or ymax < ymin ({xmin:g}, {ymin:g}, {xmax:g}, {ymax:g})", path)
+        objects.append(VocObject(name, xmin, ymin, xmax, ymax, _flag(obj, "difficult", where, path),
+                                 _flag(obj, "truncated", where, path), (_text(obj, "pose", where, path) or "").strip()))
+    return VocFile((_text(root, "filename", "the annotation", path) or "").strip(), size, objects)
 
 
 def read_voc(path: str | os.PathLike) -> VocFile:
     return parse_voc(read_bytes(path), path)
+
+
+def _only(parent: ET.Element | None, tag: str, where: str, path) -> ET.Element | None:
+    """The one child ``tag`` of ``parent`` (None when there is none); two are ambiguous, and refused."""
+    if parent is None:
+        return None
+    found = parent.findall(tag)
+    if len(found) > 1:
+        raise InputError(f"{where} has {len(found)} <{tag}> elements; a VOC file has one", path)
+    return found[0] if found else None
+
+
+def _text(parent: ET.Element | None, tag: str, where: str, path) -> str | None:
+    element = _only(parent, tag, where, path)
+    return None if element is None else (element.text or "")
 
 
 def _positive_int(text: str | None, what: str, path) -> int:
@@ -105,23 +126,23 @@ def _positive_int(text: str | None, what: str, path) -> int:
     return value
 
 
-def _coordinate(text: str | None, what: str, k: int, name: str, path) -> float:
+def _coordinate(text: str | None, what: str, where: str, path) -> float:
     if text is None:
-        raise InputError(f"object {k} ({name}) has no bndbox/{what}", path)
+        raise InputError(f"{where} has no bndbox/{what}", path)
     try:
         value = float(text)
     except ValueError:
-        raise InputError(f"bndbox/{what} {text.strip()!r} of object {k} ({name}) is not a number", path) from None
+        raise InputError(f"bndbox/{what} {text.strip()!r} of {where} is not a number", path) from None
     if not math.isfinite(value):
-        raise InputError(f"bndbox/{what} {text.strip()!r} of object {k} ({name}) is not finite", path)
+        raise InputError(f"bndbox/{what} {text.strip()!r} of {where} is not finite", path)
     return value
 
 
-def _flag(obj: ET.Element, what: str, k: int, path) -> int:
-    text = obj.findtext(what)
+def _flag(obj: ET.Element, what: str, where: str, path) -> int:
+    text = _text(obj, what, where, path)
     if text is None or not text.strip():
         return 0
     try:
         return int(text.strip())
     except ValueError:
-        raise InputError(f"{what} {text.strip()!r} of object {k} is not an integer", path) from None
+        raise InputError(f"{what} {text.strip()!r} of {where} is not an integer", path) from None

@@ -165,8 +165,8 @@ def _correct(d_image, d_class, d_box, l_image, l_class, l_box) -> np.ndarray:
         chosen_d, chosen_l = chosen_d[plain], chosen_l[plain]
         # Each label keeps the first (highest-scored) detection among those that kept it.
         by_label = np.lexsort((chosen_d, chosen_l))
-        first = np.r_[True, chosen_l[by_label][1:] != chosen_l[by_label][:-1]]
-        correct[chosen_d[by_label][first], i] = True
+        chosen_d, chosen_l = chosen_d[by_label], chosen_l[by_label]
+        correct[chosen_d[np.r_[True, chosen_l[1:] != chosen_l[:-1]][:len(chosen_l)]], i] = True
         for image in tied_images:
             in_image = d_image[pd] == image
             correct[_process_image(pd[in_image], pl[in_image], pi[in_image]), i] = True
