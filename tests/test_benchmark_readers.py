@@ -173,3 +173,18 @@ def test_errors_name_the_file(tmp_path):
         read_cvc14(tmp_path / "cvc", "day")
     with pytest.raises(InputError, match="no such folder"):
         read_benchmark("llvip", tmp_path / "nowhere")
+
+
+def test_the_docs_example_runs(tmp_path, monkeypatch, capsys):
+    """docs/benchmarks-other.md's Python example, as written."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "benchmarks-other.md").read_text()
+    code = text.split("<!-- docs:test -->\n```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "docs/benchmarks-other.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    rows = [line for line in printed if line.startswith("{")]
+    assert len(rows) == 8  # three classes and their mean, for each of two protocols
+    means = [row for row in rows if "'category': 'mean'" in row]
+    assert "'ap50': 1.0," in means[0] and "'ap50': 0.995," in means[1]  # YOLOv5's sentinel costs half a step
