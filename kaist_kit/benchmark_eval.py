@@ -138,6 +138,8 @@ def lamr_rows(annotations: Annotations, detections: BoxDetections, images: np.nd
     """The log-average miss rate of one class (see the module's docstring for each benchmark's rules)."""
     from .evaluate import evaluate
 
+    if bench.name == "kaist":
+        raise ValueError("KAIST's miss rate needs its occlusion labels: score it with kaist_kit.evaluate")
     gt, dets = miss_rate_inputs(annotations, detections, bench, llvip_bounds, klass)
     kit_protocol = "matlab" if protocol == "ms-detr" else protocol
     name = annotations.classes[annotations.class_index(klass)].name

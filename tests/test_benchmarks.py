@@ -77,6 +77,7 @@ def test_recognised_from_the_ground_truth():
     assert recognise([], md5=KAIST.ground_truth.md5).benchmark is KAIST
     assert recognise(["set06/V000/I00019", "set09/V000/I00039"], ["person"]).benchmark is KAIST
     assert recognise(["190001", "190002"], ["person"]).benchmark is LLVIP
+    assert recognise(["Day/2014_05_04_10_00_00_100000"], ["person"]).benchmark is CVC14
     assert recognise(["00002", "00003"], ["People", "Car"]).benchmark is M3FD
     assert recognise(["00002", "00003"], ["person"]) is None  # five digits, but not M3FD's classes
     assert recognise(["a.jpg", "b.jpg"], ["person"]) is None
