@@ -140,8 +140,11 @@ def generate(out: str | os.PathLike, config: SynthConfig | None = None, progress
 # Pictures
 
 
-def render_frame(rng: np.random.Generator, name: str, period: str, width: int, height: int):
-    """(visible RGB, lwir grey, truth) of one frame."""
+def render_frame(rng: np.random.Generator, name: str, period: str, width: int, height: int, extra=None):
+    """(visible RGB, lwir grey, truth) of one frame.
+
+    ``extra(rng, visible, lwir, night, horizon)``, when given, draws more things (another benchmark's
+    classes) after the pedestrians, before the cameras' noise, and returns their `Obj`s."""
     night = period == "night"
     horizon = int(height * rng.uniform(0.3, 0.42))
     visible, lwir = _background(rng, width, height, horizon, night)
@@ -179,6 +182,8 @@ def render_frame(rng: np.random.Generator, name: str, period: str, width: int, h
         else:
             _draw_warm_post(rng, visible, lwir, x, y, w, h, night)
 
+    if extra is not None:
+        truth.objects.extend(extra(rng, visible, lwir, night, horizon))
     visible = _finish_visible(rng, visible, night)
     lwir = _finish_lwir(rng, lwir, truth.shift)
     return visible, lwir, truth
