@@ -11,7 +11,7 @@ class Entry:
     source: str  # the file or folder's name in the submissions folder
     digest: str  # what the cache is keyed by
     page: str  # the entry's page, relative to the site
-    verdict: str = ""  # submit --check's: correct, mistake, mis-score, crash, not-accepted
+    verdict: str = ""  # submit --check's (correct, mis-score, crash), or refused when the kit refuses the file
     verdict_text: str = ""
     refused: str = ""  # the kit's one line, when it does not score the entry
     values: dict[str, float | None] = field(default_factory=dict)  # by column label, fractions
