@@ -5,6 +5,7 @@ library call.
 - `fetch`: the leaderboard's ground truth, downloaded ahead of time;
 - `scoring`: `eval`, `diagnose`, `compare`;
 - `submission`: `submit`;
+- `training_data`: named training sets (`trainset`) and the check of a data root (`check-data`);
 - `detectors`: `train`, `test`, `infer`, `init-checkpoint` (the mmdet extra);
 - `demo`: all of it on a synthetic KAIST.
 
@@ -14,7 +15,7 @@ Options that several verbs share are declared once, in `options`.
 # The verbs register themselves as their modules are imported, in the order of the pipeline,
 # which is the order --help lists them in.
 # isort: off
-from . import data, fetch, scoring, submission, detectors, demo  # noqa: F401
+from . import data, fetch, scoring, submission, training_data, detectors, demo  # noqa: F401
 # isort: on
 from .app import app, main
 
