@@ -210,3 +210,28 @@ def test_several_processes_train_with_torchrun(tiny_synth, tmp_path):
     assert (work / "epoch_1.pth").is_file()
     log = next(work.glob("*/*.log")).read_text()
     assert "Distributed launcher: pytorch" in log and "Distributed training: True" in log
+
+
+def test_offline_imagenet_weights_give_the_way_out_in_one_line(tiny_synth, tmp_path, monkeypatch):
+    import urllib.error
+
+    from kaist_kit.errors import InputError
+
+    def offline(url, *args, **kwargs):
+        raise urllib.error.URLError("[Errno -3] Temporary failure in name resolution")
+
+    monkeypatch.setattr(torch.hub, "download_url_to_file", offline)
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path / "torch"))
+    url = "https://download.pytorch.org/models/resnet18-f37072fd.pth"
+    pretrained = {"_delete_": True, "type": "Pretrained", "checkpoint": url}
+    options = {**_options(tiny_synth), "model.backbone.visible.init_cfg": pretrained,
+               "model.backbone.lwir.init_cfg": pretrained}
+    with pytest.raises(InputError) as caught:
+        train(CONFIG, tmp_path / "work", cfg_options=options)
+    message = str(caught.value)
+    assert "\n" not in message and "urlopen" not in message
+    assert message.startswith(f"cannot download the ImageNet weights {url} ([Errno -3] Temporary failure in name "
+                              "resolution): without network, put resnet18-f37072fd.pth in torch's cache "
+                              f"{tmp_path}/torch/hub/checkpoints/ (the config then works as it is), or give a local "
+                              "copy: --cfg-options model.backbone.visible.init_cfg.checkpoint=resnet18-f37072fd.pth "
+                              "--cfg-options model.backbone.lwir.init_cfg.checkpoint=resnet18-f37072fd.pth")
