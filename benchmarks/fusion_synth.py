@@ -204,7 +204,7 @@ def gpu_speed(args) -> None:
     from mmengine.runner import Runner
 
     import kaist_kit.models  # noqa: F401  (registers the kit's modules)
-    from kaist_kit.models.config import load_config
+    from kaist_kit.config_files import load_config
 
     cuda = args.device.startswith("cuda")
     device = torch.device(args.device)

@@ -108,15 +108,14 @@ def claimed_set(path: str | os.PathLike) -> str | None:
 
 def recognise(frames: Sequence[str]) -> str | None:
     """The named set whose frames these are (in any order), by the checksum of their sorted names."""
-    from .trainsets.lists import known_list_names, list_sha256, named_list
-    from .trainsets.specs import MBNET_FRAMES_SHA256
+    from .trainsets.lists import PINNED_LENGTHS, list_sha256, named_list
+    from .trainsets.specs import MBNET_FRAMES_SHA256, SETS
 
     digest = list_sha256(sorted(frames))
-    if digest == MBNET_FRAMES_SHA256:
+    if len(frames) == SETS["mbnet-8963"].frames and digest == MBNET_FRAMES_SHA256:
         return "mbnet-8963"
-    for name in known_list_names():
-        listed = named_list(name)
-        if len(listed) == len(frames) and list_sha256(sorted(listed)) == digest:
+    for name, length in PINNED_LENGTHS.items():
+        if length == len(frames) and list_sha256(sorted(named_list(name))) == digest:
             return name
     return None
 
@@ -272,8 +271,8 @@ def _check_pictures(check: DataCheck, wanted: dict[str, tuple[int, int]], decode
                 if wanted[path] is not None and size != wanted[path]:
                     check.broken.append((path, f"{size[0]} x {size[1]}, not the {wanted[path][0]} x "
                                                f"{wanted[path][1]} of its annotations"))
-    whole = [p for p in paths if p not in set(check.missing) | {b for b, _ in check.broken}] \
-        if check.missing or check.broken else paths
+    unusable = set(check.missing) | {path for path, _ in check.broken}
+    whole = [p for p in paths if p not in unusable] if unusable else paths
     sample = [whole[k * len(whole) // decode] for k in range(min(decode, len(whole)))] if decode > 0 else []
     for path in sample:
         problem = decode_problem(path, wanted[path] or _size_of(path))
@@ -282,14 +281,14 @@ def _check_pictures(check: DataCheck, wanted: dict[str, tuple[int, int]], decode
     check.decoded = len(sample)
     if check.missing:
         frames = {find_frame(p) for p in check.missing}
-        check.problems.append(f"{quantity(len(check.missing), 'picture')} of {quantity(len(frames), 'frame')}"
-                              f" missing (first: {check.missing[0]}); is the data root right?")
+        check.problems.append(f"{_count(len(check.missing), 'picture')} of {_count(len(frames), 'frame')} missing "
+                              f"(first: {check.missing[0]}); is the data root right?")
     if len(check.sizes) > 1 and None in wanted.values():
         sizes = ", ".join(f"{w} x {h} ({n})" for (w, h), n in check.sizes.most_common())
         check.problems.append(f"the pictures are of several sizes: {sizes}")
     if check.broken:
         path, what = check.broken[0]
-        check.problems.append(f"{quantity(len(check.broken), 'picture')} unusable (first: {path}: {what})")
+        check.problems.append(f"{_count(len(check.broken), 'picture')} unusable (first: {path}: {what})")
 
 
 def _size_of(path: str) -> tuple[int, int]:
@@ -317,6 +316,10 @@ def pictures_in_tree(images: Path) -> dict[str, None]:
     return found
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def check_lines(check: DataCheck) -> list[str]:
     """The check on one screen: a row per annotation file, a line for the pictures, then each problem and
     warning."""
@@ -336,7 +339,7 @@ def check_lines(check: DataCheck) -> list[str]:
         lines += table.to_text().splitlines()
     sizes = ", ".join(f"{w} x {h}" for (w, h), _ in check.sizes.most_common()) or "none read"
     bad = len(check.missing) + len(check.broken)
-    state = "all there and whole" if not bad else f"{quantity(bad, 'picture')} missing or unusable"
+    state = "all there and whole" if not bad else f"{_count(bad, 'picture')} missing or unusable"
     if check.pictures:
         lines.append(f"pictures: {check.pictures:,} checked ({sizes}), {state}; sizes and ends read from every "
                      f"file, {check.decoded} decoded whole; {check.seconds:.1f} s")

@@ -13,7 +13,7 @@ import torch  # noqa: E402
 from models_helpers import KAIST_CONFIGS, SYNTH_CONFIGS, build_model, tiny_options, train_step, training_batch  # noqa: E402
 
 import kaist_kit.models  # noqa: E402,F401
-from kaist_kit.models.config import load_config  # noqa: E402
+from kaist_kit.config_files import load_config  # noqa: E402
 
 
 def _torchvision_url(name: str) -> str:
@@ -69,8 +69,8 @@ def test_no_config_trains_or_validates_on_a_test_frame(path, tiny_synth):
     """No test frame (set06-11) in any config's training or validation annotations, and no video on
     both sides: the KAIST configs' files are named sets whose lists the kit pins; the synthetic ones
     are made from the synthetic training frames (and they do not validate)."""
+    from kaist_kit.config_files import config_datasets
     from kaist_kit.datacheck import claimed_set
-    from kaist_kit.models.config import config_datasets
     from kaist_kit.trainsets.lists import frames_of_test_sets, named_list
 
     files = {f.role: f for f in config_datasets(load_config(path, {"data_root": str(tiny_synth)}))}

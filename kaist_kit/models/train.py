@@ -10,8 +10,8 @@ import urllib.error
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ..config_files import config_datasets, data_root_of, default_work_dir, load_config
 from ..errors import InputError
-from .config import config_datasets, data_root_of, default_work_dir, load_config
 
 
 def in_distributed_worker() -> bool:
