@@ -117,6 +117,10 @@ def test_one_training_step_gives_finite_losses_and_gradients_in_both_streams(pat
     losses = train_step(model, training_batch(cfg))
     logs = {key: float(torch.as_tensor(value).detach()) for key, value in losses.items()}
     assert logs["loss"] > 0 and all(math.isfinite(v) for v in logs.values())
+    # Distributed training stops at its second step when a parameter gets no gradient, unless the
+    # config says so (mmengine's find_unused_parameters).
+    unused = [name for name, p in model.named_parameters() if p.requires_grad and p.grad is None]
+    assert bool(unused) == bool(cfg.get("find_unused_parameters", False)), unused
 
     if "late-fusion" in path.name:
         assert _gradient(model.visible) > 0 and _gradient(model.lwir) > 0

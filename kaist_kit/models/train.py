@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import urllib.error
@@ -116,11 +115,6 @@ def train(config: str | os.PathLike, work_dir: str | os.PathLike | None = None, 
 
     from .checkpoints import trusted_checkpoints, use_gloo_on_cpu
 
-    if in_distributed_worker():
-        # torchrun stops the other workers with SIGTERM when one fails. The kit's handler turns SIGTERM
-        # into an exception, which a worker waiting in a collective (for the peer that failed) only
-        # sees when the wait ends: torchrun kills it 30 s later with SIGKILL. A worker ends at once.
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
     cfg.work_dir = str(work_dir)
     cfg.resume = resume
     if amp:
