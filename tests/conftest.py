@@ -23,6 +23,25 @@ for _pool in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_pool, "1")
 
 
+@pytest.fixture(autouse=True)
+def _release_memory(request):
+    """After each detector test, give the memory its models held back to the system.
+
+    Python frees a model's tensors when the test ends, but glibc keeps the freed pages for later
+    allocations: the session's size would stay at its largest model's, and on a machine shared
+    with other work the distributed test's processes start on top of it."""
+    yield
+    if request.module.__name__.startswith(("test_models_", "test_docs_")):
+        import ctypes
+        import gc
+
+        gc.collect()
+        try:
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+        except (OSError, AttributeError):  # not glibc
+            pass
+
+
 @pytest.fixture(scope="session", autouse=True)
 def private_temp_folder(tmp_path_factory):
     """Every temporary file of the session, of its subprocesses too, in a folder of its own.
