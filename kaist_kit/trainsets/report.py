@@ -29,7 +29,8 @@ def built_lines(built) -> list[str]:
         f"({labels})",
         f"  boxes from {SOURCE_KINDS[built.source_kind]}: {built.source}",
         f"  frame list sha256 {built.frames_sha256}",
-        f"  problems in the source: {built.problems}",
+        "  every frame found, nothing left out" if built.problems == "no problems found"
+        else f"  not found or not used in the source: {built.problems}",
     ]
     return lines + [f"  note: {note}" for note in built.notes]
 
