@@ -56,20 +56,20 @@ class BuiltSet:
 
 
 def detect_source_kind(source: str | os.PathLike, accepted: tuple[str, ...]) -> str | None:
-    """Which of ``accepted`` (`SOURCE_KINDS`) the source is: MBNet's cache by its numpy header, a folder
-    of annotation files by the layout most of its files follow (the converters' format specs). None
-    for an archive: listing it costs as much as reading it, so `build_training_set` tries its kinds in
-    turn."""
+    """Which of ``accepted`` (`SOURCE_KINDS`) the source is: a file that is not an archive is MBNet's
+    cache (its reader says when it is not one), a folder of annotation files is the kind whose layout
+    most of its files follow (the converters' format specs). None for an archive: listing it costs
+    as much as reading it, so `build_training_set` tries its kinds in turn."""
     from ..converters import SOURCE_FORMATS
     from ..files import is_archive
 
     path = Path(source)
-    if path.is_file() and (path.suffix == ".npy" or _starts_with(path, b"\x93NUMPY")):
-        if MBNET_CACHE in accepted:
-            return MBNET_CACHE
-        raise InputError(f"a numpy file; this set is built from {_accepted(accepted)}", source)
-    if MBNET_CACHE in accepted:
-        raise InputError(f"not a numpy .npy file; this set is built from {_accepted(accepted)}", source)
+    cache = path.is_file() and not is_archive(path)
+    if cache != (MBNET_CACHE in accepted):
+        what = "a numpy file" if path.suffix == ".npy" else "a file" if cache else "not a numpy .npy file"
+        raise InputError(f"{what}; this set is built from {_accepted(accepted)}", source)
+    if cache:
+        return MBNET_CACHE
     if is_archive(path):
         return None
     votes = Counter()
@@ -91,14 +91,6 @@ def _fits(spec, folder: str, name: str) -> bool:
     if spec.layout.folder is not None:
         return spec.layout.folder.search(folder) is not None
     return int(name[3:5]) in spec.sets.numbers
-
-
-def _starts_with(path: Path, magic: bytes) -> bool:
-    try:
-        with open(path, "rb") as f:
-            return f.read(len(magic)) == magic
-    except OSError:
-        return False
 
 
 def _accepted(kinds: tuple[str, ...]) -> str:
@@ -201,7 +193,8 @@ def _from_mbnet_cache(spec: TrainingSet, source) -> tuple[dict, list[str], str]:
     cache's boxes (x1 y1 x2 y2 -> x y w h) as pedestrians and its ignore areas as ignore regions."""
     import hashlib
 
-    from ..converters.coco import format_frames
+    from .. import __version__
+    from ..converters.coco import LICENSE, format_frames
     from ..converters.records import AnnotatedObject, FrameColumns, ObjectColumns
     from ..files import read_bytes
 
@@ -242,11 +235,7 @@ def _from_mbnet_cache(spec: TrainingSet, source) -> tuple[dict, list[str], str]:
     test = frames_of_test_sets(first)
     if test:
         raise InputError(f"holds frames of the test sets (first: {test[0]})", source)
-    rows.sort(key=lambda row: row[0])
     images, annotations = format_frames(FrameColumns.of(kept), ObjectColumns.of(rows), "kit")
-    from .. import __version__
-    from ..converters.coco import LICENSE
-
     data = {
         "info": {"description": "", "source_format": MBNET_CACHE, "source": str(Path(source).resolve()),
                  "source_sha256": source_sha256, "image_set": spec.name, "layout": "kaist-kit",
