@@ -8,6 +8,7 @@ JPEG that was cut short lacks its end-of-image marker, a PNG its IEND chunk. Onl
 from __future__ import annotations
 
 import os
+import stat
 import struct
 from dataclasses import dataclass
 
@@ -37,14 +38,18 @@ class Header:
 def read_header(path: str | os.PathLike) -> Header:
     """The kind and size of a JPEG or PNG picture, read from its header, and whether its end is there."""
     try:
-        fd = os.open(path, os.O_RDONLY)
+        # Without blocking: a named pipe where a picture should be would wait for a writer.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         return Header(problem="missing")
     except OSError as exc:
         return Header(problem=f"cannot read: {exc.strerror}")
     try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            return Header(problem="not a regular file")
         head = os.read(fd, _HEAD)
-        size = os.fstat(fd).st_size
+        size = status.st_size
         if head.startswith(PNG_SIGNATURE):
             return _png(fd, head, size)
         if head.startswith(JPEG_START):

@@ -64,6 +64,9 @@ def test_what_is_not_a_picture_is_said(tmp_path):
         path.write_bytes(content)
         assert said in read_header(path).problem
     assert read_header(tmp_path / "nothing.jpg").problem == "missing"
+    os.mkfifo(tmp_path / "pipe.jpg")  # read without waiting for a writer
+    assert read_header(tmp_path / "pipe.jpg").problem == "not a regular file"
+    assert read_header(tmp_path).problem == "not a regular file"
 
 
 @pytest.fixture
