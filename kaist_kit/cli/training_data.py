@@ -63,7 +63,7 @@ def check_data_command(
     root: Annotated[Path, typer.Argument(metavar="DATA_ROOT", help="The data root: images/setXX/VYYY/{visible,lwir}/ "
                                          "and the annotation files.", show_default=False)],
     config: Annotated[Path | None, typer.Argument(
-        metavar="[CONFIG]", help="A config: check its training, validation and test annotation files (with "
+        metavar="CONFIG", help="A config: check its training, validation and test annotation files (with "
                                  "data_root=DATA_ROOT). Without: the *.json files of DATA_ROOT and "
                                  "DATA_ROOT/annotations.",
         show_default=False)] = None,
