@@ -60,7 +60,6 @@ def synthetic_run(args) -> tuple[tuple[int, int], Path, dict]:
     data = synthetic_dataset(args.work, size, args.train, args.test, args.seed)
     options = {"data_root": str(data), "train_cfg.max_epochs": args.epochs,
                "param_scheduler.1.T_max": args.epochs, "param_scheduler.1.end": args.epochs,
-               "train_cfg.val_begin": args.epochs + 1,  # scored once, afterwards, on the final weights
                "randomness.seed": args.seed,
                # the Resize steps of the synthetic pipelines
                "train_dataloader.dataset.pipeline.2.scale": size,
@@ -205,7 +204,7 @@ def gpu_speed(args) -> None:
     from mmengine.runner import Runner
 
     import kaist_kit.models  # noqa: F401  (registers the kit's modules)
-    from kaist_kit.models.config import load_config
+    from kaist_kit.config_files import load_config
 
     cuda = args.device.startswith("cuda")
     device = torch.device(args.device)
@@ -220,7 +219,7 @@ def gpu_speed(args) -> None:
     for name, title in MODELS[:2]:
         config = ROOT / "configs" / f"faster-rcnn_r50_fpn_{name}_1x_kaist.py"
         cfg = load_config(config, {"data_root": str(data), "train_dataloader.dataset.ann_file": "train.json",
-                                   "val_dataloader.dataset.ann_file": "test.json",
+                                   "test_dataloader.dataset.ann_file": "test.json",
                                    "train_dataloader.dataset.filter_cfg.filter_empty_gt": False,
                                    "train_dataloader.num_workers": args.workers,
                                    "train_dataloader.persistent_workers": args.workers > 0})
@@ -257,7 +256,7 @@ def gpu_speed(args) -> None:
         images_per_second = batch_size * len(steps) / sum(steps)
 
         model.eval()
-        test_loader = Runner.build_dataloader(dict(cfg.val_dataloader, batch_size=1, num_workers=2), seed=args.seed)
+        test_loader = Runner.build_dataloader(dict(cfg.test_dataloader, batch_size=1, num_workers=2), seed=args.seed)
         latencies = []
         with torch.no_grad(), torch.autocast(device.type, dtype=torch.float16, enabled=args.amp):
             for k, batch in enumerate(test_loader):

@@ -14,3 +14,7 @@ model = dict(
         lwir={{_base_.resnet18}},
         channels=(32, 64, 128, 256),
         fusion=dict(type='AttentionFusion')))
+
+# RetinaNet's FPN starts at the second stage, so the first stage's fusion gets no gradient;
+# distributed training (kaist-kit train --gpus N) must be told, or it stops at the second step.
+find_unused_parameters = True

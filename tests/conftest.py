@@ -15,6 +15,55 @@ KAIST = SHARED / "data" / "kaist"
 # otherwise fetch it. The tests of the download lift this for themselves, with a file:// source.
 os.environ["KAIST_KIT_OFFLINE"] = "1"
 
+# One thread for torch's OpenMP and MKL pools, in this process and the commands it starts (set before
+# torch is imported). On cores shared with other work, two OpenMP threads that wait for each other in
+# spin loops made a training step of the synthetic configs 10 times slower (13 s instead of 1.3 s under
+# a load of 4.7 on 2 cores); alone, one thread costs a little. OMP_NUM_THREADS=2 pytest ... overrides.
+for _pool in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_pool, "1")
+
+
+@pytest.fixture(autouse=True)
+def _release_memory(request):
+    """After each detector test, give the memory its models held back to the system.
+
+    Python frees a model's tensors when the test ends, but glibc keeps the freed pages for later
+    allocations: the session's size would stay at its largest model's, and on a machine shared
+    with other work the distributed test's processes start on top of it."""
+    yield
+    if request.module.__name__.startswith(("test_models_", "test_docs_")):
+        import ctypes
+        import gc
+
+        gc.collect()
+        try:
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+        except (OSError, AttributeError):  # not glibc
+            pass
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_temp_folder(tmp_path_factory):
+    """Every temporary file of the session, of its subprocesses too, in a folder of its own.
+
+    mmengine writes each config it reads to a temporary file (tmpXXXXXXXX/tmpXXXXXXXX.py) and reads it
+    back; torchrun keeps its workers' files in torchelastic_XXXX. In the machine's shared temporary
+    folder, another process clearing its own leftovers (tmp* folders) took these files away in the middle
+    of a run, and the distributed tests' workers died. The session's basetemp is pytest's own, locked
+    while the session runs and left alone by other pytest sessions.
+    """
+    import tempfile
+
+    folder = tmp_path_factory.mktemp("tempfiles")
+    saved = os.environ.get("TMPDIR"), tempfile.tempdir
+    os.environ["TMPDIR"] = tempfile.tempdir = str(folder)
+    yield folder
+    if saved[0] is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = saved[0]
+    tempfile.tempdir = saved[1]
+
 
 @pytest.fixture(scope="session")
 def kaist():
@@ -75,7 +124,8 @@ def shuffled_copy(path, folder, seed=7):
 @pytest.fixture(scope="session")
 def tiny_synth(tmp_path_factory):
     """A tiny synthetic KAIST at 160 x 128 (8 training and 8 test frames, seed 5) with the
-    converted train.json and test.json beside its images/, as the *_synth.py configs expect."""
+    converted train.json and test.json beside its images/, as the *_synth.py configs expect, and a
+    val.json of its night training frames for the tests of validation during training."""
     from kaist_kit.converters import convert
     from kaist_kit.synth import SynthConfig, generate
 
@@ -83,6 +133,8 @@ def tiny_synth(tmp_path_factory):
     generate(root, SynthConfig(seed=5, train_frames=8, test_frames=8, width=160, height=128))
     convert("sanitized", root / "annotations-sanitized", root / "train.json", image_size=(160, 128))
     convert("improved", root / "annotations-improved", root / "test.json", image_size=(160, 128))
+    convert("sanitized", root / "annotations-sanitized", root / "val.json", image_set="train-night-02",
+            image_size=(160, 128))
     return root
 
 

@@ -17,13 +17,10 @@ def tiny_options(root: Path, batch_size: int = 2) -> dict:
         "train_dataloader.batch_size": batch_size,
         "train_dataloader.num_workers": 0,
         "train_dataloader.persistent_workers": False,
-        "val_dataloader.num_workers": 0,
-        "val_dataloader.persistent_workers": False,
         "test_dataloader.num_workers": 0,
         "test_dataloader.persistent_workers": False,
         "train_dataloader.dataset.pipeline.2.scale": (160, 128),
         "test_dataloader.dataset.pipeline.1.scale": (160, 128),
-        "val_dataloader.dataset.pipeline.1.scale": (160, 128),
         "default_hooks.logger.interval": 1,
     }
 

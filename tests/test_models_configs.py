@@ -13,7 +13,7 @@ import torch  # noqa: E402
 from models_helpers import KAIST_CONFIGS, SYNTH_CONFIGS, build_model, tiny_options, train_step, training_batch  # noqa: E402
 
 import kaist_kit.models  # noqa: E402,F401
-from kaist_kit.models.config import load_config  # noqa: E402
+from kaist_kit.config_files import load_config  # noqa: E402
 
 
 def _torchvision_url(name: str) -> str:
@@ -44,6 +44,9 @@ def test_kaist_configs_build(path):
     assert cfg.custom_imports.imports == ["kaist_kit.models"]
     assert cfg.default_hooks.checkpoint.save_best == "kaist/reasonable_all"
     assert cfg.val_evaluator.type == "KaistMetric"
+    # Trained on train-02, the best checkpoint chosen on val-02; test-all-20 only for kaist-kit test.
+    assert cfg.train_dataloader.dataset.ann_file == "annotations/train-02.json"
+    assert cfg.val_dataloader.dataset.ann_file == "annotations/val-02.json"
     assert cfg.test_dataloader.dataset.ann_file.endswith("test-all-20.leaderboard.json")
     backbones = [cfg.model.get("backbone")] if "backbone" in cfg.model else [cfg.model.visible.backbone]
     for backbone in backbones:  # ImageNet weights, as users expect, without torchvision
@@ -57,13 +60,44 @@ def test_kaist_configs_build(path):
     assert features
 
 
+def _frames(path) -> list[str]:
+    return [image["im_name"] for image in json.loads(Path(path).read_text())["images"]]
+
+
+@pytest.mark.parametrize("path", KAIST_CONFIGS + SYNTH_CONFIGS, ids=lambda p: p.stem)
+def test_no_config_trains_or_validates_on_a_test_frame(path, tiny_synth):
+    """No test frame (set06-11) in any config's training or validation annotations, and no video on
+    both sides: the KAIST configs' files are named sets whose lists the kit pins; the synthetic ones
+    are made from the synthetic training frames (and they do not validate)."""
+    from kaist_kit.config_files import config_datasets
+    from kaist_kit.datacheck import claimed_set
+    from kaist_kit.trainsets.lists import frames_of_test_sets, named_list
+
+    files = {f.role: f for f in config_datasets(load_config(path, {"data_root": str(tiny_synth)}))}
+    assert "train" in files and "test" in files
+    frames = {}
+    for role in ("train", "val"):
+        if role not in files:
+            continue
+        name = claimed_set(files[role].ann_file)
+        frames[role] = list(named_list(name)) if name else _frames(files[role].ann_file)
+        assert frames[role] and not frames_of_test_sets(frames[role]), (role, files[role].ann_file)
+    if "_kaist" in path.name:
+        assert "val" in files and claimed_set(files["val"].ann_file) == "val-02"
+        assert not {f[:10] for f in frames["train"]} & {f[:10] for f in frames["val"]}
+    else:
+        assert "val" not in files
+        cfg = load_config(path)
+        assert cfg.val_dataloader is None and cfg.val_cfg is None
+
+
 def test_synth_configs_read_the_dataset_folder_from_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("KAIST_KIT_SYNTH", str(tmp_path))
     cfg = load_config(SYNTH_CONFIGS[0])
     assert cfg.train_dataloader.dataset.data_root == str(tmp_path)
     monkeypatch.delenv("KAIST_KIT_SYNTH")
     cfg = load_config(SYNTH_CONFIGS[0], ["data_root=/somewhere/else"])
-    for loader in ("train_dataloader", "val_dataloader", "test_dataloader"):
+    for loader in ("train_dataloader", "test_dataloader"):
         assert cfg[loader].dataset.data_root == "/somewhere/else"
 
 
@@ -83,6 +117,10 @@ def test_one_training_step_gives_finite_losses_and_gradients_in_both_streams(pat
     losses = train_step(model, training_batch(cfg))
     logs = {key: float(torch.as_tensor(value).detach()) for key, value in losses.items()}
     assert logs["loss"] > 0 and all(math.isfinite(v) for v in logs.values())
+    # Distributed training stops at its second step when a parameter gets no gradient, unless the
+    # config says so (mmengine's find_unused_parameters).
+    unused = [name for name, p in model.named_parameters() if p.requires_grad and p.grad is None]
+    assert bool(unused) == bool(cfg.get("find_unused_parameters", False)), unused
 
     if "late-fusion" in path.name:
         assert _gradient(model.visible) > 0 and _gradient(model.lwir) > 0

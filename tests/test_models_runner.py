@@ -16,25 +16,39 @@ from typer.testing import CliRunner  # noqa: E402
 
 import kaist_kit.models  # noqa: E402,F401
 from kaist_kit.cli import app  # noqa: E402
+from kaist_kit.config_files import load_config  # noqa: E402
 from kaist_kit.detections import load_detections  # noqa: E402
 from kaist_kit.groundtruth import load_ground_truth  # noqa: E402
 from kaist_kit.models.checkpoints import trusted_checkpoints  # noqa: E402
-from kaist_kit.models.config import load_config  # noqa: E402
 from kaist_kit.models.train import train  # noqa: E402
 
 CONFIG = CONFIGS / "retinanet_r18_fpn_halfway-fusion_synth.py"
 
 
 def _options(root, epochs=1):
-    return {**tiny_options(root), "train_cfg.max_epochs": epochs, "train_cfg.val_interval": 1,
+    return {**tiny_options(root), "train_cfg.max_epochs": epochs,
             "param_scheduler.1.T_max": epochs, "param_scheduler.1.end": epochs}
+
+
+def _validated(root) -> dict:
+    """Validation after every epoch on the tiny set's val.json, as the KAIST configs validate on val-02
+    (the synthetic configs do not validate; this tests the mechanism)."""
+    pipeline = [dict(type="LoadKaistPair"), dict(type="Resize", scale=(160, 128), keep_ratio=True),
+                dict(type="PackDetInputs", meta_keys=("img_id", "img_path", "lwir_path", "ori_shape", "img_shape",
+                                                      "scale_factor"))]
+    return {"val_dataloader": dict(_delete_=True, batch_size=2, num_workers=0, persistent_workers=False,
+                                   drop_last=False, sampler=dict(type="DefaultSampler", shuffle=False),
+                                   dataset=dict(type="KaistDataset", data_root=str(root), ann_file="val.json",
+                                                test_mode=True, pipeline=pipeline)),
+            "val_cfg": dict(_delete_=True, type="ValLoop"), "train_cfg.val_interval": 1,
+            "val_evaluator": dict(_delete_=True, type="KaistMetric", setting=["reasonable", "all-pedestrians"])}
 
 
 @pytest.fixture(scope="module")
 def trained(tiny_synth, tmp_path_factory):
     """One epoch of halfway fusion on the tiny dataset, validated (and the best kept) at its end."""
     work = tmp_path_factory.mktemp("work") / "halfway"
-    train(CONFIG, work, cfg_options=_options(tiny_synth))
+    train(CONFIG, work, cfg_options={**_options(tiny_synth), **_validated(tiny_synth)})
     return work
 
 
@@ -189,11 +203,37 @@ def test_amp_without_a_gpu_says_so(tmp_path):
 
 @pytest.mark.skipif(torch.cuda.is_available() and torch.cuda.device_count() < 2, reason="one GPU only")
 def test_several_processes_train_with_torchrun(tiny_synth, tmp_path):
-    """--gpus 2 on a machine without a GPU: two CPU processes over gloo (a functional check)."""
+    """--gpus 2 on a machine without a GPU: two CPU processes over gloo (a functional check), for two
+    epochs: distributed training checks at each step after the first that every parameter had a
+    gradient, and halfway fusion's first-stage fusion has none in RetinaNet."""
     work = tmp_path / "ddp"
-    proc = _run("train", CONFIG, "--gpus", "2", "--work-dir", work,
-                *cli_options({**_options(tiny_synth), "train_cfg.val_begin": 2}))
+    proc = _run("train", CONFIG, "--gpus", "2", "--work-dir", work, *cli_options(_options(tiny_synth, epochs=2)))
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert (work / "epoch_1.pth").is_file()
+    assert (work / "epoch_2.pth").is_file()
     log = next(work.glob("*/*.log")).read_text()
     assert "Distributed launcher: pytorch" in log and "Distributed training: True" in log
+
+
+def test_offline_imagenet_weights_give_the_way_out_in_one_line(tiny_synth, tmp_path, monkeypatch):
+    import urllib.error
+
+    from kaist_kit.errors import InputError
+
+    def offline(url, *args, **kwargs):
+        raise urllib.error.URLError("[Errno -3] Temporary failure in name resolution")
+
+    monkeypatch.setattr(torch.hub, "download_url_to_file", offline)
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path / "torch"))
+    url = "https://download.pytorch.org/models/resnet18-f37072fd.pth"
+    pretrained = {"_delete_": True, "type": "Pretrained", "checkpoint": url}
+    options = {**_options(tiny_synth), "model.backbone.visible.init_cfg": pretrained,
+               "model.backbone.lwir.init_cfg": pretrained}
+    with pytest.raises(InputError) as caught:
+        train(CONFIG, tmp_path / "work", cfg_options=options)
+    message = str(caught.value)
+    assert "\n" not in message and "urlopen" not in message
+    assert message.startswith(f"cannot download the ImageNet weights {url} ([Errno -3] Temporary failure in name "
+                              "resolution): without network, put resnet18-f37072fd.pth in torch's cache "
+                              f"{tmp_path}/torch/hub/checkpoints/ (the config then works as it is), or give a local "
+                              "copy: --cfg-options model.backbone.visible.init_cfg.checkpoint=resnet18-f37072fd.pth "
+                              "--cfg-options model.backbone.lwir.init_cfg.checkpoint=resnet18-f37072fd.pth")

@@ -38,7 +38,7 @@ ALLOWED = {
                                                          "are the pinned ones",
     ("kaist_kit/models/checkpoints.py", "torch.load"): "mmengine's checkpoint loader, on checkpoints that "
                                                        "check_readable checked first",
-    ("kaist_kit/models/config.py", "Config.fromfile"): "mmengine reads its Python configs by name, after "
+    ("kaist_kit/config_files.py", "Config.fromfile"): "mmengine reads its Python configs by name, after "
                                                        "check_readable",
     ("kaist_kit/models/data.py", "fileio.get"): "training pictures, through mmengine's file backends (local or "
                                                 "remote), decoded by OpenCV",

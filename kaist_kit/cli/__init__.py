@@ -6,6 +6,7 @@ library call.
 - `scoring`: `eval`, `diagnose`, `compare`;
 - `submission`: `submit`;
 - `hosting`: `host evalai`, `host codabench`, `host check`, `leaderboard`;
+- `training_data`: named training sets (`trainset`) and the check of a data root (`check-data`);
 - `detectors`: `train`, `test`, `infer`, `init-checkpoint` (the mmdet extra);
 - `demo`: all of it on a synthetic KAIST.
 
@@ -15,7 +16,7 @@ Options that several verbs share are declared once, in `options`.
 # The verbs register themselves as their modules are imported, in the order of the pipeline,
 # which is the order --help lists them in.
 # isort: off
-from . import data, fetch, scoring, submission, hosting, detectors, demo  # noqa: F401
+from . import data, fetch, scoring, submission, training_data, detectors, hosting, demo  # noqa: F401
 # isort: on
 from .app import app, main
 

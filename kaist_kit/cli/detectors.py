@@ -51,14 +51,15 @@ def train_command(
     = False,
     cfg_options: CfgOptionsOption = None,
 ) -> None:
-    """Train a detector from an mmdetection config (needs the mmdet extra)."""
+    """Train a detector from an mmdetection config (needs the mmdet extra); its data is checked first, as
+    kaist-kit check-data does."""
     import subprocess
 
     _models("train", (config, "config file"))
     from ..models.train import train
 
     try:
-        folder = train(config, work_dir, gpus, resume, cfg_options, amp)
+        folder = train(config, work_dir, gpus, resume, cfg_options, amp, echo=say)
     except subprocess.CalledProcessError as exc:
         say(f"error: distributed training stopped with exit code {exc.returncode}")
         raise typer.Exit(exc.returncode or 1) from None

@@ -31,7 +31,8 @@ thead th { cursor: pointer; user-select: none; background: #f4f4f4; position: st
 thead th[aria-sort=ascending]::after { content: " \\25B2"; }
 thead th[aria-sort=descending]::after { content: " \\25BC"; }
 tr.refused td { color: #888; }
-.verdict-correct { color: #0a6e31; } .verdict-mis-score, .verdict-crash, .verdict-refused { color: #b3261e; font-weight: 600; }
+.verdict-correct { color: #0a6e31; }
+.verdict-mis-score, .verdict-crash, .verdict-refused { color: #b3261e; font-weight: 600; }
 .note { color: #555; font-size: .9rem; } code { background: #f4f4f4; padding: 0 .2rem; }
 svg.curves { font-size: 11px; } svg .grid { stroke: #e4e4e4; } svg .frame { fill: none; stroke: #888; }
 svg .curve { fill: none; stroke-width: 2; } svg .title { font-size: 13px; font-weight: 600; }

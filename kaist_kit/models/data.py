@@ -14,6 +14,7 @@ from mmdet.datasets.transforms import Pad
 from mmdet.registry import DATASETS, TRANSFORMS
 from mmengine import fileio
 
+from ..datacheck import missing_annotations_message, picture_names
 from ..errors import InputError, quantity
 from ..files import load_json
 from ..frames import find_frame, period_of
@@ -34,23 +35,6 @@ def frame_name(path: str | os.PathLike) -> str:
     return find_frame(path) or os.path.basename(str(path))
 
 
-def picture_names(image: dict) -> tuple[str, str]:
-    """(visible, lwir) paths of an image record, relative to the dataset's images/ folder.
-
-    The converter writes both; the leaderboard's ground truth has only ``im_name`` and the
-    pictures sit where KAIST keeps them.
-    """
-    if image.get("file_name") and image.get("lwir_file_name"):
-        return str(image["file_name"]), str(image["lwir_file_name"])
-    name = str(image.get("im_name") or image.get("file_name") or "")
-    frame = find_frame(name)
-    if frame is None:
-        raise ValueError(f"image {image.get('id')!r} has neither file_name and lwir_file_name nor a "
-                         "KAIST frame name (setXX/VYYY/IZZZZZ) in im_name")
-    set_name, video, stem = frame.split("/")
-    return f"{set_name}/{video}/visible/{stem}.jpg", f"{set_name}/{video}/lwir/{stem}.jpg"
-
-
 @DATASETS.register_module()
 class KaistDataset(BaseDetDataset):
     """Frame pairs and pedestrians from the converter's COCO JSON or the leaderboard's ground truth.
@@ -59,7 +43,8 @@ class KaistDataset(BaseDetDataset):
     writes for every label but person, becomes an ignore instance. Pictures are looked up under
     ``data_root/data_prefix['img']`` (default ``images/``); ``check_files`` stops at once when
     pictures are missing rather than hours into training. ``filter_cfg=dict(filter_empty_gt=True)``
-    leaves out training frames without a pedestrian to learn from.
+    leaves out training frames without a pedestrian to learn from. ``make_with`` is the command that
+    writes the annotation file (``{data_root}`` and ``{ann_file}`` filled in), said when it is missing.
 
     The resolved annotation file is added to the metainfo, so that `KaistMetric` scores against
     the dataset it evaluates without being told the path again.
@@ -67,12 +52,18 @@ class KaistDataset(BaseDetDataset):
 
     METAINFO = dict(classes=("person",), palette=[(220, 20, 60)])
 
-    def __init__(self, *args, data_prefix: dict | None = None, check_files: bool = True, **kwargs):
+    def __init__(self, *args, data_prefix: dict | None = None, check_files: bool = True,
+                 make_with: str | None = None, **kwargs):
         self.check_files = check_files
+        self.make_with = make_with
         super().__init__(*args, data_prefix=data_prefix or dict(img="images/"), **kwargs)
         self._metainfo["ann_file"] = self.ann_file
 
     def load_data_list(self) -> list[dict]:
+        if not os.path.isfile(self.ann_file):
+            root = self.data_root.rstrip("/") + "/" if self.data_root else ""
+            how = self.make_with.format(data_root=root, ann_file=self.ann_file) if self.make_with else None
+            raise InputError(missing_annotations_message(self.ann_file, how))
         data = load_json(self.ann_file)
         if not isinstance(data, dict) or not isinstance(data.get("images"), list):
             raise InputError("not a COCO annotation file: expected an object with an 'images' list",

@@ -29,9 +29,9 @@ from pathlib import Path
 from mmdet.registry import WEIGHT_INITIALIZERS
 from mmengine.model.weight_init import PretrainedInit
 
+from ..config_files import load_config
 from ..errors import InputError, quantity
 from ..files import check_readable
-from .config import load_config
 
 # The layers that score classes in mmdetection's detection heads (Faster R-CNN's BBoxHead,
 # RetinaNet, FCOS / ATSS and the other anchor-free heads).

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..config_files import default_work_dir, load_config
 from ..errors import InputError
 from ..files import check_readable
-from .config import default_work_dir, load_config
 
 
 @dataclass

@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+import urllib.error
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ..config_files import config_datasets, data_root_of, default_work_dir, load_config
 from ..errors import InputError
-from .config import default_work_dir, load_config
 
 
 def in_distributed_worker() -> bool:
@@ -29,15 +30,68 @@ def use_amp(cfg) -> None:
     cfg.optim_wrapper.loss_scale = "dynamic"
 
 
+def check_training_data(cfg, echo: Callable[[str], None] | None = None, decode: int = 8):
+    """`kaist-kit check-data` on a config's training and validation files: an `InputError` naming the
+    first thing missing (and how to make an annotation file that is not there), before any model is
+    built. Its summary and warnings go to ``echo``."""
+    from ..datacheck import check_data
+
+    datasets = config_datasets(cfg, roles=("train", "val"))
+    if not datasets:
+        return None
+    root = data_root_of(cfg) or datasets[0].ann_file.parent
+    check = check_data(root, datasets, decode=decode)
+    if not check.ok:
+        raise check.error()
+    if echo:
+        held = ", ".join(f"{a.files.role} {a.recognised or a.files.ann_file.name} ({a.images:,} frames)"
+                         for a in check.annotations)
+        echo(f"data checked: {held}; {check.pictures:,} pictures there and whole ({check.seconds:.1f} s)")
+        for warning in check.warnings:
+            echo(f"warning: {warning}")
+    return check
+
+
+def remote_weights(node, path: str = "model") -> list[tuple[str, str]]:
+    """(dotted path of the init_cfg, address) of every initialisation that downloads its weights."""
+    found = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            checkpoint = value.get("checkpoint") if key == "init_cfg" and isinstance(value, dict) else None
+            if isinstance(checkpoint, str) and checkpoint.startswith(("http://", "https://")):
+                found.append((f"{path}.{key}", checkpoint))
+            else:
+                found += remote_weights(value, f"{path}.{key}")
+    return found
+
+
+def offline_weights_message(cfg, reason) -> str:
+    """The way out when the starting weights cannot be downloaded, in one line."""
+    import torch
+
+    remote = remote_weights(cfg.get("model", {}))
+    if not remote:
+        return f"cannot download the starting weights ({reason})"
+    url = remote[0][1]
+    name = url.rsplit("/", 1)[-1]
+    options = " ".join(f"--cfg-options {path}.checkpoint={name}" for path, _ in remote)
+    return (f"cannot download the ImageNet weights {url} ({reason}): without network, put {name} in torch's "
+            f"cache {Path(torch.hub.get_dir()) / 'checkpoints'}/ (the config then works as it is), or give a "
+            f"local copy: {options}")
+
+
 def train(config: str | os.PathLike, work_dir: str | os.PathLike | None = None, gpus: int = 1,
-          resume: bool = False, cfg_options: Sequence[str] | dict | None = None, amp: bool = False) -> Path:
+          resume: bool = False, cfg_options: Sequence[str] | dict | None = None, amp: bool = False,
+          echo: Callable[[str], None] | None = None) -> Path:
     """Train ``config``; checkpoints and logs go to ``work_dir`` (default ``work_dirs/<config>``).
 
     One process uses the GPU when there is one, else the CPU. ``gpus > 1`` starts that many
     processes with torchrun (distributed data parallel, mmengine's ``launcher='pytorch'``); without
     a GPU they share the CPU over gloo, which is for testing the setup, not for speed. ``resume``
     continues from the work folder's last checkpoint. ``amp`` trains in mixed precision (see
-    `use_amp`; a CUDA GPU only). Returns the work folder.
+    `use_amp`; a CUDA GPU only). The data is checked first (`check_training_data`), once, and what is
+    missing stops the run before any model is built; ``echo`` hears the check's summary. Returns the
+    work folder.
     """
     import torch
 
@@ -47,18 +101,20 @@ def train(config: str | os.PathLike, work_dir: str | os.PathLike | None = None, 
         raise InputError("--amp needs a CUDA GPU: mmengine's mixed precision (AmpOptimWrapper, float16 with loss "
                          "scaling) does not train on a CPU; train without --amp")
     work_dir = Path(work_dir) if work_dir else default_work_dir(config)
-    if gpus > 1 and not in_distributed_worker():
-        if torch.cuda.is_available() and gpus > torch.cuda.device_count():
+    cfg = load_config(config, cfg_options)
+    if not in_distributed_worker():
+        if gpus > 1 and torch.cuda.is_available() and gpus > torch.cuda.device_count():
             raise InputError(f"--gpus {gpus}, but this machine has {torch.cuda.device_count()} GPUs")
-        load_config(config, cfg_options)  # report a bad config or option once, not once per process
-        launch(config, work_dir, gpus, resume, cfg_options, amp)
-        return work_dir
+        # A bad config, option or data root is reported once, not once per process.
+        check_training_data(cfg, echo)
+        if gpus > 1:
+            launch(config, work_dir, gpus, resume, cfg_options, amp)
+            return work_dir
 
     from mmengine.runner import Runner
 
     from .checkpoints import trusted_checkpoints, use_gloo_on_cpu
 
-    cfg = load_config(config, cfg_options)
     cfg.work_dir = str(work_dir)
     cfg.resume = resume
     if amp:
@@ -67,7 +123,10 @@ def train(config: str | os.PathLike, work_dir: str | os.PathLike | None = None, 
     if cfg.launcher == "pytorch" and not torch.cuda.is_available():
         use_gloo_on_cpu(cfg)
     with trusted_checkpoints():  # load_from, resume and local ImageNet weights
-        Runner.from_cfg(cfg).train()
+        try:
+            Runner.from_cfg(cfg).train()
+        except urllib.error.URLError as exc:  # no network for the ImageNet weights
+            raise InputError(offline_weights_message(cfg, exc.reason)) from None
     return work_dir
 
 

@@ -34,7 +34,7 @@ train_dataloader = dict(
     dataset=dict(
         type=dataset_type,
         data_root=data_root,
-        ann_file='annotations/train-all-02.sanitized.json',
+        ann_file='annotations/train-02.json',
         filter_cfg=dict(filter_empty_gt=True),
         pipeline=train_pipeline,
         backend_args=backend_args))
@@ -47,12 +47,25 @@ val_dataloader = dict(
     dataset=dict(
         type=dataset_type,
         data_root=data_root,
+        ann_file='annotations/val-02.json',
+        test_mode=True,
+        pipeline=test_pipeline,
+        backend_args=backend_args))
+test_dataloader = dict(
+    batch_size=1,
+    num_workers=2,
+    persistent_workers=True,
+    drop_last=False,
+    sampler=dict(type='DefaultSampler', shuffle=False),
+    dataset=dict(
+        type=dataset_type,
+        data_root=data_root,
         ann_file='annotations/test-all-20.leaderboard.json',
         test_mode=True,
         pipeline=test_pipeline,
         backend_args=backend_args))
-test_dataloader = val_dataloader
 
-# The leaderboard's LAMR, reasonable setting, all / day / night, against the dataset's ann_file.
+# The leaderboard's LAMR, reasonable setting, all / day / night, against the dataset's ann_file: on
+# val-02 during training (save_best reads it), on test-all-20 by `kaist-kit test`.
 val_evaluator = dict(type='KaistMetric', setting='reasonable', protocol='leaderboard')
 test_evaluator = val_evaluator

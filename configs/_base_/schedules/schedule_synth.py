@@ -1,7 +1,7 @@
 # A short schedule for the synthetic configs: minutes on a CPU.
 max_epochs = 8
-train_cfg = dict(type='EpochBasedTrainLoop', max_epochs=max_epochs, val_interval=4)
-val_cfg = dict(type='ValLoop')
+train_cfg = dict(type='EpochBasedTrainLoop', max_epochs=max_epochs)
+val_cfg = None  # the synthetic configs do not validate (datasets/kaist_synth.py)
 test_cfg = dict(type='TestLoop')
 
 param_scheduler = [
