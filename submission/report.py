@@ -11,8 +11,6 @@ from .checks import WARNING, Inspection
 from .submit import CheckReport, PackageReport
 from .targets import CHALLENGE2024, LEADERBOARD, on_the_other
 
-FORMAT_NAMES = {"coco": "COCO result JSON", "txt": "leaderboard txt", "per-image": "per-image files"}
-
 VERDICTS = {
     "correct": "scores this file correctly",
     "mistake": "would score this file as it is written, which is not what it means (see the error above)",
@@ -26,7 +24,7 @@ def summary(inspection: Inspection) -> list[str]:
     counts = inspection.counts
     dets = inspection.read
     scores = f", scores {dets.scores.min():.3g} to {dets.scores.max():.3g}" if len(dets) else ""
-    lines = [f"{inspection.source.name}: {FORMAT_NAMES.get(inspection.format, inspection.format)}, "
+    lines = [f"{inspection.source.name}: {inspection.format.title}, "
              f"{counts['in_source']} detections{scores}"]
     if inspection.gt is not None:
         lines.append(f"ground truth: {inspection.gt.describe()}")
@@ -80,7 +78,7 @@ def check_lines(report: CheckReport) -> list[str]:
     target = report.target
     if target is not None:
         lines.append(f"written for: {target.description} (category_id {target.category_id}, "
-                     f"{'JSON' if inspection.format == 'coco' else 'txt'}); {on_the_other(target)}")
+                     f"{inspection.format.kind}); {on_the_other(target)}")
     name = "2024 challenge" if target is CHALLENGE2024 else "leaderboard"
     verdict = VERDICTS[report.verdict]
     warned = sum(f.level == WARNING for f in inspection.findings)

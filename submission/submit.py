@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kaist_kit import __version__
-from kaist_kit.detections import SUBMISSION_MANIFEST, method_name
+from kaist_kit.detections import SUBMISSION_MANIFEST, ReadOptions, method_name
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import Result
 from kaist_kit.files import atomic_path, check_writable
@@ -108,15 +108,14 @@ class CheckReport(_OfInspection):
 
 def package(result: str | os.PathLike, out: str | os.PathLike,
             gt: GroundTruth | str | os.PathLike | None = None, method: str | None = None, *,
-            target: str = LEADERBOARD.name, id_offset: int = 0, corners: bool = False, format: str = "auto",
-            devkit_shift: bool = True, as_is: bool = False) -> PackageReport:
+            target: str = LEADERBOARD.name, options: ReadOptions | None = None) -> PackageReport:
     """Write the result normalised for ``target``'s evaluator, with a manifest.
 
     ``out`` is ``NAME.json``, the file to upload, written with ``NAME.manifest.json`` beside it; or
     ``NAME.zip``, an archive for records that holds both (the file to upload is the JSON inside: the
     evaluators read .json and .txt uploads only). A result with an error finding (boxes written as
     corners, ids written with the other base, detections of other images) is refused with its fix,
-    and nothing is written, unless ``as_is``. Every file is written beside its final place and
+    and nothing is written, unless ``options.as_is``. Every file is written beside its final place and
     renamed only when complete: a failure leaves nothing new (and an existing file untouched).
     """
     result, out = Path(result), Path(out)
@@ -133,9 +132,9 @@ def package(result: str | os.PathLike, out: str | os.PathLike,
     if method is not None and len(method) > MAX_METHOD_CHARS:
         raise InputError(f"the method name has {len(method)} characters; at most {MAX_METHOD_CHARS}, so that "
                          "the zip's file names can be extracted everywhere")
-    inspection = inspect_result(result, _ground_truth(gt), id_offset=id_offset, corners=corners,
-                                format=format, devkit_shift=devkit_shift)
-    inspection.findings[:] = refuse_errors(_for_target(inspection.findings, chosen), as_is)
+    options = options or ReadOptions()
+    inspection = inspect_result(result, _ground_truth(gt), options)
+    inspection.findings[:] = refuse_errors(_for_target(inspection.findings, chosen), options.as_is)
     if len(inspection.packaged) == 0:
         raise InputError("no detections left to submit (the evaluators crash on an empty result)", result)
     method = method or method_name(result)
@@ -188,12 +187,13 @@ def _write_chunks(chunks: Iterable[bytes], write: Callable[[bytes], object]) -> 
     return size, digest.hexdigest()
 
 
-def check(path: str | os.PathLike, gt: GroundTruth | str | os.PathLike | None = None, *,
-          format: str = "auto", devkit_shift: bool = True) -> CheckReport:
-    """Validate a result file or a submission as it is: which target it is written for, what that
+def check(path: str | os.PathLike, gt: GroundTruth | str | os.PathLike | None = None,
+          options: ReadOptions | None = None) -> CheckReport:
+    """Validate a result file or a submission as it is (``options``: its format and the devkit's
+    shift; a check reads ids and boxes as written): which target it is written for, what that
     target's evaluator would do with it, and its score."""
     path = Path(path)
-    inspection = inspect_result(path, _ground_truth(gt), format=format, devkit_shift=devkit_shift)
+    inspection = inspect_result(path, _ground_truth(gt), options)
     judged = target_of_file(inspection.format, inspection.read.facts.challenge_category)
     findings = inspection.findings
     findings[:] = _for_target(findings, judged)
@@ -288,7 +288,7 @@ def _manifest(inspection: Inspection, method: str, results_name: str, results_sh
                    "evaluator": target.evaluator},
         "results_file": results_name,
         "results_sha256": results_sha256,
-        "source": {"name": inspection.source.name, "format": inspection.format, "sha256": source_hash,
+        "source": {"name": inspection.source.name, "format": inspection.format.name, "sha256": source_hash,
                    "sha256_of": hashed},
         "options": inspection.options,
         "counts": inspection.counts,
