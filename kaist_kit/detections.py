@@ -508,7 +508,7 @@ def _number(value, key: str, k: int, where: str, line_of) -> tuple[float, bool]:
     try:
         return float(value), as_text
     except OverflowError:  # an integer of more than 308 digits
-        return math.copysign(math.inf, value), as_text
+        return (math.inf if value > 0 else -math.inf), as_text
 
 
 def _json_type(value) -> str:
