@@ -1,6 +1,5 @@
 """The `kaist-kit` application: its consoles, and how errors and warnings reach the user."""
 
-from __future__ import annotations
 
 import signal
 import sys

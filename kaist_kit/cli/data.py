@@ -1,6 +1,5 @@
 """Annotations: `convert` them to COCO JSON, `synth` a KAIST to test with, `stats` and `show` a dataset."""
 
-from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path

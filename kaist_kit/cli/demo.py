@@ -1,6 +1,5 @@
 """The whole kit on a synthetic KAIST, in seconds: `demo`."""
 
-from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated

@@ -1,6 +1,5 @@
 """Fusion detectors (the mmdet extra): `train`, `test` and `infer`."""
 
-from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated

@@ -1,6 +1,5 @@
 """Scoring results: `eval`, `diagnose` and `compare`."""
 
-from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated

@@ -1,6 +1,5 @@
 """Challenge entries: `submit` packages a result, or checks one as it is."""
 
-from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
