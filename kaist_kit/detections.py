@@ -332,7 +332,8 @@ def _read_members(members: dict[str, tuple[str, Callable[[], bytes]]], where: Pa
                 raise InputError(f"two per-image files of frame {_frame(base)}: {members[frames[base]][0]} and "
                                  f"{members[name][0]}; keep one", where)
             frames[base] = name
-    others = [n for n in members if n not in frames.values() and n.lower().endswith((".json", ".txt"))
+    framed = set(frames.values())
+    others = [n for n in members if n not in framed and n.lower().endswith((".json", ".txt"))
               and n.rpartition("/")[2] != SUBMISSION_MANIFEST]
     if frames and others:
         raise InputError(f"holds per-image files ({members[next(iter(frames.values()))][0]}, ...) and a result "

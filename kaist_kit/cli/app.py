@@ -27,8 +27,9 @@ app = typer.Typer(
     # Every verb's options read and checked by the kit, its help shown whole (see command.py).
     cls=KitGroup,
 )
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+# No emoji codes: a method named "a:ok:" is printed as it is named.
+out = Console(soft_wrap=True, emoji=False)
+err = Console(stderr=True, soft_wrap=True, emoji=False)
 
 
 def say(line: str) -> None:

@@ -139,12 +139,22 @@ class _Conversion:
         return value
 
 
+class _HelpNames:
+    """What click asks of a context to make a command's --help option."""
+
+    def __init__(self, command):
+        self.help_option_names = (command.context_settings or {}).get("help_option_names", ["--help"])
+
+
 def adapt(command) -> None:
     """Install the kit's conversion and help on a click command made by typer (see the module)."""
     first = (command.help or "").strip().split("\n\n")[0]
     if first and not command.short_help:
         command.short_help = " ".join(first.split())
-    for param in command.params:
+    # click makes a command's --help option when it first runs, and keeps it: made now, it is
+    # converted as the other options are.
+    help_option = command.get_help_option(_HelpNames(command))
+    for param in [*command.params, *([help_option] if help_option is not None else [])]:
         conversion = _Conversion.of(param)
         if conversion is not None and hasattr(param, "_runtime_param"):
             param._runtime_param = conversion

@@ -259,16 +259,16 @@ def load_gt(path: Path | None):
 @contextmanager
 def download_bar() -> Iterator[Callable[[int, int], None]]:
     """A ``progress(done, total)`` for downloads: a bar on stderr, drawn from the first chunk on and
-    only when stderr is a terminal."""
-    from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
-
-    bar = Progress(BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
-                   console=err, transient=True, disable=not err.is_terminal)
-    task = None
+    only when stderr is a terminal (rich's progress bars are imported then, not before)."""
+    bar = task = None
 
     def progress(done: int, total: int) -> None:
-        nonlocal task
-        if task is None:
+        nonlocal bar, task
+        if bar is None:
+            from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
+
+            bar = Progress(BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
+                           console=err, transient=True, disable=not err.is_terminal)
             bar.start()
             task = bar.add_task("downloading", total=total)
         bar.update(task, completed=done)
@@ -276,4 +276,5 @@ def download_bar() -> Iterator[Callable[[int, int], None]]:
     try:
         yield progress
     finally:
-        bar.stop()
+        if bar is not None:
+            bar.stop()

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from ..submission.targets import LEADERBOARD, TARGETS
 from .app import app, out, say
 from .options import (
     AsIsOption,
@@ -19,10 +20,8 @@ from .options import (
     read_options,
 )
 
-# The targets of kaist_kit.submission.targets, named here so that the command starts without
-# importing the packager (tests/test_cli_options.py checks that the two lists agree).
-TargetName = Enum("TargetName", {name: name for name in ("leaderboard", "challenge2024")}, type=str)
-DEFAULT_TARGET = TargetName.leaderboard
+TargetName = Enum("TargetName", {name: name for name in TARGETS}, type=str)
+DEFAULT_TARGET = TargetName(LEADERBOARD.name)
 
 
 @app.command("submit")
