@@ -1,7 +1,7 @@
 """kaist-kit: the KAIST multispectral pedestrian benchmark, from annotations to a scored submission.
 
-The core (converters, evaluation, submission, CLI) needs only numpy, typer, rich and matplotlib;
-the detectors in `kaist_kit.models` need the optional `mmdet` extra.
+The core (converters, evaluation, submission, CLI) needs only numpy, msgspec, typer, rich and
+matplotlib; the detectors in `kaist_kit.models` need the optional `mmdet` extra.
 """
 
 __version__ = "0.1.0"
