@@ -289,7 +289,8 @@ def load_detections(path: str | os.PathLike, gt: GroundTruth, options: ReadOptio
         raise InputError(f"cannot read: {exc.strerror or exc}", path) from None
     dropped = Dropped() if on_invalid == "drop" else None
     if is_folder:
-        found = sorted(p for p in path.rglob("*") if _listed(p.relative_to(path).as_posix()) and p.is_file())
+        # Everything but folders: a file that is not a regular one is refused when it is read.
+        found = sorted(p for p in path.rglob("*") if _listed(p.relative_to(path).as_posix()) and not p.is_dir())
         members = {p.relative_to(path).as_posix(): (str(p), _LazyFile(p)) for p in found}
         return _read_members(members, path, gt, dropped, options, folder=True)
     if is_archive(path):
