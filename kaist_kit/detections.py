@@ -75,8 +75,8 @@ ID_OFFSET_LIMIT = 10 ** 9
 # A JSON number, as json.loads reads one (a string that holds exactly this is read as the number).
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 
-# The types of a number in a record as json.loads gives it (a bool is not one); numpy's are a
-# library caller's.
+# The types of the numbers of a record as json.loads gives them (a bool is not one), and numpy's
+# usual ones (a library caller's): a record of only these is read without further checks.
 _FLOATS = frozenset({int, float, np.float64, np.float32, np.int64, np.int32})
 # How a format names the image of a detection.
 GT_IDS = "the ground truth's image ids"
@@ -505,7 +505,7 @@ def _number(value, key: str, k: int, where: str, line_of) -> tuple[float, bool]:
         if not _JSON_NUMBER.fullmatch(value):
             raise _record_error(f"{key} holds the text {value[:40]!r}, which is not a number", k, where, line_of)
         value = json.loads(value)
-    elif type(value) not in _FLOATS:
+    elif isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise _record_error(f"{key} holds {_json_type(value)}, not a number", k, where, line_of)
     try:
         return float(value), as_text

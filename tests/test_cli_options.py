@@ -42,7 +42,7 @@ BASE = {
 }
 # Options whose text holds numbers the verb reads itself: each option, a good value and the range
 # its message names.
-TEXT_NUMBERS = {"--size": ("320x256", "WIDTHxHEIGHT"), "--image-size": ("640x512", "WIDTHxHEIGHT"),
+TEXT_NUMBERS = {"--size": ("320x256", "pixels"), "--image-size": ("640x512", "pixels"),
                 "--shift-lwir": ("4,0", "DX,DY"), "--fppi-range": ("1e-4:1", "FPPI range")}
 
 

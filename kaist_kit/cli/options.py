@@ -209,12 +209,18 @@ def method_names(names: list[str] | None, results: list[Path]) -> list[str] | No
 
 def parse_size(value: str, hint: str = "--image-size", low: int = 1, high: int = MAX_SIDE) -> tuple[int, int]:
     """(width, height) of a WIDTHxHEIGHT option value, each from ``low`` to ``high`` pixels."""
-    side = Whole(low, high)
+    side = Whole(-(2 ** 63), 2 ** 63)
     try:
         width, height = (side(v) for v in value.lower().split("x"))
     except (ValueError, typer.BadParameter):
-        raise typer.BadParameter(f"{value[:40]!r} is not WIDTHxHEIGHT, each {side.accepts}, e.g. {DEFAULT_SIZE}",
-                                 param_hint=hint) from None
+        raise typer.BadParameter(f"{value[:40]!r} is not WIDTHxHEIGHT, each from {low} to {high} pixels, e.g. "
+                                 f"{DEFAULT_SIZE}", param_hint=hint) from None
+    if width <= 0 or height <= 0:
+        raise typer.BadParameter(f"{value[:40]!r}: the width and the height must be positive, each from {low} to "
+                                 f"{high} pixels", param_hint=hint)
+    if not (low <= width <= high and low <= height <= high):
+        raise typer.BadParameter(f"{value[:40]!r}: the width and the height must each be from {low} to {high} "
+                                 "pixels", param_hint=hint)
     return width, height
 
 
