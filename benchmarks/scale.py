@@ -280,8 +280,8 @@ def main() -> None:
         read = measure(reads, versions, args.repeat_read, work)
         loads.append(load())
     if "typical" in parts:
-        whole = measure({"typical": python + ["eval", *map(str, typical), "--gt", gt]}, versions,
-                        args.repeat_typical, work)
+        whole = measure({"typical": python + ["eval", *map(str, typical), "--gt", gt],
+                         "start": python + ["--version"]}, versions, args.repeat_typical, work)
         loads.append(load())
 
     names = list(versions)
@@ -340,7 +340,9 @@ def main() -> None:
             "reasonable all / day / night): " + ", ".join(f"`{v}` {cell(whole, 'typical', v)}" for v in names)
             + ". The seven: the four shared files (" + ", ".join(TYPICAL[:4]) + "), and three made from them: "
             "MBNet's detections as COCO JSON as a detector writes it, MLPD's txt with every score squared, and "
-            "MLPD's JSON packaged by `kaist-kit submit` (a zip). The goal is 0.4 s.",
+            "MLPD's JSON packaged by `kaist-kit submit` (a zip). The goal is 0.4 s. Starting the command "
+            "alone (`kaist-kit --version`: Python, numpy, typer, rich and the kit's modules): "
+            + ", ".join(f"`{v}` {cell(whole, 'start', v)}" for v in names) + ".",
         ]
     lines.append("")
     if parts >= {"big", "reads", "typical"}:
