@@ -189,9 +189,9 @@ def _write_chunks(chunks: Iterable[bytes], write: Callable[[bytes], object]) -> 
 
 def check(path: str | os.PathLike, gt: GroundTruth | str | os.PathLike | None = None,
           options: ReadOptions | None = None) -> CheckReport:
-    """Validate a result file or a submission as it is (``options``: its format and the devkit's
-    shift; a check reads ids and boxes as written): which target it is written for, what that
-    target's evaluator would do with it, and its score."""
+    """Validate a result file or a submission as it is, read as ``options`` say (`kaist-kit submit
+    --check` reads ids and boxes as written): which target it is written for, what that target's
+    evaluator would do with it, and its score."""
     path = Path(path)
     inspection = inspect_result(path, _ground_truth(gt), options)
     judged = target_of_file(inspection.format, inspection.read.facts.challenge_category)
