@@ -98,7 +98,7 @@ class ResultFormat:
     read: Callable[..., Detections]
     image_ids: str  # GT_IDS, POSITIONS or FRAME_NAMES
     id_base: int | None  # the first KAIST image's id as written: 0, 1; None for frame names
-    layout: str  # how a box is written
+    layout: str  # how a box is written: "x, y, width, height"
     # Whether the writer chose the ids' base and the boxes' layout, so that --id-offset and --corners
     # apply and the file is checked for being read the other way.
     rereadable: bool
@@ -532,7 +532,7 @@ def _coco_detections(ids: np.ndarray, boxes: np.ndarray, scores: np.ndarray, cat
     ``category_of(k)`` is detection k's category as written, for the error of a strict read."""
     if options.corners:
         boxes[:, 2:] -= boxes[:, :2]
-    keep = _check_values(boxes, scores, lambda k: (where, line_of(k)), dropped, facts, _layout(options.corners))
+    keep = _check_values(boxes, scores, lambda k: (where, line_of(k)), dropped, facts, _layout(COCO, options.corners))
     bad = np.flatnonzero(categories != PERSON_CATEGORY)
     n = len(categories)
     facts.challenge_category = n > 0 and len(bad) == n and bool(np.all(categories == CHALLENGE2024_CATEGORY))
@@ -563,9 +563,9 @@ def _kept(image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, keep: np.nda
                       facts)
 
 
-def _layout(corners: bool) -> str:
+def _layout(fmt: ResultFormat, corners: bool) -> str:
     """How the boxes of a COCO or txt file are read, for the message about a negative size."""
-    return "boxes are read as corners [x1, y1, x2, y2]" if corners else "boxes are [x, y, width, height]"
+    return "boxes are read as corners [x1, y1, x2, y2]" if corners else f"boxes are [{fmt.layout}]"
 
 
 # --- leaderboard txt -------------------------------------------------------------------------------
@@ -595,7 +595,7 @@ def read_txt_results(text: str | bytes, where: str, gt: GroundTruth, dropped: Dr
     if options.corners:
         boxes[:, 2:] -= boxes[:, :2]
     facts = ReadFacts(id_offset=options.id_offset, corners=options.corners)
-    keep = _check_values(boxes, scores, lambda k: (where, line_of(k)), dropped, facts, _layout(options.corners))
+    keep = _check_values(boxes, scores, lambda k: (where, line_of(k)), dropped, facts, _layout(TXT, options.corners))
     int_ids = ids.astype(np.int64) + options.id_offset
     image, known = _map_ids(int_ids, gt, line_of, where, TXT, dropped, keep, options.id_offset)
     keep &= known
@@ -807,14 +807,14 @@ def _printed(values: np.ndarray, decimals: int) -> np.ndarray:
 # --- the formats ----------------------------------------------------------------------------------
 
 COCO = ResultFormat(
-    "coco", "COCO result JSON", "JSON", read_coco_results, GT_IDS, 0, "[x, y, width, height]",
+    "coco", "COCO result JSON", "JSON", read_coco_results, GT_IDS, 0, "x, y, width, height",
     rereadable=True, devkit_shift=False, upload_suffix=".json", carries_category=True)
 TXT = ResultFormat(
     "txt", "leaderboard txt", "txt", read_txt_results, POSITIONS, 1, "x, y, width, height",
     rereadable=True, devkit_shift=False, upload_suffix=".txt", carries_category=False)
 PER_IMAGE = ResultFormat(
     "per-image", "per-image files", "per-image files", read_per_image, FRAME_NAMES, None,
-    "corners x1 y1 x2 y2", rereadable=False, devkit_shift=True, upload_suffix=None, carries_category=False)
+    "corners x1, y1, x2, y2", rereadable=False, devkit_shift=True, upload_suffix=None, carries_category=False)
 RESULT_FORMATS = {spec.name: spec for spec in (COCO, TXT, PER_IMAGE)}
 FORMATS = (AUTO, *RESULT_FORMATS)
 
