@@ -39,11 +39,11 @@ TEST_IMAGES = 2252
 
 def misread(dets: Detections, gt: GroundTruth) -> list[tuple[str, Detections]]:
     """The result as a writer who got the layout or the id base wrong would have written it."""
-    if dets.format == "per-image":
+    if not dets.format.rereadable:
         return []
     corners = dets.boxes.copy()
     corners[:, 2:] += corners[:, :2]
-    shift = 1 if dets.format == "coco" else -1  # 1-based COCO ids, 0-based txt ids
+    shift = 1 - 2 * dets.format.id_base  # written with the other base: 1-based COCO ids, 0-based txt ids
     image = dets.image + shift
     keep = (image >= 0) & (image < gt.n_images)
     return [("as corners", replace(dets, boxes=corners)),

@@ -3,26 +3,33 @@ docs/benchmarks.md.
 
     python benchmarks/scale.py [--kaist ../shared/data/kaist] [--work /tmp/kaist-kit-scale]
                                [--baseline COMMIT] [--repeat 3] [--repeat-read 5] [--repeat-typical 15]
+                               [--parts big,reads,typical]
 
 - `kaist-kit eval R --gt G` and `kaist-kit submit R --gt G --out S.zip` (and `--out S.json`, the
   file to upload) on a leaderboard txt and a COCO result JSON of 2,000,000 detections: wall time
-  and peak memory (the maximum resident set size of the process);
+  and peak memory (the maximum resident set size of the process), and the process' CPU time (user and
+  system), which another program running on a shared machine changes less than the wall time;
 - reading those files alone (load_detections) at 500,000, 1,000,000 and 2,000,000 detections,
   which must take time and memory in proportion;
 - `kaist-kit eval A B C D E F G --gt G` on seven typical result files, as one process.
 
 The big files are built from MBNet's shared detections, jittered and repeated over the 2,252 test
 images (about 900 per image at 2,000,000), and kept in --work (never in the repository). Each
-command runs in a process of its own; reported times are the best of the runs, memory the largest
-peak seen. With --baseline, the same commands run on that commit too (extracted into --work),
-each run alternating with the working tree's, so that both see the same machine.
+command runs in a process of its own; reported times are the medians of the runs, memory the
+largest peak seen. Both versions' modules are byte-compiled first, as an installed package's are
+(with PYTHONDONTWRITEBYTECODE set, every run would otherwise compile the changed ones). With
+--baseline, the same commands run on that commit too (extracted into --work), each run
+alternating with the working tree's, so that both see the same machine. Only a run of all three
+--parts records its section in docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
+import compileall
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -162,8 +169,9 @@ def typical_files(kaist: Path, work: Path, python: list[str]) -> list[Path]:
 
 # --- running ----------------------------------------------------------------------------------------
 
-def run(command: list[str], env: dict, cwd: Path) -> tuple[float, float, str]:
-    """(seconds, peak resident memory in MB, standard output) of a command in a process of its own."""
+def run(command: list[str], env: dict, cwd: Path) -> tuple[float, float, str, float]:
+    """(seconds, peak resident memory in MB, standard output, CPU seconds) of a command in a process of
+    its own."""
     with open(cwd / "stderr.txt", "w+") as err:
         start = time.perf_counter()
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, env={**os.environ, **env}, cwd=cwd)
@@ -174,7 +182,7 @@ def run(command: list[str], env: dict, cwd: Path) -> tuple[float, float, str]:
         if process.returncode:
             err.seek(0)
             raise SystemExit(f"{' '.join(command)} failed ({process.returncode}):\n{err.read()}")
-    return seconds, usage.ru_maxrss / 1024, output
+    return seconds, usage.ru_maxrss / 1024, output, usage.ru_utime + usage.ru_stime
 
 
 def baseline_code(commit: str, work: Path) -> Path:
@@ -197,19 +205,18 @@ def baseline_code(commit: str, work: Path) -> Path:
 
 
 def measure(commands: dict[str, list[str]], versions: dict[str, dict], repeat: int,
-            work: Path) -> dict[tuple[str, str], tuple[float, float, str]]:
-    """(command, version) -> (best seconds, largest peak MB, the output of the fastest run), running the
-    versions in turn."""
-    found: dict[tuple[str, str], tuple[float, float, str]] = {}
+            work: Path) -> dict[tuple[str, str], tuple[float, float, list[str], float]]:
+    """(command, version) -> (median seconds, largest peak MB, the outputs of the runs, median CPU
+    seconds), running the versions in turn."""
+    runs: dict[tuple[str, str], list[tuple[float, float, str, float]]] = {}
     for name, command in commands.items():
         for _ in range(repeat):
             for version, env in versions.items():
-                seconds, peak, output = run(command, env, work)
-                best, most, kept = found.get((name, version), (float("inf"), 0.0, ""))
-                found[name, version] = (min(best, seconds), max(most, peak), output if seconds < best else kept)
+                runs.setdefault((name, version), []).append(run(command, env, work))
                 for leftover in work.glob("submission.*"):
                     leftover.unlink()
-    return found
+    return {key: (statistics.median(r[0] for r in found), max(r[1] for r in found), [r[2] for r in found],
+                  statistics.median(r[3] for r in found)) for key, found in runs.items()}
 
 
 def load() -> str:
@@ -223,8 +230,8 @@ def short_commit(revision: str) -> str:
 
 
 def cell(found: dict, name: str, version: str) -> str:
-    seconds, peak, _ = found[name, version]
-    return f"{seconds:.2f} s, {peak:.0f} MB"
+    seconds, peak, _, cpu = found[name, version]
+    return f"{seconds:.2f} s ({cpu:.2f} s CPU), {peak:.0f} MB"
 
 
 def main() -> None:
@@ -233,7 +240,9 @@ def main() -> None:
     parser.add_argument("--baseline", metavar="COMMIT", help="also measure the kit at this commit")
     parser.add_argument("--repeat-read", type=int, default=5, help="runs of each read")
     parser.add_argument("--repeat-typical", type=int, default=15, help="runs of the seven typical files")
+    parser.add_argument("--parts", default="big,reads,typical", help="which parts to run, comma-separated")
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
     work, kaist = args.work.resolve(), args.kaist.resolve()
     work.mkdir(parents=True, exist_ok=True)
     gt = str(kaist / "test-all-20.leaderboard.json")
@@ -243,29 +252,37 @@ def main() -> None:
     if not Path(installed.strip()).resolve().is_relative_to(ROOT):
         raise SystemExit(f"kaist_kit is installed from {installed.strip()}, not from {ROOT}: pip install -e {ROOT}")
     versions = {head: {}}
+    code = [ROOT]
     if args.baseline:
         commit = short_commit(args.baseline)
-        versions = {commit: {"PYTHONPATH": str(baseline_code(commit, work))}, **versions}
+        code.append(baseline_code(commit, work))
+        versions = {commit: {"PYTHONPATH": str(code[-1])}, **versions}
+    for folder in code:
+        for package in ("kaist_kit", "submission", "converters"):
+            compileall.compile_dir(folder / package, quiet=1)
 
     files = big_files(kaist, work)
     typical = typical_files(kaist, work, python)
     loads = [load()]
-    commands = {}
+    commands, big, read, whole = {}, {}, {}, {}
     for fmt in ("txt", "json"):
         path = str(files[fmt, SIZES[-1]])
         commands[f"`kaist-kit eval`, {fmt}"] = python + ["eval", path, "--gt", gt]
         for out in ("zip", "json"):
             commands[f"`kaist-kit submit --out S.{out}`, {fmt}"] = python + [
                 "submit", path, "--gt", gt, "--out", str(work / f"submission.{out}")]
-    big = measure(commands, versions, args.repeat, work)
-    loads.append(load())
+    if "big" in parts:
+        big = measure(commands, versions, args.repeat, work)
+        loads.append(load())
     reads = {(fmt, n): [sys.executable, "-c", READ_ONLY, gt, str(files[fmt, n])] for fmt in ("txt", "json")
              for n in SIZES}
-    read = measure(reads, versions, args.repeat_read, work)
-    loads.append(load())
-    whole = measure({"typical": python + ["eval", *map(str, typical), "--gt", gt]}, versions, args.repeat_typical,
-                    work)
-    loads.append(load())
+    if "reads" in parts:
+        read = measure(reads, versions, args.repeat_read, work)
+        loads.append(load())
+    if "typical" in parts:
+        whole = measure({"typical": python + ["eval", *map(str, typical), "--gt", gt],
+                         "start": python + ["--version"]}, versions, args.repeat_typical, work)
+        loads.append(load())
 
     names = list(versions)
     columns = " | ".join(f"`{v}`" for v in names)
@@ -274,51 +291,64 @@ def main() -> None:
         HEADING,
         "",
         f"Measured by `python benchmarks/scale.py{' --baseline ' + args.baseline if args.baseline else ''}` on: "
-        f"{describe()}. The machine is shared: its load average was {', then '.join(loads)} as the three parts "
-        "ran. Each command runs as a process of its own, the versions in turn (the commits below); times are "
-        f"the best of the runs ({args.repeat} of each command, {args.repeat_read} of each read, "
-        f"{args.repeat_typical} of the typical files), memory the largest peak resident set seen (the whole "
-        "process, Python and its libraries included).",
-        "",
-        f"The files of 2,000,000 detections are MBNet's shared detections jittered and repeated over the "
-        f"{IMAGES:,} test images ({SIZES[-1] // IMAGES} or {SIZES[-1] // IMAGES + 1} per image, each copy scored "
-        f"lower than its source): a leaderboard txt written as MBNet's ({sizes['txt']:.0f} MB) and a COCO result "
-        f"JSON as `json.dump` writes a detector's float32 numbers ({sizes['json']:.0f} MB). The commands run with "
-        "their defaults (reasonable, all / day / night).",
-        "",
-        f"| 2,000,000 detections | {columns} |",
-        "|---|" + "---:|" * len(names),
-        *[f"| {name} | " + " | ".join(cell(big, name, v) for v in names) + " |" for name in commands],
-        "",
-        "The goals: `eval` within 3 s and 600 MB, `submit` within 6 s and 800 MB. A JSON file's numbers "
-        "are parsed by `json` itself, so that they read exactly as `json.loads` reads them: that parse is "
-        "most of a JSON read below.",
-        "",
-        "Reading a file alone (`load_detections` in a fresh process, the ground truth loaded first): seconds, "
-        "microseconds per detection, and the process' peak memory.",
-        "",
-        f"| file | detections | {columns} |",
-        "|---|---:|" + "---:|" * len(names),
+        f"{describe()}. The machine is shared with other developers' work: its load average was "
+        f"{', then '.join(loads)} as the parts ran, so times vary from run to run. Each command runs as a "
+        "process of its own, the versions in turn (the commits below), their modules byte-compiled first; "
+        f"times are the medians of the runs ({args.repeat} of each command, {args.repeat_read} of each read, "
+        f"{args.repeat_typical} of the typical files), with the process' CPU time (user and system), which "
+        "the other work changes less; memory is the largest peak resident set seen (the whole process, Python "
+        "and its libraries included).",
     ]
-    for (fmt, n) in reads:
-        cells = []
-        for v in names:
-            _, peak, output = read[(fmt, n), v]
-            seconds = float(output.split()[0])
-            cells.append(f"{seconds:.2f} s ({1e6 * seconds / n:.2f} µs), {peak:.0f} MB")
-        lines.append(f"| {fmt} | {n:,} | " + " | ".join(cells) + " |")
-    lines += [
-        "",
-        "`kaist-kit eval` of seven typical result files as one process (`kaist-kit eval A B C D E F G --gt G`, "
-        "reasonable all / day / night): " + ", ".join(f"`{v}` {cell(whole, 'typical', v)}" for v in names)
-        + ". The seven: the four shared files (" + ", ".join(TYPICAL[:4]) + "), and three made from them: "
-        "MBNet's detections as COCO JSON as a detector writes it, MLPD's txt with every score squared, and "
-        "MLPD's JSON packaged by `kaist-kit submit` (a zip). The goal is 0.4 s; starting Python and importing "
-        "the command line (numpy, typer, rich and the kit) takes about 0.2 s of it before a file is read, and "
-        "typer (0.28 and later) checking each option through pydantic about 0.1 s more.",
-        "",
-    ]
-    publish(args.doc, HEADING, lines)
+    if big:
+        lines += [
+            "",
+            f"The files of 2,000,000 detections are MBNet's shared detections jittered and repeated over the "
+            f"{IMAGES:,} test images ({SIZES[-1] // IMAGES} or {SIZES[-1] // IMAGES + 1} per image, each copy "
+            f"scored lower than its source): a leaderboard txt written as MBNet's ({sizes['txt']:.0f} MB) and a "
+            f"COCO result JSON as `json.dump` writes a detector's float32 numbers ({sizes['json']:.0f} MB). The "
+            "commands run with their defaults (reasonable, all / day / night).",
+            "",
+            f"| 2,000,000 detections | {columns} |",
+            "|---|" + "---:|" * len(names),
+            *[f"| {name} | " + " | ".join(cell(big, name, v) for v in names) + " |" for name in commands],
+            "",
+            "The goals: `eval` within 3 s and 600 MB, `submit` within 6 s and 800 MB. A JSON file's records are "
+            "decoded by msgspec into exactly the usual keys and numbers, the numbers `json.loads` reads "
+            "(tests/test_bulkread.py and tests/test_result_readers.py check it); any other file is read by "
+            "`json.loads` itself.",
+        ]
+    if read:
+        lines += [
+            "",
+            "Reading a file alone (`load_detections` in a fresh process, the ground truth loaded first): "
+            "seconds (the median of the runs), microseconds per detection, and the process' peak memory.",
+            "",
+            f"| file | detections | {columns} |",
+            "|---|---:|" + "---:|" * len(names),
+        ]
+        for (fmt, n) in reads:
+            cells = []
+            for v in names:
+                _, peak, outputs, _ = read[(fmt, n), v]
+                seconds = statistics.median(float(output.split()[0]) for output in outputs)
+                cells.append(f"{seconds:.2f} s ({1e6 * seconds / n:.2f} µs), {peak:.0f} MB")
+            lines.append(f"| {fmt} | {n:,} | " + " | ".join(cells) + " |")
+    if whole:
+        lines += [
+            "",
+            "`kaist-kit eval` of seven typical result files as one process (`kaist-kit eval A B C D E F G --gt G`, "
+            "reasonable all / day / night): " + ", ".join(f"`{v}` {cell(whole, 'typical', v)}" for v in names)
+            + ". The seven: the four shared files (" + ", ".join(TYPICAL[:4]) + "), and three made from them: "
+            "MBNet's detections as COCO JSON as a detector writes it, MLPD's txt with every score squared, and "
+            "MLPD's JSON packaged by `kaist-kit submit` (a zip). The goal is 0.4 s. Starting the command "
+            "alone (`kaist-kit --version`: Python, numpy, typer, rich and the kit's modules): "
+            + ", ".join(f"`{v}` {cell(whole, 'start', v)}" for v in names) + ".",
+        ]
+    lines.append("")
+    if parts >= {"big", "reads", "typical"}:
+        publish(args.doc, HEADING, lines)
+    else:
+        print("\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -4,36 +4,57 @@
 readers of `kaist_kit.detections` would read from them, or None when the file is not of the usual layout (then
 the careful reader reads it, and says what is wrong where). They never decide anything else:
 
-- the whole layout is checked before a value is used: every line of a txt file holds the same
-  number of fields, and every record of a COCO JSON file is laid out as the first one, numbers
-  aside, the same keys in the same order;
-- every number is parsed by what the careful readers use: txt fields by CPython's correctly
-  rounded `PyOS_string_to_double`, which both `float()` and numpy's `loadtxt` call, and JSON
-  numbers by `json` itself (ints as ints, floats as floats, the grammar of JSON numbers included).
+- txt fields are parsed by CPython's correctly rounded `PyOS_string_to_double`, which both `float()`
+  and numpy's `loadtxt` call, after the whole layout is checked: every line of a txt file holds
+  the same number of fields;
+- COCO JSON is decoded by msgspec into records of exactly the usual keys (image_id, bbox of four,
+  score, category_id), each a JSON number: anything else (a string, a boolean, an object for a bbox,
+  another key, NaN, an escape in a key, a number beyond the float range) makes msgspec refuse, and
+  the careful reader, `json.loads` and its checks, reads the file. msgspec reads what `json.loads`
+  reads: integers as integers, floats correctly rounded, the last of a key written twice
+  (tests/test_bulkread.py checks it, bit for bit, on generated files and number spellings).
 
-Files of millions of detections are read so in a few seconds, without a Python object per value
-(see "Millions of detections" in docs/benchmarks.md).
+Files of millions of detections are read so in a few seconds (see "Millions of detections" in
+docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
 import io
-import json
+import itertools
 import re
+from operator import attrgetter
 
 import numpy as np
 
+try:
+    import msgspec
+except ImportError:  # the numpy-only copy of the core that a challenge's evaluation worker runs
+    msgspec = None
+
 # What a well-formed txt file is made of: numbers, and commas, spaces and line breaks between them.
 _TXT_BYTES = b"0123456789.+-eE, \t\r\n"
-# Digits, signs and points become '#'; a number is a run of them, and of exponent marks ('e', 'E')
-# that follow one. Written with one '#' each, the records of a file read as one fixed string.
-_MASKED = bytes(ord("#") if b in b"0123456789.+-" else b for b in range(256))
-_SPACE = rb"[ \t\n\r]*"
-_RECORD_KEYS = ({"image_id": 0, "category_id": 0, "bbox": [0, 0, 0, 0], "score": 0},
-                {"image_id": 0, "bbox": [0, 0, 0, 0], "score": 0})
-# Records are checked and parsed this many bytes at a time, so that no array of the whole file's
-# size is made beside its bytes.
+_SPACE = b" \t\n\r"
+_SPACES = re.compile(rb"[ \t\n\r]*")
+# The end of a COCO file is looked for within its last this many bytes.
+_EDGE = 1 << 12
+# Records are decoded this many bytes at a time, so that no Python object is made for every
+# detection of a large file at once.
 _CHUNK = 1 << 20
+Number = int | float
+
+
+if msgspec is not None:
+    class _Record(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+        """A COCO result record of the usual keys, each number as json.loads reads it (an int or a float)."""
+
+        image_id: Number
+        bbox: tuple[Number, Number, Number, Number]
+        score: Number
+        category_id: Number = 1
+
+    _RECORDS = msgspec.json.Decoder(list[_Record])
+_FIELDS = tuple(map(attrgetter, ("image_id", "category_id", "score", "bbox")))
 
 
 def txt_rows(raw: bytes, ncols: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -70,90 +91,43 @@ def labelled_rows(texts: list[bytes], label: bytes, ncols: int) -> tuple[np.ndar
 
 def coco_columns(raw: bytes) -> dict[str, np.ndarray] | None:
     """The image_id, category_id (1 where absent), bbox and score of every record of a COCO result
-    list as `json.loads` reads them, as float64 arrays; or None unless every record is laid out as
-    the first, which holds exactly those keys with numbers (a bbox of four)."""
-    if not raw.isascii() or b"#" in raw:  # '#' stands for a number below
+    list as `json.loads` reads them, as float64 arrays; or None unless every record holds exactly
+    those keys (category_id may be absent) with JSON numbers, a bbox of four, in ASCII without
+    escapes. Without msgspec (a numpy-only copy of the kit), always None."""
+    if msgspec is None or not raw.isascii() or b"\\" in raw:  # keys spelled with escapes are left to json.loads
         return None
-    first = raw.find(b"{")
-    close = raw.find(b"}", first)
-    last = raw.rfind(b"}")
-    head, tail = raw[:max(first, 0)], raw[last + 1:]
-    if first < 0 or not re.fullmatch(_SPACE + rb"\[" + _SPACE, head) \
-            or not re.fullmatch(_SPACE + rb"\]" + _SPACE, tail):
+    first = _SPACES.match(raw, 0).end()
+    tail = raw[-_EDGE:].rstrip(_SPACE)
+    end = len(raw) - min(len(raw), _EDGE) + len(tail) - 1  # the last byte that is not white space
+    if not tail or first >= end or raw[first:first + 1] != b"[" or raw[end:end + 1] != b"]":
         return None
-    template = _layout(raw[first:close + 1])[0]
-    keys = _template_keys(template)
-    if keys is None:
+    # Every '}' closes a record: a decoded record holds numbers and a list of numbers, and keys
+    # without braces (a piece cut at a brace within another key fails to decode).
+    n = raw.count(b"}", first, end)
+    if not n:
         return None
-    following = raw.find(b"{", close)
-    between = raw[close + 1:following] if following >= 0 else b""
-    if following >= 0 and not re.fullmatch(_SPACE + b"," + _SPACE, between):
-        return None
-    width = template.count(b"#")
-    records = raw.count(b"}")
-    columns = {"image_id": np.empty(records), "category_id": np.ones(records), "bbox": np.empty((records, 4)),
-               "score": np.empty(records)}
-    slots, slot = {}, 0
-    for key in keys:
-        slots[key] = slice(slot, slot + 4) if key == "bbox" else slot
-        slot += 4 if key == "bbox" else 1
-    row, start = 0, 0
-    while start <= last:
-        stop = raw.find(b"}", start + _CHUNK)
-        stop = last + 1 if stop < 0 or stop > last else stop + 1
-        chunk = raw[start:stop]
-        count = chunk.count(b"}")
-        layout = (head + template + (between + template) * (count - 1)) if start == 0 else \
-            (between + template) * count
-        numbers = _numbers(chunk, layout)
-        if numbers is None or len(numbers) != count * width:
+    columns = {"image_id": np.empty(n), "category_id": np.empty(n), "score": np.empty(n), "bbox": np.empty((n, 4))}
+    row, start = 0, first + 1
+    while start < end:
+        stop = raw.find(b"}", start + _CHUNK, end)
+        stop = end if stop < 0 else stop + 1
+        try:
+            records = _RECORDS.decode(b"[" + raw[start:stop] + b"]")
+        except msgspec.DecodeError:
+            return None
+        count = len(records)
+        if not count or row + count > n:
             return None
         try:
-            values = np.array(numbers, np.float64).reshape(count, width)
-        except OverflowError:  # an integer beyond any float: the careful reader says what it makes of it
+            for name, get in zip(("image_id", "category_id", "score"), _FIELDS):
+                columns[name][row:row + count] = np.fromiter(map(get, records), np.float64, count)
+            columns["bbox"][row:row + count] = np.fromiter(
+                itertools.chain.from_iterable(map(_FIELDS[3], records)), np.float64, 4 * count).reshape(count, 4)
+        except OverflowError:  # an integer beyond the float range: the careful reader says what it makes of it
             return None
-        for key, where in slots.items():
-            columns[key][row:row + count] = values[:, where]
-        row, start = row + count, stop
-    return columns
-
-
-def _template_keys(template: bytes) -> list[str] | None:
-    """The keys, in order, of a record's layout with each number written '#', if it is one of the
-    usual records: each key once, and a number (four in a list for bbox) for each."""
-    probe = template.replace(b"#", b"0")
-    try:
-        record = json.loads(probe)
-    except ValueError:
-        return None
-    if record not in _RECORD_KEYS or template.count(b'"') != 2 * len(record):  # a key written twice
-        return None
-    return list(record)
-
-
-def _layout(data: bytes) -> tuple[bytes, np.ndarray]:
-    """``data`` with each number written '#', and where its numbers' bytes are."""
-    masked = np.frombuffer(data.translate(_MASKED), np.uint8)
-    digit = masked == ord("#")
-    number = digit.copy()
-    number[1:] |= digit[:-1] & ((masked[1:] == ord("e")) | (masked[1:] == ord("E")))
-    first = number.copy()
-    first[1:] &= ~number[:-1]
-    return masked[~number | first].tobytes(), number
-
-
-def _numbers(chunk: bytes, layout: bytes) -> list | None:
-    """The numbers of whole records, parsed by `json`, if ``chunk`` reads as ``layout`` with each
-    number written '#'; else None."""
-    written, number = _layout(chunk)
-    if written != layout:
-        return None
-    ends = ~number
-    ends[1:] &= number[:-1]
-    ends[0] = False
-    # Each number followed by one comma: a JSON list of them.
-    listed = np.where(number, np.frombuffer(chunk, np.uint8), ord(","))[number | ends].tobytes()
-    try:
-        return json.loads(b"[" + listed[:-1] + b"]")
-    except ValueError:  # a run of number bytes that is no JSON number
-        return None
+        row, start = row + count, _SPACES.match(raw, stop, end).end()
+        if start < end:  # the next piece begins after the comma between two records
+            if raw[start:start + 1] != b",":
+                return None
+            start += 1
+    return columns if row == n else None

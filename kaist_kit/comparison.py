@@ -7,8 +7,9 @@ the difference between two methods is measured on the same resampled test sets: 
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -21,8 +22,9 @@ from .bootstrap import (
     holm,
     paired_test,
 )
-from .detections import Detections
-from .evaluate import Evaluation, Result
+from .detections import Detections, ReadOptions
+from .evaluate import Evaluation, Result, unique_method_names
+from .findings import Finding, inspect_scores, read_inspected
 from .groundtruth import GroundTruth
 from .matching import MATCH_THRESHOLD
 from .settings import (
@@ -241,3 +243,54 @@ def to_markdown(comparison: Comparison) -> str:
     lines += [f"## {tests_heading(comparison)}", ""]
     lines += [f"- {d.sentence(comparison.adjusted)}" for d in comparison.differences]
     return "\n".join(lines) + "\n"
+
+
+@dataclass
+class ComparedFiles:
+    """Result files compared (`compare_files`), and what was found in each."""
+
+    comparison: Comparison
+    findings: list[Finding]
+    light: bool = field(default=True, repr=False)  # its tables fit 80 columns in light rules
+
+    def to_json(self) -> dict:
+        return {**self.comparison.to_dict(), "findings": [f.to_dict() for f in self.findings]}
+
+    def to_csv(self) -> str:
+        return numbers_table(self.comparison).to_csv()
+
+    def to_markdown(self) -> str:
+        return to_markdown(self.comparison)
+
+    def tables(self) -> list[Table]:
+        return [comparison_table(self.comparison)] + p_value_tables(self.comparison)
+
+    def lines(self) -> list[str]:
+        return [f"{tests_heading(self.comparison)}:"] + [f"  {d.sentence(self.comparison.adjusted)}"
+                                                         for d in self.comparison.differences]
+
+
+def compare_files(paths: Sequence[str | os.PathLike], gt: GroundTruth, names: Sequence[str] | None = None,
+                  protocol: str | Protocol = "leaderboard", settings: Iterable[str] | None = None,
+                  splits: Iterable[str] = SPLITS, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                  iou: float = MATCH_THRESHOLD, options: ReadOptions | None = None) -> ComparedFiles:
+    """`compare` of result files, each read (as ``options`` say) and inspected before any is scored;
+    method names default to the file names. A file that looks misread stops with its fix (see
+    `findings.refuse_errors`)."""
+    if len(paths) < 2:
+        raise ValueError("compare at least two results")
+    names = list(names) if names else unique_method_names(paths)
+    if len(names) != len(paths) or len(set(names)) < len(names):
+        raise ValueError("give each result a name of its own")
+    proto = get_protocol(protocol)
+    settings = list(dict.fromkeys(get_setting(name).name for name in settings or default_settings(proto.name)))
+    splits = list(dict.fromkeys(splits))
+    for split in splits:
+        gt.split_mask(split)  # before any result is read
+    read = [read_inspected(path, gt, settings, splits, [proto.name], options) for path in paths]
+    found = compare(gt, [(n, dets) for n, (dets, _) in zip(names, read)], proto, settings, splits, resamples, seed,
+                    iou=iou)
+    scored = found.results()
+    findings = [f for (dets, inspected), n in zip(read, names)
+                for f in inspected + inspect_scores([r for r in scored if r.method == n], dets)]
+    return ComparedFiles(found, findings)

@@ -1,6 +1,9 @@
 """Reading detection results in every format the KAIST community uses.
 
-Formats (see "Result formats" in docs/evaluation.md):
+Each format is a `ResultFormat` spec (``COCO``, ``TXT``, ``PER_IMAGE``; see "Result formats" in
+docs/evaluation.md): its reader, how its image ids and boxes are written, and what the two
+evaluators (the leaderboard's and the 2024 challenge's) make of it. The kit asks the spec wherever
+the format matters, never the format's name.
 
 - ``coco``: COCO result JSON, ``[{"image_id", "category_id", "bbox": [x, y, w, h], "score"}]`` with
   the ground truth's (0-based) image ids.
@@ -10,9 +13,20 @@ Formats (see "Result formats" in docs/evaluation.md):
 - ``per-image``: the devkit's folder of ``setXX_VYYY_IZZZZZ.txt`` files with lines
   ``person x1 y1 x2 y2 score``. Read the devkit's way by default: its aggregator writes
   ``x1+1, y1+1, x2-x1, y2-y1`` with four decimals and the score with eight, and scores those numbers.
-  ``devkit_shift=False`` reads a folder written without that shift as ``x1, y1, x2-x1, y2-y1``.
+  ``ReadOptions(devkit_shift=False)`` reads a folder written without that shift as
+  ``x1, y1, x2-x1, y2-y1``.
 - any of these inside a ``.zip``, ``.tar``, ``.tar.gz`` or ``.tgz`` archive (a submission zip's
   ``manifest.json`` is not a result and is passed over).
+
+How a file is read (its format, the devkit's shift, an id offset, boxes as corners, and whether a
+file that looks misread is scored as read) is one `ReadOptions`, made once by the caller.
+
+Readers read exactly what the standard library reads, or refuse: a COCO file's values are those of
+`json.loads` and must be numbers of the right shape (a bbox is a list of four numbers; a JSON
+boolean is not a number); a string that holds exactly a JSON number is read as that number and
+counted (the `string-values` finding: the leaderboard crashes on it), any other string is refused.
+Text fields are read by `float`. A frame given twice in one folder or archive, and an archive that
+holds per-image files beside another result file, are refused, naming both files.
 
 Detections keep their file order, which decides ties between equal scores.
 
@@ -28,10 +42,12 @@ text, boxes beyond any frame, per-image files of other frames) they count in the
 from __future__ import annotations
 
 import functools
+import json
 import math
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,7 +60,7 @@ from .files import decode_text, is_archive, is_number, json_line, parse_json, re
 from .groundtruth import GroundTruth
 from .results import CHALLENGE2024_CATEGORY, PERSON_CATEGORY
 
-FORMATS = ("auto", "coco", "txt", "per-image")
+AUTO = "auto"
 ON_INVALID = ("error", "drop")
 # What `kaist-kit submit` writes beside the results file in a submission zip.
 SUBMISSION_MANIFEST = "manifest.json"
@@ -54,6 +70,113 @@ _FRAME_FILE = re.compile(r"(set\d\d)_(V\d\d\d)_(I\d{5})\.txt$")
 FAR_LIMIT = 1e6
 # Image ids are int64; a written id beyond this cannot be one.
 _ID_LIMIT = 2.0 ** 62
+# --id-offset moves ids by at most this much (a written id plus the offset stays an int64).
+ID_OFFSET_LIMIT = 10 ** 9
+# A JSON number, as json.loads reads one (a string that holds exactly this is read as the number).
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+
+# The types of the numbers of a record as json.loads gives them (a bool is not one), and numpy's
+# usual ones (a library caller's): a record of only these is read without further checks.
+_FLOATS = frozenset({int, float, np.float64, np.float32, np.int64, np.int32})
+# How a format names the image of a detection.
+GT_IDS = "the ground truth's image ids"
+POSITIONS = "1-based positions in the ground truth's id order"
+FRAME_NAMES = "frame names (one file per frame)"
+
+
+@dataclass(frozen=True)
+class ResultFormat:
+    """One result format: how the kit reads it, and what the evaluators make of it.
+
+    ``read`` reads a file's text (str, or the bytes of an ASCII file) for the formats of one file;
+    for per-image files it reads the files of a folder or archive, by name.
+    """
+
+    name: str  # as `ReadOptions.format`, manifests and JSON name it
+    title: str  # in messages: "COCO result JSON"
+    kind: str  # the short name of what an evaluator reads: "JSON", "txt"
+    read: Callable[..., Detections]
+    image_ids: str  # GT_IDS, POSITIONS or FRAME_NAMES
+    id_base: int | None  # the first KAIST image's id as written: 0, 1; None for frame names
+    layout: str  # how a box is written: "x, y, width, height"
+    # Whether the writer chose the ids' base and the boxes' layout, so that --id-offset and --corners
+    # apply and the file is checked for being read the other way.
+    rereadable: bool
+    devkit_shift: bool  # whether --devkit-shift applies (the devkit aggregator's +1 and rounding)
+    # The name ending by which both evaluators pick this format's loader (".json", ".txt"); None:
+    # neither reads it (a folder of files).
+    upload_suffix: str | None
+    # Whether each detection says its category: the 2024 challenge scores category 0 alone and
+    # reads a txt file as category 1.
+    carries_category: bool
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def uploadable(self) -> bool:
+        return self.upload_suffix is not None
+
+    def written_ids(self, gt: GroundTruth) -> str:
+        """The ids this format writes for ``gt``'s images: '0..2251', '1..2252 (1-based)'."""
+        if self.image_ids == POSITIONS:
+            return f"1..{gt.n_images} (1-based)"
+        if self.image_ids == GT_IDS and gt.n_images:
+            return f"{int(gt.image_ids[0])}..{int(gt.image_ids[-1])}"
+        return "none" if self.image_ids == GT_IDS else "by frame name"
+
+    def other_base(self, shift: int) -> str:
+        """What ids read right once moved by ``shift`` were written as: '1-based' for a 0-based
+        format moved by -1, '0-based' for a 1-based one moved by +1, else 'off by one'."""
+        if self.id_base is None:
+            return "off by one"
+        written = self.id_base - shift
+        return f"{written}-based" if written in (0, 1) and written != self.id_base else "off by one"
+
+    def shifted(self, image: np.ndarray, shift: int, gt: GroundTruth) -> np.ndarray:
+        """Image indices with every id as written moved by ``shift``; -1 where no image has that id."""
+        if self.image_ids == POSITIONS:
+            index = image + shift
+            return np.where((index >= 0) & (index < gt.n_images), index, -1)
+        if self.image_ids != GT_IDS or not gt.n_images:
+            return np.full(len(image), -1, np.int64)
+        ids = gt.image_ids[image] + shift
+        index = np.minimum(np.searchsorted(gt.image_ids, ids), gt.n_images - 1)
+        return np.where(gt.image_ids[index] == ids, index, -1)
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How to read a result, chosen once (the command line's options) and passed to every reader.
+
+    ``format``: "auto" (told from the file) or a format's name. ``devkit_shift``: per-image files
+    read as the devkit's aggregator prints them. ``id_offset``: added to every image id as written
+    (-1 reads COCO JSON written with 1-based ids). ``corners``: the boxes of COCO and txt files are
+    x1, y1, x2, y2. ``as_is``: a file that looks misread is scored as read (its error findings become
+    warnings).
+    """
+
+    format: str = AUTO
+    devkit_shift: bool = True
+    id_offset: int = 0
+    corners: bool = False
+    as_is: bool = False
+
+    def __post_init__(self) -> None:
+        if self.format != AUTO and self.format not in RESULT_FORMATS:
+            raise ValueError(f"unknown result format {self.format!r}; choose from {', '.join(FORMATS)}")
+        if isinstance(self.id_offset, bool) or not isinstance(self.id_offset, (int, np.integer)) \
+                or not abs(int(self.id_offset)) <= ID_OFFSET_LIMIT:
+            raise ValueError(f"id_offset {self.id_offset!r} is not a whole number from {-ID_OFFSET_LIMIT} to "
+                             f"{ID_OFFSET_LIMIT}")
+        for name in ("devkit_shift", "corners", "as_is"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False, not {getattr(self, name)!r}")
+
+    @property
+    def result_format(self) -> ResultFormat | None:
+        """The format asked for; None: told from the file."""
+        return None if self.format == AUTO else RESULT_FORMATS[self.format]
 
 
 @dataclass
@@ -100,28 +223,36 @@ class ReadFacts:
     # read as pedestrians (see CHALLENGE2024_CATEGORY).
     challenge_category: bool = False
     first: dict[str, str] = field(default_factory=dict)
-    # How the file was read (see load_detections), for the fix a finding names.
+    # How the file was read (see ReadOptions), for the fix a finding names.
     id_offset: int = 0
     corners: bool = False
 
 
 @dataclass
 class Detections:
-    """Detections mapped onto a ground truth's images, in file order."""
+    """Detections mapped onto a ground truth's images, in file order.
+
+    ``format`` is the `ResultFormat` they were read from (a format's name is resolved to it when the
+    detections are made); detections made in memory are COCO's, what the kit writes them as.
+    """
 
     image: np.ndarray  # (D,) int64 index into GroundTruth images
     boxes: np.ndarray  # (D, 4) float64 x, y, w, h
     scores: np.ndarray  # (D,) float64
     source: str = ""
-    format: str = ""
+    format: ResultFormat | str | None = None
     dropped: Dropped | None = None  # set by a read with on_invalid="drop"
     facts: ReadFacts = field(default_factory=ReadFacts)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.format, ResultFormat):
+            self.format = result_format(self.format or COCO.name)
 
     def __len__(self) -> int:
         return len(self.scores)
 
     @classmethod
-    def empty(cls, source: str = "", format: str = "") -> Detections:
+    def empty(cls, source: str = "", format: ResultFormat | str | None = None) -> Detections:
         return cls(np.zeros(0, np.int64), np.zeros((0, 4)), np.zeros(0), source, format)
 
 
@@ -136,21 +267,18 @@ def method_name(path: str | os.PathLike) -> str:
     return name[:cut] if cut > 0 else name
 
 
-def load_detections(path: str | os.PathLike, gt: GroundTruth, format: str = "auto",
-                    devkit_shift: bool = True, on_invalid: str = "error", id_offset: int = 0,
-                    corners: bool = False) -> Detections:
-    """Read a result file, folder or archive and map its detections onto ``gt``'s images.
+def load_detections(path: str | os.PathLike, gt: GroundTruth, options: ReadOptions | None = None, *,
+                    on_invalid: str = "error") -> Detections:
+    """Read a result file, folder or archive and map its detections onto ``gt``'s images, as
+    ``options`` say (default: the format told from the file, the devkit's shift, ids and boxes as
+    written).
 
     ``on_invalid="drop"`` leaves out detections with a non-finite number, a negative size, an image
     id outside the ground truth or a label other than person, reads any category_id as person, and
     counts each case in the result's ``dropped`` (malformed structure still stops the read).
-    ``id_offset`` is added to the image ids of a COCO or txt file before they are mapped: -1 reads a
-    COCO file written with 1-based ids. ``corners=True`` reads the boxes of a COCO or txt file as
-    corners x1, y1, x2, y2 (per-image files are corners always).
     """
     path = Path(path)
-    if format not in FORMATS:
-        raise ValueError(f"unknown result format {format!r}; choose from {', '.join(FORMATS)}")
+    options = options or ReadOptions()
     if on_invalid not in ON_INVALID:
         raise ValueError(f"unknown on_invalid {on_invalid!r}; choose from {', '.join(ON_INVALID)}")
     try:
@@ -161,50 +289,86 @@ def load_detections(path: str | os.PathLike, gt: GroundTruth, format: str = "aut
         raise InputError(f"cannot read: {exc.strerror or exc}", path) from None
     dropped = Dropped() if on_invalid == "drop" else None
     if is_folder:
-        files = {p.name: p for p in sorted(path.rglob("*.txt")) if _FRAME_FILE.search(p.name)}
-        if format not in ("auto", "per-image") or not files:
-            raise InputError("a folder of results must hold per-image setXX_VYYY_IZZZZZ.txt files", path)
-        _per_image_corners(corners, path)
-        return _read_per_image({name: (str(p), _LazyFile(p)) for name, p in files.items()},
-                               gt, path, devkit_shift, dropped)
+        # Everything but folders: a file that is not a regular one is refused when it is read.
+        found = sorted(p for p in path.rglob("*") if _listed(p.relative_to(path).as_posix()) and not p.is_dir())
+        members = {p.relative_to(path).as_posix(): (str(p), _LazyFile(p)) for p in found}
+        return _read_members(members, path, gt, dropped, options, folder=True)
     if is_archive(path):
-        return _read_archive(path, gt, format, devkit_shift, dropped, id_offset, corners)
+        contents = read_archive(path)
+        members = {n: (f"{path}/{n}", (lambda data=data: data)) for n, data in contents.items() if _listed(n)}
+        return _read_members(members, path, gt, dropped, options)
     raw = read_bytes(path)
-    return _read_single(raw, str(path), gt, format, devkit_shift, dropped, id_offset, corners)
+    return _read_single(raw, str(path), gt, dropped, options)
 
 
-def _read_single(raw: bytes, where: str, gt: GroundTruth, format: str, devkit_shift: bool,
-                 dropped: Dropped | None = None, id_offset: int = 0, corners: bool = False) -> Detections:
+def _listed(name: str) -> bool:
+    """Whether a file of a folder or archive is one of its results' candidates: not hidden, not a
+    macOS resource fork."""
+    return not any(part.startswith(".") for part in name.split("/")) and "__MACOSX" not in name.split("/")
+
+
+def _read_single(raw: bytes, where: str, gt: GroundTruth, dropped: Dropped | None,
+                 options: ReadOptions) -> Detections:
     # An ASCII file's bytes are its text: the readers take them as they are, and decode them only
     # to read them the careful way.
     text = raw if raw.isascii() else decode_text(raw, where)
-    if format == "auto":
-        format = _sniff(text, where)
-    if format == "coco":
-        return read_coco_results(text, where, gt, dropped, id_offset, corners)
-    if format == "txt":
-        return read_txt_results(text, where, gt, dropped, id_offset, corners)
-    name = Path(where).name
-    if not _FRAME_FILE.search(name):
-        raise InputError("a per-image result file must be named setXX_VYYY_IZZZZZ.txt", where)
-    _per_image_corners(corners, where)
-    return _read_per_image({name: (where, lambda: raw)}, gt, where, devkit_shift, dropped)
+    fmt = options.result_format or _sniff(text, where)
+    if fmt.image_ids == FRAME_NAMES:
+        name = Path(where).name
+        if not _FRAME_FILE.search(name):
+            raise InputError("a per-image result file must be named setXX_VYYY_IZZZZZ.txt", where)
+        return fmt.read({name: (where, lambda: raw)}, where, gt, dropped, options)
+    return fmt.read(text, where, gt, dropped, options)
 
 
-def _per_image_corners(corners: bool, where) -> None:
-    if corners:
+def _read_members(members: dict[str, tuple[str, Callable[[], bytes]]], where: Path, gt: GroundTruth,
+                  dropped: Dropped | None, options: ReadOptions, folder: bool = False) -> Detections:
+    """The result of a folder's or an archive's files (``members``: name -> (where, reader)): its
+    per-image files, or its one result file (a submission's manifest aside)."""
+    frames: dict[str, str] = {}
+    for name in members:
+        base = name.rpartition("/")[2]
+        if _FRAME_FILE.search(base):
+            if base in frames:
+                raise InputError(f"two per-image files of frame {_frame(base)}: {members[frames[base]][0]} and "
+                                 f"{members[name][0]}; keep one", where)
+            frames[base] = name
+    framed = set(frames.values())
+    others = [n for n in members if n not in framed and n.lower().endswith((".json", ".txt"))
+              and n.rpartition("/")[2] != SUBMISSION_MANIFEST]
+    if frames and others:
+        raise InputError(f"holds per-image files ({members[next(iter(frames.values()))][0]}, ...) and a result "
+                         f"file of another layout ({members[others[0]][0]}): keep one", where)
+    fmt = options.result_format
+    if frames and (fmt is None or fmt.image_ids == FRAME_NAMES):
+        return PER_IMAGE.read({base: members[name] for base, name in frames.items()}, where, gt, dropped, options)
+    if folder:
+        raise InputError("a folder of results must hold per-image setXX_VYYY_IZZZZZ.txt files", where)
+    if len(others) != 1:
+        raise InputError(f"an archive must hold one result file (.json or .txt) or per-image files; found "
+                         f"{len(others)} result files", where)
+    member, read = members[others[0]]
+    return _read_single(read(), member, gt, dropped, options)
+
+
+def _frame(file_name: str) -> str:
+    return "/".join(_FRAME_FILE.search(file_name).groups())
+
+
+def _per_image_options(options: ReadOptions, where) -> None:
+    if options.corners:
         raise InputError("per-image files are read as corners x1 y1 x2 y2 already: --corners applies to "
                          "COCO and txt results", where)
 
 
-def _sniff(text: str | bytes, where: str) -> str:
+def _sniff(text: str | bytes, where: str) -> ResultFormat:
     """The format of a result's text (str, or the bytes of an ASCII file), read from its start."""
     size = 1 << 16
     while True:
         head = _decoded(text[:size], where)
         whole = size >= len(text)
         if head.lstrip()[:1] in ("[", "{"):
-            return "coco"
+            return COCO
         # The lines of a head are the text's own but for the last, which the cut may have shortened.
         for number, line in enumerate(head.splitlines() if whole else head.splitlines()[:-1], 1):
             if not line.strip() or line.lstrip().startswith(("#", "%")):
@@ -215,9 +379,9 @@ def _sniff(text: str | bytes, where: str) -> str:
                 raise InputError(
                     "looks like a single per-image file (label x1 y1 x2 y2 score); pass the folder that holds "
                     "all of them", where, number)
-            return "txt"
+            return TXT
         if whole:
-            return "txt"
+            return TXT
         size *= 16
 
 
@@ -233,39 +397,20 @@ class _LazyFile:
         return read_bytes(self.path)
 
 
-def _read_archive(path: Path, gt: GroundTruth, format: str, devkit_shift: bool,
-                  dropped: Dropped | None = None, id_offset: int = 0, corners: bool = False) -> Detections:
-    members: dict[str, tuple[str, object]] = {}
-    read = read_archive(path)
-    base = {n: Path(n).name for n in read}
-    contents = {n: data for n, data in read.items() if not base[n].startswith(".") and "__MACOSX" not in n}
-    frames = {base[n]: n for n in contents if _FRAME_FILE.search(base[n])}
-    if frames and format in ("auto", "per-image"):
-        for name, member in frames.items():
-            members[name] = (f"{path}/{member}", (lambda data=contents[member]: data))
-        _per_image_corners(corners, path)
-        return _read_per_image(members, gt, path, devkit_shift, dropped)
-    results = [n for n in contents if n.lower().endswith((".json", ".txt")) and base[n] != SUBMISSION_MANIFEST]
-    if len(results) != 1:
-        raise InputError(
-            f"an archive must hold one result file (.json or .txt) or per-image files; found "
-            f"{len(results)} result files", path)
-    member = results[0]
-    return _read_single(contents[member], f"{path}/{member}", gt, format, devkit_shift, dropped, id_offset,
-                        corners)
-
+# --- COCO result JSON ------------------------------------------------------------------------------
 
 def read_coco_results(text: str | bytes, where: str, gt: GroundTruth, dropped: Dropped | None = None,
-                      id_offset: int = 0, corners: bool = False) -> Detections:
+                      options: ReadOptions | None = None) -> Detections:
     """Detections of a COCO result JSON text; given as the bytes of an ASCII file, a list of records
-    laid out alike is read in bulk (`kaist_kit.bulkread`)."""
+    that hold only the usual keys with numbers is read in bulk (`kaist_kit.bulkread`)."""
+    options = options or ReadOptions()
     columns = coco_columns(text) if isinstance(text, bytes) else None
     if columns is not None and _plain_columns(columns, dropped):
         decoded = functools.cache(lambda: _decoded(text, where))
-        facts = ReadFacts(id_offset=id_offset, corners=corners)
+        facts = ReadFacts(id_offset=options.id_offset, corners=options.corners)
         return _coco_detections(columns["image_id"].astype(np.int64), columns["bbox"], columns["score"],
                                 columns["category_id"], gt, where, lambda k: json_line(decoded(), k), dropped,
-                                id_offset, corners, facts)
+                                options, facts)
     text = _decoded(text, where)
     data = parse_json(text, where)
     keys: tuple[str, ...] = ()
@@ -273,8 +418,7 @@ def read_coco_results(text: str | bytes, where: str, gt: GroundTruth, dropped: D
         data, keys = data["annotations"], ("annotations",)
     if not isinstance(data, list):
         raise InputError("COCO results must be a JSON list of detections", where, 1)
-    return detections_from_coco(data, gt, where, lambda k: json_line(text, *keys, k), dropped, id_offset,
-                                corners, check_text_numbers=_may_hold_strings(text))
+    return detections_from_coco(data, gt, where, lambda k: json_line(text, *keys, k), dropped, options)
 
 
 def _plain_columns(columns: dict[str, np.ndarray], dropped: Dropped | None) -> bool:
@@ -287,52 +431,94 @@ def _plain_columns(columns: dict[str, np.ndarray], dropped: Dropped | None) -> b
                      or np.all(categories == CHALLENGE2024_CATEGORY)))
 
 
-def _may_hold_strings(text: str) -> bool:
-    """Whether a JSON text may hold a string value. Every quote of a file without one closes or opens
-    a key, and every key is followed by a colon: a cheap test (two counts) that spares such a file
-    the check of every record for numbers written as text."""
-    return text.count('"') != 2 * text.count('":')
-
-
 def detections_from_coco(records: list, gt: GroundTruth, where: str = "", line_of=lambda k: None,
-                         dropped: Dropped | None = None, id_offset: int = 0, corners: bool = False,
-                         check_text_numbers: bool = True) -> Detections:
-    """Detections from COCO result records (dicts with image_id, bbox, score, category_id).
+                         dropped: Dropped | None = None, options: ReadOptions | None = None) -> Detections:
+    """Detections from COCO result records (dicts with image_id, bbox, score and, optionally,
+    category_id), as `json.loads` gives them.
 
-    With ``dropped`` (a lenient read), invalid detections are left out and counted there. Numbers
-    written as text are read, and counted in the result's ``facts`` (``check_text_numbers=False``
-    skips that count, for records known to hold none).
+    Every value is checked, never coerced: a bbox is a list of four numbers, a score and a category
+    are numbers (a JSON boolean is not one); a string that holds exactly a JSON number is read as
+    that number and counted in the result's ``facts``; anything else stops the read with the
+    record's line. With ``dropped`` (a lenient read), detections with a value the evaluator cannot
+    score (non-finite, negative size, unknown image) are left out and counted there.
     """
+    options = options or ReadOptions()
     n = len(records)
     ids = np.empty(n, np.int64)
     boxes = np.empty((n, 4), np.float64)
     scores = np.empty(n, np.float64)
     categories = np.empty(n, np.float64)
+    texts, first_text = 0, None
 
     for k, det in enumerate(records):
+        if not isinstance(det, dict):
+            raise _record_error(f"a detection must be a JSON object, not {_json_type(det)}", k, where, line_of)
         try:
-            image_id = det["image_id"]
-            x, y, w, h = det["bbox"]
-            boxes[k] = (x, y, w, h)
-            scores[k] = det["score"]
-            categories[k] = det.get("category_id", PERSON_CATEGORY)
+            image_id, bbox, score = det["image_id"], det["bbox"], det["score"]
         except KeyError as exc:
             raise _record_error(f"detection without '{exc.args[0]}'", k, where, line_of) from None
-        except (TypeError, ValueError):
-            raise _record_error("detection with a malformed image_id, bbox, score or category_id "
-                                "(bbox must be 4 numbers [x, y, w, h])", k, where, line_of) from None
-        if isinstance(image_id, bool) or not isinstance(image_id, (int, float, np.integer)) \
-                or not math.isfinite(image_id) or image_id != int(image_id):
-            raise _record_error(f"image_id {image_id!r} is not an integer", k, where, line_of)
+        if not isinstance(bbox, (list, tuple)) or len(bbox) != 4:
+            what = f"a list of {len(bbox)}" if isinstance(bbox, list) else _json_type(bbox)
+            raise _record_error(f"bbox must be a list of 4 numbers [x, y, w, h], not {what}", k, where, line_of)
+        category = det.get("category_id", PERSON_CATEGORY)
+        values = (*bbox, score, category)
+        plain = _FLOATS.issuperset(map(type, values))
+        if plain:
+            try:
+                boxes[k], scores[k], categories[k] = bbox, score, category
+            except OverflowError:  # an integer beyond the float range
+                plain = False
+        if not plain:
+            read = [_number(value, name, k, where, line_of)
+                    for value, name in zip(values, ("bbox",) * 4 + ("score", "category_id"))]
+            boxes[k] = [number for number, _ in read[:4]]
+            scores[k], categories[k] = read[4][0], read[5][0]
+            if any(as_text for _, as_text in read):
+                texts += 1
+                first_text = k if first_text is None else first_text
+        if not _whole(image_id):
+            raise _record_error(f"image_id {_json_type(image_id)} is not an integer", k, where, line_of)
         if not abs(image_id) < _ID_LIMIT:
             raise _record_error(f"image id {image_id!r} is not in the ground truth: it is too large to be an "
                                 "image id", k, where, line_of)
         ids[k] = int(image_id)
-    facts = ReadFacts(id_offset=id_offset, corners=corners)
-    if check_text_numbers:
-        _count_text_numbers(records, facts, lambda k: location(where, line_of(k)))
-    return _coco_detections(ids, boxes, scores, categories, gt, where, line_of, dropped, id_offset, corners, facts,
+    facts = ReadFacts(id_offset=options.id_offset, corners=options.corners, string_values=texts)
+    if first_text is not None:
+        facts.first["string_values"] = location(where, line_of(first_text))
+    return _coco_detections(ids, boxes, scores, categories, gt, where, line_of, dropped, options, facts,
                             lambda k: records[k].get("category_id"))
+
+
+def _whole(value) -> bool:
+    """Whether an image id as json.loads gives it is a whole number (an integral float included)."""
+    if isinstance(value, (float, np.floating)):
+        return math.isfinite(value) and value == int(value)
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _number(value, key: str, k: int, where: str, line_of) -> tuple[float, bool]:
+    """A record's number as float64, and whether it was written as text (a string holding exactly a
+    JSON number, read as `json.loads` reads that number). An integer beyond the float range reads as
+    infinite, as `json.loads` reads an exponent beyond it."""
+    as_text = isinstance(value, str)
+    if as_text:
+        if not _JSON_NUMBER.fullmatch(value):
+            raise _record_error(f"{key} holds the text {value[:40]!r}, which is not a number", k, where, line_of)
+        value = json.loads(value)
+    elif isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise _record_error(f"{key} holds {_json_type(value)}, not a number", k, where, line_of)
+    try:
+        return float(value), as_text
+    except OverflowError:  # an integer of more than 308 digits
+        return (math.inf if value > 0 else -math.inf), as_text
+
+
+def _json_type(value) -> str:
+    """How a JSON value is named in a message."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    names = {dict: "an object", list: "a list"}
+    return names.get(type(value), repr(value)[:40])
 
 
 def _record_error(message: str, k: int, where: str, line_of) -> InputError:
@@ -340,13 +526,13 @@ def _record_error(message: str, k: int, where: str, line_of) -> InputError:
 
 
 def _coco_detections(ids: np.ndarray, boxes: np.ndarray, scores: np.ndarray, categories: np.ndarray,
-                     gt: GroundTruth, where: str, line_of, dropped: Dropped | None, id_offset: int, corners: bool,
+                     gt: GroundTruth, where: str, line_of, dropped: Dropped | None, options: ReadOptions,
                      facts: ReadFacts, category_of=None) -> Detections:
     """Detections of a COCO result's columns: values checked, categories judged, ids mapped.
     ``category_of(k)`` is detection k's category as written, for the error of a strict read."""
-    if corners:
+    if options.corners:
         boxes[:, 2:] -= boxes[:, :2]
-    keep = _check_values(boxes, scores, lambda k: (where, line_of(k)), dropped, facts, _layout(corners))
+    keep = _check_values(boxes, scores, lambda k: (where, line_of(k)), dropped, facts, _layout(COCO, options.corners))
     bad = np.flatnonzero(categories != PERSON_CATEGORY)
     n = len(categories)
     facts.challenge_category = n > 0 and len(bad) == n and bool(np.all(categories == CHALLENGE2024_CATEGORY))
@@ -362,42 +548,33 @@ def _coco_detections(ids: np.ndarray, boxes: np.ndarray, scores: np.ndarray, cat
             f"category_id {category_of(k)!r} is not person ({PERSON_CATEGORY}); "
             f"{len(bad)} detections have another category (the leaderboard crashes on them; "
             "`kaist-kit submit` rewrites every category to person)", k, where, line_of)
-    image, known = _map_ids(ids + id_offset, gt, line_of, where, False, dropped, keep, id_offset)
+    image, known = _map_ids(ids + options.id_offset, gt, line_of, where, COCO, dropped, keep, options.id_offset)
     keep &= known
-    return _kept(image, boxes, scores, keep, where, "coco", dropped, facts)
+    return _kept(image, boxes, scores, keep, where, COCO, dropped, facts)
 
 
-def _kept(image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, keep: np.ndarray, where: str, format: str,
-          dropped: Dropped | None, facts: ReadFacts) -> Detections:
+def _kept(image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, keep: np.ndarray, where: str,
+          fmt: ResultFormat, dropped: Dropped | None, facts: ReadFacts) -> Detections:
     """The detections of ``keep``: the arrays themselves when every one is kept (a copy of millions
     of boxes saved)."""
     if not keep.all():
         image, boxes, scores = image[keep], boxes[keep], scores[keep]
-    return Detections(image, np.ascontiguousarray(boxes), np.ascontiguousarray(scores), where, format, dropped,
+    return Detections(image, np.ascontiguousarray(boxes), np.ascontiguousarray(scores), where, fmt, dropped,
                       facts)
 
 
-def _count_text_numbers(records: list, facts: ReadFacts, locate) -> None:
-    """Count the records that write a bbox, score or category_id number as a string."""
-    first = None
-    for k, det in enumerate(records):
-        if isinstance(det.get("score"), str) or isinstance(det.get("category_id"), str) \
-                or any(isinstance(v, str) for v in det["bbox"]):
-            facts.string_values += 1
-            first = k if first is None else first
-    if first is not None:
-        facts.first["string_values"] = locate(first)
-
-
-def _layout(corners: bool) -> str:
+def _layout(fmt: ResultFormat, corners: bool) -> str:
     """How the boxes of a COCO or txt file are read, for the message about a negative size."""
-    return "boxes are read as corners [x1, y1, x2, y2]" if corners else "boxes are [x, y, width, height]"
+    return "boxes are read as corners [x1, y1, x2, y2]" if corners else f"boxes are [{fmt.layout}]"
 
+
+# --- leaderboard txt -------------------------------------------------------------------------------
 
 def read_txt_results(text: str | bytes, where: str, gt: GroundTruth, dropped: Dropped | None = None,
-                     id_offset: int = 0, corners: bool = False) -> Detections:
+                     options: ReadOptions | None = None) -> Detections:
     """Detections of a leaderboard txt text; given as the bytes of an ASCII file whose every line is
     a detection, it is read in bulk (`kaist_kit.bulkread`)."""
+    options = options or ReadOptions()
     found = txt_rows(text, 6) if isinstance(text, bytes) else None
     rows, lines = found if found is not None else _parse_rows(_decoded(text, where), where, 6)
     ids = rows[:, 0]
@@ -415,14 +592,14 @@ def read_txt_results(text: str | bytes, where: str, gt: GroundTruth, dropped: Dr
     def line_of(k: int) -> int:
         return int(lines[k])
 
-    if corners:
+    if options.corners:
         boxes[:, 2:] -= boxes[:, :2]
-    facts = ReadFacts(id_offset=id_offset, corners=corners)
-    keep = _check_values(boxes, scores, lambda k: (where, line_of(k)), dropped, facts, _layout(corners))
-    int_ids = ids.astype(np.int64) + id_offset
-    image, known = _map_ids(int_ids, gt, line_of, where, True, dropped, keep, id_offset)
+    facts = ReadFacts(id_offset=options.id_offset, corners=options.corners)
+    keep = _check_values(boxes, scores, lambda k: (where, line_of(k)), dropped, facts, _layout(TXT, options.corners))
+    int_ids = ids.astype(np.int64) + options.id_offset
+    image, known = _map_ids(int_ids, gt, line_of, where, TXT, dropped, keep, options.id_offset)
     keep &= known
-    return _kept(image, boxes, scores, keep, where, "txt", dropped, facts)
+    return _kept(image, boxes, scores, keep, where, TXT, dropped, facts)
 
 
 def _field(text: str | bytes, line: int, where: str) -> str:
@@ -498,7 +675,7 @@ def _check_values(boxes: np.ndarray, scores: np.ndarray, locate, dropped: Droppe
     return finite & ~negative
 
 
-def _map_ids(ids: np.ndarray, gt: GroundTruth, line_of, where: str, one_based: bool,
+def _map_ids(ids: np.ndarray, gt: GroundTruth, line_of, where: str, fmt: ResultFormat,
              dropped: Dropped | None = None, valid: np.ndarray | None = None,
              id_offset: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Ground-truth image index of every detection, and which ids are known.
@@ -506,6 +683,7 @@ def _map_ids(ids: np.ndarray, gt: GroundTruth, line_of, where: str, one_based: b
     An unknown id stops a strict read; a lenient one counts the unknown ids (as written, before
     ``id_offset``) among the ``valid`` detections.
     """
+    one_based = fmt.image_ids == POSITIONS
     if one_based:
         index = ids - 1
         known = (index >= 0) & (index < gt.n_images)
@@ -538,8 +716,15 @@ def _map_ids(ids: np.ndarray, gt: GroundTruth, line_of, where: str, one_based: b
     return index.astype(np.int64), known
 
 
-def _read_per_image(files: dict, gt: GroundTruth, where, devkit_shift: bool,
-                    dropped: Dropped | None = None) -> Detections:
+# --- per-image files -------------------------------------------------------------------------------
+
+def read_per_image(files: dict[str, tuple[str, Callable[[], bytes]]], where, gt: GroundTruth,
+                   dropped: Dropped | None = None, options: ReadOptions | None = None) -> Detections:
+    """Detections of per-image files (``files``: file name -> (where, reader)), each file's lines
+    ``label x1 y1 x2 y2 score`` for the frame its name gives; read in bulk when every line is a
+    person's (`kaist_kit.bulkread`)."""
+    options = options or ReadOptions()
+    _per_image_options(options, where)
     frame_of = {name: "/".join(_FRAME_FILE.search(name).groups()) for name in files}
     known = [name for name in sorted(files) if frame_of[name] in gt.index_of_name]
     unknown = [name for name in sorted(files) if frame_of[name] not in gt.index_of_name]
@@ -559,7 +744,7 @@ def _read_per_image(files: dict, gt: GroundTruth, where, devkit_shift: bool,
     if len(files) > len(unknown):
         facts.images_without_file = gt.n_images - (len(files) - len(unknown))
     if not known:
-        empty = Detections.empty(str(where), "per-image")
+        empty = Detections.empty(str(where), PER_IMAGE)
         empty.dropped, empty.facts = dropped, facts
         return empty
 
@@ -571,7 +756,7 @@ def _read_per_image(files: dict, gt: GroundTruth, where, devkit_shift: bool,
                          "corner x2, y2 before x1, y1; lines are label x1 y1 x2 y2 score")
     image = image[keep]
     x1, y1, x2, y2, score = x1[keep], y1[keep], x2[keep], y2[keep], score[keep]
-    if devkit_shift:
+    if options.devkit_shift:
         # The devkit's aggregator prints x1+1, y1+1, x2-x1, y2-y1 with %.4f and the score with %.8f,
         # then scores the printed numbers: round the same way.
         box = np.stack([_printed(x1 + 1, 4), _printed(y1 + 1, 4), _printed(x2 - x1, 4),
@@ -579,7 +764,7 @@ def _read_per_image(files: dict, gt: GroundTruth, where, devkit_shift: bool,
         score = _printed(score, 8)
     else:
         box = np.stack([x1, y1, x2 - x1, y2 - y1], 1)
-    return Detections(image, box, score, str(where), "per-image", dropped, facts)
+    return Detections(image, box, score, str(where), PER_IMAGE, dropped, facts)
 
 
 def _read_per_image_files(files: dict, known: list[str], texts: list[bytes] | None, frame_of: dict,
@@ -617,3 +802,28 @@ def _printed(values: np.ndarray, decimals: int) -> np.ndarray:
     """The numbers printf's %.Nf prints (correctly rounded decimals), read back."""
     fmt = f"{{:.{decimals}f}}".format
     return np.array(list(map(float, map(fmt, values.tolist()))), np.float64)
+
+
+# --- the formats ----------------------------------------------------------------------------------
+
+COCO = ResultFormat(
+    "coco", "COCO result JSON", "JSON", read_coco_results, GT_IDS, 0, "x, y, width, height",
+    rereadable=True, devkit_shift=False, upload_suffix=".json", carries_category=True)
+TXT = ResultFormat(
+    "txt", "leaderboard txt", "txt", read_txt_results, POSITIONS, 1, "x, y, width, height",
+    rereadable=True, devkit_shift=False, upload_suffix=".txt", carries_category=False)
+PER_IMAGE = ResultFormat(
+    "per-image", "per-image files", "per-image files", read_per_image, FRAME_NAMES, None,
+    "corners x1, y1, x2, y2", rereadable=False, devkit_shift=True, upload_suffix=None, carries_category=False)
+RESULT_FORMATS = {spec.name: spec for spec in (COCO, TXT, PER_IMAGE)}
+FORMATS = (AUTO, *RESULT_FORMATS)
+
+
+def result_format(name: str | ResultFormat) -> ResultFormat:
+    """The format of this name."""
+    if isinstance(name, ResultFormat):
+        return name
+    try:
+        return RESULT_FORMATS[name]
+    except KeyError:
+        raise ValueError(f"unknown result format {name!r}; choose from {', '.join(RESULT_FORMATS)}") from None

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from . import coco
-from .detections import Detections, load_detections, method_name
+from .detections import Detections, ReadOptions, load_detections, method_name
 from .groundtruth import GroundTruth
 from .matching import (
     IGNORED,
@@ -422,16 +422,17 @@ def evaluate(gt: GroundTruth, dets: Detections, settings: Iterable[str | Setting
 def evaluate_files(paths: Sequence[str | os.PathLike], gt: GroundTruth,
                    settings: Iterable[str | Setting] = ("reasonable",), splits: Iterable[SplitSpec] = SPLITS,
                    protocols: Iterable[str] = ("leaderboard",), names: Sequence[str] | None = None,
-                   format: str = "auto", devkit_shift: bool = True, ious: Iterable[float] = (MATCH_THRESHOLD,),
+                   options: ReadOptions | None = None, ious: Iterable[float] = (MATCH_THRESHOLD,),
                    metrics: Iterable[str] = ("lamr",),
                    fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE) -> list[Result]:
-    """Read and score several result files; method names default to the file names."""
+    """Read (as ``options`` say) and score several result files; method names default to the file
+    names."""
     names = list(names) if names else unique_method_names(paths)
     settings, splits, protocols = list(settings), list(splits), list(protocols)
     ious, metrics = list(ious), list(metrics)
     results = []
     for path, name in zip(paths, names):
-        dets = load_detections(path, gt, format, devkit_shift)
+        dets = load_detections(path, gt, options)
         results += evaluate(gt, dets, settings, splits, protocols, name, ious, metrics, fppi_range)
     return results
 

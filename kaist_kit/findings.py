@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .detections import FAR_LIMIT, Detections, load_detections
+from .detections import FAR_LIMIT, GT_IDS, Detections, ReadOptions, load_detections
 from .errors import InputError, quantity
 from .evaluate import Result, SplitSpec, _split, evaluate, unique_method_names
 from .groundtruth import GroundTruth
@@ -300,13 +300,13 @@ def refuse_errors(findings: list[Finding], as_is: bool = False) -> list[Finding]
 
 
 def read_inspected(path: str | os.PathLike, gt: GroundTruth, settings: Iterable[str] = ("reasonable",),
-                   splits: Iterable[SplitSpec] = SPLITS, protocols: Iterable[str] = ("leaderboard",), *,
-                   format: str = "auto", devkit_shift: bool = True, id_offset: int = 0, corners: bool = False,
-                   as_is: bool = False) -> tuple[Detections, list[Finding]]:
-    """Read a result and inspect it for scoring in these settings, splits and protocols; an error
-    finding stops the read (see `refuse_errors`)."""
-    dets = load_detections(path, gt, format, devkit_shift, id_offset=id_offset, corners=corners)
-    return dets, refuse_errors(inspect(dets, gt, settings, splits, protocols), as_is)
+                   splits: Iterable[SplitSpec] = SPLITS, protocols: Iterable[str] = ("leaderboard",),
+                   options: ReadOptions | None = None) -> tuple[Detections, list[Finding]]:
+    """Read a result as ``options`` say and inspect it for scoring in these settings, splits and
+    protocols; an error finding stops the read unless ``options.as_is`` (see `refuse_errors`)."""
+    options = options or ReadOptions()
+    dets = load_detections(path, gt, options)
+    return dets, refuse_errors(inspect(dets, gt, settings, splits, protocols), options.as_is)
 
 
 @dataclass
@@ -320,16 +320,14 @@ class Inspected:
 def evaluate_inspected(paths: Sequence[str | os.PathLike], gt: GroundTruth,
                        settings: Iterable[str] = ("reasonable",), splits: Iterable[SplitSpec] = SPLITS,
                        protocols: Iterable[str] = ("leaderboard",), names: Sequence[str] | None = None, *,
-                       format: str = "auto", devkit_shift: bool = True, id_offset: int = 0,
-                       corners: bool = False, as_is: bool = False, ious: Iterable[float] = (MATCH_THRESHOLD,),
+                       options: ReadOptions | None = None, ious: Iterable[float] = (MATCH_THRESHOLD,),
                        metrics: Iterable[str] = ("lamr",),
                        fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE) -> Inspected:
     """`evaluate_files` with the inspection: every file is read and inspected before any is scored,
     so that an error finding stops the call before the work (see `refuse_errors`)."""
     names = list(names) if names else unique_method_names(paths)
     settings, splits, protocols = list(settings), list(splits), list(protocols)
-    read = [read_inspected(path, gt, settings, splits, protocols, format=format, devkit_shift=devkit_shift,
-                           id_offset=id_offset, corners=corners, as_is=as_is) for path in paths]
+    read = [read_inspected(path, gt, settings, splits, protocols, options) for path in paths]
     results, findings = [], []
     for name, (dets, found) in zip(names, read):
         scored = evaluate(gt, dets, settings, splits, protocols, name, ious, metrics, fppi_range)
@@ -420,10 +418,10 @@ def readings(dets: Detections, gt: GroundTruth) -> Readings:
     strongest = _strongest(dets, gt)
     image, boxes = dets.image[strongest], dets.boxes[strongest]
     others = {}
-    if dets.format in ("coco", "txt"):
+    if dets.format.rereadable:
         others["corners"] = pedestrians_hit(image, _corner_boxes(boxes, not dets.facts.corners), gt, CLOSE)
         for shift in (-1, 1):
-            others[shift] = pedestrians_hit(_shifted(image, shift, dets.format, gt), boxes, gt, CLOSE)
+            others[shift] = pedestrians_hit(dets.format.shifted(image, shift, gt), boxes, gt, CLOSE)
     rng = np.random.default_rng(_SHUFFLE_SEED)
     chance = float(np.mean([pedestrians_hit(rng.permutation(gt.n_images)[image], boxes, gt)
                             for _ in range(_SHUFFLES)]))
@@ -468,22 +466,10 @@ def _corner_boxes(boxes: np.ndarray, to_corners: bool) -> np.ndarray:
     return other
 
 
-def _shifted(image: np.ndarray, shift: int, format: str, gt: GroundTruth) -> np.ndarray:
-    """Image indices with every id as written moved by ``shift``; -1 where no image has that id.
-
-    A txt file's ids are positions; a COCO file's are the ground truth's own ids."""
-    if format == "txt":
-        index = image + shift
-        return np.where((index >= 0) & (index < gt.n_images), index, -1)
-    ids = gt.image_ids[image] + shift
-    index = np.minimum(np.searchsorted(gt.image_ids, ids), gt.n_images - 1)
-    return np.where(gt.image_ids[index] == ids, index, -1)
-
-
 def _reread(dets: Detections, gt: GroundTruth, reading) -> Detections:
     if reading == "corners":
         return replace(dets, boxes=_corner_boxes(dets.boxes, not dets.facts.corners))
-    image = _shifted(dets.image, reading, dets.format, gt)
+    image = dets.format.shifted(dets.image, reading, gt)
     keep = image >= 0
     return replace(dets, image=image[keep], boxes=dets.boxes[keep], scores=dets.scores[keep])
 
@@ -497,8 +483,7 @@ def _better_reading(dets: Detections, gt: GroundTruth, protocol: str, reading, m
         kind_, fix = CORNERS, f"rerun {option}"
     else:
         offset = dets.facts.id_offset + reading
-        base = {("coco", -1): "1-based", ("txt", 1): "0-based"}.get((dets.format, reading), "off by one")
-        found = f"the image ids look written {base}"
+        found = f"the image ids look written {dets.format.other_base(reading)}"
         option = f"with --id-offset {offset}"
         kind_, fix = ID_OFFSET, f"rerun {option}"
     found += (f": {option}, the {measured.considered} highest-scored detections overlap {measured.others[reading]} "
@@ -516,25 +501,25 @@ def _shape_findings(dets: Detections, gt: GroundTruth) -> list[Finding]:
     width, height = gt.image_sizes[dets.image].T
     corner_like = float(np.mean((w > x) & (h > y)))
     outside = float(np.mean((x + w > width) | (y + h > height)))
-    if corner_like >= 0.8 and outside >= 0.2 and not dets.facts.corners and dets.format != "per-image":
+    if corner_like >= 0.8 and outside >= 0.2 and not dets.facts.corners and dets.format.rereadable:
         found.append(Finding(CORNERS, f"the boxes look like corners x1, y1, x2, y2: "
                                       f"{100 * corner_like:.0f}% of them have a width above their x and a height "
                                       f"above their y, and {100 * outside:.0f}% reach past the frame"))
     dropped = dets.dropped
     if dropped is None or not dropped.unknown_ids or gt.n_images < 2:
         return found
-    # Ids written with the other base leave exactly one id outside the ground truth's, and no
-    # detection on the image at the other end.
+    # Ids written with the other base (1-based where the format's are 0-based, or the reverse)
+    # leave exactly one id outside the ground truth's, and no detection on the image at the other end.
+    fmt = dets.format
     unknown = {i + dets.facts.id_offset for i in dropped.unknown_ids}
-    first_id, last_id = int(gt.image_ids[0]), int(gt.image_ids[-1])
-    if dets.format == "coco" and unknown == {last_id + 1} and not (dets.image == 0).any():
-        span, fix = f"{first_id + 1}..{last_id + 1}", dets.facts.id_offset - 1
-    elif dets.format == "txt" and unknown == {0} and not (dets.image == gt.n_images - 1).any():
-        span, fix = f"0..{gt.n_images - 1}", dets.facts.id_offset + 1
+    first, last = (int(gt.image_ids[0]), int(gt.image_ids[-1])) if fmt.image_ids == GT_IDS else (1, gt.n_images)
+    if fmt.id_base == 0 and unknown == {last + 1} and not (dets.image == 0).any():
+        span, fix = f"{first + 1}..{last + 1}", dets.facts.id_offset - 1
+    elif fmt.id_base == 1 and unknown == {first - 1} and not (dets.image == gt.n_images - 1).any():
+        span, fix = f"{first - 1}..{last - 1}", dets.facts.id_offset + 1
     else:
         return found
-    ids = f"{first_id}..{last_id}" if dets.format == "coco" else f"1..{gt.n_images} (1-based)"
-    found.append(Finding(ID_OFFSET, f"the image ids run {span}, but this format's ids are {ids}",
+    found.append(Finding(ID_OFFSET, f"the image ids run {span}, but this format's ids are {fmt.written_ids(gt)}",
                          fix=f"rerun with --id-offset {fix}"))
     return found
 
@@ -606,7 +591,7 @@ def _structure_findings(dets: Detections, gt: GroundTruth, settings: list[str], 
         found.append(Finding(ZERO_SIZE, f"{quantity(without_area, 'box', 'boxes')} without area"))
     per_image = np.bincount(dets.image, minlength=gt.n_images)
     leaderboard = "leaderboard" in protocols
-    if leaderboard and len(dets) and dets.format != "per-image":
+    if leaderboard and len(dets) and dets.format.uploadable:
         unsorted = len(images_not_sorted(dets))
         if unsorted:
             found.append(Finding(UNSORTED, f"detections of {quantity(unsorted, 'image')} are not sorted by "

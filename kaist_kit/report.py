@@ -1,10 +1,17 @@
-"""Evaluation results as a terminal table, JSON, CSV or Markdown."""
+"""Evaluation results as a terminal table, JSON, CSV or Markdown.
+
+`EvalReport` is what `kaist-kit eval` prints, in each of its output formats; `DiagnosedFile`
+(`kaist_kit.diagnosis.run`) and `ComparedFiles` (`kaist_kit.comparison`) are those of `diagnose` and
+`compare`. Each gives ``to_json()`` (the document), ``to_csv()``, ``to_markdown()``, ``tables()`` and
+the ``lines()`` printed after them, and says whether its tables are ``light`` (thin rules, to fit 80
+columns): the command line renders all three the same way.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from .evaluate import Result
 from .settings import LOWER_IS_BETTER, PRESETS, PROTOCOLS, SETTINGS, get_setting, lamr_variant, own_fppi_range
@@ -73,11 +80,40 @@ def _row(results: Sequence[Result], labels: list[str], key: tuple[str, str, str,
     return [values[k] for k in labels]
 
 
+@dataclass
+class EvalReport:
+    """Scored results and what was found in their files, as `kaist-kit eval` prints them."""
+
+    results: list[Result]
+    findings: list = field(default_factory=list)  # kaist_kit.findings.Finding
+    ground_truth: str = ""  # what was scored against (GroundTruth.describe), for the table's caption
+    curves: bool = False  # the JSON holds every result's full curve
+    after: list[str] = field(default_factory=list)  # lines printed after the table
+    light: bool = field(default=False, repr=False)
+
+    def to_json(self) -> dict:
+        return {"results": [r.to_dict(self.curves) for r in self.results],
+                "findings": [f.to_dict() for f in self.findings]}
+
+    def to_csv(self) -> str:
+        return to_csv(self.results)
+
+    def to_markdown(self) -> str:
+        return to_markdown(self.results)
+
+    def tables(self) -> list[Table]:
+        caption = ([f"ground truth: {self.ground_truth}"] if self.ground_truth else []) + \
+            protocol_notes(self.results) + variant_notes(self.results)
+        return [lamr_table(self.results, "\n".join(caption))]
+
+    def lines(self) -> list[str]:
+        return self.after
+
+
 def to_json(results: Sequence[Result], with_curve: bool = False, findings: Sequence = ()) -> str:
     """``{"results": [...], "findings": [...]}``: a row per result, and what was found in the inputs
     (`kaist_kit.findings.Finding.to_dict`)."""
-    return json.dumps({"results": [r.to_dict(with_curve) for r in results],
-                       "findings": [f.to_dict() for f in findings]}, indent=1)
+    return json.dumps(EvalReport(list(results), list(findings), curves=with_curve).to_json(), indent=1)
 
 
 def to_csv(results: Sequence[Result]) -> str:

@@ -159,3 +159,28 @@ def _picture(path: str | os.PathLike) -> np.ndarray:
         return np.asarray(Image.open(io.BytesIO(read_bytes(path))).convert("RGB"))
     except (OSError, ValueError, Image.DecompressionBombError) as exc:
         raise InputError(f"cannot read the picture: {exc}", path) from None
+
+
+def show_frames(gt: GroundTruth, frames: Sequence[str], results: Sequence[str | os.PathLike],
+                roots: Sequence[str | os.PathLike], out: str | os.PathLike,
+                score_threshold: float = 0.0) -> list[tuple[str, Path]]:
+    """Draw each frame (a setXX/VYYY/IZZZZZ name or an image id) with the detections of each result
+    file; one frame is drawn to ``out``, several to ``out`` with each frame's name added. Returns each
+    frame's name and its figure."""
+    from .detections import load_detections, method_name
+
+    for frame in frames:
+        if not frame.isdigit() and frame.replace("_", "/") not in gt.index_of_name and Path(frame).exists():
+            raise InputError(f"{frame!r} is a file, not a frame: give each result its own --det "
+                             "(--det A_result.txt --det B_result.json)")
+    out = Path(out)
+    drawn = [(method_name(p), load_detections(p, gt)) for p in results]
+    written = []
+    for frame in frames:
+        index = gt.image_index(int(frame) if frame.isdigit() else frame)
+        name = gt.image_names[index]
+        target = out if len(frames) == 1 else out.with_name(f"{out.stem}_{name.replace('/', '_')}{out.suffix}")
+        visible, lwir = find_pictures(name, roots)
+        draw_frame(gt, index, visible, lwir, target, drawn, score_threshold)
+        written.append((name, target))
+    return written

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .detections import Detections
+from .detections import COCO, Detections
 from .groundtruth import GroundTruth
 
 
@@ -57,10 +57,10 @@ def simulate(gt: GroundTruth, method: SimulatedMethod, seed: int = 0) -> Detecti
             box = [rng.uniform(0, width - w), rng.uniform(0.2 * height, max(0.2 * height, height - h)), w, h]
             records.append((image, box, float(rng.beta(1.6, 4))))
     if not records:
-        return Detections.empty(method.name, "coco")
+        return Detections.empty(method.name, COCO)
     image = np.array([r[0] for r in records], np.int64)
     # Python's round (correctly rounded decimals), as a writer printing two and five decimals would.
     boxes = np.array([[round(float(v), 2) for v in box] for _, box, _ in records], np.float64)
     scores = np.array([round(score, 5) for _, _, score in records], np.float64)
     order = np.lexsort((-scores, image))  # stable: equal scores keep the order they were made in
-    return Detections(image[order], boxes[order], scores[order], method.name, "coco")
+    return Detections(image[order], boxes[order], scores[order], method.name, COCO)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kaist_kit.detections import Detections, load_detections
+from kaist_kit.detections import COCO, FRAME_NAMES, Detections, ReadOptions, ResultFormat, load_detections
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import Result, evaluate, in_evaluation_order
 from kaist_kit.findings import (
@@ -50,7 +50,7 @@ __all__ = ["CRASH", "ERROR", "MANIFEST", "MANIFEST_MISMATCH", "MISSCORE", "NOTE"
 @dataclass
 class Inspection:
     source: Path
-    format: str  # coco, txt or per-image
+    format: ResultFormat  # what the file was read as
     gt: GroundTruth | None
     read: Detections  # as read leniently, in file order (boxes converted when corners=True)
     packaged: Detections  # normalised: what the submission holds
@@ -114,21 +114,22 @@ def normalise(dets: Detections) -> tuple[Detections, dict]:
         "most_in_an_image": int(per_image.max()) if len(image) else 0,
     }
     if in_order and len(kept) == len(dets):  # every detection kept as it is: its arrays shared
-        packaged = Detections(dets.image, dets.boxes, dets.scores, dets.source, "coco")
+        packaged = Detections(dets.image, dets.boxes, dets.scores, dets.source, COCO)
     else:
-        packaged = Detections(dets.image[kept], dets.boxes[kept], dets.scores[kept], dets.source, "coco")
+        packaged = Detections(dets.image[kept], dets.boxes[kept], dets.scores[kept], dets.source, COCO)
     return packaged, counts
 
 
-def inspect_result(path: str | Path, gt: GroundTruth | None = None, *, id_offset: int = 0,
-                   corners: bool = False, format: str = "auto", devkit_shift: bool = True) -> Inspection:
-    """Read a result leniently, normalise it, and list what is wrong with it and what each costs."""
+def inspect_result(path: str | Path, gt: GroundTruth | None = None,
+                   options: ReadOptions | None = None) -> Inspection:
+    """Read a result leniently (as ``options`` say), normalise it, and list what is wrong with it and
+    what each costs."""
     path = Path(path)
+    options = options or ReadOptions()
     reference = gt if gt is not None else stand_in_ground_truth()
     ids = submission_ids(gt) if gt is not None else np.arange(TEST_IMAGES)
-    dets = load_detections(path, reference, format, devkit_shift, on_invalid="drop", id_offset=id_offset,
-                           corners=corners)
-    if gt is None and dets.format == "per-image":
+    dets = load_detections(path, reference, options, on_invalid="drop")
+    if gt is None and dets.format.image_ids == FRAME_NAMES:
         raise InputError("per-image files are matched to images by frame name, which needs the ground "
                          "truth: pass --gt FILE (or set KAIST_KIT_GT)", path)
     packaged, normalised = normalise(dets)
@@ -150,7 +151,8 @@ def inspect_result(path: str | Path, gt: GroundTruth | None = None, *, id_offset
     # Without labels, what a setting or a split holds is unknown: no finding of theirs.
     findings = inspect(dets, reference, LEADERBOARD_SETTINGS if gt is not None else (), SPLITS, ["leaderboard"])
     inspection = Inspection(path, dets.format, gt, dets, packaged, ids, counts, findings,
-                            options={"id_offset": id_offset, "corners": corners, "devkit_shift": devkit_shift})
+                            options={"id_offset": options.id_offset, "corners": options.corners,
+                                     "devkit_shift": options.devkit_shift})
     if gt is not None and len(packaged):
         inspection.results = score_leaderboard(gt, packaged)
     findings += inspect_scores(inspection.results, packaged)

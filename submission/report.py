@@ -15,8 +15,6 @@ from .evaluators import CORRECT, CRASH, MISSCORE, Outcome
 from .submit import CheckReport, PackageReport
 from .targets import CHALLENGE2024, LEADERBOARD
 
-FORMAT_NAMES = {"coco": "COCO result JSON", "txt": "leaderboard txt", "per-image": "per-image files"}
-
 VERDICTS = {
     CORRECT: "scores this file correctly",
     MISSCORE: "would mis-score this file",
@@ -28,7 +26,7 @@ def summary(inspection: Inspection) -> list[str]:
     counts = inspection.counts
     dets = inspection.read
     scores = f", scores {dets.scores.min():.3g} to {dets.scores.max():.3g}" if len(dets) else ""
-    lines = [f"{inspection.source.name}: {FORMAT_NAMES.get(inspection.format, inspection.format)}, "
+    lines = [f"{inspection.source.name}: {inspection.format.title}, "
              f"{counts['in_source']} detections{scores}"]
     if inspection.gt is not None:
         lines.append(f"ground truth: {inspection.gt.describe()}")
@@ -89,7 +87,7 @@ def check_lines(report: CheckReport) -> list[str]:
     target = report.target
     if target is not None:
         kind = "JSON" if report.path.name.lower().endswith(".json") or (
-            inspection is not None and inspection.format == "coco") else "txt"
+            inspection is not None and inspection.format.kind == "JSON") else "txt"
         lines.append(f"written for: {target.description} (category_id {target.category_id}, {kind})")
     first = (target or LEADERBOARD).name
     main = report.outcomes[first]

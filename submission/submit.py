@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from kaist_kit import __version__
-from kaist_kit.detections import SUBMISSION_MANIFEST, method_name
+from kaist_kit.detections import SUBMISSION_MANIFEST, ReadOptions, method_name
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import Result
 from kaist_kit.files import atomic_file, check_writable, is_archive, open_input, read_archive, read_bytes
@@ -128,8 +128,7 @@ class CheckReport:
 
 def package(result: str | os.PathLike, out: str | os.PathLike,
             gt: GroundTruth | str | os.PathLike | None = None, method: str | None = None, *,
-            target: str = LEADERBOARD.name, id_offset: int = 0, corners: bool = False, format: str = "auto",
-            devkit_shift: bool = True, as_is: bool = False) -> PackageReport:
+            target: str = LEADERBOARD.name, options: ReadOptions | None = None) -> PackageReport:
     """Write the result normalised for ``target``'s evaluator, with a manifest.
 
     ``out`` is ``NAME.json``, the file to upload, written with ``NAME.manifest.json`` beside it;
@@ -137,7 +136,7 @@ def package(result: str | os.PathLike, out: str | os.PathLike,
     beside it; or ``NAME.zip``, an archive for records that holds the JSON and the manifest (the file
     to upload is the JSON inside: the evaluators read .json and .txt uploads only). A result with an
     error finding (boxes written as corners, ids written with the other base, detections of other
-    images) is refused with its fix, and nothing is written, unless ``as_is``. Every file is written
+    images) is refused with its fix, and nothing is written, unless ``options.as_is``. Every file is written
     beside its final place and renamed only when complete: a failure leaves nothing new (and an
     existing file untouched).
     """
@@ -152,9 +151,9 @@ def package(result: str | os.PathLike, out: str | os.PathLike,
     if method is not None and len(method) > MAX_METHOD_CHARS:
         raise InputError(f"the method name has {len(method)} characters; at most {MAX_METHOD_CHARS}, so that "
                          "the zip's file names can be extracted everywhere")
-    inspection = inspect_result(result, _ground_truth(gt), id_offset=id_offset, corners=corners,
-                                format=format, devkit_shift=devkit_shift)
-    inspection.findings[:] = refuse_errors(_for_target(inspection.findings, chosen), as_is)
+    options = options or ReadOptions()
+    inspection = inspect_result(result, _ground_truth(gt), options)
+    inspection.findings[:] = refuse_errors(_for_target(inspection.findings, chosen), options.as_is)
     if len(inspection.packaged) == 0:
         raise InputError("no detections left to submit (the evaluators crash on an empty result)", result)
     method = method or method_name(result)
@@ -241,18 +240,19 @@ def _write_chunks(chunks: Iterable[bytes], write: Callable[[bytes], object]) -> 
     return size, digest.hexdigest()
 
 
-def check(path: str | os.PathLike, gt: GroundTruth | str | os.PathLike | None = None, *,
-          format: str = "auto", devkit_shift: bool = True) -> CheckReport:
+def check(path: str | os.PathLike, gt: GroundTruth | str | os.PathLike | None = None,
+          options: ReadOptions | None = None) -> CheckReport:
     """Validate a result file or a submission as it is: which target it is written for, what each
     target's evaluator would do with it as uploaded (`kaist_kit.submission.evaluators`, a model of
-    their loaders on the file's bytes) and what kaist-kit finds in it."""
+    their loaders on the file's bytes) and what kaist-kit finds in it, read as ``options`` say
+    (`kaist-kit submit --check` reads ids and boxes as written)."""
     path = Path(path)
     gt = _ground_truth(gt)
     ids = submission_ids(gt) if gt is not None else np.arange(TEST_IMAGES)
     upload = load_upload(path, image_ids=ids.tolist())
     outcomes = {e.name: outcome(upload, e, gt, ids) for e in EVALUATORS}
     try:
-        inspection = inspect_result(path, gt, format=format, devkit_shift=devkit_shift)
+        inspection = inspect_result(path, gt, options)
         refused = ""
     except InputError as exc:
         if not path.is_file() or is_archive(path):
@@ -384,7 +384,7 @@ def _manifest(inspection: Inspection, method: str, results_name: str, results_sh
                    "evaluator": target.evaluator},
         "results_file": results_name,
         "results_sha256": results_sha256,
-        "source": {"name": inspection.source.name, "format": inspection.format, "sha256": source_hash,
+        "source": {"name": inspection.source.name, "format": inspection.format.name, "sha256": source_hash,
                    "sha256_of": hashed},
         "options": inspection.options,
         "counts": inspection.counts,

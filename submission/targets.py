@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kaist_kit.challenge import CHALLENGE2024_COLUMNS, challenge2024_leaderboard, challenge2024_scores
-from kaist_kit.detections import Detections
+from kaist_kit.detections import Detections, ResultFormat
 from kaist_kit.groundtruth import GroundTruth
 from kaist_kit.results import CHALLENGE2024_CATEGORY, PERSON_CATEGORY
 
@@ -55,13 +55,14 @@ def get_target(name: str) -> Target:
         raise ValueError(f"unknown target {name!r}; choose from {', '.join(TARGETS)}") from None
 
 
-def target_of_file(format: str, challenge_category: bool) -> Target | None:
-    """The target a result file is written for as it is: COCO JSON whose every detection has category 0
-    is the 2024 challenge's; any other COCO JSON or a txt file the leaderboard's (the 2024 evaluator
-    reads a txt file as category 1); per-image folders neither's."""
-    if format == "per-image":
+def target_of_file(fmt: ResultFormat, challenge_category: bool) -> Target | None:
+    """The target a result file is written for as it is: a file whose detections carry their category
+    (COCO JSON), every one the 2024 challenge's (0), is that challenge's; any other file the
+    evaluators read the leaderboard's (the 2024 evaluator reads a txt file as category 1); a format
+    neither evaluator reads (per-image files) neither's."""
+    if not fmt.uploadable:
         return None
-    return CHALLENGE2024 if format == "coco" and challenge_category else LEADERBOARD
+    return CHALLENGE2024 if fmt.carries_category and challenge_category else LEADERBOARD
 
 
 def on_the_other(target: Target) -> str:

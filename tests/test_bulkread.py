@@ -51,11 +51,12 @@ def json_number(rnd: random.Random, broken: bool) -> str:
         lambda: f"{rnd.randint(1, 9)}e{rnd.randint(-7, 2)}",
         lambda: f"{rnd.uniform(1, 9):.3f}E+0{rnd.randint(0, 2)}",
         lambda: rnd.choice(["0", "-0", "-0.0", "0.0", "1", "1.0", "-1.5", "2e0", "1e-05", "9007199254740993",
-                            "123456789012345678901234567890", "1e400", "-1e400", "4.9e-324", "0.1e1"]),
+                            "123456789012345678901234567890", "4.9e-324", "0.1e1"]),
     ]
     if broken and rnd.random() < 0.3:
         return rnd.choice(["01", "+1", ".5", "1.", "-", "1e", "--1", "1.2.3", "1e5e5", "0x10", "NaN", "Infinity",
-                           "-Infinity", '"1.5"', "null", "true", "[1]", "1 2", "", "#", "1_000", "１"])
+                           "1e400", "-1e400", "-Infinity", '"1.5"', "null", "true", "[1]", "1 2", "", "#", "1_000",
+                           "１"])
     return rnd.choice(forms)()
 
 
@@ -69,7 +70,8 @@ def json_record(rnd: random.Random, keys: list, broken: bool, category: str | No
 
 
 def json_text(rnd: random.Random, broken: bool) -> tuple[str, bool]:
-    """A COCO result list and whether it is of the usual layout (every record laid out alike)."""
+    """A COCO result list and whether it is of the usual layout: records of the usual keys, numbers
+    within the float range."""
     keys = rnd.sample(KEYS, 4) if rnd.random() < 0.5 else list(KEYS)
     if rnd.random() < 0.2:
         keys.remove("category_id")
@@ -101,7 +103,7 @@ def json_text(rnd: random.Random, broken: bool) -> tuple[str, bool]:
         text = text[:cut] + rnd.choice(["", " ", ",", "}", "{", "]", "1", "e", '"', "\t", "\x0c"]) + text[cut + 1:]
     if broken and rnd.random() < 0.05:
         text = '{"annotations": ' + text + "}"
-    usual = not broken and layout != "ragged"
+    usual = not broken and "e400" not in text
     return text, usual
 
 
@@ -133,24 +135,33 @@ def test_json_fast_path_reads_as_json_loads():
 
 
 def test_json_fast_path_passes_over_what_it_does_not_read_alike():
-    """Numbers json.loads rejects or reads as something else, and layouts that vary from record to
-    record, are left to the careful reader."""
+    """Numbers json.loads rejects or reads as something else, values that are not numbers, other keys
+    and escapes are left to the careful reader; what json.loads reads in its own way (a key written
+    twice, keys in any order, any white space) the fast path reads the same way."""
     record = '{"image_id": 1, "category_id": 1, "bbox": [1, 2, 3, 4], "score": %s}'
     assert coco_columns(("[" + record % "0.5" + "]").encode()) is not None
-    for number in ("01", "+1", ".5", "1.", "1e", "NaN", "Infinity", '"0.5"', "1_0", "0x1", "1 2", "- 1"):
+    for number in ("01", "+1", ".5", "1.", "1e", "NaN", "Infinity", '"0.5"', "1_0", "0x1", "1 2", "- 1", "true",
+                   "null", "1e400", "[0.5]", '{"0": 0.5}'):
         assert coco_columns(("[" + record % number + "]").encode()) is None, number
+    for text in ('[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1, "id": 3}]',
+                 '[{"imag5_id": 1, "bbox": [1, 2, 3, 4], "score": 1}]',
+                 '[{"image_id": 1, "bbox": [1, 2, 3], "score": 1}]',
+                 '[{"image_id": 1, "bbox": {"0": 1, "1": 2, "2": 3, "3": 4}, "score": 1}]',
+                 '[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}',
+                 '[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}] x',
+                 '{"annotations": [{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}]}',
+                 '[{"\\u0069mage_id": 1, "bbox": [1, 2, 3, 4], "score": 1}]',
+                 '\ufeff[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}]', "[]"):
+        assert coco_columns(text.encode()) is None, text
     for text in ('[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1, "score": 2}]',
                  '[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}, {"bbox": [1, 2, 3, 4], "image_id": 1, '
                  '"score": 1}]',
-                 '[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1},{"image_id": 1, "bbox": [1, 2, 3, 4], '
-                 '"score": 1}, {"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}]',
-                 '[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1, "id": 3}]',
-                 '[{"imag5_id": 1, "bbox": [1, 2, 3, 4], "score": 1}]',
-                 '[{"image_id": 1, "bbox": [1, 2, 3], "score": 1}]',
-                 '[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}',
-                 '{"annotations": [{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}]}',
-                 '\ufeff[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}]', "[]"):
-        assert coco_columns(text.encode()) is None, text
+                 ' \r\n[{"image_id": 1,"bbox":[1,2,3,4],\t"score": 1}\n,{"image_id": 1, "bbox": [1, 2, 3, 4], '
+                 '"score": 1}]\n'):
+        records = json.loads(text)
+        columns = coco_columns(text.encode())
+        assert columns is not None, text
+        assert columns["score"].tolist() == [r["score"] for r in records]
 
 
 # --- leaderboard txt ------------------------------------------------------------------------------

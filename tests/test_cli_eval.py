@@ -200,7 +200,7 @@ def test_mr4_custom_settings_and_scene_splits(files, kaist):
 
 
 @pytest.mark.parametrize("option, value, message", [
-    ("--iou", "1.5", "between 0 and 1"), ("--fppi-range", "1:0.01", "FPPI range"),
+    ("--iou", "1.5", "above 0 and below 1"), ("--fppi-range", "1:0.01", "FPPI range"),
     ("--setting", "height=50", "LOW:HIGH"), ("--split", "park", "unknown split"), ("--metric", "map", "map")])
 def test_bad_variant_options_exit_2(files, option, value, message):
     proc = run_cli("eval", files["MLPD"], "--gt", files["gt"], option, value)

@@ -10,7 +10,7 @@ import pytest
 from conftest import det, frames, make_dets, make_gt, person
 
 from kaist_kit.converters import convert
-from kaist_kit.detections import load_detections
+from kaist_kit.detections import ReadOptions, load_detections
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import evaluate
 from kaist_kit.files import json_line
@@ -211,11 +211,11 @@ def test_errors_stop_unless_as_is(kaist, leaderboard_gt, tmp_path):
     with pytest.raises(InputError, match=r"\[corners\].*rerun with --corners; or pass --as-is") as info:
         evaluate_inspected([path], leaderboard_gt)
     assert info.value.path == str(path) and "\n" not in str(info.value)
-    as_is = evaluate_inspected([path], leaderboard_gt, as_is=True)
+    as_is = evaluate_inspected([path], leaderboard_gt, options=ReadOptions(as_is=True))
     assert [round(100 * r.lamr, 2) for r in as_is.results] == [100.0] * 3
     (kept,) = [f for f in as_is.findings if f.code == "corners"]
     assert kept.level == "warning" and kept.message.endswith("(scored as read: --as-is)")
-    fixed = evaluate_inspected([path], leaderboard_gt, corners=True)
+    fixed = evaluate_inspected([path], leaderboard_gt, options=ReadOptions(corners=True))
     assert [round(100 * r.lamr, 2) for r in fixed.results] == [7.58, 7.96, 6.95]
     assert not CONFIDENT & {f.code for f in fixed.findings}
     assert refuse_errors(fixed.findings) == fixed.findings

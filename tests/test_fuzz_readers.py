@@ -16,12 +16,13 @@ from conftest import frames, make_gt, person
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from kaist_kit.detections import load_detections
+from kaist_kit.detections import ReadOptions, load_detections
 from kaist_kit.errors import InputError
 from kaist_kit.findings import evaluate_inspected, inspect
 from kaist_kit.submission import check, package
 
 GT = make_gt(frames(6, night_from=3), [person(k + 1, k % 6, (20 + 40 * k, 100, 40, 100)) for k in range(12)])
+AS_IS = ReadOptions(as_is=True)
 FUZZ = settings(derandomize=True, deadline=None, max_examples=120,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -43,7 +44,7 @@ def run_everything(path: Path) -> None:
             continue
         event(f"{on_invalid}: read, {'some' if len(dets) else 'no'} detections")
         inspect(dets, GT, ["reasonable", "all-pedestrians"], ["all", "day", "night"], ["leaderboard", "matlab"])
-    for call in (lambda: evaluate_inspected([path], GT, protocols=["leaderboard", "matlab"], as_is=True),
+    for call in (lambda: evaluate_inspected([path], GT, protocols=["leaderboard", "matlab"], options=AS_IS),
                  lambda: check(path, GT)):
         try:
             call()
@@ -52,7 +53,7 @@ def run_everything(path: Path) -> None:
     out = path.parent / "out" / "submission.zip"
     before = set(path.parent.rglob("*"))
     try:
-        package(path, out, GT, as_is=True)
+        package(path, out, GT, options=AS_IS)
     except InputError:
         assert set(path.parent.rglob("*")) - before <= {out.parent}, "a failed packaging left a file"
         assert not out.exists()

@@ -7,7 +7,7 @@ import sys
 import pytest
 from conftest import frames, make_gt, person
 
-from kaist_kit.detections import load_detections
+from kaist_kit.detections import ReadOptions, load_detections
 from kaist_kit.errors import InputError
 from kaist_kit.files import json_line
 from kaist_kit.findings import inspect
@@ -90,7 +90,7 @@ def test_malformed_txt_line(gt, tmp_path):
     ({"image_id": 99}, "image id 99 is not in the ground truth"),
     ({"image_id": 1.5}, "not an integer"),
     ({"category_id": 0}, "category_id 0 is not person"),
-    ({"bbox": [1, 2, 3]}, "malformed"),
+    ({"bbox": [1, 2, 3]}, "bbox must be a list of 4 numbers"),
 ])
 def test_bad_values_in_json_name_their_line(gt, tmp_path, bad, expect):
     recs = records()
@@ -118,7 +118,7 @@ def test_one_based_ids_in_json_are_flagged(gt, tmp_path):
     found = findings(load_detections(path, gt), gt)["id-offset"]
     assert found.level == "error" and "image ids look written 1-based" in found.message
     assert "rerun with --id-offset -1" in found.message
-    assert "id-offset" not in findings(load_detections(path, gt, id_offset=-1), gt)
+    assert "id-offset" not in findings(load_detections(path, gt, ReadOptions(id_offset=-1)), gt)
     path = write(tmp_path, "all_result.json", json.dumps(records(shift=1)))
     e = error_of(lambda: load_detections(path, gt))
     assert "written 1-based" in e.reason

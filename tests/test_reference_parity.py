@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from conftest import shuffled_copy
 
-from kaist_kit.detections import load_detections
+from kaist_kit.detections import ReadOptions, load_detections
 from kaist_kit.errors import KitWarning
 from kaist_kit.evaluate import Evaluation, evaluate
 from kaist_kit.findings import inspect
@@ -98,7 +98,7 @@ def test_per_image_folder_reads_like_the_devkit_aggregator(kaist, leaderboard_gt
     x1, y1, x2, y2 = map(float, line[1:5])
     first = from_folder.boxes[np.flatnonzero(from_folder.image == 0)[0]]
     assert list(first) == [round(x1 + 1, 4), round(y1 + 1, 4), round(x2 - x1, 4), round(y2 - y1, 4)]
-    unshifted = load_detections(folder, leaderboard_gt, devkit_shift=False)
+    unshifted = load_detections(folder, leaderboard_gt, ReadOptions(devkit_shift=False))
     assert unshifted.boxes[np.flatnonzero(unshifted.image == 0)[0]][0] == x1
 
 

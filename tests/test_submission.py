@@ -13,7 +13,7 @@ from conftest import frames, make_gt, shuffled_copy
 from test_inputs import run_cli
 
 from kaist_kit import __version__
-from kaist_kit.detections import Detections, load_detections
+from kaist_kit.detections import Detections, ReadOptions, load_detections
 from kaist_kit.errors import InputError, KitWarning
 from kaist_kit.evaluate import evaluate
 from kaist_kit.files import json_line
@@ -313,7 +313,7 @@ def test_one_based_json_ids_detected_and_costed(kaist, leaderboard_gt, tmp_path)
     without_gt = codes(check(path))["id-offset"]
     assert "run 1..2252" in without_gt.message and "--id-offset -1" in without_gt.message
 
-    report = package(path, tmp_path / "s.zip", leaderboard_gt, id_offset=-1)
+    report = package(path, tmp_path / "s.zip", leaderboard_gt, options=ReadOptions(id_offset=-1))
     assert "id-offset" not in codes(report)
     fixed = quiet_load(tmp_path / "s.zip", leaderboard_gt)
     original = quiet_load(kaist / "results" / "MLPD_result.json", leaderboard_gt)
@@ -336,7 +336,7 @@ def test_corner_boxes_detected_and_costed(kaist, leaderboard_gt, tmp_path):
     with_gt = codes(check(path, leaderboard_gt))["corners"].message
     assert "100.00 as written, 7.58 with --corners" in with_gt
     assert "look like corners" in codes(check(path))["corners"].message
-    report = package(path, tmp_path / "s.zip", leaderboard_gt, corners=True)
+    report = package(path, tmp_path / "s.zip", leaderboard_gt, options=ReadOptions(corners=True))
     assert "corners" not in codes(report)
     assert round(100 * report.inspection.lamr()["all"], 2) == 7.58
     for name in REAL_RESULTS:  # the published files are not mistaken for corners
@@ -502,7 +502,7 @@ def test_misread_file_refused_unless_as_is(kaist, leaderboard_gt, tmp_path):
     with pytest.raises(InputError, match=r"\[corners\].*rerun with --corners; or pass --as-is"):
         package(path, out, leaderboard_gt)
     assert not out.exists()
-    report = package(path, out, leaderboard_gt, as_is=True)
+    report = package(path, out, leaderboard_gt, options=ReadOptions(as_is=True))
     assert codes(report)["corners"].level == "warning" and round(100 * report.inspection.lamr()["all"], 2) == 100.0
     verdict = check(path, leaderboard_gt)
     assert verdict.verdict == "mis-score" and not verdict.ok

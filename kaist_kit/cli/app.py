@@ -1,6 +1,5 @@
 """The `kaist-kit` application: its consoles, and how errors and warnings reach the user."""
 
-from __future__ import annotations
 
 import signal
 import sys
@@ -13,6 +12,7 @@ from rich.markup import escape
 
 from .. import __version__
 from ..errors import InputError, KitWarning
+from .command import KitGroup
 
 app = typer.Typer(
     name="kaist-kit",
@@ -21,13 +21,15 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     # Plain help: rich's panels cut long defaults (paths) short and label flags <bool>. Help uses
-    # the terminal's width, up to 120 columns; a long default path is printed whole on a line of
-    # its own (see options.unwrapped).
+    # the terminal's width, up to 120 columns.
     rich_markup_mode=None,
     context_settings={"max_content_width": 120},
+    # Every verb's options read and checked by the kit, its help shown whole (see command.py).
+    cls=KitGroup,
 )
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+# No emoji codes: a method named "a:ok:" is printed as it is named.
+out = Console(soft_wrap=True, emoji=False)
+err = Console(stderr=True, soft_wrap=True, emoji=False)
 
 
 def say(line: str) -> None:
@@ -60,8 +62,8 @@ def _terminate(signum, frame) -> None:
 
 
 def main() -> None:
-    """Console entry point: input errors become one line on stderr and exit code 2; SIGINT and SIGTERM
-    end the command cleanly (exit codes 130 and 143)."""
+    """Console entry point: input errors and bad option values become one line on stderr and exit
+    code 2; SIGINT and SIGTERM end the command cleanly (exit codes 130 and 143)."""
     warnings.showwarning = _show_warning
     warnings.simplefilter("default", KitWarning)
     signal.signal(signal.SIGTERM, _terminate)
@@ -72,21 +74,31 @@ def main() -> None:
 
     try:
         with input_scope():  # the command's inputs, which its outputs may not overwrite
-            app()
+            code = app(standalone_mode=False)
     except InputError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}", markup=True, highlight=False)
-        sys.exit(2)
+        _error(str(exc))
+        code = 2
+    except typer.TyperException as exc:  # a bad option value, a missing argument, an unknown option
+        _error(exc.format_message() if hasattr(exc, "format_message") else str(exc))
+        code = getattr(exc, "exit_code", 2)
+    except typer.Abort:
+        code = 1
     except OSError as exc:
         # A file the kit could not read or write that no check caught first: still one line.
         where = f"{exc.filename}: " if exc.filename else ""
-        err.print(f"[red]error:[/red] {escape(where + (exc.strerror or str(exc)))}", markup=True, highlight=False)
-        sys.exit(2)
+        _error(where + (exc.strerror or str(exc)))
+        code = 2
     except KeyboardInterrupt:
         err.print("interrupted")
-        sys.exit(130)
+        code = 130
     except _Terminated as exc:
         err.print("terminated")
-        sys.exit(exc.code)
+        code = exc.code
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _error(message: str) -> None:
+    err.print(f"[red]error:[/red] {escape(' '.join(message.split()))}", markup=True, highlight=False)
 
 
 def _version(value: bool) -> None:

@@ -1,6 +1,5 @@
 """Annotations: `convert` them to COCO JSON, `synth` a KAIST to test with, `stats` and `show` a dataset."""
 
-from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
@@ -10,31 +9,40 @@ import typer
 
 from ..converters import MODALITIES, SOURCE_FORMATS
 from .app import app, err, out, say
-from .options import DEFAULT_SIZE, GroundTruthOption, locate_gt, parse_size
+from .command import Whole
+from .options import DEFAULT_SIZE, MAX_FRAMES, SCORES, SEEDS, GroundTruthOption, choices, locate_gt, parse_size
 
 SourceFormat = Enum("SourceFormat", {name: name for name in SOURCE_FORMATS}, type=str)
 Modality = Enum("Modality", {name: name for name in MODALITIES}, type=str)
 _FORMATS_HELP = "; ".join(f"{spec.name}: {spec.help}" for spec in SOURCE_FORMATS.values()) + "."
+FRAMES = Whole(0, MAX_FRAMES)
+# Pixels of a side: any image's (convert), the synthetic pictures' (synth, which draws them whole).
+MAX_IMAGE_SIDE = 65_535
+MIN_SYNTH_SIDE, MAX_SYNTH_SIDE = 64, 2048
 
 
 @app.command("convert")
 def convert_command(
-    format: Annotated[SourceFormat, typer.Argument(help=_FORMATS_HELP, show_default=False)],
-    source: Annotated[Path, typer.Argument(help="A folder of annotation files, or a .zip / .tar.gz of one.",
-                                           show_default=False)],
-    out: Annotated[Path, typer.Option("--out", help="The COCO JSON to write.", show_default=False)],
+    format: Annotated[SourceFormat, typer.Argument(metavar="FORMAT", help=_FORMATS_HELP, show_default=False)],
+    source: Annotated[Path, typer.Argument(metavar="SOURCE", help="A folder of annotation files, or a .zip / "
+                                           ".tar.gz of one.", show_default=False)],
+    out: Annotated[Path, typer.Option("--out", metavar="FILE", help="The COCO JSON to write.", show_default=False)],
     image_set: Annotated[str | None, typer.Option(
-        help="Frames to keep, in this order: a list file, or a name such as train-all-02 or test-all-20 "
-             "(read from imageSets/ beside the source, else built by the official rule).")] = None,
+        metavar="LIST", help="Frames to keep, in this order: a list file, or a name such as train-all-02 or "
+                             "test-all-20 (read from imageSets/ beside the source, else built by the official "
+                             "rule).")] = None,
     compat: Annotated[str | None, typer.Option(
-        help="'leaderboard': write exactly the layout of the leaderboard's ground truth.")] = None,
+        metavar="LAYOUT", help="'leaderboard': write exactly the layout of the leaderboard's ground truth.")]
+    = None,
     strict: Annotated[bool, typer.Option(
         help="Fail (exit code 2, nothing written) on any problem that changes the annotations, and when the "
              "source looks like another format or gives no box.")] = False,
     reference: Annotated[Modality, typer.Option(
-        help="Paired annotations: the modality whose box becomes 'bbox'.")] = Modality.lwir,
+        metavar=choices(Modality), help="Paired annotations: the modality whose box becomes 'bbox'.")]
+    = Modality.lwir,
     image_size: Annotated[str, typer.Option(
-        help="Image size for formats that do not record it (bbGt).")] = DEFAULT_SIZE,
+        metavar="WIDTHxHEIGHT", help=f"Image size for formats that do not record it (bbGt), each side 1 to "
+                                     f"{MAX_IMAGE_SIDE} pixels.")] = DEFAULT_SIZE,
 ) -> None:
     """Convert KAIST annotations to COCO JSON, reporting every problem with its file and line."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -44,7 +52,7 @@ def convert_command(
     if compat is not None and compat not in COMPAT:
         raise typer.BadParameter(f"unknown layout {compat!r}; choose from {', '.join(COMPAT)}",
                                  param_hint="--compat")
-    size = parse_size(image_size)
+    size = parse_size(image_size, "--image-size", 1, MAX_IMAGE_SIDE)
     with Progress(TextColumn("converting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True, disable=not err.is_terminal) as bar:
         task = bar.add_task("frames", total=None)
@@ -63,10 +71,17 @@ def convert_command(
 @app.command("synth")
 def synth_command(
     out: Annotated[Path, typer.Argument(metavar="FOLDER", help="A new or empty folder.", show_default=False)],
-    seed: Annotated[int, typer.Option(metavar="N", help="Random seed: the same seed writes the same files.")] = 0,
-    train: Annotated[int, typer.Option(metavar="N", help="Training frames (half day, half night).")] = 40,
-    test: Annotated[int, typer.Option(metavar="N", help="Test frames (half day, half night).")] = 40,
-    size: Annotated[str, typer.Option(metavar="WIDTHxHEIGHT", help="Image size.")] = DEFAULT_SIZE,
+    seed: Annotated[int, typer.Option(
+        metavar="N", parser=SEEDS, help=f"Random seed, 0 to {SEEDS.high}: the same seed writes the same files.")]
+    = 0,
+    train: Annotated[int, typer.Option(
+        metavar="N", parser=FRAMES, help=f"Training frames (half day, half night), 0 to {MAX_FRAMES:,}.")] = 40,
+    test: Annotated[int, typer.Option(
+        metavar="N", parser=FRAMES, help=f"Test frames (half day, half night), 0 to {MAX_FRAMES:,}; with --train, "
+                                         "at least one frame.")] = 40,
+    size: Annotated[str, typer.Option(
+        metavar="WIDTHxHEIGHT", help=f"Image size, each side {MIN_SYNTH_SIDE} to {MAX_SYNTH_SIDE} pixels.")]
+    = DEFAULT_SIZE,
     quirks: Annotated[bool, typer.Option(
         help="Add the real dataset's defects (stray files, CRLF, zero-size boxes, disagreeing paired "
              "files) for testing converters.")] = False,
@@ -76,7 +91,9 @@ def synth_command(
 
     from ..synth import SynthConfig, generate
 
-    width, height = parse_size(size, "--size")
+    width, height = parse_size(size, "--size", MIN_SYNTH_SIDE, MAX_SYNTH_SIDE)
+    if train + test == 0:
+        raise typer.BadParameter("0 training and 0 test frames: ask for at least one frame", param_hint="--test")
     config = SynthConfig(seed=seed, train_frames=train, test_frames=test, width=width, height=height,
                          quirks=quirks)
     with Progress(console=err, transient=True, disable=not err.is_terminal) as bar:
@@ -126,31 +143,18 @@ def show_command(
     det: Annotated[list[Path] | None, typer.Option(
         metavar="RESULT", help="A result file to draw; repeat for several: --det A_result.txt --det "
                                "B_result.json.")] = None,
-    score_threshold: Annotated[float, typer.Option(metavar="SCORE", help="Draw detections scoring at least this.")]
-    = 0.3,
+    score_threshold: Annotated[float, typer.Option(
+        metavar="SCORE", parser=SCORES, help="Draw detections scoring at least this.")] = 0.3,
     out: Annotated[Path, typer.Option("--out", metavar="FILE", help="PNG to write; with several frames, the frame "
                                       "name is added to it.", show_default=False)] = Path("frame.png"),
 ) -> None:
     """Draw ground truth (ignore regions dashed) and detections on the visible and thermal pictures."""
-    from ..detections import load_detections, method_name
-    from ..errors import InputError
     from ..groundtruth import load_ground_truth
     from ..plots import check_figure_path
-    from ..show import draw_frame, find_pictures
+    from ..show import show_frames
 
     check_figure_path(out)
     gt_path = locate_gt(gt)
-    ground_truth = load_ground_truth(gt_path)
     roots = images or [gt_path.parent / "images", gt_path.parent]
-    for frame in frames:
-        if not frame.isdigit() and frame.replace("_", "/") not in ground_truth.index_of_name and Path(frame).exists():
-            raise InputError(f"{frame!r} is a file, not a frame: give each result its own --det "
-                             "(--det A_result.txt --det B_result.json)")
-    drawn = [(method_name(p), load_detections(p, ground_truth)) for p in det or []]
-    for frame in frames:
-        index = ground_truth.image_index(int(frame) if frame.isdigit() else frame)
-        name = ground_truth.image_names[index]
-        target = out if len(frames) == 1 else out.with_name(f"{out.stem}_{name.replace('/', '_')}{out.suffix}")
-        visible, lwir = find_pictures(name, roots)
-        draw_frame(ground_truth, index, visible, lwir, target, drawn, score_threshold)
+    for name, target in show_frames(load_ground_truth(gt_path), frames, det or [], roots, out, score_threshold):
         say(f"{name} drawn to {target}")

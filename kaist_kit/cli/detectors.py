@@ -1,6 +1,5 @@
 """Fusion detectors (the mmdet extra): `train`, `test` and `infer`."""
 
-from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated
@@ -9,7 +8,10 @@ import typer
 
 from ..errors import InputError
 from .app import app, out, say
-from .options import CfgOptionsOption
+from .command import Whole
+from .options import MAX_SIDE, SCORES, CfgOptionsOption, OutputFormat, render
+
+MAX_PROCESSES = 1024
 
 # The two arguments `test` and `infer` begin with.
 TrainedConfigArgument = Annotated[Path, typer.Argument(
@@ -42,8 +44,10 @@ def train_command(
     work_dir: Annotated[Path | None, typer.Option(
         metavar="FOLDER", help="Folder for checkpoints and logs. Default: work_dirs/<config name>.")] = None,
     gpus: Annotated[int, typer.Option(
-        metavar="N", help="Processes: 1 trains on the GPU if there is one, else on the CPU; more starts distributed "
-             "data-parallel training with torchrun (on a CPU-only machine: that many CPU processes).")] = 1,
+        metavar="N", parser=Whole(1, MAX_PROCESSES),
+        help=f"Processes, 1 to {MAX_PROCESSES}: 1 trains on the GPU if there is one, else on the CPU; more starts "
+             "distributed data-parallel training with torchrun (on a CPU-only machine: that many CPU processes).")]
+    = 1,
     resume: Annotated[bool, typer.Option("--resume", help="Continue from the work folder's last checkpoint.")]
     = False,
     amp: Annotated[bool, typer.Option("--amp", help="Mixed precision (mmengine's AmpOptimWrapper: float16 with "
@@ -69,10 +73,11 @@ def train_command(
 def parse_shift(value: str | None) -> tuple[int, int] | None:
     if value is None:
         return None
+    pixels = Whole(-MAX_SIDE, MAX_SIDE)
     try:
-        dx, dy = (int(v) for v in value.split(","))
-    except ValueError:
-        raise typer.BadParameter(f"{value!r} is not DX,DY in whole pixels, e.g. 4,0 or 0,-2",
+        dx, dy = (pixels(v) for v in value.split(","))
+    except (ValueError, typer.BadParameter):
+        raise typer.BadParameter(f"{value[:40]!r} is not DX,DY, each {pixels.accepts} (pixels), e.g. 4,0 or 0,-2",
                                  param_hint="--shift-lwir") from None
     return dx, dy
 
@@ -93,9 +98,9 @@ def test_command(
     cfg_options: CfgOptionsOption = None,
 ) -> None:
     """Run a checkpoint on the config's test set, write the results and print the miss rates."""
-    from .. import report
     from ..evaluate import evaluate_files
     from ..groundtruth import load_ground_truth
+    from ..report import EvalReport
 
     shift = parse_shift(shift_lwir)
     _models("test", (config, "config file"), (checkpoint, "checkpoint"))
@@ -110,7 +115,7 @@ def test_command(
         say(f"{run.ground_truth} has no pedestrians to score against: no miss rates")
         return
     found = evaluate_files([run.results], gt, run.settings, protocols=[run.protocol], names=[config.stem])
-    report.print_table(found, out, "\n".join([f"ground truth: {gt.describe()}"] + report.protocol_notes(found)))
+    render(EvalReport(found, ground_truth=gt.describe()), OutputFormat.table)
 
 
 @app.command("infer")
@@ -122,8 +127,8 @@ def infer_command(
                                          show_default=False)],
     figure: Annotated[Path, typer.Option("--out", metavar="FILE", help="Figure to write (.png, .pdf or .svg).",
                                          show_default=False)],
-    score_threshold: Annotated[float, typer.Option(metavar="SCORE", help="Draw detections scoring at least this.")]
-    = 0.3,
+    score_threshold: Annotated[float, typer.Option(
+        metavar="SCORE", parser=SCORES, help="Draw detections scoring at least this.")] = 0.3,
     cfg_options: CfgOptionsOption = None,
 ) -> None:
     """Detect pedestrians on one visible/thermal pair and draw them on both pictures."""
@@ -140,14 +145,16 @@ def infer_command(
 
 @app.command("init-checkpoint")
 def init_checkpoint_command(
-    config: Annotated[Path, typer.Argument(help="The config to start, e.g. "
+    config: Annotated[Path, typer.Argument(metavar="CONFIG", help="The config to start, e.g. "
                                            "configs/faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py.",
                                            show_default=False)],
     source: Annotated[str, typer.Argument(
+        metavar="SOURCE",
         help="A single-stream mmdetection detector (e.g. a COCO Faster R-CNN or RetinaNet R50-FPN) or a backbone "
              "checkpoint (torchvision's ResNet layout): a .pth file or an http(s) URL.", show_default=False)],
-    init: Annotated[Path, typer.Option("--out", help="Checkpoint to write, for --cfg-options load_from=INIT.pth.",
-                                       show_default=False)],
+    init: Annotated[Path, typer.Option(
+        "--out", metavar="FILE", help="Checkpoint to write, for --cfg-options load_from=INIT.pth.",
+        show_default=False)],
     cfg_options: CfgOptionsOption = None,
 ) -> None:
     """Fill a config's model from a single-stream detector or backbone: a checkpoint to train from."""

@@ -16,8 +16,9 @@ from .options import download_bar
 @app.command("fetch")
 def fetch_command(
     to: Annotated[Path | None, typer.Option(
-        "--to", help=f"Folder to put {GT_FILENAME} in. Default: {default_gt_path().parent}, where every verb "
-                     "looks for it.", show_default=False)] = None,
+        "--to", metavar="FOLDER",
+        help=f"Folder to put {GT_FILENAME} in. Default: {default_gt_path().parent}, where every verb "
+             "looks for it.", show_default=False)] = None,
 ) -> None:
     """Download the leaderboard's ground truth (test-all-20, 1.6 MB), checked against its pinned MD5."""
     from ..groundtruth import GroundTruthUnavailable, fetch_gt

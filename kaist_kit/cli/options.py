@@ -1,7 +1,10 @@
-"""Options that several verbs share, declared once, with help and defaults taken from the library."""
+"""Options that several verbs share, declared once, with help and defaults taken from the library;
+the accepted range of each numeric option; how every verb's output is rendered (`render`)."""
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
@@ -10,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from ..detections import ID_OFFSET_LIMIT, ReadOptions
 from ..groundtruth import GT_ENV, default_gt_path
 from ..settings import (
     DEFAULT_FPPI_RANGE,
@@ -23,7 +27,8 @@ from ..settings import (
     parse_fppi_range,
     parse_split,
 )
-from .app import err, say
+from .app import err, out, say
+from .command import Real, Whole
 
 # Choices as enums, so that --help lists them and typer rejects anything else.
 ProtocolName = Enum("ProtocolName", {name: name for name in PROTOCOLS}, type=str)
@@ -47,16 +52,47 @@ def choices(enum) -> str:
     return "|".join(member.value for member in enum)
 
 
+def shown_path(path: Path) -> str:
+    """A path as help shows it: under the home folder, from '~'."""
+    try:
+        return str(Path("~") / path.relative_to(Path.home()))
+    except ValueError:
+        return str(path)
+
+
 def unwrapped(*lines: str) -> str:
-    """Help printed with these line breaks and no others, so that a long default (a path) is never
-    cut or hyphenated."""
+    """Help printed with these line breaks and no others, so that a long path is never cut."""
     return "\b\n" + "\n".join(lines)
 
 
+# Help wraps its text in a column of 46 characters on an 80-column terminal; a folder longer than
+# this goes whole on a line of its own instead (which only a long $XDG_DATA_HOME makes wider).
+_FOLDER_IN_LINE = 40
+
+
+def gt_help(what: str, tail: str = "") -> str:
+    """The help of a --gt option: ``what`` it is for, and where the verbs look for the ground truth
+    when it is not given."""
+    path = default_gt_path()
+    folder = shown_path(path.parent)
+    if len(folder) <= _FOLDER_IN_LINE:
+        return f"{what} Default: ${GT_ENV}, then {path.name} in {folder}, downloaded there on first use{tail}."
+    return unwrapped(what, f"Default: ${GT_ENV}, then", f"{path.name} in", f"{folder},",
+                     f"downloaded there on first use{tail}.")
+
+
+# The accepted values of the numeric options (see command.py: a bad value is one line naming the
+# option and this range). Bootstrap memory grows as resamples x images: `compare` of two methods on
+# the 2,252 test images peaks at 680 MB with the most resamples (and takes half a minute).
+MAX_RESAMPLES = 10_000
+SEEDS = Whole(0, 2 ** 32 - 1)
+IOUS = Real(0, 1, low_open=True, high_open=True)
+SCORES = Real(-1e300, 1e300)
+MAX_FRAMES = 100_000  # the synthetic sets' frames (KAIST has 95,328 pairs)
+MAX_SIDE = 8192  # pixels of an image side
+
 GroundTruthOption = Annotated[Path | None, typer.Option(
-    "--gt", metavar="FILE",
-    help=unwrapped(f"Ground truth (COCO JSON). Default: ${GT_ENV}, then", f"{default_gt_path()},",
-                   "downloaded there on first use."))]
+    "--gt", metavar="FILE", help=gt_help("Ground truth (COCO JSON)."))]
 ProtocolsOption = Annotated[list[ProtocolName], typer.Option(
     "--protocol", metavar=choices(ProtocolName), help=f"{_PROTOCOL_HELP} Repeat for both.")]
 ProtocolOption = Annotated[ProtocolName, typer.Option("--protocol", metavar=choices(ProtocolName),
@@ -70,8 +106,9 @@ SplitsOption = Annotated[list[str] | None, typer.Option(
     help="Split to score: all, day, night; a scene, campus, road or downtown, alone or as campus-day, "
          f"campus-night, ...; a set, set06 ... set11. Repeatable. Default: {', '.join(SPLITS)}.")]
 IousOption = Annotated[list[float] | None, typer.Option(
-    "--iou", metavar="T",
-    help="IoU threshold of the matching, for the LAMR (AP and AR have their own); repeatable. Default: 0.5.")]
+    "--iou", metavar="T", parser=IOUS,
+    help="IoU threshold of the matching, above 0 and below 1, for the LAMR (AP and AR have their own); "
+         "repeatable. Default: 0.5.")]
 MetricsOption = Annotated[list[Metric] | None, typer.Option(
     "--metric", metavar=choices(Metric),
     help="lamr: log-average miss rate; ap50, ap75: COCO's AP at IoU 0.5, 0.75; ap: mean AP over IoU "
@@ -91,13 +128,16 @@ NamesOption = Annotated[list[str] | None, typer.Option(
     "--name", metavar="NAME", help="Method name for each result, in order. Default: the file name before '_result'.")]
 PlotOption = Annotated[Path | None, typer.Option(
     "--plot", metavar="FILE", help="Also draw the MR-FPPI curves to this figure (.png, .pdf or .svg).")]
-ResamplesOption = Annotated[int, typer.Option("--resamples", metavar="N", min=1,
-                                              help="Bootstrap resamples of the images.")]
+ResamplesOption = Annotated[int, typer.Option(
+    "--resamples", metavar="N", parser=Whole(1, MAX_RESAMPLES),
+    help=f"Bootstrap resamples of the images, 1 to {MAX_RESAMPLES:,}.")]
 SeedOption = Annotated[int, typer.Option(
-    "--seed", metavar="N", help="Random seed of the bootstrap: the same seed gives the same intervals.")]
+    "--seed", metavar="N", parser=SEEDS,
+    help=f"Random seed of the bootstrap, 0 to {SEEDS.high}: the same seed gives the same intervals.")]
 IdOffsetOption = Annotated[int, typer.Option(
-    "--id-offset", metavar="N", help="Add this to every image id as written: -1 for COCO JSON written with 1-based "
-                                     "ids, 1 for txt written 0-based.")]
+    "--id-offset", metavar="N", parser=Whole(-ID_OFFSET_LIMIT, ID_OFFSET_LIMIT),
+    help="Add this to every image id as written: -1 for COCO JSON written with 1-based ids, 1 for txt written "
+         "0-based.")]
 CornersOption = Annotated[bool, typer.Option(
     "--corners", help="Read boxes as corners x1, y1, x2, y2 instead of x, y, width, height.")]
 AsIsOption = Annotated[bool, typer.Option(
@@ -138,10 +178,7 @@ def split_names(values: list[str] | None) -> list[str]:
 
 
 def iou_thresholds(values: list[float] | None) -> list[float]:
-    """The IoU thresholds asked for (default: 0.5), each between 0 and 1."""
-    for value in values or ():
-        if not 0 < value < 1:
-            raise typer.BadParameter(f"{value:g} is not between 0 and 1", param_hint="--iou")
+    """The IoU thresholds asked for (default: 0.5); each was checked as it entered (IOUS)."""
     return list(dict.fromkeys(values or [DEFAULT_IOU]))
 
 
@@ -170,15 +207,43 @@ def method_names(names: list[str] | None, results: list[Path]) -> list[str] | No
     return names
 
 
-def parse_size(value: str, hint: str = "--image-size") -> tuple[int, int]:
-    """(width, height) of a WIDTHxHEIGHT option value; both must be positive."""
+def parse_size(value: str, hint: str = "--image-size", low: int = 1, high: int = MAX_SIDE) -> tuple[int, int]:
+    """(width, height) of a WIDTHxHEIGHT option value, each from ``low`` to ``high`` pixels."""
+    side = Whole(-(2 ** 63), 2 ** 63)
     try:
-        width, height = (int(v) for v in value.lower().split("x"))
-    except ValueError:
-        raise typer.BadParameter(f"{value!r} is not WIDTHxHEIGHT, e.g. {DEFAULT_SIZE}", param_hint=hint) from None
+        width, height = (side(v) for v in value.lower().split("x"))
+    except (ValueError, typer.BadParameter):
+        raise typer.BadParameter(f"{value[:40]!r} is not WIDTHxHEIGHT, each from {low} to {high} pixels, e.g. "
+                                 f"{DEFAULT_SIZE}", param_hint=hint) from None
     if width <= 0 or height <= 0:
-        raise typer.BadParameter(f"{value!r}: the width and the height must be positive", param_hint=hint)
+        raise typer.BadParameter(f"{value[:40]!r}: the width and the height must be positive, each from {low} to "
+                                 f"{high} pixels", param_hint=hint)
+    if not (low <= width <= high and low <= height <= high):
+        raise typer.BadParameter(f"{value[:40]!r}: the width and the height must each be from {low} to {high} "
+                                 "pixels", param_hint=hint)
     return width, height
+
+
+def read_options(devkit_shift: bool = True, id_offset: int = 0, corners: bool = False,
+                 as_is: bool = False) -> ReadOptions:
+    """How the verbs read result files, from their options; made once per command."""
+    return ReadOptions(devkit_shift=devkit_shift, id_offset=id_offset, corners=corners, as_is=as_is)
+
+
+def render(report, format: OutputFormat) -> None:
+    """A verb's output (an `EvalReport`, `DiagnosedFile` or `ComparedFiles`: see kaist_kit.report) on
+    standard output, in the format asked for."""
+    if format is OutputFormat.json:
+        print(json.dumps(report.to_json(), indent=1))
+    elif format is OutputFormat.csv:
+        sys.stdout.write(report.to_csv())
+    elif format is OutputFormat.markdown:
+        sys.stdout.write(report.to_markdown())
+    else:
+        for table in report.tables():
+            out.print(table.to_rich(report.light))
+        for line in report.lines():
+            out.print(line, highlight=False, markup=False)
 
 
 def locate_gt(path: Path | None) -> Path:
@@ -200,16 +265,16 @@ def load_gt(path: Path | None):
 @contextmanager
 def download_bar() -> Iterator[Callable[[int, int], None]]:
     """A ``progress(done, total)`` for downloads: a bar on stderr, drawn from the first chunk on and
-    only when stderr is a terminal."""
-    from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
-
-    bar = Progress(BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
-                   console=err, transient=True, disable=not err.is_terminal)
-    task = None
+    only when stderr is a terminal (rich's progress bars are imported then, not before)."""
+    bar = task = None
 
     def progress(done: int, total: int) -> None:
-        nonlocal task
-        if task is None:
+        nonlocal bar, task
+        if bar is None:
+            from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
+
+            bar = Progress(BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
+                           console=err, transient=True, disable=not err.is_terminal)
             bar.start()
             task = bar.add_task("downloading", total=total)
         bar.update(task, completed=done)
@@ -217,4 +282,5 @@ def download_bar() -> Iterator[Callable[[int, int], None]]:
     try:
         yield progress
     finally:
-        bar.stop()
+        if bar is not None:
+            bar.stop()

@@ -1,9 +1,6 @@
 """Scoring results: `eval`, `diagnose` and `compare`."""
 
-from __future__ import annotations
 
-import math
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -11,10 +8,13 @@ import typer
 
 from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..diagnosis.params import DiagnosisParams
-from .app import app, out, say, show_findings
+from ..groundtruth import load_ground_truth
+from .app import app, say, show_findings
+from .command import Real, Whole
 from .options import (
     DEFAULT_FPPI_TEXT,
     DEFAULT_PROTOCOLS,
+    SCORES,
     AsIsOption,
     CornersOption,
     DevkitShiftOption,
@@ -41,12 +41,15 @@ from .options import (
     method_names,
     metric_names,
     one_iou_threshold,
+    read_options,
+    render,
     setting_names,
     split_names,
 )
 
 # The diagnosis' defaults, which the options of `diagnose` show.
 DIAGNOSIS = DiagnosisParams()
+MAX_EXAMPLES = 100
 DIAGNOSIS_PROTOCOL = ProtocolName(DIAGNOSIS.protocol)
 
 RESULTS_HELP = ("Result files: COCO result JSON (0-based image ids), leaderboard txt (image_id,x,y,w,h,score, "
@@ -81,11 +84,11 @@ def eval_command(
     A result that looks misread (boxes written as corners, image ids off by one, detections of other
     images) stops with exit code 2 and the option that reads it right; --as-is scores it as read.
     """
-    from .. import report
     from ..errors import InputError
     from ..findings import evaluate_inspected
     from ..imagesets import list_split_names, select_images
     from ..plots import check_figure_path, plot_results
+    from ..report import EvalReport
     from ..settings import metric_iou_conflict
 
     names = method_names(name, results)
@@ -94,6 +97,7 @@ def eval_command(
     conflict = metric_iou_conflict(metrics, ious)
     if conflict:
         raise InputError(conflict)
+    options = read_options(devkit_shift, id_offset, corners, as_is)
     if plot is not None:
         check_figure_path(plot)
     splits: list = split_names(split)
@@ -103,28 +107,17 @@ def eval_command(
     for list_path, list_split in zip(images or [], list_split_names(images or [], splits)):
         splits.append((list_split, select_images(list_path, ground_truth)))
     found = evaluate_inspected(results, ground_truth, settings, splits, [p.value for p in protocol], names=names,
-                               devkit_shift=devkit_shift, id_offset=id_offset, corners=corners, as_is=as_is,
-                               ious=ious, metrics=metrics, fppi_range=fppi)
+                               options=options, ious=ious, metrics=metrics, fppi_range=fppi)
 
     show_findings(found.findings)
-    if format is OutputFormat.json:
-        print(report.to_json(found.results, with_curve=curves, findings=found.findings))
-    elif format is OutputFormat.csv:
-        sys.stdout.write(report.to_csv(found.results))
-    elif format is OutputFormat.markdown:
-        sys.stdout.write(report.to_markdown(found.results))
-    else:
-        caption = "\n".join([f"ground truth: {ground_truth.describe()}"] + report.protocol_notes(found.results)
-                            + report.variant_notes(found.results))
-        report.print_table(found.results, out, caption)
+    render(EvalReport(found.results, found.findings, ground_truth.describe(), curves), format)
     if plot is not None:
         plot_results(found.results, plot)
         say(f"figure written to {plot}")
 
 
-def _positive(value: float, option: str) -> None:
-    if not (value > 0 and math.isfinite(value)):
-        raise typer.BadParameter("must be a positive number", param_hint=option)
+# The operating point and the foreground: positive finite numbers.
+POSITIVE = Real(0, 1e300, low_open=True)
 
 
 @app.command("diagnose")
@@ -147,19 +140,22 @@ def diagnose_command(
     resamples: ResamplesOption = DIAGNOSIS.resamples,
     seed: SeedOption = DIAGNOSIS.seed,
     fppi: Annotated[float, typer.Option(
-        metavar="FPPI", help="Operating point: the last detection of the curve whose FPPI does not exceed this.")]
-    = DIAGNOSIS.fppi,
+        metavar="FPPI", parser=POSITIVE,
+        help="Operating point: the last detection of the curve whose FPPI does not exceed this (a positive "
+             "number).")] = DIAGNOSIS.fppi,
     score_threshold: Annotated[float | None, typer.Option(
-        metavar="SCORE", help="Operating point at this score threshold instead of --fppi.")]
+        metavar="SCORE", parser=SCORES, help="Operating point at this score threshold instead of --fppi.")]
     = DIAGNOSIS.score_threshold,
     foreground_height: Annotated[float, typer.Option(
-        metavar="PIXELS", help="Foreground: unoccluded pedestrians at least this tall (px); 115 is KAIST's 'near' "
-                               "(about 11 m).")] = DIAGNOSIS.foreground_height,
+        metavar="PIXELS", parser=POSITIVE,
+        help="Foreground: unoccluded pedestrians at least this tall (px); 115 is KAIST's 'near' (about "
+             "11 m).")] = DIAGNOSIS.foreground_height,
     images: Annotated[list[Path] | None, typer.Option(
         metavar="FOLDER", help="Folders of the visible/lwir pictures, to draw the worst examples (KAIST's images/ "
                                "tree or flat setXX_VYYY_IZZZZZ_visible.png files). Default: images/ beside the "
                                "ground truth.")] = None,
-    examples: Annotated[int, typer.Option(metavar="N", min=0, help="Worst examples per error type.")]
+    examples: Annotated[int, typer.Option(
+        metavar="N", parser=Whole(0, MAX_EXAMPLES), help=f"Worst examples per error type, 0 to {MAX_EXAMPLES}.")]
     = DIAGNOSIS.examples,
     name: Annotated[str | None, typer.Option(metavar="NAME", help="Method name. Default: the file name before "
                                                                   "'_result'.")] = None,
@@ -174,59 +170,28 @@ def diagnose_command(
     = None,
 ) -> None:
     """Why a detector misses: LAMR with intervals, false positives by type, misses, foreground c*, oracles."""
-    import json
-
-    from ..detections import method_name
-    from ..diagnosis import diagnose, write_report
-    from ..diagnosis.report import numbers_table, tables, to_markdown, write_matches
-    from ..files import check_writable
-    from ..findings import inspect_scores, read_inspected
-    from ..groundtruth import load_ground_truth
-    from ..tables import print_tables
+    from ..diagnosis import diagnose_file
 
     (setting,) = setting_names([setting])
-    threshold, fppi_limits = one_iou_threshold(iou), fppi_range(fppi_range_text)
-    _positive(fppi, "--fppi")
-    if score_threshold is not None and not math.isfinite(score_threshold):
-        raise typer.BadParameter("must be a finite number", param_hint="--score-threshold")
-    _positive(foreground_height, "--foreground-height")
-    if out_dir is not None:
-        check_writable(out_dir, folder=True)
-    if matches is not None:
-        check_writable(matches)
     params = DiagnosisParams(protocol=protocol.value, splits=tuple(split_names(split)), main_setting=setting,
                              resamples=resamples, seed=seed, fppi=fppi, score_threshold=score_threshold,
-                             foreground_height=foreground_height, examples=examples, iou=threshold,
-                             fppi_range=fppi_limits)
+                             foreground_height=foreground_height, examples=examples, iou=one_iou_threshold(iou),
+                             fppi_range=fppi_range(fppi_range_text))
+    options = read_options(devkit_shift, id_offset, corners, as_is)
     gt_path = locate_gt(gt)
     ground_truth = load_ground_truth(gt_path)
-    for name_of_split in params.splits:
-        ground_truth.split_mask(name_of_split)  # before the result is read
-    dets, findings = read_inspected(result, ground_truth, [setting], params.splits, [protocol.value],
-                                    devkit_shift=devkit_shift, id_offset=id_offset, corners=corners, as_is=as_is)
-    found = diagnose(ground_truth, dets, params, name or method_name(result))
-    findings += inspect_scores([found.view(setting, s).result for s in params.splits], dets)
-    show_findings(findings)
-    written = None
-    if out_dir is not None:
-        roots = images or [gt_path.parent / "images", gt_path.parent]
-        written = write_report(found, ground_truth, dets, out_dir, roots)
-    if matches is not None:
-        write_matches(found, ground_truth, matches)
-    if format is OutputFormat.json:
-        print(json.dumps({**found.to_dict(written.pictures if written else None),
-                          "findings": [f.to_dict() for f in findings]}, indent=1))
-    elif format is OutputFormat.csv:
-        sys.stdout.write(numbers_table(found).to_csv())
-    elif format is OutputFormat.markdown:
-        sys.stdout.write(to_markdown(found))
-    else:
-        print_tables(tables(found, detailed=False), out, light=True)
-    if written is not None:
+    pictures = images or [gt_path.parent / "images", gt_path.parent]
+
+    done = diagnose_file(result, ground_truth, params, options, name, out_dir=out_dir, pictures=pictures,
+                         matches=matches)
+
+    show_findings(done.findings)
+    render(done, format)
+    if done.written is not None:
         say(f"diagnosis written to {out_dir}: diagnosis.json, report.md, 4 figures, "
-            f"{len(written.pictures)} drawn examples")
-    if matches is not None:
-        say(f"matches written to {matches}: {len(dets)} detections x {len(params.settings)} settings")
+            f"{len(done.written.pictures)} drawn examples")
+    if done.matches is not None:
+        say(f"matches written to {matches}: {len(done.dets)} detections x {len(params.settings)} settings")
 
 
 @app.command("compare")
@@ -254,56 +219,28 @@ def compare_command(
     format: FormatOption = OutputFormat.table,
 ) -> None:
     """Methods side by side with bootstrap intervals, and paired bootstrap tests of their differences."""
-    import json
-
-    from ..comparison import (
-        compare,
-        comparison_table,
-        default_settings,
-        numbers_table,
-        p_value_tables,
-        tests_heading,
-        to_markdown,
-    )
+    from ..comparison import compare_files
     from ..evaluate import unique_method_names
-    from ..findings import inspect_scores, read_inspected
     from ..plots import check_figure_path, plot_results
     from ..settings import get_protocol, with_fppi_range
-    from ..tables import print_tables
 
     if len(results) < 2:
-        raise typer.BadParameter("give at least two results to compare", param_hint="RESULTS")
+        raise typer.BadParameter("give at least two results to compare", param_hint="RESULT")
     names = method_names(name, results) or unique_method_names(results)
     if len(set(names)) < len(names):
         raise typer.BadParameter("two results have the same name; name them with --name", param_hint="--name")
-    settings = setting_names(setting) if setting else list(default_settings(protocol.value))
-    threshold = one_iou_threshold(iou)
+    settings = setting_names(setting) if setting else None
     proto = with_fppi_range(get_protocol(protocol.value), fppi_range(fppi_range_text))
-    splits = split_names(split)
+    options = read_options(devkit_shift, id_offset, corners, as_is)
     if plot is not None:
         check_figure_path(plot)
     ground_truth = load_gt(gt)
-    for name_of_split in splits:
-        ground_truth.split_mask(name_of_split)  # before any result is read
-    read = [read_inspected(path, ground_truth, settings, splits, [protocol.value], devkit_shift=devkit_shift,
-                           id_offset=id_offset, corners=corners, as_is=as_is) for path in results]
-    found = compare(ground_truth, [(n, dets) for n, (dets, _) in zip(names, read)], proto, settings, splits,
-                    resamples, seed, iou=threshold)
-    scored = found.results()
-    findings = [f for (dets, inspected), n in zip(read, names)
-                for f in inspected + inspect_scores([r for r in scored if r.method == n], dets)]
-    show_findings(findings)
-    if format is OutputFormat.json:
-        print(json.dumps({**found.to_dict(), "findings": [f.to_dict() for f in findings]}, indent=1))
-    elif format is OutputFormat.csv:
-        sys.stdout.write(numbers_table(found).to_csv())
-    elif format is OutputFormat.markdown:
-        sys.stdout.write(to_markdown(found))
-    else:
-        print_tables([comparison_table(found)] + p_value_tables(found), out, light=True)
-        out.print(f"{tests_heading(found)}:", highlight=False, markup=False)
-        for difference in found.differences:
-            out.print(f"  {difference.sentence(found.adjusted)}", highlight=False, markup=False)
+
+    found = compare_files(results, ground_truth, names, proto, settings, split_names(split), resamples, seed,
+                          one_iou_threshold(iou), options)
+
+    show_findings(found.findings)
+    render(found, format)
     if plot is not None:
-        plot_results(scored, plot)
+        plot_results(found.comparison.results(), plot)
         say(f"figure written to {plot}")

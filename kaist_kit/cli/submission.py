@@ -1,6 +1,5 @@
 """Challenge entries: `submit` packages a result, or checks one as it is."""
 
-from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
@@ -8,10 +7,18 @@ from typing import Annotated
 
 import typer
 
-from ..groundtruth import GT_ENV, default_gt_path
 from ..submission.targets import LEADERBOARD, TARGETS
 from .app import app, out, say
-from .options import AsIsOption, CornersOption, DevkitShiftOption, IdOffsetOption, choices, locate_gt, unwrapped
+from .options import (
+    AsIsOption,
+    CornersOption,
+    DevkitShiftOption,
+    IdOffsetOption,
+    choices,
+    gt_help,
+    locate_gt,
+    read_options,
+)
 
 TargetName = Enum("TargetName", {name: name for name in TARGETS}, type=str)
 DEFAULT_TARGET = TargetName(LEADERBOARD.name)
@@ -41,9 +48,8 @@ def submit_command(
                         "read.")] = False,
     gt: Annotated[Path | None, typer.Option(
         metavar="FILE",
-        help=unwrapped("Ground truth (COCO JSON), for the self-evaluated miss rate and",
-                       f"the overlap checks. Default: ${GT_ENV}, then", f"{default_gt_path()},",
-                       "downloaded there on first use; else none."))] = None,
+        help=gt_help("Ground truth (COCO JSON), for the self-evaluated miss rate and the overlap checks.",
+                     "; else none"))] = None,
     method: Annotated[str | None, typer.Option(
         metavar="NAME", help="Method name for the manifest and the results file (100 characters at most). "
                              "Default: the file name before '_result'.")] = None,
@@ -78,12 +84,12 @@ def submit_command(
                 say(f"note: {exc.why}; {'checking' if check else 'packaging'} without it")
             gt = None
     ground_truth = load_ground_truth(gt) if gt is not None else None
+    options = read_options(devkit_shift, id_offset, corners, as_is)
     if check:
-        report = check_file(result, ground_truth, devkit_shift=devkit_shift)
+        report = check_file(result, ground_truth, options)
         out.print("\n".join(check_lines(report)), markup=False, highlight=False)
         if not report.ok:
             raise typer.Exit(1)
         return
-    written = package(result, out_path, ground_truth, method, target=target.value, id_offset=id_offset,
-                      corners=corners, devkit_shift=devkit_shift, as_is=as_is)
+    written = package(result, out_path, ground_truth, method, target=target.value, options=options)
     out.print("\n".join(package_lines(written)), markup=False, highlight=False)

@@ -5,7 +5,9 @@
 - `error_types`: the false-positive types and oracle fixes, one definition each;
 - `categories`: the kinds of pedestrian misses are counted by;
 - `report` and `figures`: tables, diagnosis.json, report.md, figures and drawn examples, made from a
-  `Diagnosis` (`write_report` returns what it wrote).
+  `Diagnosis` (`write_report` returns what it wrote);
+- `run`: `diagnose_file(path, gt, params, options)`, all of it for a result file, as `kaist-kit
+  diagnose` does it.
 """
 
 import importlib
@@ -18,6 +20,7 @@ _MODULES = {
                     "never_worse", "type_false_positives"),
     "params": ("DEFAULT_EXAMPLES", "DEFAULT_FPPI", "FOREGROUND_HEIGHT", "DiagnosisParams"),
     "report": ("WrittenReport", "matches_table", "write_matches", "write_report"),
+    "run": ("DiagnosedFile", "diagnose_file"),
 }
 _EXPORTS = {name: module for module, names in _MODULES.items() for name in names}
 

@@ -33,11 +33,17 @@ def _module_path(name: str) -> Path:
 
 
 def _imports(name: str, path: Path) -> tuple[set[str], set[str]]:
-    """(kit modules, top-level third-party or standard modules) a module imports, at any depth."""
+    """(kit modules, top-level third-party or standard modules) a module imports, at any depth; an
+    import guarded by ``except ImportError`` (msgspec's fast path) is not needed, and left out."""
     tree = ast.parse(read_bytes(path), str(path))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    guarded = {id(inner) for node in ast.walk(tree) if isinstance(node, ast.Try)
+               and any(_catches_import_error(handler) for handler in node.handlers)
+               for statement in node.body for inner in ast.walk(statement)}
     kit, outside = set(), set()
     for node in ast.walk(tree):
+        if id(node) in guarded:
+            continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 (kit if alias.name.split(".")[0] == "kaist_kit" else outside).add(alias.name.split(".")[0])
@@ -55,6 +61,11 @@ def _imports(name: str, path: Path) -> tuple[set[str], set[str]]:
             elif node.module:
                 outside.add(node.module.split(".")[0])
     return kit, outside
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    caught = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(isinstance(c, ast.Name) and c.id in ("ImportError", "ModuleNotFoundError") for c in caught)
 
 
 def core_modules(entry: str = ENTRY_MODULE) -> dict[str, Path]:
