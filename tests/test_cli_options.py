@@ -16,6 +16,7 @@ import pytest
 import typer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from typer.core import TyperGroup
 
 from kaist_kit.cli import app, main
 from kaist_kit.cli.command import Real, Whole
@@ -39,6 +40,12 @@ BASE = {
     "infer": ["{missing}", "{missing}", "{missing}", "{missing}", "--out", "{tmp}/f.png"],
     "init-checkpoint": ["{missing}", "{missing}", "--out", "{tmp}/i.pth"],
     "demo": ["--out", "{file}"],
+    "trainset": ["val-02", "--annotations", "{missing}", "--out", "{tmp}/t.json"],
+    "check-data": ["{missing}"],
+    "leaderboard": ["{missing}", "--gt", "{missing}", "--out", "{tmp}/site"],
+    "host evalai": ["--gt", "{missing}", "--out", "{tmp}/bundle"],
+    "host codabench": ["--gt", "{missing}", "--out", "{tmp}/bundle.zip"],
+    "host check": ["{missing}"],
 }
 # Options whose text holds numbers the verb reads itself: each option, a good value and the range
 # its message names.
@@ -47,8 +54,16 @@ TEXT_NUMBERS = {"--size": ("320x256", "pixels"), "--image-size": ("640x512", "pi
 
 
 def commands():
-    group = typer.main.get_command(app)
-    return {name: group.commands[name] for name in group.commands}
+    """Every verb by its words (`eval`, `host evalai`), those of sub-groups included."""
+    found, groups = {}, [("", typer.main.get_command(app))]
+    while groups:
+        prefix, group = groups.pop()
+        for name, command in group.commands.items():
+            if isinstance(command, TyperGroup):
+                groups.append((f"{prefix}{name} ", command))
+            else:
+                found[prefix + name] = command
+    return found
 
 
 def numeric_options():
@@ -93,7 +108,7 @@ def inside(parser, text: str) -> bool:
 
 
 def check(verb, option, value, tmp_path, parser=None) -> None:
-    code, err = run([verb, *base(verb, tmp_path), option, value])
+    code, err = run([*verb.split(), *base(verb, tmp_path), option, value])
     lines = err.strip().splitlines()
     assert "Traceback" not in err, (verb, option, value, err)
     assert code == 2 and len(lines) == 1 and lines[0].startswith("error: "), (verb, option, value, err)
@@ -139,14 +154,14 @@ def test_numbers_in_option_text(option, tmp_path):
     verbs = [verb for verb, command in commands().items() if any(option in p.opts for p in command.params)]
     assert verbs
     for verb in verbs:
-        code, err = run([verb, *base(verb, tmp_path), option, good])
+        code, err = run([*verb.split(), *base(verb, tmp_path), option, good])
         assert code == 2 and option not in err, (verb, err)
         bad = ["0x0", "-1x5", f"{2 ** 63}x5", "1e308x5", "nanxnan", "infx1", "x", ",", "1,", f"{2 ** 63},0",
                "nan,0", "0:1", "-1:1", "nan:1", "1:inf", "1e-400:1", "1:0.5", ":"]
         bad = [b for b in bad if ("x" in b) == (option in ("--size", "--image-size")) or
                ("," in b) == (option == "--shift-lwir") or (":" in b) == (option == "--fppi-range")]
         for value in bad:
-            code, err = run([verb, *base(verb, tmp_path), option, value])
+            code, err = run([*verb.split(), *base(verb, tmp_path), option, value])
             lines = err.strip().splitlines()
             assert code == 2 and len(lines) == 1 and option in lines[0] and named in lines[0], (verb, value, err)
 
@@ -170,8 +185,8 @@ def help_of(args) -> str:
 
 
 def test_help_fits_80_columns_and_shows_no_python_types():
-    for verb in ["", *commands()]:
-        text = help_of([verb] if verb else [])
+    for verb in ["", "host", *commands()]:
+        text = help_of(verb.split())
         for line in text.splitlines():
             assert len(line) <= 80, (verb, line)
         for label in ("<list", "<path>", "<str>", "<int>", "<float>", "Path]", "<bool>"):
@@ -179,12 +194,15 @@ def test_help_fits_80_columns_and_shows_no_python_types():
 
 
 def test_the_list_of_verbs_gives_each_description_whole():
-    listed = help_of([]).split("Commands:")[1]
-    text = " ".join(listed.split())
-    for name, command in commands().items():
-        first = " ".join(command.help.strip().split("\n\n")[0].split())
-        assert f"{name} {first}" in text, name
-    assert "..." not in listed
+    for group in ("", "host"):
+        listed = help_of(group.split()).split("Commands:")[1]
+        text = " ".join(listed.split())
+        for name, command in commands().items():
+            words = name.split()
+            if " ".join(words[:-1]) == group:
+                first = " ".join(command.help.strip().split("\n\n")[0].split())
+                assert f"{words[-1]} {first}" in text, name
+        assert "..." not in listed
 
 
 def test_one_line_usage_errors(tmp_path):

@@ -167,7 +167,7 @@ def test_boxes_elsewhere_found_whatever_the_chance_baseline(kaist, leaderboard_g
     assert "fewer than 1.5 % of the pedestrians" in found.message or measured.chance <= 5
     with pytest.raises(InputError, match=r"\[wrong-gt\]"):
         evaluate_inspected([kaist / "results" / name], moved)
-    as_is = evaluate_inspected([kaist / "results" / name], moved, as_is=True)
+    as_is = evaluate_inspected([kaist / "results" / name], moved, options=ReadOptions(as_is=True))
     assert min(100 * r.lamr for r in as_is.results) > 95  # the silent 100.00 it would be
 
 

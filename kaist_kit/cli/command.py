@@ -167,10 +167,15 @@ def _no_type(ctx=None) -> None:
 
 
 class KitGroup(TyperGroup):
-    """The application's group: its verbs, each adapted (`adapt`)."""
+    """The application's group: its verbs, each adapted (`adapt`), those of its sub-groups
+    (`kaist-kit host evalai`) included."""
 
     def __init__(self, **attrs: Any):
         super().__init__(**attrs)
         adapt(self)
-        for command in self.commands.values():
-            adapt(command)
+        groups = [self]
+        while groups:
+            for command in groups.pop().commands.values():
+                adapt(command)
+                if isinstance(command, TyperGroup):
+                    groups.append(command)

@@ -240,10 +240,11 @@ def render(report, format: OutputFormat) -> None:
     elif format is OutputFormat.markdown:
         sys.stdout.write(report.to_markdown())
     else:
-        for table in report.tables():
-            out.print(table.to_rich(report.light))
+        from ..tables import print_tables
+
+        print_tables(report.tables(), out, report.light)
         for line in report.lines():
-            out.print(line, highlight=False, markup=False)
+            out.print(line, soft_wrap=False, highlight=False, markup=False)
 
 
 def locate_gt(path: Path | None) -> Path:
