@@ -33,7 +33,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from .errors import InputError
 
@@ -305,9 +305,8 @@ def check_readable(path: str | os.PathLike) -> Path:
     return Path(path)
 
 
-@dataclass(frozen=True)
-class FileEnds:
-    """The first and the last bytes of a file, and its size (see `read_ends`)."""
+class FileEnds(NamedTuple):
+    """The first and the last bytes of a file, and its size (see `read_ends`; a tuple, quick to make)."""
 
     size: int
     head: bytes
