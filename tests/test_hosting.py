@@ -520,8 +520,20 @@ def test_leaderboard_scores_every_entry_and_rescores_only_what_changed(kaist, tm
     assert third.rescored == ["MLPD_result.json"]
     assert (site / CACHE_NAME).is_file()
     (entries / "Broken_result.txt").unlink()
+    (site / "entries" / "notes.html").write_text("the site's owner's own page")
+    (site / "entries" / "old.html").symlink_to(site / by_source["MLPD_result.json"].page)
     fourth = build_site(entries, gt, site, ("lamr", "ap50"))
     assert fourth.rescored == [] and not (site / by_source["Broken_result.txt"].page).exists()
+    # Only the pages the site recorded writing are removed; the cache lists them.
+    assert sorted(p.name for p in (site / "entries").iterdir()) == sorted(
+        ["notes.html", "old.html", *(Path(e.page).name for e in fourth.entries)])
+    outputs = json.loads((site / CACHE_NAME).read_text())["outputs"]
+    assert outputs == {"files": sorted(["index.html", *(e.page for e in fourth.entries)]), "folders": ["entries"]}
+    for entry in RESULTS:
+        (entries / entry).unlink()
+    assert build_site(entries, gt, site, ("lamr", "ap50")).entries == []
+    assert sorted(p.relative_to(site).as_posix() for p in site.rglob("*")) == [
+        "entries", "entries/notes.html", "entries/old.html", "index.html", CACHE_NAME]
 
 
 def test_verbs_write_bundles_and_sites_and_say_what_is_wrong(kaist, tmp_path):
@@ -540,3 +552,8 @@ def test_verbs_write_bundles_and_sites_and_say_what_is_wrong(kaist, tmp_path):
     assert done.returncode == 2 and "give --out NAME.zip" in done.stderr
     done = kit("leaderboard", tmp_path / "nothing-here", "--gt", gt, "--out", tmp_path / "site")
     assert done.returncode == 2 and "is not a folder of results" in done.stderr
+    (tmp_path / "entries").mkdir()
+    shutil.copy(kaist / "results" / "MBNet_result.txt", tmp_path / "entries")
+    for _ in range(2):  # the site's cache, read again, is no input that the run may not replace
+        done = kit("leaderboard", tmp_path / "entries", "--gt", gt, "--out", tmp_path / "site")
+        assert done.returncode == 0, done.stderr
