@@ -16,14 +16,14 @@ format and convention, so that `kaist_kit.benchmark_readers` reads the boxes bac
     m3fd          Annotation/NNNNN.xml (VOC, 1-based inclusive), Vis/NNNNN.png, Ir/NNNNN.png,
                   meta/{train,test}.txt; mostly 1024 x 768, some frames 880 x 520
 
-Everything follows from the seed. Files are written in a hidden folder beside ``out`` and moved into
-place at the end, so that an interrupted run leaves nothing behind.
+Everything follows from the seed. Files are written in a staging folder of the writer's
+(`kaist_kit.files.atomic_folder`) that becomes ``out`` only when whole, so that an interrupted run
+leaves nothing behind, and a folder that holds anything is never written into nor removed.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -31,6 +31,7 @@ import numpy as np
 
 from .benchmarks import Benchmark, get_benchmark
 from .errors import InputError
+from .files import atomic_folder
 from .synth import Obj, _paste, _write, render_frame
 
 SYNTH_BENCHMARKS = ("flir-aligned", "llvip", "cvc-14", "m3fd")
@@ -78,16 +79,14 @@ def generate_benchmark(benchmark: Benchmark | str, out, config: BenchmarkSynthCo
     from PIL import Image
 
     out = Path(out)
-    if out.exists() and any(out.iterdir()):
+    if out.is_dir() and any(out.iterdir()):
         raise InputError("the folder is not empty; synth writes into a new or empty folder", out)
     size = config.size or bench.image_size or (1024, 768)
     if min(size) < 64:
         raise InputError(f"image size {size[0]}x{size[1]} is too small (64x64 at least)")
-    staging = out.with_name(f".{out.name}.partial")
-    if staging.exists():
-        shutil.rmtree(staging)
     frames: list[_Frame] = []
-    try:
+    # The files are made in a staging folder of the writer's, which becomes ``out`` only when whole.
+    with atomic_folder(out) as staging:
         plan = _plan(bench, config, size)
         for k, (split, period, name, frame_size) in enumerate(plan):
             rng = np.random.default_rng([config.seed, k])
@@ -113,12 +112,6 @@ def generate_benchmark(benchmark: Benchmark | str, out, config: BenchmarkSynthCo
                  for f in frames}
         summary = BenchmarkSynthSummary(str(out), bench.name, asdict(config), counts, boxes, truth)
         _write(staging / "synth.json", json.dumps(asdict(summary), indent=1) + "\n")
-        if out.exists():
-            out.rmdir()
-        staging.rename(out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return summary
 
 

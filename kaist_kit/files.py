@@ -1,9 +1,9 @@
 """The one way in and the one way out for the kit's files.
 
 In: every user file is read here (`read_bytes`, `read_text`, `load_json`, `read_archive`, `read_many`,
-`open_input`, `check_readable`). Only regular files are read: a FIFO, a device or a socket is refused
-from its ``stat`` before it is opened, and opened without blocking and checked again on the open
-descriptor, so that nothing hangs and nothing reads without end. Sizes are bounded before reading
+`read_ends`, `open_input`, `check_readable`). Only regular files are read: a FIFO, a device or a
+socket is refused from its ``stat`` before it is opened, and opened without blocking and checked again
+on the open descriptor, so that nothing hangs and nothing reads without end. Sizes are bounded before reading
 (`input_limits`, $KAIST_KIT_MAX_INPUT_BYTES), and archives by what they unpack to, both as their
 entries declare it and as decompression actually produces it, and by their compression ratio
 ($KAIST_KIT_MAX_ARCHIVE_RATIO). Within an `input_scope` (the CLI enters one per command) every file
@@ -15,6 +15,7 @@ place before the work). The writer never writes onto one of the command's inputs
 but a regular file; it writes into an unnamed file (Linux's O_TMPFILE) or, where there is none, a
 temporary ``.NAME.PID.XXXXXXXXXX.kaist-kit.tmp`` beside the target, and only a complete file takes the
 target's name. Temporaries of processes that are gone are removed by the next write into their folder.
+A command's own intermediate files go in a `scratch_folder`, removed with the block.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from .errors import InputError
 
@@ -132,6 +133,12 @@ class InputScope:
 
     def note(self, path: str | os.PathLike, st: os.stat_result) -> None:
         self.files.setdefault((st.st_dev, st.st_ino), str(path))
+
+    def forget_under(self, folder: str | os.PathLike) -> None:
+        """Forget the inputs read under ``folder`` (removed: the numbers of its files may be reused)."""
+        given, real = os.path.abspath(folder) + os.sep, os.path.realpath(folder) + os.sep
+        self.files = {key: path for key, path in self.files.items() if not os.path.abspath(path).startswith(given)}
+        self.trees = [tree for tree in self.trees if not (tree[0] + os.sep).startswith(real)]
 
     def input_at(self, real: str, st: os.stat_result | None) -> str | None:
         """The input that the file at ``real`` (its real path; ``st`` its stat, None if absent) is."""
@@ -296,6 +303,46 @@ def check_readable(path: str | os.PathLike) -> Path:
     fd, _ = _open_input(path)
     os.close(fd)
     return Path(path)
+
+
+class FileEnds(NamedTuple):
+    """The first and the last bytes of a file, and its size (see `read_ends`; a tuple, quick to make)."""
+
+    size: int
+    head: bytes
+    tail: bytes
+
+
+def read_ends(path: str | os.PathLike, head: int, tail: int = 0, *, note: bool = True) -> FileEnds:
+    """The first ``head`` and the last ``tail`` bytes of the regular file at ``path`` (fewer when the
+    file is shorter, the two then overlapping), and its size: for checks that look only at a file's
+    header and end (the sizes and end markers of 95,000 pictures in seconds). At most ``head + tail``
+    bytes are read, whatever the file's size, so the size limit does not apply. Opened without
+    blocking and looked at on the open descriptor, as `read_many` does: anything but a regular file is
+    an `InputError` naming it, and nothing blocks. Remembered as an input as `read_bytes` does
+    (``note=False``: not)."""
+    if head < 0 or tail < 0:
+        raise ValueError(f"read_ends reads a number of bytes from each end, not {head} and {tail}")
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError as exc:
+        raise _cannot_read(path, exc) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _not_regular(path, st.st_mode)
+        first = os.read(fd, head) if head else b""
+        if len(first) >= st.st_size or not tail:  # the whole file is read, or no end is asked for
+            last = first[max(0, len(first) - tail):]
+        else:
+            last = os.pread(fd, tail, max(0, st.st_size - tail))
+    except OSError as exc:
+        raise _cannot_read(path, exc) from None
+    finally:
+        os.close(fd)
+    if note and (scope := _SCOPE.get()) is not None:
+        scope.note(path, st)
+    return FileEnds(st.st_size, first, last)
 
 
 def read_many(paths: Sequence[str], name: Callable[[int], str] | None = None) -> list[bytes]:
@@ -990,6 +1037,38 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
     finally:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def scratch_folder(name: str = "scratch") -> Iterator[Path]:
+    """A new, empty folder of the command's own for intermediate files (a bundle unpacked to be run, a
+    list for a library that reads one by name), in the system's temporary folder, readable by this user
+    only; removed with all it holds whatever ends the block. Named as the writer's temporaries, so that
+    one left by a killed process is removed by the next scratch folder made there. What was read from it
+    stops being one of the command's inputs when it goes (its files' numbers may be given to outputs)."""
+    import shutil
+    import tempfile
+
+    parent = Path(tempfile.gettempdir()).absolute()
+    folder = None
+    try:
+        with _holding_interrupts():
+            try:
+                remove_stale_temporaries(parent)
+                while folder is None:
+                    candidate = parent / _temporary_name(name)
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(candidate, 0o700)
+                        folder = candidate
+            except OSError as exc:
+                raise InputError(f"cannot make a temporary folder: {exc.strerror or exc}", parent) from None
+        yield folder
+    finally:
+        if folder is not None:
+            with _holding_interrupts():
+                shutil.rmtree(folder, ignore_errors=True)
+            if (scope := _SCOPE.get()) is not None:
+                scope.forget_under(folder)
 
 
 def remove_outputs(folder: str | os.PathLike, files: Collection[str], folders: Collection[str] = ()) -> None:

@@ -3,14 +3,18 @@
 `kaist-kit check-data` looks at every picture of a KAIST tree (95,000 pairs) in seconds: a JPEG's size
 is in its start-of-frame segment, a PNG's in its IHDR chunk, a few hundred bytes from the start; a
 JPEG that was cut short lacks its end-of-image marker, a PNG its IEND chunk. Only a sample is decoded.
+Both ends come through the opener (`kaist_kit.files.read_ends`: 2 KiB from the start, 64 bytes from the
+end, nothing more unless a JPEG's frame header lies further in).
 """
 
 from __future__ import annotations
 
 import os
-import stat
 import struct
 from dataclasses import dataclass
+
+from .errors import InputError
+from .files import FileEnds, open_input, read_bytes, read_ends
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"
@@ -38,42 +42,56 @@ class Header:
 def read_header(path: str | os.PathLike) -> Header:
     """The kind and size of a JPEG or PNG picture, read from its header, and whether its end is there."""
     try:
-        # Without blocking: a named pipe where a picture should be would wait for a writer.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return Header(problem="missing")
-    except OSError as exc:
-        return Header(problem=f"cannot read: {exc.strerror}")
-    try:
-        status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode):
-            return Header(problem="not a regular file")
-        head = os.read(fd, _HEAD)
-        size = status.st_size
-        if head.startswith(PNG_SIGNATURE):
-            return _png(fd, head, size)
-        if head.startswith(JPEG_START):
-            return _jpeg(fd, head, size)
-        return Header(problem="empty file" if not head else "neither a JPEG nor a PNG picture")
-    except OSError as exc:
-        return Header(problem=f"cannot read: {exc.strerror}")
-    finally:
-        os.close(fd)
+        ends = read_ends(path, _HEAD, _TAIL)  # without blocking: a named pipe would wait for a writer
+        if ends.head.startswith(PNG_SIGNATURE):
+            return _png(ends)
+        if ends.head.startswith(JPEG_START):
+            return _jpeg(path, ends)
+        return Header(problem="empty file" if not ends.head else "neither a JPEG nor a PNG picture")
+    except InputError as exc:
+        if not os.path.exists(path):
+            return Header(problem="missing")
+        return Header(problem="not a regular file" if not os.path.isfile(path) else exc.reason)
 
 
-def _png(fd: int, head: bytes, size: int) -> Header:
+def _png(ends: FileEnds) -> Header:
+    head = ends.head
     if len(head) < 24 or head[12:16] != b"IHDR":
         return Header("png", problem="a PNG picture without its IHDR header (cut short?)")
     width, height = struct.unpack(">II", head[16:24])
-    if size < 8 + 25 + len(PNG_END) or os.pread(fd, len(PNG_END), size - len(PNG_END)) != PNG_END:
+    if ends.size < 8 + 25 + len(PNG_END) or not ends.tail.endswith(PNG_END):
         return Header("png", width, height, "a PNG picture without its end (IEND): cut short")
     return Header("png", width, height)
 
 
-def _jpeg(fd: int, head: bytes, size: int) -> Header:
-    """Walk the JPEG's segments (each says its length, so where the next one starts) to its frame
-    header; the file is read on only when a segment starts beyond what was read."""
-    data, start = head, 0  # data holds the file's bytes from offset `start`
+class _Further(Exception):
+    """The walk goes beyond the bytes read first."""
+
+
+def _jpeg(path: str | os.PathLike, ends: FileEnds) -> Header:
+    head = ends.head
+
+    def in_head(pos: int, n: int) -> bytes:
+        if pos + n > len(head) and len(head) < ends.size:
+            raise _Further
+        return head[pos:pos + n]
+
+    try:
+        found = _frame_size(in_head)
+    except _Further:  # segments before the frame header longer than the head (a large EXIF block)
+        with open_input(path) as handle:
+            found = _frame_size(_windows(handle.fileno()))
+    if isinstance(found, str):
+        return Header("jpeg", problem=found)
+    width, height = found
+    if JPEG_END not in ends.tail:
+        return Header("jpeg", width, height, "a JPEG picture without its end-of-image marker: cut short")
+    return Header("jpeg", width, height)
+
+
+def _windows(fd: int):
+    """``window(pos, n)``: the file's bytes from ``pos``, read _HEAD at a time."""
+    data, start = b"", 0  # data holds the file's bytes from offset `start`
 
     def window(pos: int, n: int) -> bytes:
         nonlocal data, start
@@ -81,34 +99,36 @@ def _jpeg(fd: int, head: bytes, size: int) -> Header:
             data, start = os.pread(fd, max(_HEAD, n), pos), pos
         return data[pos - start:pos - start + n]
 
+    return window
+
+
+def _frame_size(window) -> tuple[int, int] | str:
+    """(width, height) from a JPEG's frame header, or what is wrong: the segments are walked (each says
+    its length, so where the next one starts), ``window(pos, n)`` giving the file's bytes."""
     pos = 2
     while True:
         segment = window(pos, 9)
         if len(segment) < 4:
-            return Header("jpeg", problem="a JPEG picture that ends before its frame header: cut short")
+            return "a JPEG picture that ends before its frame header: cut short"
         if segment[0] != 0xFF:
-            return Header("jpeg", problem=f"a JPEG picture whose segments are broken at byte {pos}")
+            return f"a JPEG picture whose segments are broken at byte {pos}"
         marker = segment[1]
         if marker == 0xFF:  # a fill byte
             pos += 1
         elif marker in _STANDALONE:
             pos += 2
         elif marker in (0xD9, 0xDA):  # the end of the image, or its data, before any frame header
-            return Header("jpeg", problem="a JPEG picture without a frame header")
+            return "a JPEG picture without a frame header"
         elif marker in _SOF:
             if len(segment) < 9:
-                return Header("jpeg", problem="a JPEG picture that ends in its frame header: cut short")
+                return "a JPEG picture that ends in its frame header: cut short"
             height, width = struct.unpack(">HH", segment[5:9])
-            break
+            return width, height
         else:
             length = struct.unpack(">H", segment[2:4])[0]
             if length < 2:
-                return Header("jpeg", problem=f"a JPEG picture whose segments are broken at byte {pos}")
+                return f"a JPEG picture whose segments are broken at byte {pos}"
             pos += 2 + length
-    tail = os.pread(fd, _TAIL, max(0, size - _TAIL))
-    if JPEG_END not in tail:
-        return Header("jpeg", width, height, "a JPEG picture without its end-of-image marker: cut short")
-    return Header("jpeg", width, height)
 
 
 def decode_problem(path: str | os.PathLike, size: tuple[int, int]) -> str | None:
@@ -117,8 +137,6 @@ def decode_problem(path: str | os.PathLike, size: tuple[int, int]) -> str | None
     import io
 
     from PIL import Image
-
-    from .files import read_bytes
 
     try:
         with Image.open(io.BytesIO(read_bytes(path))) as picture:

@@ -69,10 +69,15 @@ def test_refuses_a_full_folder_and_leaves_nothing_on_failure(tmp_path, monkeypat
         raise OSError("disk full")
 
     monkeypatch.setitem(benchmark_synth._WRITERS, "llvip", broken)
+    (tmp_path / ".out.partial").mkdir()  # a folder of the user's, whatever its name
+    (tmp_path / ".out.partial" / "mine.txt").write_text("mine")
     with pytest.raises(OSError):
         generate_benchmark("llvip", tmp_path / "out",
                            BenchmarkSynthConfig(train_frames=1, test_frames=1, size=(96, 96)))
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".out.partial", "full"]
+    assert (tmp_path / ".out.partial" / "mine.txt").read_text() == "mine"
+    with pytest.raises(InputError, match="is a file; give a folder"):
+        generate_benchmark("llvip", tmp_path / "full" / "x")
     with pytest.raises(ValueError, match="writes flir-aligned, llvip, cvc-14, m3fd"):
         generate_benchmark("kaist", tmp_path / "kaist")
 

@@ -56,7 +56,7 @@ def specials(tmp_path):
 def test_only_regular_files_are_read_and_nothing_blocks(specials):
     for path, says in specials.items():
         for read in (files.read_bytes, files.read_text, files.load_json, files.read_archive, files.check_readable,
-                     lambda p: files.read_many([str(p)])):
+                     lambda p: files.read_many([str(p)]), lambda p: files.read_ends(p, 16, 16)):
             start = time.monotonic()
             error = refused(read, path)
             assert says in error.reason and error.path == str(path), (read, path, error)
@@ -103,6 +103,37 @@ def test_sizes_are_bounded_before_reading(tmp_path, monkeypatch):
     assert proc.returncode == 2 and proc.stderr.strip() == (
         f"error: {big}: is 1.17 KiB, more than the 100 bytes the kit reads from one file (set "
         "KAIST_KIT_MAX_INPUT_BYTES to raise the limit, e.g. KAIST_KIT_MAX_INPUT_BYTES=8G)")
+
+
+def test_the_ends_of_a_file_are_read_and_nothing_more(tmp_path, monkeypatch):
+    """read_ends gives what slicing the whole file gives, and reads at most head + tail bytes."""
+    import random
+
+    rng = random.Random(7)
+    asked = []
+    read, pread = os.read, os.pread
+    monkeypatch.setattr(os, "read", lambda fd, n: asked.append(n) or read(fd, n))
+    monkeypatch.setattr(os, "pread", lambda fd, n, at: asked.append(n) or pread(fd, n, at))
+    path = tmp_path / "picture.jpg"
+    for size in (0, 1, 15, 16, 17, 31, 32, 33, 100, 4096, 100_000):
+        data = rng.randbytes(size)
+        path.write_bytes(data)
+        for head, tail in ((16, 16), (16, 0), (0, 16), (0, 0), (2048, 64), (1, 1)):
+            asked.clear()
+            ends = files.read_ends(path, head, tail)
+            assert (ends.size, ends.head, ends.tail) == (size, data[:head], data[max(0, size - tail):])
+            assert sum(asked) <= head + tail
+    big = tmp_path / "big.bin"
+    big.write_bytes(b"\xff\xd8" + bytes(5000) + b"\xff\xd9")
+    with files.limited(max_bytes=1000):  # only the ends are read: the size limit does not apply
+        assert files.read_ends(big, 2, 2) == files.FileEnds(5004, b"\xff\xd8", b"\xff\xd9")
+    with pytest.raises(ValueError):
+        files.read_ends(big, -1)
+    with files.input_scope():
+        files.read_ends(path, 8, note=False)
+        files.write_bytes_atomic(path, b"not an input")
+        files.read_ends(path, 8)
+        assert refused(files.write_bytes_atomic, path, b"").reason.startswith("is one of this command's inputs")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -430,3 +461,49 @@ def test_outputs_a_command_recorded_are_removed_and_nothing_else(tmp_path):
     files.remove_outputs(tmp_path, ["a/made.txt", "b/made.txt", "../escape", "/etc/passwd"], ["a", "b"])
     assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == ["a", "a/theirs.txt", "b",
                                                                                "b/made.txt"]
+
+
+SCRATCH_AND_STALL = """
+import sys, time
+from kaist_kit import files
+with files.scratch_folder("stalled") as folder:
+    (folder / "work.txt").write_text("half done")
+    print(folder, flush=True)
+    time.sleep(60)
+"""
+
+
+@pytest.mark.skipif(not LINUX, reason="signals, /proc")
+def test_a_scratch_folder_goes_whatever_ends_its_block(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with files.scratch_folder("work") as folder:
+        assert folder.parent == tmp_path and list(folder.iterdir()) == []
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and folder.name.endswith(".kaist-kit.tmp")
+        files.write_text_atomic(folder / "deep" / "list.txt", "set00/V000/I00001\n")
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(RuntimeError), files.scratch_folder() as folder:
+        (folder / "partial").write_text("")
+        raise RuntimeError("stopped halfway")
+    assert list(tmp_path.iterdir()) == []
+    # What was read from it is no input once it is gone: its files' numbers may be given to outputs.
+    with files.input_scope() as scope:
+        kept = tmp_path / "kept.json"
+        kept.write_text("[]")
+        files.read_bytes(kept)
+        with files.scratch_folder() as folder:
+            files.write_text_atomic(folder / "a.json", "[]")
+            files.load_json(folder / "a.json")
+            files.note_input_tree(folder, ["a.json"])
+            assert len(scope.files) == 2 and len(scope.trees) == 1
+        assert list(scope.files.values()) == [str(kept)] and scope.trees == []
+    # A killed process's scratch folder is removed by the next one made there.
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-c", SCRATCH_AND_STALL], stdout=subprocess.PIPE, text=True, env=env)
+    left = Path(proc.stdout.readline().strip())
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert left.parent == tmp_path and (left / "work.txt").is_file()
+    with files.scratch_folder() as folder:
+        assert set(tmp_path.iterdir()) == {kept, folder}

@@ -5,6 +5,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import zipfile
 from pathlib import Path
@@ -15,8 +16,10 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kaist_kit.errors import InputError
+from kaist_kit.files import limited, read_archive
 from kaist_kit.hosting import yamlout
-from kaist_kit.hosting.bundle import core_modules
+from kaist_kit.hosting.bundle import core_modules, zip_bytes
 from kaist_kit.hosting.check import check_bundle, metric_direction
 from kaist_kit.hosting.codabench import write_codabench_bundle
 from kaist_kit.hosting.columns import METRIC_LABELS, ColumnSpec
@@ -231,7 +234,7 @@ def test_codabench_scoring_program_runs_as_codabench_runs_it(kaist, tmp_path):
 
 # --- bundles: deterministic, and the kit's own pass `host check` -----------------------------------
 
-def test_bundles_are_byte_identical_and_pass_host_check(kaist, tmp_path):
+def test_bundles_are_byte_identical_and_pass_host_check(kaist, tmp_path, monkeypatch):
     gt = kaist / "test-all-20.leaderboard.json"
     options = HostOptions("A lab's challenge", [parse_phase("dev:2026-01-01:2026-01-31"),
                                                  parse_phase("final:2026-02-01:2026-02-14")], SPEC)
@@ -244,6 +247,8 @@ def test_bundles_are_byte_identical_and_pass_host_check(kaist, tmp_path):
     write_codabench_bundle(gt, tmp_path / "a.zip", options)
     write_codabench_bundle(gt, tmp_path / "b.zip", options)
     assert (tmp_path / "a.zip").read_bytes() == (tmp_path / "b.zip").read_bytes()
+    # Written into the writer's file, the zip is the one made in memory, byte for byte.
+    assert (tmp_path / "a.zip").read_bytes() == zip_bytes(read_archive(tmp_path / "a.zip"))
 
     config = yaml.safe_load((first / "challenge_config.yaml").read_text())
     schema = config["leaderboard"][0]["schema"]
@@ -258,9 +263,27 @@ def test_bundles_are_byte_identical_and_pass_host_check(kaist, tmp_path):
     guidelines = (first / "templates" / "submission_guidelines.html").read_text()
     assert "kaist-kit submit MY_result.json --out MY_METHOD.json" in guidelines
 
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     for bundle in (first, tmp_path / "a.zip"):
         report = check_bundle(bundle)
         assert report.ran and report.problems == [], [p.line() for p in report.problems]
+        assert list(scratch.iterdir()) == []  # the unpacked bundle and the runs' folders are gone
+
+
+def test_host_check_unpacks_a_zip_through_the_opener(tmp_path):
+    bundle = tmp_path / "bundle.zip"
+    with zipfile.ZipFile(bundle, "w") as archive:
+        archive.writestr("challenge_config.yaml", "title: x\n")
+        archive.writestr("../escaped.yaml", "title: x\n")
+    with pytest.raises(InputError, match="lies outside the archive's folder"):
+        check_bundle(bundle)
+    with zipfile.ZipFile(bundle, "w") as archive:
+        archive.writestr(zipfile.ZipInfo("challenge_config.yaml"), b"\n" * 100_000, zipfile.ZIP_DEFLATED)
+    with limited(max_bytes=10_000), pytest.raises(InputError, match="its entries declare 97.7 KiB, more than"):
+        check_bundle(bundle)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bundle.zip"]
 
 
 def test_a_test_set_with_hidden_labels_gets_its_image_list(tmp_path):
@@ -497,8 +520,20 @@ def test_leaderboard_scores_every_entry_and_rescores_only_what_changed(kaist, tm
     assert third.rescored == ["MLPD_result.json"]
     assert (site / CACHE_NAME).is_file()
     (entries / "Broken_result.txt").unlink()
+    (site / "entries" / "notes.html").write_text("the site's owner's own page")
+    (site / "entries" / "old.html").symlink_to(site / by_source["MLPD_result.json"].page)
     fourth = build_site(entries, gt, site, ("lamr", "ap50"))
     assert fourth.rescored == [] and not (site / by_source["Broken_result.txt"].page).exists()
+    # Only the pages the site recorded writing are removed; the cache lists them.
+    assert sorted(p.name for p in (site / "entries").iterdir()) == sorted(
+        ["notes.html", "old.html", *(Path(e.page).name for e in fourth.entries)])
+    outputs = json.loads((site / CACHE_NAME).read_text())["outputs"]
+    assert outputs == {"files": sorted(["index.html", *(e.page for e in fourth.entries)]), "folders": ["entries"]}
+    for entry in RESULTS:
+        (entries / entry).unlink()
+    assert build_site(entries, gt, site, ("lamr", "ap50")).entries == []
+    assert sorted(p.relative_to(site).as_posix() for p in site.rglob("*")) == [
+        "entries", "entries/notes.html", "entries/old.html", "index.html", CACHE_NAME]
 
 
 def test_verbs_write_bundles_and_sites_and_say_what_is_wrong(kaist, tmp_path):
@@ -517,3 +552,8 @@ def test_verbs_write_bundles_and_sites_and_say_what_is_wrong(kaist, tmp_path):
     assert done.returncode == 2 and "give --out NAME.zip" in done.stderr
     done = kit("leaderboard", tmp_path / "nothing-here", "--gt", gt, "--out", tmp_path / "site")
     assert done.returncode == 2 and "is not a folder of results" in done.stderr
+    (tmp_path / "entries").mkdir()
+    shutil.copy(kaist / "results" / "MBNet_result.txt", tmp_path / "entries")
+    for _ in range(2):  # the site's cache, read again, is no input that the run may not replace
+        done = kit("leaderboard", tmp_path / "entries", "--gt", gt, "--out", tmp_path / "site")
+        assert done.returncode == 0, done.stderr

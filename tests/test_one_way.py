@@ -2,7 +2,8 @@
 
 Every module of kaist_kit, converters/ and submission/ is parsed (not imported) and each call that
 reads, writes, moves or removes a file another way is listed. Allowed: kaist_kit/files.py itself;
-calls on bytes in memory (``io.BytesIO(...)`` as the first argument); write calls inside a ``with``
+calls on bytes in memory (``io.BytesIO(...)``, or a name the same function bound to one, as the first
+argument or ``fileobj``); write calls inside a ``with``
 block of the writer (`atomic_file`, `atomic_path`, `atomic_folder`), on what it yields; and the
 exceptions below, each with its reason. A new way in or out fails this test, and so does an
 exception that no longer occurs.
@@ -57,9 +58,14 @@ def dotted(node) -> str | None:
     return None
 
 
-def in_memory(call: ast.Call) -> bool:
-    return bool(call.args) and isinstance(call.args[0], ast.Call) and (dotted(call.args[0].func) or "").endswith(
-        "BytesIO")
+def is_buffer(node) -> bool:
+    return isinstance(node, ast.Call) and (dotted(node.func) or "").endswith("BytesIO")
+
+
+def in_memory(call: ast.Call, buffers: set[str] = frozenset()) -> bool:
+    """A call on an in-memory buffer: made in place, or a name bound to one."""
+    given = call.args[:1] + [k.value for k in call.keywords if k.arg == "fileobj"]
+    return any(is_buffer(arg) or (isinstance(arg, ast.Name) and arg.id in buffers) for arg in given)
 
 
 class Finder(ast.NodeVisitor):
@@ -68,6 +74,14 @@ class Finder(ast.NodeVisitor):
     def __init__(self):
         self.found: list[tuple[str, int]] = []
         self.written: list[set[str]] = [set()]  # names bound to what the writer yields, block by block
+        self.buffers: list[set[str]] = [set()]  # names bound to an io.BytesIO(), function by function
+
+    def visit_FunctionDef(self, node):
+        self.buffers.append(set())
+        self.generic_visit(node)
+        self.buffers.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_With(self, node):
         names = set()
@@ -88,8 +102,13 @@ class Finder(ast.NodeVisitor):
 
     def visit_Assign(self, node):
         """A name made from what the writer yields (a path in its staging folder) is the writer's too."""
+        names = {t.id for t in node.targets if isinstance(t, ast.Name)}
         if self.on_written(node.value):
-            self.written[-1] |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+            self.written[-1] |= names
+        if is_buffer(node.value):
+            self.buffers[-1] |= names
+        else:  # bound again to something else
+            self.buffers[-1] -= names
         self.generic_visit(node)
 
     def visit_Call(self, node):
@@ -99,7 +118,7 @@ class Finder(ast.NodeVisitor):
             kind = name
         elif isinstance(node.func, ast.Attribute) and node.func.attr in METHODS:
             kind = None if (name or "").split(".")[0] == "files" else f".{node.func.attr}"
-        if kind and not in_memory(node) and not self.on_written(node):
+        if kind and not in_memory(node, self.buffers[-1]) and not self.on_written(node):
             self.found.append((kind, node.lineno))
         self.generic_visit(node)
 
@@ -147,8 +166,17 @@ def f(path, data):
     inner.write_bytes(data)
     Image.open(io.BytesIO(data))
     files.read_bytes(path)
+    buffer = io.BytesIO()
+    zipfile.ZipFile(buffer, "w")
+    tarfile.open(fileobj=buffer, mode="w")
+    tarfile.open(fileobj=path, mode="w")
+    buffer = path
+    zipfile.ZipFile(buffer, "w")
+def g(buffer):
+    zipfile.ZipFile(buffer, "w")
 '''
     finder = Finder()
     finder.visit(ast.parse(source))
     found = sorted(kind for kind, _ in finder.found)
-    assert found == [".read_text", ".write_bytes", "json.load", "open", "open", "os.replace"]
+    assert found == [".read_text", ".write_bytes", "json.load", "open", "open", "os.replace", "tarfile.open",
+                     "zipfile.ZipFile", "zipfile.ZipFile"]

@@ -180,10 +180,16 @@ def _paired(folder, frames):
         _bbgt(folder / set_name / video / "lwir" / f"{stem}.txt", ["person 103 101 20 50 0 0 0 0 0 0 0"])
 
 
-def test_paired_8892_from_a_paired_download_keeps_both_boxes(tmp_path):
+def test_paired_8892_from_a_paired_download_keeps_both_boxes(tmp_path, monkeypatch):
+    import tempfile
+
     source = tmp_path / "annotations_paired"
     _paired(source, named_list("paired-8892"))
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     built = build_training_set("paired-8892", source, tmp_path / "p.json")
+    assert list(scratch.iterdir()) == []  # the frame list given to the converter is gone
     assert built.source_kind == "paired" and built.images == 8_892 and built.pedestrians == 8_892
     first = json.loads((tmp_path / "p.json").read_text())["annotations"][0]
     assert first["bbox_visible"] == [100, 100, 20, 50] and first["bbox_lwir"] == first["bbox"] == [103, 101, 20, 50]

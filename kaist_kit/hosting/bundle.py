@@ -18,7 +18,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from ..files import atomic_path, check_writable, read_bytes
+from ..files import atomic_file, check_writable, read_bytes, write_bytes_atomic
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # the kaist_kit folder
 ENTRY_MODULE = "kaist_kit.hosting.scoring"
@@ -103,20 +103,28 @@ def core_files(prefix: str = "") -> dict[str, bytes]:
 
 
 def zip_bytes(members: dict[str, bytes]) -> bytes:
-    """A zip of ``members`` in name order with fixed times and modes: the same members, the same bytes."""
+    """A zip of ``members`` in name order with fixed times and modes: the same members, the same bytes
+    (in memory, for a zip inside a bundle; `write_zip` writes one as a file)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name in sorted(members):
-            info = zipfile.ZipInfo(name, ZIP_TIME)
-            info.external_attr = 0o644 << 16
-            info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, members[name], compresslevel=9)
+        _add_members(archive, members)
     return buffer.getvalue()
 
 
-def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
-    with atomic_path(path) as tmp:
-        tmp.write_bytes(data)
+def write_zip(path: str | os.PathLike, members: dict[str, bytes]) -> int:
+    """The zip of ``members`` that `zip_bytes` makes, written at ``path`` by the writer; its size."""
+    with atomic_file(path) as handle:
+        with zipfile.ZipFile(handle, "w", zipfile.ZIP_DEFLATED) as archive:
+            _add_members(archive, members)
+        return handle.tell()
+
+
+def _add_members(archive: zipfile.ZipFile, members: dict[str, bytes]) -> None:
+    for name in sorted(members):
+        info = zipfile.ZipInfo(name, ZIP_TIME)
+        info.external_attr = 0o644 << 16
+        info.compress_type = zipfile.ZIP_DEFLATED
+        archive.writestr(info, members[name], compresslevel=9)
 
 
 def write_tree(out: str | os.PathLike, members: dict[str, bytes]) -> dict[str, int]:
@@ -125,9 +133,7 @@ def write_tree(out: str | os.PathLike, members: dict[str, bytes]) -> dict[str, i
     out = Path(out)
     if out.suffix.lower() == ".zip":
         check_writable(out)
-        data = zip_bytes(members)
-        write_bytes_atomic(out, data)
-        return {out.name: len(data)}
+        return {out.name: write_zip(out, members)}
     check_writable(out, folder=True)
     for name, data in sorted(members.items()):
         write_bytes_atomic(out / name, data)

@@ -24,14 +24,20 @@ import re
 import shlex
 import subprocess
 import sys
-import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
-from ..files import load_json, read_archive, read_bytes, write_text_atomic
-from .bundle import write_bytes_atomic
+from ..files import (
+    load_json,
+    make_folder,
+    read_archive,
+    read_bytes,
+    scratch_folder,
+    write_bytes_atomic,
+    write_text_atomic,
+)
 from .templates import UPLOAD_TYPES
 
 ERROR, WARNING, NOTE = "error", "warning", "note"
@@ -86,8 +92,9 @@ def metric_direction(label: str, description: str = "") -> str | None:
 def check_bundle(path: str | os.PathLike, run: bool = True, timeout: float = RUN_TIMEOUT_S) -> CheckReport:
     """Check the bundle at ``path``: a folder, or a zip of one."""
     path = Path(path)
-    with tempfile.TemporaryDirectory(prefix="kaist-kit-check-") as scratch:
-        root = _unpacked(path, Path(scratch) / "bundle")
+    # A zip is unpacked, and the evaluator run, in a folder of the check's own, removed at the end.
+    with scratch_folder("host-check") as scratch:
+        root = _unpacked(path, scratch / "bundle")
         config = _find_config(root, path)
         data = _read_yaml(config)
         base = config.parent
@@ -95,12 +102,12 @@ def check_bundle(path: str | os.PathLike, run: bool = True, timeout: float = RUN
             report = CheckReport(path, "EvalAI")
             _check_evalai(data, base, report, config)
             if run and report.ok_to_run:
-                _run_evalai(data, base, report, Path(scratch), timeout)
+                _run_evalai(data, base, report, scratch, timeout)
         else:
             report = CheckReport(path, "Codabench")
             _check_codabench(data, base, report, config)
             if run and report.ok_to_run:
-                _run_codabench(data, base, report, Path(scratch), timeout)
+                _run_codabench(data, base, report, scratch, timeout)
         if not run:
             _labels_in_sources(report, base, data)
     return report
@@ -115,8 +122,7 @@ def _unpacked(path: Path, scratch: Path) -> Path:
         raise InputError("no such bundle (a folder or a .zip)", path)
     if path.suffix.lower() != ".zip":
         raise InputError("a bundle is a folder or a .zip", path)
-    for name, data in read_archive(path).items():
-        write_bytes_atomic(scratch / name, data)
+    _write_members(scratch, read_archive(path))  # bounded, and no entry outside the folder
     return scratch
 
 
@@ -131,12 +137,16 @@ def _find_config(root: Path, shown: Path) -> Path:
 
 
 def _read_yaml(path: Path) -> dict:
+    return _parse_yaml(read_bytes(path), path)
+
+
+def _parse_yaml(data: bytes, path: Path) -> dict:
     try:
         import yaml
     except ImportError:
         raise InputError("`kaist-kit host check` reads YAML with PyYAML, as both platforms do: pip install pyyaml "
                          "(or kaist-kit[host])") from None
-    text = read_bytes(path).decode("utf-8", errors="replace")
+    text = data.decode("utf-8", errors="replace")
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -262,8 +272,7 @@ def _run_evalai(data: dict, base: Path, report: CheckReport, scratch: Path, time
     package = compute / "challenge_data" / "challenge_1"
     for folder in (compute, compute / "challenge_data", package):  # as the worker makes them
         write_text_atomic(folder / "__init__.py", "")
-    for name, member in read_archive(base / data["evaluation_script"]).items():
-        write_bytes_atomic(package / name, member)
+    _write_members(package, read_archive(base / data["evaluation_script"]))
     calls, shown = [], []
     for k, phase in enumerate(p for p in data.get("challenge_phases") or [] if isinstance(p, dict)):
         annotation = base / phase["test_annotation_file"]
@@ -407,33 +416,36 @@ with open(out, "w") as handle:
 
 def _run_codabench(data: dict, base: Path, report: CheckReport, scratch: Path, timeout: float) -> None:
     for k, task in enumerate(t for t in data.get("tasks") or [] if isinstance(t, dict) and "key" not in t):
-        app = scratch / f"app-{k}"
-        program = _materialise(base / task["scoring_program"], app / "program")
-        reference = _materialise(base / task["reference_data"], app / "input" / "ref")
-        metadata = next((program / m for m in ("metadata.yaml", "metadata") if (program / m).is_file()), None)
-        command = (_read_yaml(metadata) or {}).get("command") if metadata else None
+        program = _members(base / task["scoring_program"])
+        reference = _members(base / task["reference_data"])
+        metadata = next((m for m in ("metadata.yaml", "metadata") if m in program), None)
+        settings = _parse_yaml(program[metadata], Path(task["scoring_program"], metadata)) if metadata else {}
+        command = settings.get("command")
         if not command:
             report.problems.append(Problem(ERROR, "missing-file", "the scoring program's metadata has no command"))
             continue
-        annotations = sorted(reference.glob("*.json"))
+        annotations = sorted(name for name in reference if "/" not in name and name.endswith(".json"))
         if len(annotations) != 1:
             report.problems.append(Problem(WARNING, "reference", "the reference data does not hold one .json "
                                            "annotation file: not run"))
             continue
         columns = [c for board in data.get("leaderboards") or [] for c in (board or {}).get("columns") or []]
-        probes = _probe_files(annotations[0], scratch / f"probes-{k}")
-        for kind in (".json", ".txt", "malformed .json"):
-            res, output = app / "input" / "res", app / "output"
-            for folder in (res, output):
-                for stale in folder.glob("*") if folder.exists() else []:
-                    stale.unlink()
-            write_bytes_atomic(res / f"MY_result{Path(probes[kind]).suffix}", read_bytes(probes[kind]))
-            output.mkdir(parents=True, exist_ok=True)
+        annotation = scratch / f"reference-{k}" / annotations[0]
+        write_bytes_atomic(annotation, reference[annotations[0]])
+        probes = _probe_files(annotation, scratch / f"probes-{k}")
+        for n, kind in enumerate((".json", ".txt", "malformed .json")):
+            # Each upload in new copies of the platform's folders: nothing of an earlier run is seen.
+            app = scratch / f"app-{k}-{n}"
+            _write_members(app / "program", program)
+            _write_members(app / "input" / "ref", reference)
+            upload = probes[kind]
+            write_bytes_atomic(app / "input" / "res" / f"MY_result{upload.suffix}", read_bytes(upload))
+            output = make_folder(app / "output")
             argv = [sys.executable if i == 0 and word.startswith("python") else word.replace("/app/", f"{app}/")
                     for i, word in enumerate(shlex.split(command))]
-            record = _run_python(_CODABENCH_HARNESS, [json.dumps(argv), str(program), str(scratch / "run.json"),
-                                                      str(timeout)], scratch / "run.json", timeout + 30, report,
-                                 "the scoring program")
+            run = app / "run.json"
+            record = _run_python(_CODABENCH_HARNESS, [json.dumps(argv), str(app / "program"), str(run), str(timeout)],
+                                 run, timeout + 30, report, "the scoring program")
             if record is None:
                 return
             report.ran = True
@@ -467,13 +479,16 @@ def _judge_codabench(record: dict, kind: str, columns: list, report: CheckReport
                    "the scoring program", report)
 
 
-def _materialise(source: Path, target: Path) -> Path:
-    """A program or data folder at ``target``: copied from a folder, extracted from a zip."""
-    members = (read_archive(source) if source.is_file() else
-               {p.relative_to(source).as_posix(): read_bytes(p) for p in sorted(source.rglob("*")) if p.is_file()})
+def _members(source: Path) -> dict[str, bytes]:
+    """A program's or data's files by name: those of a folder, or of a zip (read bounded)."""
+    if source.is_file():
+        return read_archive(source)
+    return {p.relative_to(source).as_posix(): read_bytes(p) for p in sorted(source.rglob("*")) if p.is_file()}
+
+
+def _write_members(folder: Path, members: dict[str, bytes]) -> None:
     for name, data in members.items():
-        write_bytes_atomic(target / name, data)
-    return target
+        write_bytes_atomic(folder / name, data)
 
 
 # --- shared -------------------------------------------------------------------------------------
@@ -485,7 +500,8 @@ def _probe_files(annotation: Path, folder: Path) -> dict[str, Path]:
     import io
     import tarfile
 
-    from .bundle import zip_bytes
+    from ..files import atomic_file
+    from .bundle import write_zip
 
     data = load_json(annotation)
     images = sorted(int(img["id"]) for img in data.get("images", []))
@@ -501,14 +517,12 @@ def _probe_files(annotation: Path, folder: Path) -> dict[str, Path]:
              "malformed .json": folder / "broken_result.json"}
     write_text_atomic(paths[".json"], text)
     write_text_atomic(paths[".txt"], txt)
-    write_bytes_atomic(paths[".zip"], zip_bytes({"probe_result.json": text.encode()}))
+    write_zip(paths[".zip"], {"probe_result.json": text.encode()})
     for kind, mode in ((".tar", "w"), (".tgz", "w:gz"), (".gz", "w:gz")):
-        buffer = io.BytesIO()
-        with tarfile.open(fileobj=buffer, mode=mode) as archive:
+        with atomic_file(paths[kind]) as handle, tarfile.open(fileobj=handle, mode=mode) as archive:
             info = tarfile.TarInfo("probe_result.json")
             info.size = len(text.encode())
             archive.addfile(info, io.BytesIO(text.encode()))
-        write_bytes_atomic(paths[kind], buffer.getvalue())
     write_text_atomic(paths["malformed .json"], text[: max(1, len(text) // 2)])
     return paths
 

@@ -14,13 +14,23 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import __version__
 from ..detections import SUBMISSION_MANIFEST, method_name
 from ..errors import InputError
-from ..files import check_writable, load_json, read_archive, read_bytes, write_json_atomic
+from ..files import (
+    check_writable,
+    decode_text,
+    load_json,
+    parse_json,
+    read_archive,
+    read_bytes,
+    recording_outputs,
+    remove_outputs,
+    write_json_atomic,
+)
 from ..findings import evaluate_inspected
 from ..groundtruth import GroundTruth, load_ground_truth
 from ..settings import SPLITS
@@ -131,7 +141,7 @@ def build_site(submissions: str | os.PathLike, gt_path: str | os.PathLike, out: 
     gt = load_ground_truth(gt_path)
     paths, skipped = entry_paths(Path(submissions))
     cache_path = out / CACHE_NAME
-    cached = _read_cache(cache_path)
+    cached, owned = _read_cache(cache_path)
     context = hashlib.sha256(f"{__version__}\0{gt.md5}\0{sorted(spec.to_dict().items())}".encode()).hexdigest()
     entries, rescored, reused, pages = [], [], [], set()
     for path in paths:
@@ -146,11 +156,57 @@ def build_site(submissions: str | os.PathLike, gt_path: str | os.PathLike, out: 
             entry = score_entry(path, gt, spec, name, digest, page)
             rescored.append(path.name)
         entries.append(entry)
-    write_pages(out, title, gt, spec, entries, top)
-    _remove_stale_pages(out, cached, {e.page for e in entries})
-    write_json_atomic(cache_path, {"kaist_kit_leaderboard_cache": CACHE_FORMAT, "kit_version": __version__,
-                                   "entries": {e.digest: e.to_dict() for e in entries}})
+    # What the site writes is recorded in its cache before it is written (so that a run stopped halfway
+    # still owns its pages), and the pages an earlier run recorded but this one did not write are
+    # removed: nothing else in the folder ever is.
+    planned = _Outputs({"index.html", *(e.page for e in entries)})
+    planned.folders = {f for f in map(_parent, planned.files) if f and not (out / f).is_dir()}
+    _write_cache(cache_path, entries, owned | planned)
+    made = _Outputs.of(out)
+    with recording_outputs(made.record):
+        write_pages(out, title, gt, spec, entries, top)
+    remove_outputs(out, owned.files - made.files, owned.folders - made.folders)
+    made.folders |= {f for f in owned.folders if (out / f).is_dir() and not (out / f).is_symlink()}
+    _write_cache(cache_path, entries, made)
     return Site(out, gt, spec, entries, rescored, reused, skipped)
+
+
+@dataclass
+class _Outputs:
+    """Files and folders the site wrote, relative to its folder ('/'-separated)."""
+
+    files: set[str] = field(default_factory=set)
+    folders: set[str] = field(default_factory=set)
+    real: Path | None = None  # the site's folder, for `record`
+
+    @classmethod
+    def of(cls, out: Path) -> _Outputs:
+        return cls(real=Path(os.path.realpath(out)))
+
+    def record(self, made: list[tuple[str, Path]]) -> None:
+        """Told by the writer what each write is about to make."""
+        for kind, path in made:
+            try:
+                rel = Path(path).relative_to(self.real).as_posix()
+            except ValueError:
+                continue  # not under the site's folder
+            if rel != ".":
+                (self.files if kind == "file" else self.folders).add(rel)
+
+    def __or__(self, other: _Outputs) -> _Outputs:
+        return _Outputs(self.files | other.files, self.folders | other.folders)
+
+    def to_dict(self) -> dict:
+        return {"files": sorted(self.files), "folders": sorted(self.folders)}
+
+
+def _parent(rel: str) -> str:
+    return rel.rpartition("/")[0]
+
+
+def _write_cache(path: Path, entries: list[Entry], outputs: _Outputs) -> None:
+    write_json_atomic(path, {"kaist_kit_leaderboard_cache": CACHE_FORMAT, "kit_version": __version__,
+                             "entries": {e.digest: e.to_dict() for e in entries}, "outputs": outputs.to_dict()})
 
 
 def _page_name(source: str, taken: set[str]) -> str:
@@ -162,24 +218,22 @@ def _page_name(source: str, taken: set[str]) -> str:
     return page
 
 
-def _read_cache(path: Path) -> dict[str, dict]:
+def _read_cache(path: Path) -> tuple[dict[str, dict], _Outputs]:
+    """The entries an earlier run scored, by digest, and the files and folders it recorded writing."""
     if not path.is_file():
-        return {}
+        return {}, _Outputs()
     try:
-        data = load_json(path)
+        # Not one of the command's inputs: the site's own file, which the run replaces.
+        data = parse_json(decode_text(read_bytes(path, note=False), path), path)
     except InputError:
-        return {}  # a damaged cache is rebuilt
+        return {}, _Outputs()  # a damaged cache is rebuilt (and the pages it listed are left alone)
     if not isinstance(data, dict) or data.get("kaist_kit_leaderboard_cache") != CACHE_FORMAT:
-        return {}
+        return {}, _Outputs()
     entries = data.get("entries")
     fields = set(Entry.__dataclass_fields__)
-    return {k: v for k, v in entries.items() if isinstance(v, dict) and set(v) == fields} if isinstance(entries, dict) \
-        else {}
-
-
-def _remove_stale_pages(out: Path, cached: dict[str, dict], current: set[str]) -> None:
-    """Pages this site wrote for entries that are gone (only those: the folder may hold other files)."""
-    for old in cached.values():
-        page = old.get("page")
-        if isinstance(page, str) and page not in current and re.fullmatch(r"entries/[A-Za-z0-9._-]+\.html", page):
-            (out / page).unlink(missing_ok=True)
+    entries = {k: v for k, v in entries.items() if isinstance(v, dict) and set(v) == fields} \
+        if isinstance(entries, dict) else {}
+    outputs = data.get("outputs") if isinstance(data.get("outputs"), dict) else {}
+    owned = [set(names) if isinstance(names, list) and all(isinstance(n, str) for n in names) else set()
+             for names in (outputs.get("files"), outputs.get("folders"))]
+    return entries, _Outputs(*owned)

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError, quantity
-from ..files import atomic_path, check_writable, parse_json, write_text_atomic
+from ..files import atomic_path, check_writable, parse_json, scratch_folder, write_text_atomic
 from ..settings import KAIST_FRAME_SIZE
 from .lists import frames_of_test_sets, list_sha256, named_list
 from .mbnet import read_mbnet_cache
@@ -149,8 +148,8 @@ def _from_annotations(spec: TrainingSet, kind: str, source, echo: Echo | None) -
     notes = [spec.notes[kind]] if kind in spec.notes else []
     if spec.pinned:
         frames = list(named_list(spec.name))
-        with tempfile.TemporaryDirectory(prefix="kaist-kit-trainset-") as folder:
-            listed = Path(folder) / f"{spec.name}.txt"
+        with scratch_folder("trainset") as folder:  # the converter reads a list by name
+            listed = folder / f"{spec.name}.txt"
             write_text_atomic(listed, "".join(f"{frame}\n" for frame in frames))
             conversion = convert(kind, source, None, image_set=str(listed), echo=echo)
     else:

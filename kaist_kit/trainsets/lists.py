@@ -18,6 +18,7 @@ import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..files import read_text
 from ..frames import set_of
 from ..imagesets import standard_list
 
@@ -48,6 +49,7 @@ TEST_SETS = frozenset(range(6, 12))
 # training.
 VAL_02_VIDEOS = ("set00/V006", "set01/V005", "set02/V002", "set03/V001")
 
+# Installed with the package (package data), read through the opener as any list.
 ARCNN_LIST = Path(__file__).with_name("data") / "arcnn-paired-trainval.txt"
 
 PINNED_SHA256 = {
@@ -95,7 +97,7 @@ def named_list(name: str) -> tuple[str, ...]:
         held_out = set(VAL_02_VIDEOS)
         frames = [f for f in named_list("train-all-02") if (video_of(f) in held_out) == (name == "val-02")]
     elif name == "paired-8892":
-        frames = ARCNN_LIST.read_text(encoding="ascii").splitlines()
+        frames = read_text(ARCNN_LIST).splitlines()
     elif name in ("train-all-02", "train-all-04", "train-all-20", "test-all-20"):
         frames = standard_list(name, all_frames())
     else:
