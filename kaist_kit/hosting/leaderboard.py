@@ -20,7 +20,16 @@ from pathlib import Path
 from .. import __version__
 from ..detections import SUBMISSION_MANIFEST, method_name
 from ..errors import InputError
-from ..files import check_writable, load_json, read_archive, read_bytes, write_json_atomic
+from ..files import (
+    check_outputs,
+    check_writable,
+    decode_text,
+    load_json,
+    parse_json,
+    read_archive,
+    read_bytes,
+    write_json_atomic,
+)
 from ..findings import evaluate_inspected
 from ..groundtruth import GroundTruth, load_ground_truth
 from ..settings import SPLITS
@@ -127,6 +136,7 @@ def build_site(submissions: str | os.PathLike, gt_path: str | os.PathLike, out: 
     and write the site: ``out/index.html``, a page per entry under ``out/entries/``, and the cache."""
     out = Path(out)
     check_writable(out, folder=True)
+    _check_site_folder(out, Path(submissions))
     spec = ColumnSpec(metrics, ("reasonable",), SPLITS, PROTOCOLS)
     gt = load_ground_truth(gt_path)
     paths, skipped = entry_paths(Path(submissions))
@@ -146,11 +156,27 @@ def build_site(submissions: str | os.PathLike, gt_path: str | os.PathLike, out: 
             entry = score_entry(path, gt, spec, name, digest, page)
             rescored.append(path.name)
         entries.append(entry)
+    check_outputs([out / "index.html", cache_path, *(out / e.page for e in entries)])  # every input read
     write_pages(out, title, gt, spec, entries, top)
     _remove_stale_pages(out, cached, {e.page for e in entries})
     write_json_atomic(cache_path, {"kaist_kit_leaderboard_cache": CACHE_FORMAT, "kit_version": __version__,
                                    "entries": {e.digest: e.to_dict() for e in entries}})
     return Site(out, gt, spec, entries, rescored, reused, skipped)
+
+
+def _check_site_folder(out: Path, submissions: Path) -> None:
+    """Refuse a site folder whose pages would be taken for entries (the submissions' folder, or one
+    inside it), that would hold the submissions among its pages, or that holds pages this kit did not
+    write (an index.html or entries/ without the site's cache): they would be replaced."""
+    site, folder = Path(os.path.realpath(out)), Path(os.path.realpath(submissions))
+    if site == folder or folder in site.parents or site / "entries" in (folder, *folder.parents):
+        raise InputError(f"is the folder of the results or shares it ({submissions}): the site's pages would be "
+                         "scored as entries; write the site to a folder of its own", out)
+    if not (site / CACHE_NAME).is_file():
+        theirs = [name for name in ("index.html", "entries") if os.path.lexists(site / name)]
+        if theirs:
+            raise InputError(f"holds {' and '.join(theirs)}, which no leaderboard of the kit wrote there (it has no "
+                             f"{CACHE_NAME}): give a new folder, or the site's own", out)
 
 
 def _page_name(source: str, taken: set[str]) -> str:
@@ -165,8 +191,8 @@ def _page_name(source: str, taken: set[str]) -> str:
 def _read_cache(path: Path) -> dict[str, dict]:
     if not path.is_file():
         return {}
-    try:
-        data = load_json(path)
+    try:  # the site's own file, which it replaces: not one of the command's inputs
+        data = parse_json(decode_text(read_bytes(path, note=False), path), path)
     except InputError:
         return {}  # a damaged cache is rebuilt
     if not isinstance(data, dict) or data.get("kaist_kit_leaderboard_cache") != CACHE_FORMAT:
