@@ -1,19 +1,19 @@
 """kaist-kit: the KAIST multispectral pedestrian benchmark, from annotations to a scored submission.
 
 The core (converters, evaluation, submission, CLI) needs only numpy, msgspec, typer, rich and
-matplotlib; the detectors in `kaist_kit.models` need the optional `mmdet` extra.
+matplotlib; the detectors in `kaist_kit.models` need the optional `mmdet` extra. The public names
+below are imported on first use (`kaist_kit.exports`): `import kaist_kit` imports none of them.
 """
 
 __version__ = "0.1.0"
 
-from .detections import RESULT_FORMATS, Detections, ReadOptions, ResultFormat, load_detections  # noqa: E402
-from .errors import InputError, KitWarning  # noqa: E402
-from .evaluate import Evaluation, Result, evaluate, evaluate_files  # noqa: E402
-from .groundtruth import GroundTruth, load_ground_truth  # noqa: E402
-from .settings import LEADERBOARD, MATLAB, PROTOCOLS, SETTINGS  # noqa: E402
+from .exports import export_lazily  # noqa: E402
 
-__all__ = [
-    "Detections", "Evaluation", "GroundTruth", "InputError", "KitWarning", "LEADERBOARD", "MATLAB",
-    "PROTOCOLS", "RESULT_FORMATS", "ReadOptions", "Result", "ResultFormat", "SETTINGS", "evaluate",
-    "evaluate_files", "load_detections", "load_ground_truth",
-]
+export_lazily(__name__, {
+    "Detections": ".detections", "RESULT_FORMATS": ".detections", "ReadOptions": ".detections",
+    "ResultFormat": ".detections", "load_detections": ".detections",
+    "InputError": ".errors", "KitWarning": ".errors",
+    "Evaluation": ".evaluate", "Result": ".evaluate", "evaluate": ".evaluate", "evaluate_files": ".evaluate",
+    "GroundTruth": ".groundtruth", "load_ground_truth": ".groundtruth",
+    "LEADERBOARD": ".settings", "MATLAB": ".settings", "PROTOCOLS": ".settings", "SETTINGS": ".settings",
+})

@@ -28,7 +28,7 @@ import os
 import re
 import signal
 import stat
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -860,6 +860,22 @@ def _holding_interrupts() -> Iterator[None]:
     finally:
         if held is not None:
             mask(signal.SIG_SETMASK, held)
+
+
+def check_outputs(paths: Iterable[str | os.PathLike]) -> list[Path]:
+    """Every file a command is about to write, checked as `check_writable` checks one, and none of them
+    twice: called once the command knows all its inputs and before it writes the first output, so
+    that a refused output leaves nothing written."""
+    seen: dict[Path, Path] = {}
+    checked = []
+    for path in paths:
+        real, _ = _output_target(path)
+        if real in seen:
+            also = "" if os.path.abspath(seen[real]) == os.path.abspath(path) else f" (also as {seen[real]})"
+            raise InputError(f"is written twice by this command{also}: give each output a place of its own", path)
+        seen[real] = Path(path)
+        checked.append(check_writable(path))
+    return checked
 
 
 def _write_error(exc: OSError, tmp: Path, folder: Path) -> bool:

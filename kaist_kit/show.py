@@ -11,7 +11,7 @@ import numpy as np
 
 from .detections import Detections
 from .errors import InputError
-from .files import read_bytes
+from .files import check_outputs, note_input, read_bytes
 from .groundtruth import GroundTruth
 
 PICTURE_SUFFIXES = (".jpg", ".png", ".jpeg")
@@ -175,12 +175,16 @@ def show_frames(gt: GroundTruth, frames: Sequence[str], results: Sequence[str | 
                              "(--det A_result.txt --det B_result.json)")
     out = Path(out)
     drawn = [(method_name(p), load_detections(p, gt)) for p in results]
-    written = []
+    planned = []
     for frame in frames:
         index = gt.image_index(int(frame) if frame.isdigit() else frame)
         name = gt.image_names[index]
         target = out if len(frames) == 1 else out.with_name(f"{out.stem}_{name.replace('/', '_')}{out.suffix}")
-        visible, lwir = find_pictures(name, roots)
+        pictures = find_pictures(name, roots)
+        for picture in pictures:
+            note_input(picture)
+        planned.append((index, name, target, pictures))
+    check_outputs(target for _, _, target, _ in planned)  # every input known, before the first is drawn
+    for index, _, target, (visible, lwir) in planned:
         draw_frame(gt, index, visible, lwir, target, drawn, score_threshold)
-        written.append((name, target))
-    return written
+    return [(name, target) for _, name, target, _ in planned]

@@ -10,14 +10,12 @@ library call.
 - `detectors`: `train`, `test`, `infer`, `init-checkpoint` (the mmdet extra);
 - `demo`: all of it on a synthetic KAIST.
 
-Options that several verbs share are declared once, in `options`.
+Options that several verbs share are declared once, in `options`; `console.main` is the entry point.
 """
 
-# The verbs register themselves as their modules are imported, in the order of the pipeline,
-# which is the order --help lists them in.
-# isort: off
-from . import data, fetch, scoring, submission, training_data, detectors, hosting, demo  # noqa: F401
-# isort: on
-from .app import app, main
+# Importing the package imports nothing else: `main` takes the interrupts first (see console.py), and
+# `app`, the application with every verb (verbs.py), is imported on first use.
+from ..exports import export_lazily
+from .console import main  # noqa: F401 - the console script's entry point
 
-__all__ = ["app", "main"]
+export_lazily(__name__, {"app": ".verbs", "main": ".console"})

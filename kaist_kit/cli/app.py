@@ -1,8 +1,6 @@
 """The `kaist-kit` application: its consoles, and how errors and warnings reach the user."""
 
 
-import signal
-import sys
 import warnings
 from typing import Annotated
 
@@ -52,21 +50,12 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
         err.print(f"warning: {category.__name__}: {message}", markup=False, highlight=False)
 
 
-class _Terminated(SystemExit):
-    """SIGTERM, raised in the main thread so that the command ends as on Ctrl-C: its temporary files
-    removed and its worker processes ended."""
-
-
-def _terminate(signum, frame) -> None:
-    raise _Terminated(128 + signum)
-
-
-def main() -> None:
-    """Console entry point: input errors and bad option values become one line on stderr and exit
-    code 2; SIGINT and SIGTERM end the command cleanly (exit codes 130 and 143)."""
+def run() -> int:
+    """The command line in sys.argv, run within the command's input scope: its exit code. Input errors
+    and bad option values become one line on stderr and exit code 2; interrupts are the entry point's
+    (`console.main`)."""
     warnings.showwarning = _show_warning
     warnings.simplefilter("default", KitWarning)
-    signal.signal(signal.SIGTERM, _terminate)
     # numpy's floating-point warnings (overflow on a box of 1e308, say) say nothing a user can act
     # on: what causes them is reported as a finding that names the file and line.
     warnings.filterwarnings("ignore", category=RuntimeWarning)
@@ -88,13 +77,7 @@ def main() -> None:
         where = f"{exc.filename}: " if exc.filename else ""
         _error(where + (exc.strerror or str(exc)))
         code = 2
-    except KeyboardInterrupt:
-        err.print("interrupted")
-        code = 130
-    except _Terminated as exc:
-        err.print("terminated")
-        code = exc.code
-    sys.exit(code if isinstance(code, int) else 0)
+    return code if isinstance(code, int) else 0
 
 
 def _error(message: str) -> None:

@@ -122,6 +122,8 @@ def stats_command(
     if plot is not None:
         check_figure_path(plot)
     gt = load_ground_truth(annotations)
+    if plot is not None:
+        check_figure_path(plot)  # again, now that the input is known
     stats = dataset_stats(gt)
     if json_output:
         print(json.dumps(stats, indent=1))

@@ -108,6 +108,8 @@ def eval_command(
         splits.append((list_split, select_images(list_path, ground_truth)))
     found = evaluate_inspected(results, ground_truth, settings, splits, [p.value for p in protocol], names=names,
                                options=options, ious=ious, metrics=metrics, fppi_range=fppi)
+    if plot is not None:
+        check_figure_path(plot)  # again, now that every input is known
 
     show_findings(found.findings)
     render(EvalReport(found.results, found.findings, ground_truth.describe(), curves), format)
@@ -238,6 +240,8 @@ def compare_command(
 
     found = compare_files(results, ground_truth, names, proto, settings, split_names(split), resamples, seed,
                           one_iou_threshold(iou), options)
+    if plot is not None:
+        check_figure_path(plot)  # again, now that every input is known
 
     show_findings(found.findings)
     render(found, format)

@@ -19,7 +19,7 @@ _MODULES = {
     "error_types": ("FALSE_POSITIVE_TYPES", "FP_TYPES", "MISS_FIXES", "ORACLES", "FalsePositiveType", "MissFix",
                     "never_worse", "type_false_positives"),
     "params": ("DEFAULT_EXAMPLES", "DEFAULT_FPPI", "FOREGROUND_HEIGHT", "DiagnosisParams"),
-    "report": ("WrittenReport", "matches_table", "write_matches", "write_report"),
+    "report": ("ReportPlan", "WrittenReport", "matches_table", "plan_report", "write_matches", "write_report"),
     "run": ("DiagnosedFile", "diagnose_file"),
 }
 _EXPORTS = {name: module for module, names in _MODULES.items() for name in names}

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..detections import Detections
 from ..errors import InputError
-from ..files import make_folder, write_json_atomic, write_text_atomic
+from ..files import check_outputs, make_folder, note_input, write_json_atomic, write_text_atomic
 from ..groundtruth import GroundTruth
 from ..settings import lamr_variant, own_fppi_range
 from ..show import find_pictures
@@ -229,10 +229,49 @@ class WrittenReport:
     pictures: dict[int, str]  # the index of each example drawn -> its picture, relative to the folder
 
 
+@dataclass
+class ReportPlan:
+    """What `write_report` writes into its folder: the figures, the drawn examples, the JSON and the
+    Markdown report."""
+
+    folder: Path
+    examples: list[tuple[int, str, tuple[Path, Path]]]  # example index, drawing (relative), its pictures
+
+    @property
+    def files(self) -> list[Path]:
+        return ([self.folder / name for name in FIGURES.values()]
+                + [self.folder / relative for _, relative, _ in self.examples]
+                + [self.folder / JSON_NAME, self.folder / REPORT_NAME])
+
+
+def plan_report(diagnosis: Diagnosis, out_dir: str | os.PathLike,
+                images: Sequence[str | os.PathLike] = ()) -> ReportPlan:
+    """The files `write_report` would write into ``out_dir``, and the pictures under the ``images``
+    folders it would draw the examples on, which become inputs of the command now (see
+    `kaist_kit.files.note_input`), before anything is written."""
+    find = picture_finder(images)
+    rank: dict[str, int] = {}
+    examples = []
+    for k, example in enumerate(diagnosis.examples):
+        rank[example.error] = rank.get(example.error, 0) + 1
+        found = find(example.frame)
+        if found is None:
+            continue
+        for picture in found:
+            note_input(picture)
+        relative = f"{EXAMPLES_DIR}/{example.error}-{rank[example.error]}-{example.frame.replace('/', '_')}.png"
+        examples.append((k, relative, found))
+    return ReportPlan(Path(out_dir), examples)
+
+
 def write_report(diagnosis: Diagnosis, gt: GroundTruth, dets: Detections, out_dir: str | os.PathLike,
-                 images: Sequence[str | os.PathLike] = ()) -> WrittenReport:
+                 images: Sequence[str | os.PathLike] = (), plan: ReportPlan | None = None) -> WrittenReport:
     """diagnosis.json, report.md, the figures, and the examples whose frames have pictures under
-    ``images`` (folders) drawn; each file written atomically. ``gt`` and ``dets`` are those diagnosed."""
+    ``images`` (folders) drawn (``plan``, when `plan_report` made it already); each file written
+    atomically, and every one checked before the first is written. ``gt`` and ``dets`` are those
+    diagnosed."""
+    plan = plan or plan_report(diagnosis, out_dir, images)
+    check_outputs(plan.files)
     out = make_folder(out_dir)
     written = []
     figures = {}
@@ -241,14 +280,8 @@ def write_report(diagnosis: Diagnosis, gt: GroundTruth, dets: Detections, out_di
         written.append(draw(diagnosis, out / FIGURES[name]))
         figures[name] = FIGURES[name]
     pictures = {}
-    find = picture_finder(images)
-    rank: dict[str, int] = {}
-    for k, example in enumerate(diagnosis.examples):
-        rank[example.error] = rank.get(example.error, 0) + 1
-        found = find(example.frame)
-        if found is None:
-            continue
-        relative = f"{EXAMPLES_DIR}/{example.error}-{rank[example.error]}-{example.frame.replace('/', '_')}.png"
+    for k, relative, found in plan.examples:
+        example = diagnosis.examples[k]
         view = diagnosis.view(example.setting, diagnosis.params.splits[0])
         written.append(draw_example(gt, dets, example, found, out / relative, view))
         pictures[k] = relative

@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..detections import Detections, ReadOptions, method_name
-from ..files import check_writable
+from ..files import check_outputs, check_writable
 from ..findings import Finding, inspect_scores, read_inspected
 from ..groundtruth import GroundTruth
 from ..tables import Table
 from .compute import Diagnosis, diagnose
 from .params import DiagnosisParams
-from .report import WrittenReport, numbers_table, tables, to_markdown, write_matches, write_report
+from .report import WrittenReport, numbers_table, plan_report, tables, to_markdown, write_matches, write_report
 
 
 @dataclass
@@ -53,8 +53,8 @@ def diagnose_file(path: str | os.PathLike, gt: GroundTruth, params: DiagnosisPar
     """Read ``path`` (as ``options`` say) and inspect it, diagnose it (``params``), and write the
     report into ``out_dir`` (examples drawn from the pictures under the ``pictures`` folders) and
     every detection's outcome to ``matches``, when given. The outputs and the splits are checked
-    before the file is read; a file that looks misread stops with its fix (see
-    `findings.refuse_errors`)."""
+    before the file is read, and the outputs again once every input is known, before any is written;
+    a file that looks misread stops with its fix (see `findings.refuse_errors`)."""
     params = params or DiagnosisParams()
     if out_dir is not None:
         check_writable(out_dir, folder=True)
@@ -66,8 +66,12 @@ def diagnose_file(path: str | os.PathLike, gt: GroundTruth, params: DiagnosisPar
     diagnosis = diagnose(gt, dets, params, name or method_name(path))
     findings += inspect_scores([diagnosis.view(params.main_setting, s).result for s in params.splits], dets)
     done = DiagnosedFile(diagnosis, dets, findings)
-    if out_dir is not None:
-        done.written = write_report(diagnosis, gt, dets, out_dir, pictures)
+    # Every input is known now (the pictures of the examples included): every output is checked
+    # against them, and against each other, before the first is written.
+    plan = plan_report(diagnosis, out_dir, pictures) if out_dir is not None else None
+    check_outputs([*(plan.files if plan is not None else []), *([matches] if matches is not None else [])])
+    if plan is not None:
+        done.written = write_report(diagnosis, gt, dets, out_dir, plan=plan)
     if matches is not None:
         done.matches = write_matches(diagnosis, gt, matches)
     return done

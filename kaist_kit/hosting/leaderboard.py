@@ -21,6 +21,7 @@ from .. import __version__
 from ..detections import SUBMISSION_MANIFEST, method_name
 from ..errors import InputError
 from ..files import (
+    check_outputs,
     check_writable,
     decode_text,
     load_json,
@@ -137,6 +138,7 @@ def build_site(submissions: str | os.PathLike, gt_path: str | os.PathLike, out: 
     and write the site: ``out/index.html``, a page per entry under ``out/entries/``, and the cache."""
     out = Path(out)
     check_writable(out, folder=True)
+    _check_site_folder(out, Path(submissions))
     spec = ColumnSpec(metrics, ("reasonable",), SPLITS, PROTOCOLS)
     gt = load_ground_truth(gt_path)
     paths, skipped = entry_paths(Path(submissions))
@@ -156,6 +158,7 @@ def build_site(submissions: str | os.PathLike, gt_path: str | os.PathLike, out: 
             entry = score_entry(path, gt, spec, name, digest, page)
             rescored.append(path.name)
         entries.append(entry)
+    check_outputs([out / "index.html", cache_path, *(out / e.page for e in entries)])  # every input read
     # What the site writes is recorded in its cache before it is written (so that a run stopped halfway
     # still owns its pages), and the pages an earlier run recorded but this one did not write are
     # removed: nothing else in the folder ever is.
@@ -207,6 +210,21 @@ def _parent(rel: str) -> str:
 def _write_cache(path: Path, entries: list[Entry], outputs: _Outputs) -> None:
     write_json_atomic(path, {"kaist_kit_leaderboard_cache": CACHE_FORMAT, "kit_version": __version__,
                              "entries": {e.digest: e.to_dict() for e in entries}, "outputs": outputs.to_dict()})
+
+
+def _check_site_folder(out: Path, submissions: Path) -> None:
+    """Refuse a site folder whose pages would be taken for entries (the submissions' folder, or one
+    inside it), that would hold the submissions among its pages, or that holds pages this kit did not
+    write (an index.html or entries/ without the site's cache): they would be replaced."""
+    site, folder = Path(os.path.realpath(out)), Path(os.path.realpath(submissions))
+    if site == folder or folder in site.parents or site / "entries" in (folder, *folder.parents):
+        raise InputError(f"is the folder of the results or shares it ({submissions}): the site's pages would be "
+                         "scored as entries; write the site to a folder of its own", out)
+    if not (site / CACHE_NAME).is_file():
+        theirs = [name for name in ("index.html", "entries") if os.path.lexists(site / name)]
+        if theirs:
+            raise InputError(f"holds {' and '.join(theirs)}, which no leaderboard of the kit wrote there (it has no "
+                             f"{CACHE_NAME}): give a new folder, or the site's own", out)
 
 
 def _page_name(source: str, taken: set[str]) -> str:

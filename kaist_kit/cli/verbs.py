@@ -1,0 +1,41 @@
+"""The application and its verbs. Each verb registers itself on the application as its module is
+imported: the command imports only the module of the verb it runs (`load`), and all of them, in the
+order of the pipeline, which is the order --help lists them in, when it lists them or names no verb
+it knows."""
+
+from importlib import import_module
+
+# Each module of verbs, in the order of the pipeline, and the verbs (and groups of verbs) it registers.
+MODULES = {
+    "data": ("convert", "synth", "stats", "show"),
+    "fetch": ("fetch",),
+    "scoring": ("eval", "diagnose", "compare"),
+    "submission": ("submit",),
+    "training_data": ("trainset", "check-data"),
+    "detectors": ("train", "test", "infer", "init-checkpoint"),
+    "hosting": ("leaderboard", "host"),
+    "demo": ("demo",),
+}
+
+
+def load(args: list[str] | None = None):
+    """The application with the verbs the command line ``args`` needs: the verb it names, none for
+    `--version` alone, every verb otherwise (and when ``args`` is None)."""
+    modules = list(MODULES)
+    if args is not None:
+        verb = next((arg for arg in args if not arg.startswith("-")), None)
+        if verb is None and "--version" in args and "--help" not in args:
+            modules = []
+        else:
+            modules = [module for module, verbs in MODULES.items() if verb in verbs] or modules
+    for module in modules:
+        import_module(f".{module}", __package__)
+    from .app import app
+
+    return app
+
+
+def __getattr__(name: str):
+    if name == "app":  # `kaist_kit.cli.app`: the application with every verb
+        return load()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
