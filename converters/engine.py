@@ -145,18 +145,19 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
     bench = get_benchmark(benchmark)
     if bench is KAIST:
         if format in BENCHMARK_FORMAT_NAMES and format not in FORMATS:
-            raise ValueError(f"{format} annotations are another benchmark's: pass its name, --benchmark "
+            raise InputError(f"{format} annotations are another benchmark's: name it, --benchmark "
                              f"{'|'.join(name for name, specs in BENCHMARK_FORMATS.items() if format in specs)}")
         if format not in FORMATS:
             raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
         if split is not None:
-            raise ValueError("KAIST's frames are chosen by image_set (a list name or file), not by split")
+            raise InputError("KAIST's frames are chosen by an image set (--image-set, a list name or file), not a "
+                             "split")
         spec = SOURCE_FORMATS[format]
     else:
         spec = benchmark_format(bench, format)
         if image_set is not None or compat is not None:
-            raise ValueError(f"{'image_set' if image_set is not None else 'compat'} is KAIST's; "
-                             f"{bench.title}'s frames are chosen by split")
+            raise InputError(f"{'an image set (--image-set)' if image_set is not None else 'the leaderboard layout'} "
+                             f"is KAIST's; {bench.title}'s frames are chosen by a split (--split)")
     if compat not in (None, *COMPAT):
         raise ValueError(f"unknown layout {compat!r}; choose from {', '.join(COMPAT)}")
     if reference not in MODALITIES:
