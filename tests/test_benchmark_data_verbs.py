@@ -292,3 +292,22 @@ def test_show_cvc14_fir_frames_of_another_size_without_the_visible_boxes(sets, t
     assert len(left.patches) == len(truth) and not right.patches
     assert "100 x 80: no boxes" in right.get_title()
     assert [text.get_text() for text in figure.legends[0].get_texts()] == ["person (ground truth)"]
+
+
+def test_check_data_reads_another_benchmark_s_files_and_pictures(sets, tmp_path):
+    root = copy_of(sets, "flir-aligned", tmp_path)
+    for split in ("train", "test"):
+        convert("voc", root, root / "annotations" / f"{split}.json", benchmark="flir-aligned", split=split)
+    code, stdout, stderr = run("check-data", root, "--benchmark", "flir-aligned")
+    assert code == 0, stdout + stderr
+    assert "with box" in stdout and "boxes" in stdout
+    assert "pictures: 16 checked (320 x 256), all there and whole" in stdout  # 8 frames, both pictures
+    thermal = root / "align" / "JPEGImages" / "FLIR_09001_PreviewData.jpeg"
+    Image.new("RGB", (64, 64)).save(thermal)
+    (root / "align" / "JPEGImages" / "FLIR_00001_RGB.jpg").unlink()
+    code, stdout, stderr = run("check-data", root, "--benchmark", "flir-aligned")
+    assert code == 2
+    assert f"problem: 1 picture missing (first: {root / 'align' / 'JPEGImages' / 'FLIR_00001_RGB.jpg'})" in stdout
+    assert f"{thermal}: 64 x 64, not the 320 x 256 of its annotations" in stdout
+    code, _, stderr = run("check-data", sets / "llvip", "--benchmark", "llvip")
+    assert code == 2 and "no annotation files" in stderr and "kaist-kit convert --benchmark llvip" in stderr
