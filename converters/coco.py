@@ -13,6 +13,7 @@ import json
 from itertools import repeat
 from operator import mul
 
+from kaist_kit.benchmarks import Benchmark
 from kaist_kit.frames import period_of
 
 from .records import FrameColumns, ObjectColumns
@@ -96,13 +97,66 @@ def _extra_fields(visible: tuple | None, paired: dict | None) -> str:
     return out
 
 
-def coco_pieces(info: dict, images: list[bytes], annotations: list[bytes], layout: str) -> list[bytes]:
+def category_id(bench: Benchmark, label: str) -> int:
+    """Another benchmark's class id of a label: its class's (aliases included), the benchmark's first
+    class for an ignore label (CVC-14's ``person?``, an uncertain person), else 0 (no class: an ignore
+    region, left out by COCO's evaluator)."""
+    try:
+        return bench.category(label).id
+    except KeyError:
+        return bench.categories[0].id if label in bench.ignore_labels else 0
+
+
+def benchmark_categories(bench: Benchmark) -> list[dict]:
+    return [{"id": c.id, "name": c.name} for c in bench.categories]
+
+
+def format_benchmark_frames(frames: FrameColumns, objects: ObjectColumns, bench: Benchmark,
+                            split: str | None) -> tuple[list[str], list[str]]:
+    """Another benchmark's images and annotations (without their ids), as `format_frames` gives KAIST's.
+
+    An image names both its pictures as the benchmark keeps them, relative to the dataset's root
+    (``file_name`` the visible one, ``lwir_file_name`` the thermal one), its frame (``im_name``), size
+    and, where the frame name gives one, its period. An annotation has its class's id (0 for a label
+    of no class), ``ignore`` (and ``iscrowd``, as KAIST's) for an ignore region, ``label`` as written
+    and ``height``.
+    """
+    visible, thermal = (m.name for m in bench.modalities)
+    compact = {"separators": (",", ":")}
+    images = []
+    for image_id, name, width, height in zip(*frames):
+        record = {"id": image_id, "file_name": bench.picture_path(visible, name, split or ""),
+                  "lwir_file_name": bench.picture_path(thermal, name, split or ""), "im_name": name,
+                  "width": width, "height": height}
+        period = bench.frame_parts(name).get("period")
+        if period:
+            record["period"] = period.lower()
+        images.append(json.dumps(record, **compact))
+    annotations = []
+    for image_id, label, x, y, w, h, ign in zip(objects.image_id, objects.label, objects.x, objects.y, objects.w,
+                                                 objects.h, objects.ign):
+        category = category_id(bench, label)
+        ignore = int(bool(ign) or category == 0)
+        record = {"image_id": image_id, "category_id": category, "bbox": [x, y, w, h], "area": _area(w, h),
+                  "iscrowd": ignore, "label": label, "ignore": ignore, "height": h}
+        annotations.append("," + json.dumps(record, **compact)[1:])
+    return images, annotations
+
+
+def _area(w, h):
+    area = w * h
+    return int(area) if isinstance(area, float) and area.is_integer() and abs(area) < 2 ** 53 else area
+
+
+def coco_pieces(info: dict, images: list[bytes], annotations: list[bytes], layout: str,
+                classes: list[dict] | None = None) -> list[bytes]:
     """The whole file as UTF-8 pieces, from runs of image and of annotation JSON objects (each run
-    joined by ",\n"); written one after the other, they need no joining."""
+    joined by ",\n"); written one after the other, they need no joining. ``classes``: another
+    benchmark's categories (default: the layout's, KAIST's)."""
     return [
         b'{\n"info": ', json.dumps(info, indent=1).encode(), b',\n"images": [\n', *_separated(images),
         b'\n],\n"annotations": [\n', *_separated(annotations),
-        b'\n],\n"categories": ', json.dumps(categories(layout)).encode(), b"\n}\n",
+        b'\n],\n"categories": ', json.dumps(categories(layout) if classes is None else classes).encode(), b"\n}\n",
     ]
 
 

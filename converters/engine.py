@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
+import json
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -15,12 +16,30 @@ from operator import methodcaller
 from pathlib import Path
 
 from kaist_kit import __version__
+from kaist_kit.benchmark_readers import ORIGINS
+from kaist_kit.benchmarks import KAIST, Benchmark, get_benchmark
 from kaist_kit.errors import InputError, quantity
-from kaist_kit.files import atomic_file, check_writable, input_scope, note_input, note_input_tree, text_lines
+from kaist_kit.files import (
+    atomic_file,
+    check_writable,
+    decode_text,
+    input_scope,
+    note_input,
+    note_input_tree,
+    read_bytes,
+    text_lines,
+)
 from kaist_kit.imagesets import resolve_image_set
 from kaist_kit.settings import KAIST_FRAME_SIZE
 
-from .coco import LICENSE, coco_pieces, format_frames
+from .benchmark_formats import (
+    BENCHMARK_FORMAT_NAMES,
+    BENCHMARK_FORMATS,
+    annotations_to_kit,
+    benchmark_format,
+    tree_formats,
+)
+from .coco import LICENSE, benchmark_categories, coco_pieces, format_benchmark_frames, format_frames
 from .formats import EVERY_SET, FORMATS, LOOK_ALIKES, SOURCE_FORMATS, LookAlike, SourceFormat, resembles, set_number
 from .paired import MODALITIES
 from .problems import Finding, Problems
@@ -53,6 +72,7 @@ class Conversion:
     info: dict = field(default_factory=dict)
     pieces: list[bytes] = field(default_factory=list, repr=False)  # of the file, in order
     findings: list[Finding] = field(default_factory=list)  # about the source as a whole
+    benchmark: str = KAIST.name
 
     @property
     def text(self) -> str:
@@ -67,6 +87,7 @@ class _Job:
     frames: list[tuple[int, str, str | dict[str, str]]]  # (image id, frame name, path or {modality: path})
     layout: str
     options: ParseOptions
+    split: str | None = None  # another benchmark's split (where its pictures lie)
 
 
 @dataclass
@@ -101,33 +122,61 @@ def _without_gc() -> Iterator[None]:
 @_without_gc()
 def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | None = None,
             image_set: str | None = None, compat: str | None = None, strict: bool = False,
-            reference: str = "lwir", image_size: tuple[int, int] = KAIST_FRAME_SIZE,
+            reference: str = "lwir", image_size: tuple[int, int] | None = None,
             echo: Callable[[str], None] | None = None,
-            progress: Callable[[int, int], None] | None = None, workers: int | None = None) -> Conversion:
-    """Convert a KAIST annotation source to COCO JSON at ``out`` (written atomically).
+            progress: Callable[[int, int], None] | None = None, workers: int | None = None,
+            benchmark: Benchmark | str = KAIST, split: str | None = None, origin: str = "centre") -> Conversion:
+    """Convert an annotation source of ``benchmark`` (KAIST's by default) to COCO JSON at ``out``
+    (written atomically).
 
     ``echo`` receives one line per problem; ``progress(done, total)`` follows the frames. The
     conversion's findings say when the source looks like another format, or gives no box. Under
     ``strict``, any problem that changed or dropped annotations, or any finding, raises `InputError`
     and nothing is written. Image ids follow the image set's order (else sorted frame names); a
     frame left out for an error leaves its id unused, so that no id depends on another frame's
-    problems.
+    problems. ``image_size`` is the size of frames whose files do not record it (default: the
+    benchmark's).
+
+    Another benchmark's frames are chosen by ``split`` (its name, or for FLIR-aligned and M3FD a list
+    file) rather than by ``image_set``; ``origin`` says how CVC-14's lines place a box ('centre' or
+    'corner'). Its formats are `benchmark_formats.BENCHMARK_FORMATS`: ``voc``, ``cvc-14`` and ``coco``
+    (a COCO ground truth, one file).
     """
-    if format not in FORMATS:
-        raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
+    bench = get_benchmark(benchmark)
+    if bench is KAIST:
+        if format in BENCHMARK_FORMAT_NAMES and format not in FORMATS:
+            raise InputError(f"{format} annotations are another benchmark's: name it, --benchmark "
+                             f"{'|'.join(name for name, specs in BENCHMARK_FORMATS.items() if format in specs)}")
+        if format not in FORMATS:
+            raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
+        if split is not None:
+            raise InputError("KAIST's frames are chosen by an image set (--image-set, a list name or file), not a "
+                             "split")
+        spec = SOURCE_FORMATS[format]
+    else:
+        spec = benchmark_format(bench, format)
+        if image_set is not None or compat is not None:
+            raise InputError(f"{'an image set (--image-set)' if image_set is not None else 'the leaderboard layout'} "
+                             f"is KAIST's; {bench.title}'s frames are chosen by a split (--split)")
     if compat not in (None, *COMPAT):
         raise ValueError(f"unknown layout {compat!r}; choose from {', '.join(COMPAT)}")
     if reference not in MODALITIES:
         raise ValueError(f"the reference modality is visible or lwir, not {reference!r}")
-    if min(image_size) <= 0:
+    if origin not in ORIGINS:
+        raise ValueError(f"a CVC-14 box's x, y is its centre or its corner, not {origin!r}")
+    if image_size is not None and min(image_size) <= 0:
         raise ValueError(f"the image size must be positive, not {image_size[0]}x{image_size[1]}")
+    # (0, 0): no size known (M3FD's frames vary), for files that do not record theirs.
+    image_size = image_size or bench.image_size or ((0, 0) if bench is not KAIST else KAIST_FRAME_SIZE)
     with input_scope():
-        return _convert(format, source, out, image_set, compat, strict, reference, image_size, echo, progress,
-                        workers)
+        if spec.layout is None:
+            return _convert_file(spec, source, out, split, strict, echo)
+        return _convert(spec.for_split(split), source, out, image_set, compat, strict,
+                        ParseOptions(image_size, reference, bench, origin), split, echo, progress, workers)
 
 
-def _convert(format, source, out, image_set, compat, strict, reference, image_size, echo, progress,
-             workers) -> Conversion:
+def _convert(spec: SourceFormat, source, out, image_set, compat, strict, options: ParseOptions, split, echo,
+             progress, workers) -> Conversion:
     note_input(source)
     if out is not None:
         check_writable(out)
@@ -135,10 +184,9 @@ def _convert(format, source, out, image_set, compat, strict, reference, image_si
     layout = compat or "kit"
     # Workers are forked processes; without fork (Windows) one process does the work.
     workers = (workers or min(os.cpu_count() or 1, 8)) if hasattr(os, "fork") else 1
-    spec = SOURCE_FORMATS[format]
-    job = _Job(spec, [], layout, ParseOptions(image_size, reference))
+    job = _Job(spec, [], layout, options, split)
     done = None
-    if image_set is None and not spec.layout.per_modality and src.is_folder and workers > 1:
+    if image_set is None and spec.choose is None and not spec.layout.per_modality and src.is_folder and workers > 1:
         done = _convert_streamed(src, job, workers, progress)
     if done is None:
         done = _convert_planned(src, job, image_set, workers, progress)
@@ -149,26 +197,77 @@ def _convert(format, source, out, image_set, compat, strict, reference, image_si
         failures = [problems.summary()] if problems.failing else []
         raise InputError(f"--strict: {'; '.join(failures + [f.text for f in findings])}; nothing written", src.root)
 
+    bench = spec.benchmark
     info = {
-        "description": "KAIST multispectral pedestrian annotations in COCO form",
-        "source_format": format,
+        "description": f"{bench.title} annotations in COCO form" if bench is not KAIST
+        else "KAIST multispectral pedestrian annotations in COCO form",
+        "source_format": spec.name,
         "source": str(Path(source).resolve()),
         "inputs_sha256": done.inputs_sha256(),
         "image_set": done.list_name,
         "layout": "leaderboard" if compat else "kaist-kit",
         "kit_version": __version__,
-        "license": LICENSE,
+        "license": LICENSE if bench is KAIST else _licence(bench),
     }
     if spec.layout.per_modality:
-        info["reference_modality"] = reference
-    pieces = coco_pieces(info, done.images, done.annotations, layout)
+        info["reference_modality"] = options.reference
+    if bench is not KAIST:
+        info = {"benchmark": bench.name, **info, "split": done.list_name, **(spec.conventions(options)
+                                                                              if spec.conventions else {})}
+        del info["image_set"]
+    pieces = coco_pieces(info, done.images, done.annotations, layout,
+                         None if bench is KAIST else benchmark_categories(bench))
     if src.is_folder:
         note_input_tree(src.root, done.read)
     if out is not None:
         with atomic_file(out) as f:
             f.writelines(pieces)
-    return Conversion(format, str(source), None if out is None else str(out), done.kept, done.n_annotations,
-                      dict(sorted(done.labels.items())), problems, done.list_name, info, pieces, findings)
+    return Conversion(spec.name, str(source), None if out is None else str(out), done.kept, done.n_annotations,
+                      dict(sorted(done.labels.items())), problems, done.list_name, info, pieces, findings, bench.name)
+
+
+def _licence(bench: Benchmark) -> str:
+    return f"{bench.licence}: {bench.title}, {bench.citation.text()}"
+
+
+def _convert_file(spec: SourceFormat, source, out, split: str | None, strict: bool, echo) -> Conversion:
+    """A COCO ground truth of another benchmark in the kit's layout: its images given the paths of their
+    pictures (relative to the dataset's root), its ids, classes and boxes as read."""
+    bench = spec.benchmark
+    if out is not None:
+        check_writable(out)
+    if split is None and any("{split}" in m.picture for m in bench.modalities):
+        raise InputError(f"{bench.title}'s pictures lie in a folder per split: give the split the file annotates "
+                         "(--split train or --split test)")
+    problems = Problems(echo)
+    raw = read_bytes(source)
+    annotations = spec.parse(source, bench, split, problems, decode_text(raw, source))
+    if strict and problems.failing:
+        raise InputError(f"--strict: {problems.summary()}; nothing written", source)
+    coco = annotations_to_kit(annotations, bench, split)
+    compact = {"separators": (",", ":")}
+    images = [",\n".join(json.dumps(image, **compact) for image in coco["images"]).encode()]
+    anns = [",\n".join(json.dumps(ann, **compact) for ann in coco["annotations"]).encode()]
+    findings = []
+    if not coco["annotations"]:
+        findings.append(Finding("no-boxes", f"the output holds no box: {quantity(len(coco['images']), 'image')} "
+                                "written, none with an object", str(source)))
+        if strict:
+            raise InputError(f"--strict: {findings[0].text}; nothing written", source)
+    name = Path(source).name
+    info = {"benchmark": bench.name, "description": f"{bench.title} annotations in COCO form",
+            "source_format": spec.name, "source": str(Path(source).resolve()),
+            "inputs_sha256": hashlib.sha256(name.encode() + b"\0" + hashlib.sha256(raw).digest()).hexdigest(),
+            "layout": "kaist-kit", "kit_version": __version__, "license": _licence(bench), "split": split}
+    pieces = coco_pieces(info, images if coco["images"] else [], anns if coco["annotations"] else [], "kit",
+                         coco["categories"])
+    if out is not None:
+        with atomic_file(out) as f:
+            f.writelines(pieces)
+    labels = Counter(annotations.labels)
+    return Conversion(spec.name, str(source), None if out is None else str(out), annotations.n_images,
+                      len(coco["annotations"]), dict(sorted(labels.items())), problems, split, info, pieces,
+                      findings, bench.name)
 
 
 def _findings(src: Source, spec: SourceFormat, done: _Done) -> list[Finding]:
@@ -272,7 +371,14 @@ def _convert_planned(src: Source, job: _Job, image_set: str | None, workers: int
     if not located:
         raise _nothing_found(src, job.format)
     list_name, names, lists = None, sorted(located), []
-    if image_set:
+    if job.format.choose is not None:  # another benchmark's split
+        list_name, names, lists = job.format.choose(src, located, job.split, problems)
+        missing = [n for n in names if n not in located]
+        if missing:
+            problems.add("missing frame", f"{len(missing)} frames of {list_name} have no annotation file and are "
+                         f"left out (first: {missing[0]})", str(src.root))
+            names = [n for n in names if n in located]
+    elif image_set:
         inside = src.image_list(image_set)
         if inside is not None:
             lists.append(inside)
@@ -348,8 +454,9 @@ def _convert_streamed(src: Source, job: _Job, workers: int, progress) -> _Done |
 
 def _nothing_found(src: Source, format: SourceFormat) -> InputError:
     """The error for a source without files of ``format``, naming what its files look like."""
-    message = f"no {format.name} annotation files found (expected names like {format.example})"
-    for kind in (*SOURCE_FORMATS.values(), *LOOK_ALIKES):
+    owner = f"{format.benchmark.title} " if format.benchmark is not KAIST else ""
+    message = f"no {owner}{format.name} annotation files found (expected names like {format.example})"
+    for kind in (*SOURCE_FORMATS.values(), *tree_formats(), *LOOK_ALIKES):
         located = _locate_frames(src, kind, Problems(), probe=True) if kind is not format else {}
         if located and resembles(kind, *_sample(src, kind, located)):
             message += f"; the files look like {kind.what}: {kind.advice}"
@@ -375,6 +482,8 @@ def _locate_in_folder(src: Source, format: SourceFormat, folder: str, names: lis
     files of one frame are an `InputError` (unless ``probe``): which one is meant cannot be told."""
     folder_pattern, name_pattern = format.layout.folder, format.layout.name
     prefix = f"{folder}/" if folder else ""
+    if format.layout.frame is not None:
+        return _locate_named(src, format.layout, folder, names, located, problems, probe)
     if _IMAGE_SETS in f"/{prefix}":
         return []  # image-set lists travel with annotation archives; --image-set reads them
     matches = list(map(name_pattern.fullmatch, names))
@@ -398,6 +507,32 @@ def _locate_in_folder(src: Source, format: SourceFormat, folder: str, names: lis
                          src.display(prefix + name))
             continue
         frame = head + match[1] if head else f"{match[1]}/{match[2]}/{match[3]}"
+        if frame in located:
+            if not probe:
+                raise _two_files(src, frame, located[frame], prefix + name)
+            continue
+        located[frame] = prefix + name
+        added.append(frame)
+    return added
+
+
+def _locate_named(src: Source, layout, folder: str, names: list[str], located: dict, problems: Problems,
+                  probe: bool) -> list[str]:
+    """`_locate_in_folder` for another benchmark's layout: only folders of its annotations are looked into
+    (a dataset's root holds its pictures and lists too, which are not noted), and the source's own
+    folder where its files may lie there."""
+    prefix = f"{folder}/" if folder else ""
+    where = layout.folder.search(folder) if layout.folder is not None else None
+    if layout.folder is not None and where is None and (folder or not layout.flat_root):
+        return []
+    added = []
+    for name in names:
+        match = layout.name.fullmatch(name)
+        if match is None:
+            if where is not None or layout.folder is None:
+                problems.add("stray file", "not an annotation file of this format, skipped", src.display(prefix + name))
+            continue
+        frame = layout.frame_of(where, match)
         if frame in located:
             if not probe:
                 raise _two_files(src, frame, located[frame], prefix + name)
@@ -449,6 +584,9 @@ def _process(src: Source, job: _Job) -> _Chunk:
     data = src.read_all(rels)
     digests = b"".join(map(methodcaller("digest"), map(hashlib.sha256, data)))
     frames, objects = job.format.parse(job.frames, dict(zip(rels, data)), src.display, problems, job.options)
-    images, annotations = format_frames(frames, objects, job.layout)
+    if job.format.benchmark == KAIST:  # equal, not the same object: the job came from another process
+        images, annotations = format_frames(frames, objects, job.layout)
+    else:
+        images, annotations = format_benchmark_frames(frames, objects, job.format.benchmark, job.split)
     return _Chunk("\n".join(rels), digests, ",\n".join(images).encode(), "\n".join(annotations).encode(),
                   len(annotations), Counter(objects.label), problems.records, len(images))

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from kaist_kit.benchmarks import KAIST, Benchmark
 from kaist_kit.files import is_number, text_lines
 
 from . import bbgt, kaist_xml, paired
@@ -23,13 +24,23 @@ from .problems import LOCATING
 
 @dataclass(frozen=True)
 class Layout:
-    """Where a format keeps the frame setXX/VYYY/IZZZZZ."""
+    """Where a format keeps the frame setXX/VYYY/IZZZZZ (another benchmark's frames: see ``frame``)."""
 
     # What the folder holding a file must end with, its groups giving the set and the video (and the
     # modality); None: files may sit in any folder, their name gives the whole frame.
     folder: re.Pattern[str] | None
     name: re.Pattern[str]  # what a file must be named; its groups give the frame (or its last part)
     per_modality: bool = False  # one file per modality, in visible/ and lwir/ folders
+    # Another benchmark's frame name, from the named groups of the folder's and the file's matches
+    # ('{period}/{stem}'); None: KAIST's setXX/VYYY/IZZZZZ from the groups in order.
+    frame: str | None = None
+    # Whether files named as the format names them may also lie in the source's own folder (a source
+    # given as the annotation folder itself), whatever its name; other files there are not noted.
+    flat_root: bool = False
+
+    def frame_of(self, folder: re.Match | None, name: re.Match) -> str:
+        """The frame a file names, by ``frame`` (another benchmark's layout)."""
+        return self.frame.format(**(folder.groupdict() if folder else {}), **name.groupdict())
 
 
 @dataclass(frozen=True)
@@ -57,21 +68,35 @@ class SourceFormat:
 
     name: str
     help: str  # what a source of this format holds, one line for --help
-    layout: Layout
+    layout: Layout | None  # None: one file, read whole by `parse(path, benchmark, split, problems)`
     parse: Parser
     example: str  # a file of the format, as it is named
     problems: frozenset[str]  # the kinds of problem a conversion can report
     reads: Reader  # whether a file's text reads as this format's
     sets: Sets = EVERY_SET  # the sets whose frames files of this format describe
+    benchmark: Benchmark = KAIST  # the dataset whose annotations these are
+    # Another benchmark's frames of a split: (source, {frame: file}, split or None, problems) ->
+    # (the list's name, the frames in order, the source's list files read); None: KAIST's image sets.
+    choose: Callable[..., tuple] | None = None
+    # Where the files of a split lie, when the split is a folder of its own (CVC-14's Train, NewTest).
+    split_layout: Callable[[str | None], Layout] | None = None
+    # What the output's info says of how the files were read (a box convention), from the options.
+    conventions: Callable[..., dict] | None = None
 
     @property
     def what(self) -> str:
         sets = f" (frames of {self.sets.name})" if self.sets is not EVERY_SET else ""
-        return f"{self.name} annotations{sets}"
+        owner = f"{self.benchmark.title} " if self.benchmark is not KAIST else ""
+        return f"{owner}{self.name} annotations{sets}"
 
     @property
     def advice(self) -> str:
-        return f"convert them with `kaist-kit convert {self.name}`"
+        option = f" --benchmark {self.benchmark.name}" if self.benchmark is not KAIST else ""
+        return f"convert them with `kaist-kit convert {self.name}{option}`"
+
+    def for_split(self, split: str | None) -> SourceFormat:
+        """The format with the layout of ``split``'s files (itself where a split is no folder)."""
+        return replace(self, layout=self.split_layout(split)) if self.split_layout else self
 
 
 @dataclass(frozen=True)
@@ -128,7 +153,7 @@ def resembles(kind: SourceFormat | LookAlike, frames: list[str], texts: list[str
     """Whether files (a sample: their frames, setXX/VYYY/IZZZZZ, and their texts) look like ``kind``:
     most of those that are not empty read as it, and most of their frames are of its sets."""
     votes = [vote for vote in map(kind.reads, texts) if vote is not None]
-    in_sets = sum(set_number(frame) in kind.sets.numbers for frame in frames)
+    in_sets = len(frames) if kind.sets is EVERY_SET else sum(set_number(frame) in kind.sets.numbers for frame in frames)
     return sum(votes) * 2 > len(votes) > 0 and in_sets * 2 > len(frames)
 
 

@@ -5,13 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from kaist_kit.benchmarks import KAIST, Benchmark
+
 
 @dataclass(frozen=True)
 class ParseOptions:
     """What a reader needs beyond the files."""
 
-    image_size: tuple[int, int]  # (width, height) of frames whose files do not record it
+    image_size: tuple[int, int]  # (width, height) of frames whose files do not record it; (0, 0): unknown
     reference: str = "lwir"  # paired files: the modality whose box is the annotation's bbox
+    benchmark: Benchmark = KAIST  # whose classes, labels and box conventions the files follow
+    origin: str = "centre"  # CVC-14: whether a line's x, y is the box's 'centre' or its 'corner'
 
 
 class AnnotatedObject(NamedTuple):

@@ -283,14 +283,17 @@ def _scene(image: dict, bench: Benchmark | None, k: int, fail) -> str:
 def annotations_to_coco(annotations: Annotations) -> dict:
     """The COCO ground truth of ``annotations`` (ids and class ids as read; names the benchmark's)."""
     images = []
+    codes = {name: code for code, name in (annotations.benchmark.scene_codes if annotations.benchmark else {}).items()}
     for k, image_id in enumerate(annotations.image_ids):
         record = {"id": image_id, "file_name": annotations.image_names[k]}
         width, height = annotations.image_sizes[k]
         if not (math.isnan(width) or math.isnan(height)):
             record.update(width=int(width), height=int(height))
-        if annotations.image_scenes[k]:
-            record["period" if annotations.image_scenes[k] in ("day", "night") else "split"] = \
-                annotations.image_scenes[k]
+        scene = annotations.image_scenes[k]
+        if scene in ("day", "night") or (scene and scene not in codes):
+            record["period"] = scene  # read back as the image's split, as `scene` codes are
+        elif scene:
+            record["scene"] = codes[scene]  # the benchmark's code, as its conversions write it
         images.append(record)
     anns = []
     for k in range(len(annotations.ann_ids)):

@@ -62,13 +62,7 @@ def read_flir_aligned(root: str | os.PathLike, split: str = "test", voc_boxes: s
     lists = {"train": "align_train.txt", "test": "align_validation.txt", "validation": "align_validation.txt"}
     if split not in lists:
         raise ValueError(f"unknown FLIR-aligned split {split!r}; choose train or test")
-    names = _list_items(align / lists[split])
-    frames = []
-    for number, item in names:
-        frame = FLIR_ALIGNED.frame(item)
-        if frame is None:
-            raise InputError(f"{item!r} is not a FLIR frame name (FLIR_NNNNN)", align / lists[split], number)
-        frames.append(frame)
+    frames = frames_of_list(FLIR_ALIGNED, read_text(align / lists[split]), align / lists[split])
     files = [align / "Annotations" / f"{frame}_PreviewData.xml" for frame in frames]
     return _read_voc_files(FLIR_ALIGNED, frames, files, voc_boxes, str(align / lists[split]))
 
@@ -112,12 +106,7 @@ def read_m3fd(root: str | os.PathLike, split: str | os.PathLike | None = None,
             if not split.is_file():
                 raise InputError(f"no list {split.name} in meta/: M3FD has no official split; pass the list of the "
                                  "split's frames (the public conversion's meta/train.txt, val.txt, test.txt)", root)
-        frames = []
-        for number, item in _list_items(split):
-            frame = M3FD.frame(item)
-            if frame is None:
-                raise InputError(f"{item!r} is not an M3FD frame name (NNNNN)", split, number)
-            frames.append(frame)
+        frames = frames_of_list(M3FD, read_text(split), split)
         where = str(split)
     return _read_voc_files(M3FD, frames, [folder / f"{frame}.xml" for frame in frames], voc_boxes, where)
 
@@ -143,11 +132,7 @@ def _read_voc_files(bench: Benchmark, frames: list[str], files: list[Path], voc_
             except KeyError:
                 unknown.setdefault(obj.name, str(files[k]))
                 continue
-            if convention == "pascal":
-                box = (obj.xmin - 1, obj.ymin - 1, obj.xmax - obj.xmin + 1, obj.ymax - obj.ymin + 1)
-            else:
-                box = (obj.xmin, obj.ymin, obj.xmax - obj.xmin, obj.ymax - obj.ymin)
-            boxes.append(_Box(k, obj.name, box))
+            boxes.append(_Box(k, obj.name, obj.box(convention)))
     if unknown:
         name, path = next(iter(unknown.items()))
         raise InputError(f"label {name!r} is none of {bench.title}'s classes ({', '.join(bench.class_names)})", path)
@@ -215,7 +200,7 @@ def read_cvc14(root: str | os.PathLike, split: str = "test", origin: str = "cent
             files.append(path)
     boxes = []
     for k, path in enumerate(files):
-        for line_number, fields in _cvc14_lines(path):
+        for line_number, fields in cvc14_lines(read_text(path), path):
             x, y, w, h = fields[:4]
             if w < 0 or h < 0:
                 raise InputError(f"negative size (w={w:g}, h={h:g})", path, line_number)
@@ -231,10 +216,11 @@ def read_cvc14(root: str | os.PathLike, split: str = "test", origin: str = "cent
     return annotations
 
 
-def _cvc14_lines(path: Path) -> list[tuple[int, list[float]]]:
-    """(line number, numbers) of a CVC-14 annotation file's non-blank lines, read with ``str.split``."""
+def cvc14_lines(text: str, path: str | os.PathLike) -> list[tuple[int, list[float]]]:
+    """(line number, numbers) of the non-blank lines of a CVC-14 annotation file's text, read with
+    ``str.split``; anything else is an `InputError` naming ``path`` and the line."""
     rows = []
-    for number, line in enumerate(read_text(path).splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         parts = line.split()
         if not parts:
             continue
@@ -294,8 +280,20 @@ def _folder(root: str | os.PathLike) -> Path:
     return path
 
 
-def _list_items(path: str | os.PathLike) -> list[tuple[int, str]]:
-    items = [(n, line.strip()) for n, line in enumerate(read_text(path).splitlines(), 1) if line.strip()]
-    if not items:
+def frames_of_list(bench: Benchmark, text: str, path: str | os.PathLike) -> list[str]:
+    """The frames of a list file's text (one a line, as the benchmark names them: FLIR-aligned's
+    ``FLIR_NNNNN_PreviewData``, M3FD's ``NNNNN``); a line that names none, or an empty list, is an
+    `InputError` naming ``path`` (and the line)."""
+    frames = []
+    for number, line in enumerate(text.splitlines(), 1):
+        item = line.strip()
+        if not item:
+            continue
+        frame = bench.frame(item)
+        if frame is None:
+            example = bench.frame_format.format(**{k: "N" * 5 for k in bench.frame_pattern.groupindex})
+            raise InputError(f"{item!r} is not a {bench.title} frame name ({example})", path, number)
+        frames.append(frame)
+    if not frames:
         raise InputError("the list is empty", path)
-    return items
+    return frames

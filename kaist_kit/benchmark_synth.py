@@ -152,6 +152,8 @@ def _extras(bench: Benchmark, rng, visible, lwir, night, horizon) -> list[Obj]:
             kind = "car"  # FLIR-aligned's vehicles are all 'car'
         h = float(np.clip(rng.lognormal(np.log(45), 0.4), 14, height * 0.5)) * {"bus": 1.6, "truck": 1.5}.get(kind, 1)
         w = h * {"car": 1.6, "bus": 2.4, "truck": 2.0, "motorcycle": 0.8}[kind]
+        if w > width:  # a long vehicle in a small frame: as wide as the frame, in proportion
+            w, h = width, h * width / w
         y = horizon + rng.uniform(0.1, 0.9) * (height - horizon) - h
         x = rng.uniform(-0.1 * w, width - 0.9 * w)
         _draw_vehicle(rng, visible, lwir, x, y, w, h, night)

@@ -101,13 +101,15 @@ def config_datasets(cfg, roles=("train", "val", "test")) -> list:
             continue
         root = str(dataset.get("data_root") or "")
         ann_file = Path(os.path.join(root, dataset["ann_file"]))
-        prefix = (dataset.get("data_prefix") or {}).get("img", "images/")
+        benchmark = dataset.get("benchmark") or "kaist"
+        # KaistDataset's own default: KAIST's pictures under images/, another benchmark's under its root.
+        prefix = (dataset.get("data_prefix") or {}).get("img", "images/" if benchmark == "kaist" else "")
         make_with = dataset.get("make_with")
         if make_with:
             make_with = make_with.format(data_root=root.rstrip("/") + "/" if root else "", ann_file=ann_file)
         if any(files.ann_file == ann_file for files in found):
             continue
-        found.append(DatasetFiles(role, ann_file, Path(os.path.join(root, prefix)), make_with))
+        found.append(DatasetFiles(role, ann_file, Path(os.path.join(root, prefix)), make_with, benchmark))
     return found
 
 

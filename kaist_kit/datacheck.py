@@ -35,8 +35,9 @@ class DatasetFiles:
 
     role: str  # 'train', 'val', 'test', or 'annotations' for a file found under the root
     ann_file: Path
-    images: Path  # the folder the pictures' paths are relative to (the data root's images/)
+    images: Path  # the folder the pictures' paths are relative to (the data root's images/; another benchmark's root)
     make_with: str | None = None  # the command that writes ann_file, said when it is missing
+    benchmark: str = "kaist"  # whose annotations: another benchmark's are read as its COCO ground truth
 
 
 @dataclass
@@ -120,12 +121,20 @@ def recognise(frames: Sequence[str]) -> str | None:
     return None
 
 
-def picture_names(image: dict) -> tuple[str, str]:
-    """(visible, lwir) paths of an image record, relative to the dataset's images/ folder: the converter
-    writes both; the leaderboard's ground truth has only ``im_name``, and the pictures sit where KAIST
-    keeps them."""
+def picture_names(image: dict, benchmark=None) -> tuple[str, str]:
+    """(visible, lwir) paths of an image record, relative to the dataset's images/ folder (another
+    benchmark's: to its root): the converter writes both; the leaderboard's ground truth has only
+    ``im_name``, and the pictures sit where KAIST keeps them; another benchmark's COCO files name the
+    frame, whose pictures sit where the benchmark keeps them (`Benchmark.picture_path`)."""
     if image.get("file_name") and image.get("lwir_file_name"):
         return str(image["file_name"]), str(image["lwir_file_name"])
+    if benchmark is not None and benchmark.name != "kaist":
+        frame = benchmark.frame(str(image.get("im_name") or image.get("file_name") or image.get("id") or ""))
+        if frame is None or any("{split}" in m.picture for m in benchmark.modalities):
+            raise ValueError(f"image {image.get('id')!r} has neither file_name and lwir_file_name nor a "
+                             f"{benchmark.title} frame name whose pictures can be found; kaist-kit convert "
+                             f"--benchmark {benchmark.name} writes both")
+        return tuple(benchmark.picture_path(m.name, frame) for m in benchmark.modalities)
     name = str(image.get("im_name") or image.get("file_name") or "")
     frame = find_frame(name)
     if frame is None:
@@ -135,15 +144,18 @@ def picture_names(image: dict) -> tuple[str, str]:
     return f"{set_name}/{video}/visible/{stem}.jpg", f"{set_name}/{video}/lwir/{stem}.jpg"
 
 
-def files_under(root: Path) -> list[DatasetFiles]:
+def files_under(root: Path, benchmark: str = "kaist") -> list[DatasetFiles]:
     """The annotation files of a data root without a config: *.json in it and in its annotations/."""
     found = sorted(root.glob("*.json")) + sorted((root / "annotations").glob("*.json"))
-    return [DatasetFiles("annotations", path, root / "images") for path in found]
+    pictures = root / "images" if benchmark == "kaist" else root
+    return [DatasetFiles("annotations", path, pictures, benchmark=benchmark) for path in found]
 
 
 def check_data(root: str | os.PathLike, datasets: Sequence[DatasetFiles] | None = None, decode: int = 32,
-               roles_needed: Sequence[str] = ("train", "val")) -> DataCheck:
-    """Check the annotation files ``datasets`` (by default those under ``root``) and their pictures.
+               roles_needed: Sequence[str] = ("train", "val"), benchmark: str = "kaist") -> DataCheck:
+    """Check the annotation files ``datasets`` (by default those under ``root``, of ``benchmark``) and their
+    pictures. Another benchmark's files are read as its COCO ground truths (any class), its pictures
+    found where the files name them (else where it keeps them) under its root.
 
     A missing file of a role in ``roles_needed`` is a problem, one of another role (the test set, which
     `kaist-kit test` finds without it) a warning. ``decode`` pictures, spread over all, are decoded.
@@ -153,7 +165,7 @@ def check_data(root: str | os.PathLike, datasets: Sequence[DatasetFiles] | None 
     if not root.is_dir():
         raise InputError("no such folder (the data root: images/ and the annotation files)", root)
     from_root = datasets is None
-    datasets = list(datasets) if datasets is not None else files_under(root)
+    datasets = list(datasets) if datasets is not None else files_under(root, benchmark)
     check = DataCheck(root, [])
     wanted: dict[str, tuple[int, int]] = {}  # picture -> size the annotations give
     for files in datasets:
@@ -166,6 +178,9 @@ def check_data(root: str | os.PathLike, datasets: Sequence[DatasetFiles] | None 
             continue
         annotation.exists = True
         _read_annotations(annotation, check, wanted)
+    if from_root and not wanted and benchmark != "kaist":
+        raise InputError("no annotation files (*.json, annotations/*.json) found here: kaist-kit convert "
+                         f"--benchmark {benchmark} writes them", root)
     if from_root and not wanted:
         wanted = pictures_in_tree(root / "images")
         if not wanted:
@@ -183,6 +198,9 @@ def _read_annotations(annotation: AnnotationCheck, check: DataCheck, wanted: dic
     if annotation.files.role == "annotations" and not (isinstance(data, dict) and isinstance(data.get("images"), list)):
         annotation.exists = False
         check.warnings.append(f"{path}: not an annotation file (no 'images' list), skipped")
+        return
+    if annotation.files.benchmark != "kaist":
+        _read_benchmark_annotations(annotation, data, wanted)
         return
     gt = ground_truth_from_coco(data, path)
     annotation.images = gt.n_images
@@ -211,6 +229,33 @@ def _read_annotations(annotation: AnnotationCheck, check: DataCheck, wanted: dic
             wanted.setdefault(os.path.join(annotation.files.images, name), (int(size[0]), int(size[1])))
 
 
+def _read_benchmark_annotations(annotation: AnnotationCheck, data: dict, wanted: dict) -> None:
+    """Another benchmark's COCO ground truth: its boxes of every class that count ("pedestrians" in the
+    table), its ignore regions, periods where its images name them, and its frames' pictures."""
+    from .annotations import annotations_from_coco
+    from .benchmarks import get_benchmark
+
+    path = annotation.files.ann_file
+    bench = get_benchmark(annotation.files.benchmark)
+    gt = annotations_from_coco(data, bench, path)
+    counted = ~(gt.ignore | gt.iscrowd)
+    annotation.images = gt.n_images
+    annotation.pedestrians = int(counted.sum())
+    annotation.ignore_regions = int((~counted).sum())
+    annotation.with_pedestrians = len(set(gt.ann_image[counted].tolist()))
+    annotation.frames = list(gt.image_names)
+    scenes = Counter(gt.image_scenes)
+    annotation.day, annotation.night = scenes["day"], scenes["night"]
+    for image, size in zip(data["images"], gt.image_sizes.tolist()):
+        try:
+            names = picture_names(image, bench)
+        except ValueError as exc:
+            raise InputError(str(exc), path) from None
+        expected = None if any(v != v for v in size) else (int(size[0]), int(size[1]))  # nan: not recorded
+        for name in names:
+            wanted.setdefault(os.path.join(annotation.files.images, name), expected)
+
+
 def _not_the_set(annotation: AnnotationCheck) -> str:
     from .trainsets.lists import known_list_names, named_list
 
@@ -236,9 +281,17 @@ def _check_roles(check: DataCheck) -> None:
     from .trainsets.lists import frames_of_test_sets
 
     videos = {}
+    tested = {frame for a in check.annotations if a.files.role == "test" and a.exists for frame in a.frames}
     for annotation in check.annotations:
         role = annotation.files.role
         if role not in ("train", "val") or not annotation.exists:
+            continue
+        if annotation.files.benchmark != "kaist":  # another benchmark's: no frame of the test file
+            shared = [frame for frame in annotation.frames if frame in tested]
+            if shared:
+                check.warnings.append(f"{annotation.files.ann_file}: the {role} annotations hold "
+                                      f"{quantity(len(shared), 'frame')} of the test annotations (first: {shared[0]}): "
+                                      "a model that sees them cannot be scored on them")
             continue
         test = frames_of_test_sets(annotation.frames)
         if test:
@@ -281,8 +334,9 @@ def _check_pictures(check: DataCheck, wanted: dict[str, tuple[int, int]], decode
     check.decoded = len(sample)
     if check.missing:
         frames = {find_frame(p) for p in check.missing}
-        check.problems.append(f"{_count(len(check.missing), 'picture')} of {_count(len(frames), 'frame')} missing "
-                              f"(first: {check.missing[0]}); is the data root right?")
+        of = f" of {_count(len(frames), 'frame')}" if None not in frames else ""  # another benchmark's names
+        check.problems.append(f"{_count(len(check.missing), 'picture')}{of} missing (first: {check.missing[0]}); is "
+                              "the data root right?")
     if len(check.sizes) > 1 and None in wanted.values():
         sizes = ", ".join(f"{w} x {h} ({n})" for (w, h), n in check.sizes.most_common())
         check.problems.append(f"the pictures are of several sizes: {sizes}")
@@ -334,8 +388,10 @@ def check_lines(check: DataCheck) -> list[str]:
             a.images, a.day, a.night, a.with_pedestrians, a.pedestrians, a.ignore_regions)] if a.exists else [""] * 6))
     lines = []
     if rows:
-        table = Table(f"Data root {check.root}", ["role", "annotations", "set", "frames", "day", "night",
-                                                  "with ped.", "pedestrians", "ignore"], rows, label_columns=3)
+        kaist = all(a.files.benchmark == "kaist" for a in check.annotations)
+        counted = ["with ped.", "pedestrians"] if kaist else ["with box", "boxes"]  # another benchmark's: any class
+        table = Table(f"Data root {check.root}", ["role", "annotations", "set", "frames", "day", "night", *counted,
+                                                  "ignore"], rows, label_columns=3)
         lines += table.to_text().splitlines()
     sizes = ", ".join(f"{w} x {h}" for (w, h), _ in check.sizes.most_common()) or "none read"
     bad = len(check.missing) + len(check.broken)

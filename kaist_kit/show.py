@@ -54,26 +54,33 @@ def draw_frame(gt: GroundTruth, frame: int, visible: Path, lwir: Path, out: str 
 
 def draw_pair(visible: str | os.PathLike, lwir: str | os.PathLike, out: str | os.PathLike, title: str = "",
               truth: Sequence[tuple[Sequence[float], str, bool]] = (),
-              detections: Sequence[tuple[str, np.ndarray, np.ndarray]] = (), score_threshold: float = 0.0,
-              colours: dict[str, str] | None = None) -> None:
+              detections: Sequence[tuple] = (), score_threshold: float = 0.0,
+              colours: dict[str, str] | None = None, class_colours: dict[str, str] | None = None,
+              modalities: Sequence[str] = ("visible", "lwir")) -> None:
     """Boxes on a visible/lwir picture pair side by side, written to ``out`` (see `pair_figure`)."""
     from .plots import save_figure
 
-    save_figure(pair_figure(visible, lwir, title, truth, detections, score_threshold, colours), out, layout=False)
+    save_figure(pair_figure(visible, lwir, title, truth, detections, score_threshold, colours, class_colours,
+                            modalities), out, layout=False)
 
 
 def pair_figure(visible: str | os.PathLike, lwir: str | os.PathLike, title: str = "",
                 truth: Sequence[tuple[Sequence[float], str, bool]] = (),
-                detections: Sequence[tuple[str, np.ndarray, np.ndarray]] = (), score_threshold: float = 0.0,
-                colours: dict[str, str] | None = None):
+                detections: Sequence[tuple] = (), score_threshold: float = 0.0,
+                colours: dict[str, str] | None = None, class_colours: dict[str, str] | None = None,
+                modalities: Sequence[str] = ("visible", "lwir")):
     """The figure of `draw_pair`.
 
     ``truth`` holds (box x, y, w, h, label, ignored): pedestrians solid green, ignore regions
-    dashed grey. ``detections`` holds (method name, boxes x, y, w, h, scores), a colour per method
-    (``colours``, name -> colour, the colours of the run's curves; default: `series_colours` in the
-    order given), drawn with their scores when they score at least ``score_threshold``. The legend
-    names the ground truth's two kinds of box and every method; score labels that would overlap are
-    moved apart, on a dark ground that keeps them readable on any picture.
+    dashed grey; with ``class_colours`` (label -> colour: another benchmark's classes) each class in
+    its colour, named in the legend. ``detections`` holds (method name, boxes x, y, w, h, scores), a
+    colour per method (``colours``, name -> colour, the colours of the run's curves; default:
+    `series_colours` in the order given), drawn with their scores (and, given a fourth item, each
+    box's class name) when they score at least ``score_threshold``. The legend names the ground
+    truth's kinds of box and every method; score labels that would overlap are moved apart, on a dark
+    ground that keeps them readable on any picture. ``modalities`` name the two pictures; boxes are
+    drawn on the second only when it has the first one's size (CVC-14's FIR frames need not: their
+    boxes are the visible frame's).
     """
     from matplotlib.patches import Rectangle
 
@@ -82,37 +89,48 @@ def pair_figure(visible: str | os.PathLike, lwir: str | os.PathLike, title: str 
     pictures = [_picture(p) for p in (visible, lwir)]
     height, width = pictures[0].shape[:2]
     fig, axes = new_figure(1, 2, width=width / 100 + 0.4, height=height / 100 + 0.85)
-    colours = colours or series_colours(name for name, _, _ in detections)
+    colours = colours or series_colours(item[0] for item in detections)
     labels = []
-    for ax, picture, modality in zip(axes[0], pictures, ("visible", "lwir")):
+    for ax, picture, modality in zip(axes[0], pictures, modalities):
         ax.imshow(picture)
-        ax.set_title(f"{title}  {modality}" if title else modality, fontsize=9)
+        boxed = picture.shape[:2] == (height, width)
+        where = modality if boxed else f"{modality} ({picture.shape[1]} x {picture.shape[0]}: no boxes)"
+        ax.set_title(f"{title}  {where}" if title else where, fontsize=9)
         ax.set_axis_off()
+        ax.set_xlim(0, picture.shape[1])
+        ax.set_ylim(picture.shape[0], 0)
+        if not boxed:
+            labels.append((ax, []))
+            continue
         for (x, y, w, h), label, ignored in truth:
-            ax.add_patch(Rectangle((x, y), w, h, fill=False, lw=1.4, ec=IGNORE_COLOUR if ignored else TRUTH_COLOUR,
-                                   ls="--" if ignored else "-"))
-            ax.text(x, y - 2, label, color="0.85" if ignored else TRUTH_COLOUR, fontsize=6, va="bottom")
+            colour = IGNORE_COLOUR if ignored else (class_colours or {}).get(label, TRUTH_COLOUR)
+            ax.add_patch(Rectangle((x, y), w, h, fill=False, lw=1.4, ec=colour, ls="--" if ignored else "-"))
+            ax.text(x, y - 2, label, color="0.85" if ignored else colour, fontsize=6, va="bottom")
         scored = []
-        for name, boxes, scores in detections:
+        for name, boxes, scores, *named in detections:
             shown = np.asarray(scores) >= score_threshold
-            for (x, y, w, h), s in zip(np.asarray(boxes)[shown], np.asarray(scores)[shown]):
+            texts = np.asarray(named[0], dtype=object)[shown] if named else [""] * int(shown.sum())
+            for (x, y, w, h), s, what in zip(np.asarray(boxes)[shown], np.asarray(scores)[shown], texts):
                 ax.add_patch(Rectangle((x, y), w, h, fill=False, lw=1.0, ec=colours[name]))
-                text = ax.text(x + w, y + h + 1, f"{s:.2f}", color=colours[name], fontsize=6, ha="right", va="top",
-                               bbox=SCORE_GROUND, clip_on=True)
+                text = ax.text(x + w, y + h + 1, f"{what} {s:.2f}" if what else f"{s:.2f}", color=colours[name],
+                               fontsize=6, ha="right", va="top", bbox=SCORE_GROUND, clip_on=True)
                 text.set_in_layout(False)
                 scored.append((float(s), text))
-        ax.set_xlim(0, width)
-        ax.set_ylim(height, 0)
         labels.append((ax, [text for _, text in sorted(scored, key=lambda item: -item[0])]))
     handles, names = [], []
     kinds = {ignored for _, _, ignored in truth}
-    if False in kinds:
+    if class_colours:
+        for label in class_colours:
+            if any(label == shown and not ignored for _, shown, ignored in truth):
+                handles.append(Rectangle((0, 0), 1, 1, fill=False, lw=1.4, ec=class_colours[label]))
+                names.append(f"{label} (ground truth)")
+    elif False in kinds:
         handles.append(Rectangle((0, 0), 1, 1, fill=False, lw=1.4, ec=TRUTH_COLOUR))
         names.append("pedestrian (ground truth)")
     if True in kinds:
         handles.append(Rectangle((0, 0), 1, 1, fill=False, lw=1.4, ec=IGNORE_COLOUR, ls="--"))
         names.append("ignore region (ground truth)")
-    for name, _, _ in detections:
+    for name, *_ in detections:
         handles.append(Rectangle((0, 0), 1, 1, fill=False, ec=colours[name]))
         names.append(name)
     if handles:
@@ -187,4 +205,84 @@ def show_frames(gt: GroundTruth, frames: Sequence[str], results: Sequence[str | 
     check_outputs(target for _, _, target, _ in planned)  # every input known, before the first is drawn
     for index, _, target, (visible, lwir) in planned:
         draw_frame(gt, index, visible, lwir, target, drawn, score_threshold)
+    return [(name, target) for _, name, target, _ in planned]
+
+# ------------------------------------------------------------------------------------------------
+# The other benchmarks
+
+# A class's colour in drawn frames: the first class (the pedestrian) keeps the ground truth's green,
+# the others take colours apart from the methods' palette (`plots.PALETTE`) and the ignore regions' grey.
+CLASS_COLOURS = ("yellow", "aqua", "white", "violet", "tan", "lightcoral", "palegreen")
+
+
+def class_colours(names: Sequence[str]) -> dict[str, str]:
+    """A colour per class name, in the benchmark's order: the first the ground truth's green."""
+    from .plots import TRUTH_COLOUR
+
+    palette = (TRUTH_COLOUR, *CLASS_COLOURS)
+    return {name: palette[k % len(palette)] for k, name in enumerate(names)}
+
+
+def find_benchmark_pictures(bench, frame: str, roots: Sequence[str | os.PathLike]) -> tuple[Path, Path]:
+    """Both pictures of another benchmark's frame where it keeps them (`Benchmark.picture_path`, in any
+    split's folder), under any of ``roots``."""
+    tried = []
+    splits = ["", *dict.fromkeys(bench.split_folders.get(s.name, s.name) for s in bench.splits)]
+    for root in roots:
+        for split in splits:
+            pair = [Path(root) / bench.picture_path(m.name, frame, split) for m in bench.modalities]
+            tried.append(pair[0])
+            if pair[0].is_file() and pair[1].is_file():
+                return pair[0], pair[1]
+    where = ", ".join(str(Path(r)) for r in roots) or "(no folder given)"
+    raise InputError(f"no {' and '.join(m.name for m in bench.modalities)} pictures of {bench.title} frame {frame} "
+                     f"under {where} (looked for {tried[0] if tried else frame}); pass --images, the dataset's root")
+
+
+def show_benchmark_frames(annotations, frames: Sequence[str], results: Sequence[str | os.PathLike],
+                          roots: Sequence[str | os.PathLike], out: str | os.PathLike,
+                          score_threshold: float = 0.0) -> list[tuple[str, Path]]:
+    """`show_frames` for another benchmark's ground truth (`kaist_kit.annotations.Annotations`): each frame
+    (its name, or an image id as the file writes it) with its boxes in their classes' colours and the
+    detections of each COCO result file (with their class names), on both pictures side by side."""
+    from .annotations import load_box_detections
+    from .detections import method_name
+
+    bench = annotations.benchmark
+    out = Path(out)
+    by_name = {name: k for k, name in enumerate(annotations.image_names)}
+    by_id = {str(image_id): k for k, image_id in enumerate(annotations.image_ids)}
+    chosen = []
+    for frame in frames:
+        k = by_name.get(bench.frame(frame) or frame, by_id.get(frame))
+        if k is None:
+            kind = "a file, not a frame: give each result its own --det" if Path(frame).is_file() else \
+                f"neither a frame nor an image id of {annotations.describe()}"
+            raise InputError(f"{frame!r} is {kind}")
+        chosen.append(k)
+    results = [(method_name(path), load_box_detections(path, annotations)) for path in results]
+    colours = class_colours([c.name for c in annotations.classes])
+    name_of_id = {c.id: c.name for c in annotations.classes}
+    modalities = [m.name for m in bench.modalities]
+    planned = []
+    for k in chosen:
+        name = annotations.image_names[k]
+        target = out if len(chosen) == 1 else out.with_name(f"{out.stem}_{name.replace('/', '_')}{out.suffix}")
+        pictures = find_benchmark_pictures(bench, name, roots)
+        for picture in pictures:
+            note_input(picture)
+        planned.append((k, name, target, pictures))
+    check_outputs(target for _, _, target, _ in planned)  # every input known, before the first is drawn
+    for k, name, target, (visible, thermal) in planned:
+        boxes = np.flatnonzero(annotations.ann_image == k)
+        truth = [(annotations.boxes[b], annotations.labels[b] if annotations.ignore[b] or annotations.iscrowd[b]
+                  else annotations.classes[annotations.ann_class[b]].name,
+                  bool(annotations.ignore[b] or annotations.iscrowd[b])) for b in boxes]
+        drawn = []
+        for method, dets in results:
+            mine = dets.image == k
+            drawn.append((method, dets.boxes[mine], dets.scores[mine],
+                          [name_of_id.get(int(c), str(int(c))) for c in dets.category[mine]]))
+        draw_pair(visible, thermal, target, name, truth, drawn, score_threshold, class_colours=colours,
+                  modalities=modalities)
     return [(name, target) for _, name, target, _ in planned]

@@ -93,3 +93,109 @@ def plot_heights(gt: GroundTruth, path: str | os.PathLike) -> None:
     ax.set_ylabel("pedestrians")
     ax.legend()
     save_figure(fig, path)
+
+
+# ------------------------------------------------------------------------------------------------
+# The other benchmarks: per class, and per scene or period
+
+# COCO's area ranges (pixels of box area), by which its AP_small, _medium and _large are reported; COCO's
+# evaluator takes both bounds in (a box of 32 x 32 is small and medium).
+COCO_AREAS = (("small", 0, 32 ** 2), ("medium", 32 ** 2, 96 ** 2), ("large", 96 ** 2, np.inf))
+
+
+def benchmark_stats(annotations) -> dict:
+    """What `kaist-kit stats --benchmark NAME` prints about one ground truth (`kaist_kit.annotations.
+    Annotations`, a split of another benchmark): per class, its boxes (ignore regions apart), the images
+    that hold one, boxes per image, the 10 %, median and 90 % box heights and COCO's small / medium /
+    large shares of the boxes that count (the file's areas, as COCO's evaluator reads them); per scene
+    or period the images name (day, night, M3FD's scenes), images and boxes of each class."""
+    counted = ~(annotations.ignore | annotations.iscrowd)
+    classes = {}
+    for k, info in enumerate(annotations.classes):
+        mine = annotations.ann_class == k
+        boxes = mine & counted
+        heights = annotations.boxes[boxes, 3]
+        areas = annotations.areas[boxes]
+        quantiles = np.quantile(heights, [0.1, 0.5, 0.9]).tolist() if len(heights) else [None] * 3
+        classes[info.name] = {
+            "boxes": int(boxes.sum()),
+            "ignored": int((mine & ~counted).sum()),
+            "images": len(set(annotations.ann_image[boxes].tolist())),
+            "per_image": float(boxes.sum() / annotations.n_images) if annotations.n_images else 0.0,
+            "height_quantiles": dict(zip(("10%", "50%", "90%"), quantiles)),
+            "coco_areas": {name: float(np.mean((areas >= lo) & (areas <= hi))) if len(areas) else 0.0
+                           for name, lo, hi in COCO_AREAS},
+        }
+    scenes = {}
+    for scene in sorted({s for s in annotations.image_scenes if s}):
+        images = np.array([s == scene for s in annotations.image_scenes], bool)
+        boxes = images[annotations.ann_image] & counted
+        scenes[scene] = {"images": int(images.sum()),
+                         "boxes": {info.name: int((boxes & (annotations.ann_class == k)).sum())
+                                   for k, info in enumerate(annotations.classes)}}
+    return {
+        "source": annotations.path,
+        "benchmark": annotations.benchmark.name if annotations.benchmark else None,
+        "images": annotations.n_images,
+        "boxes": int(counted.sum()),
+        "ignored": int((~counted).sum()),
+        "images_without_boxes": int(annotations.n_images - len(set(annotations.ann_image[counted].tolist()))),
+        "classes": classes,
+        "scenes": scenes,
+        "notes": list(annotations.notes),
+    }
+
+
+def benchmark_stats_tables(stats: dict) -> list[Table]:
+    """`benchmark_stats` as tables: a row per class, then a row per scene (within 80 columns)."""
+
+    def height(q: dict) -> str:
+        return "-" if q["50%"] is None else f"{q['10%']:.0f}/{q['50%']:.0f}/{q['90%']:.0f}"
+
+    def shares(a: dict) -> str:
+        return "/".join(f"{100 * a[name]:.0f}" for name, _, _ in COCO_AREAS)
+
+    title = (f"{stats['source']}: {stats['images']:,} images ({stats['images_without_boxes']:,} without a box), "
+             f"{stats['boxes']:,} boxes" + (f", {stats['ignored']:,} ignore regions" if stats["ignored"] else ""))
+    rows = [[name, f"{c['boxes']:,}", f"{c['ignored']:,}", f"{c['images']:,}", f"{c['per_image']:.2f}",
+             height(c["height_quantiles"]), shares(c["coco_areas"])] for name, c in stats["classes"].items()]
+    key = "heights: 10 %, median, 90 % (px); sizes: COCO's small/medium/large shares (%)"
+    tables = [Table(title, ["class", "boxes", "ignored", "images", "per image", "heights", "sizes"], rows,
+                    "\n".join([key, *stats["notes"]]))]
+    if stats["scenes"]:
+        names = list(stats["classes"])
+        rows = [[scene, f"{s['images']:,}", *(f"{s['boxes'][n]:,}" for n in names)]
+                for scene, s in stats["scenes"].items()]
+        tables.append(Table("by scene: images, and boxes of each class", ["scene", "images", *names], rows))
+    return tables
+
+
+def plot_class_heights(ground_truths, path: str | os.PathLike) -> None:
+    """Histograms of the box heights of each class (a panel each) that count, one colour per file (split)."""
+    from .plots import new_figure, save_figure, series_colours
+
+    names = list(dict.fromkeys(info.name for gt in ground_truths for info in gt.classes))
+    columns = min(3, len(names))
+    rows = -(-len(names) // columns)
+    fig, axes = new_figure(rows, columns, width=4.0 * columns, height=3.0 * rows)
+    labels = [os.path.basename(gt.path or "") or f"file {k + 1}" for k, gt in enumerate(ground_truths)]
+    colours = series_colours(labels)
+    bins = np.geomspace(4, 1024, 40)
+    for k, name in enumerate(names):
+        ax = axes[k // columns][k % columns]
+        for gt, label in zip(ground_truths, labels):
+            index = next((i for i, info in enumerate(gt.classes) if info.name == name), None)
+            if index is None:
+                continue
+            chosen = gt.boxes[(gt.ann_class == index) & ~(gt.ignore | gt.iscrowd), 3]
+            if len(chosen):
+                ax.hist(chosen, bins=bins, alpha=0.6, color=colours[label], label=f"{label} ({len(chosen)})")
+        ax.set_xscale("log")
+        ax.set_title(name, fontsize=9)
+        ax.set_xlabel("box height (px)")
+        ax.set_ylabel("boxes")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
+    for k in range(len(names), rows * columns):
+        axes[k // columns][k % columns].set_axis_off()
+    save_figure(fig, path)

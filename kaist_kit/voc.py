@@ -38,6 +38,16 @@ class VocObject:
     truncated: int = 0
     pose: str = ""
 
+    def box(self, convention: str) -> tuple[float, float, float, float]:
+        """x, y, w, h by a benchmark's pixel convention (`Benchmark.voc_boxes`): 'pascal' reads xmin and ymin
+        as 1-based inclusive pixels (x = xmin - 1, w = xmax - xmin + 1), 'as-written' as they are
+        (x = xmin, w = xmax - xmin)."""
+        if convention == "pascal":
+            return self.xmin - 1, self.ymin - 1, self.xmax - self.xmin + 1, self.ymax - self.ymin + 1
+        if convention == "as-written":
+            return self.xmin, self.ymin, self.xmax - self.xmin, self.ymax - self.ymin
+        raise ValueError(f"unknown VOC box convention {convention!r}; use pascal or as-written")
+
 
 @dataclass
 class VocFile:

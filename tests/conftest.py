@@ -172,3 +172,32 @@ def kaist_pairs(kaist, tmp_path_factory):
     (root / "annotations").mkdir()
     (root / "annotations" / "demo-8.leaderboard.json").write_text(json.dumps(subset))
     return root
+
+
+@pytest.fixture(scope="session")
+def benchmark_roots(tmp_path_factory):
+    """A small synthetic set (160 x 128, 3 training and 2 test frames, seed 1) of each benchmark a config of
+    the other benchmarks trains on, in the benchmark's layout, with the annotation files the configs name,
+    made by the commands they give for them (`make_with`, run as written)."""
+    from models_helpers import BENCHMARK_CONFIGS
+    from typer.testing import CliRunner
+
+    from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
+    from kaist_kit.cli import app
+    from kaist_kit.config_files import config_datasets, load_config
+
+    base = tmp_path_factory.mktemp("benchmark-configs")
+    roots = {}
+    for config in BENCHMARK_CONFIGS:
+        name = load_config(config).train_dataloader.dataset.benchmark
+        if name not in roots:
+            roots[name] = base / name
+            generate_benchmark(name, roots[name], BenchmarkSynthConfig(seed=1, train_frames=3, test_frames=2,
+                                                                       size=(160, 128)))
+        for files in config_datasets(load_config(config, {"data_root": str(roots[name])})):
+            if not files.ann_file.is_file():
+                command = files.make_with.split()
+                assert command[:2] == ["kaist-kit", "convert"], files.make_with
+                result = CliRunner().invoke(app, command[1:])
+                assert result.exit_code == 0 and files.ann_file.is_file(), (files.make_with, result.output)
+    return roots

@@ -8,6 +8,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "configs"
 SYNTH_CONFIGS = sorted(CONFIGS.glob("*_synth.py"))
 KAIST_CONFIGS = sorted(CONFIGS.glob("*_kaist.py"))
+# The configs of the other benchmarks: named after the benchmark whose data they train on.
+BENCHMARK_CONFIGS = sorted(p for p in CONFIGS.glob("*.py") if p not in SYNTH_CONFIGS + KAIST_CONFIGS)
 
 
 def tiny_options(root: Path, batch_size: int = 2) -> dict:

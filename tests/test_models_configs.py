@@ -10,7 +10,15 @@ pytest.importorskip("torch", reason="the detector tests need the mmdet extra (to
 pytest.importorskip("mmdet", reason="the detector tests need the mmdet extra (mmdetection)")
 
 import torch  # noqa: E402
-from models_helpers import KAIST_CONFIGS, SYNTH_CONFIGS, build_model, tiny_options, train_step, training_batch  # noqa: E402
+from models_helpers import (  # noqa: E402
+    BENCHMARK_CONFIGS,
+    KAIST_CONFIGS,
+    SYNTH_CONFIGS,
+    build_model,
+    tiny_options,
+    train_step,
+    training_batch,
+)
 
 import kaist_kit.models  # noqa: E402,F401
 from kaist_kit.config_files import load_config  # noqa: E402
@@ -64,24 +72,43 @@ def _frames(path) -> list[str]:
     return [image["im_name"] for image in json.loads(Path(path).read_text())["images"]]
 
 
-@pytest.mark.parametrize("path", KAIST_CONFIGS + SYNTH_CONFIGS, ids=lambda p: p.stem)
-def test_no_config_trains_or_validates_on_a_test_frame(path, tiny_synth):
-    """No test frame (set06-11) in any config's training or validation annotations, and no video on
-    both sides: the KAIST configs' files are named sets whose lists the kit pins; the synthetic ones
-    are made from the synthetic training frames (and they do not validate)."""
+def on_test_split(benchmark, frames, root) -> list[str]:
+    """The frames among ``frames`` of the benchmark's test split (its spec's `default_split`, the one its
+    papers report): KAIST's test sets set06-11 (test-all-20 is drawn from them), another benchmark's
+    test frames as its reader reads them from the dataset at ``root``."""
+    from kaist_kit.benchmark_readers import read_benchmark
+    from kaist_kit.trainsets.lists import frames_of_test_sets
+
+    if benchmark.name == "kaist":
+        return frames_of_test_sets(frames)
+    tested = set(read_benchmark(benchmark, root, benchmark.default_split).image_names)
+    return [frame for frame in frames if frame in tested]
+
+
+@pytest.mark.parametrize("path", KAIST_CONFIGS + SYNTH_CONFIGS + BENCHMARK_CONFIGS, ids=lambda p: p.stem)
+def test_no_config_trains_or_validates_on_a_test_frame(path, tiny_synth, benchmark_roots):
+    """No frame of the benchmark's test split in any config's training or validation annotations, and no
+    video on both sides: the KAIST configs' files are named sets whose lists the kit pins; the synthetic
+    ones are made from the synthetic training frames, the other benchmarks' from their training split,
+    as the configs' own commands make them (and neither validates)."""
+    from kaist_kit.benchmarks import get_benchmark
     from kaist_kit.config_files import config_datasets
     from kaist_kit.datacheck import claimed_set
-    from kaist_kit.trainsets.lists import frames_of_test_sets, named_list
+    from kaist_kit.trainsets.lists import named_list
 
-    files = {f.role: f for f in config_datasets(load_config(path, {"data_root": str(tiny_synth)}))}
+    benchmark = get_benchmark(load_config(path).train_dataloader.dataset.get("benchmark", "kaist"))
+    root = tiny_synth if benchmark.name == "kaist" else benchmark_roots[benchmark.name]
+    files = {f.role: f for f in config_datasets(load_config(path, {"data_root": str(root)}))}
     assert "train" in files and "test" in files
     frames = {}
     for role in ("train", "val"):
         if role not in files:
             continue
-        name = claimed_set(files[role].ann_file)
+        name = claimed_set(files[role].ann_file) if benchmark.name == "kaist" else None
         frames[role] = list(named_list(name)) if name else _frames(files[role].ann_file)
-        assert frames[role] and not frames_of_test_sets(frames[role]), (role, files[role].ann_file)
+        assert frames[role] and not on_test_split(benchmark, frames[role], root), (role, files[role].ann_file)
+    if benchmark.name != "kaist":  # the test file is the test split, whole
+        assert sorted(_frames(files["test"].ann_file)) == sorted(read_test_split(benchmark, root))
     if "_kaist" in path.name:
         assert "val" in files and claimed_set(files["val"].ann_file) == "val-02"
         assert not {f[:10] for f in frames["train"]} & {f[:10] for f in frames["val"]}
@@ -89,6 +116,12 @@ def test_no_config_trains_or_validates_on_a_test_frame(path, tiny_synth):
         assert "val" not in files
         cfg = load_config(path)
         assert cfg.val_dataloader is None and cfg.val_cfg is None
+
+
+def read_test_split(benchmark, root) -> list[str]:
+    from kaist_kit.benchmark_readers import read_benchmark
+
+    return read_benchmark(benchmark, root, benchmark.default_split).image_names
 
 
 def test_synth_configs_read_the_dataset_folder_from_the_environment(monkeypatch, tmp_path):

@@ -7,14 +7,23 @@ from typing import Annotated
 
 import typer
 
+from ..benchmarks import BENCHMARKS, KAIST, get_benchmark
 from ..converters import MODALITIES, SOURCE_FORMATS
 from .app import app, err, out, say
 from .command import Whole
 from .options import DEFAULT_SIZE, MAX_FRAMES, SCORES, SEEDS, GroundTruthOption, choices, locate_gt, parse_size
 
-SourceFormat = Enum("SourceFormat", {name: name for name in SOURCE_FORMATS}, type=str)
+# The other benchmarks' formats (converters/benchmark_formats.py), named here so that --help needs no import.
+OTHER_FORMATS = {"voc": "FLIR-aligned's, LLVIP's and M3FD's VOC XML trees", "cvc-14": "CVC-14's text tree",
+                 "coco": "a COCO ground truth of another benchmark (the conversions in circulation too)"}
+SourceFormat = Enum("SourceFormat", {name: name for name in [*SOURCE_FORMATS, *OTHER_FORMATS]}, type=str)
 Modality = Enum("Modality", {name: name for name in MODALITIES}, type=str)
-_FORMATS_HELP = "; ".join(f"{spec.name}: {spec.help}" for spec in SOURCE_FORMATS.values()) + "."
+BenchmarkName = Enum("BenchmarkName", {name: name for name in BENCHMARKS}, type=str)
+Origin = Enum("Origin", {name: name for name in ("centre", "corner")}, type=str)
+_FORMATS_HELP = ("; ".join(f"{spec.name}: {spec.help}" for spec in SOURCE_FORMATS.values()) + "; with --benchmark, "
+                 + "; ".join(f"{name}: {what}" for name, what in OTHER_FORMATS.items()) + ".")
+BenchmarkOption = Annotated[BenchmarkName, typer.Option(
+    "--benchmark", metavar="NAME", help=f"The dataset: {', '.join(BENCHMARKS)} (docs/benchmarks-other.md).")]
 FRAMES = Whole(0, MAX_FRAMES)
 # Pixels of a side: any image's (convert), the synthetic pictures' (synth, which draws them whole).
 MAX_IMAGE_SIDE = 65_535
@@ -25,8 +34,16 @@ MIN_SYNTH_SIDE, MAX_SYNTH_SIDE = 64, 2048
 def convert_command(
     format: Annotated[SourceFormat, typer.Argument(metavar="FORMAT", help=_FORMATS_HELP, show_default=False)],
     source: Annotated[Path, typer.Argument(metavar="SOURCE", help="A folder of annotation files, or a .zip / "
-                                           ".tar.gz of one.", show_default=False)],
+                                           ".tar.gz of one (coco: the JSON file).", show_default=False)],
     out: Annotated[Path, typer.Option("--out", metavar="FILE", help="The COCO JSON to write.", show_default=False)],
+    benchmark: BenchmarkOption = BenchmarkName.kaist,
+    split: Annotated[str | None, typer.Option(
+        metavar="SPLIT", help="Another benchmark's frames to keep: train or test (M3FD: val too; CVC-14: day, "
+                              "night), as the dataset keeps them; FLIR-aligned and M3FD: a list file too. "
+                              "Default: every frame found.")] = None,
+    origin: Annotated[Origin, typer.Option(
+        metavar=choices(Origin), help="CVC-14: whether a line's x, y is the box's centre (as MS-DETR reads them) or "
+                                      "its top-left corner.")] = Origin.centre,
     image_set: Annotated[str | None, typer.Option(
         metavar="LIST", help="Frames to keep, in this order: a list file, or a name such as train-all-02 or "
                              "test-all-20 (read from imageSets/ beside the source, else built by the official "
@@ -40,11 +57,13 @@ def convert_command(
     reference: Annotated[Modality, typer.Option(
         metavar=choices(Modality), help="Paired annotations: the modality whose box becomes 'bbox'.")]
     = Modality.lwir,
-    image_size: Annotated[str, typer.Option(
-        metavar="WIDTHxHEIGHT", help=f"Image size for formats that do not record it (bbGt), each side 1 to "
-                                     f"{MAX_IMAGE_SIDE} pixels.")] = DEFAULT_SIZE,
+    image_size: Annotated[str | None, typer.Option(
+        metavar="WIDTHxHEIGHT", help=f"Image size for formats that do not record it (bbGt, CVC-14), each side 1 "
+                                     f"to {MAX_IMAGE_SIDE} pixels. Default: the benchmark's ({DEFAULT_SIZE} for "
+                                     "KAIST).", show_default=False)] = None,
 ) -> None:
-    """Convert KAIST annotations to COCO JSON, reporting every problem with its file and line."""
+    """Convert annotations to COCO JSON (KAIST's, or another benchmark's with --benchmark), reporting every
+    problem with its file and line."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ..converters import COMPAT, convert
@@ -52,12 +71,14 @@ def convert_command(
     if compat is not None and compat not in COMPAT:
         raise typer.BadParameter(f"unknown layout {compat!r}; choose from {', '.join(COMPAT)}",
                                  param_hint="--compat")
-    size = parse_size(image_size, "--image-size", 1, MAX_IMAGE_SIDE)
+    size = parse_size(image_size, "--image-size", 1, MAX_IMAGE_SIDE) if image_size is not None else None
+    bench = get_benchmark(benchmark.value)
     with Progress(TextColumn("converting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True, disable=not err.is_terminal) as bar:
         task = bar.add_task("frames", total=None)
         result = convert(format.value, source, out, image_set=image_set, compat=compat, strict=strict,
-                         reference=reference.value, image_size=size,
+                         reference=reference.value, image_size=size, benchmark=bench, split=split,
+                         origin=origin.value,
                          echo=lambda line: bar.console.print(line, highlight=False, markup=False),
                          progress=lambda done, total: bar.update(task, completed=done, total=total))
     labels = ", ".join(f"{n} {label}" for label, n in result.labels.items()) or "no objects"
@@ -79,69 +100,104 @@ def synth_command(
     test: Annotated[int, typer.Option(
         metavar="N", parser=FRAMES, help=f"Test frames (half day, half night), 0 to {MAX_FRAMES:,}; with --train, "
                                          "at least one frame.")] = 40,
-    size: Annotated[str, typer.Option(
-        metavar="WIDTHxHEIGHT", help=f"Image size, each side {MIN_SYNTH_SIDE} to {MAX_SYNTH_SIDE} pixels.")]
-    = DEFAULT_SIZE,
+    size: Annotated[str | None, typer.Option(
+        metavar="WIDTHxHEIGHT", help=f"Image size, each side {MIN_SYNTH_SIDE} to {MAX_SYNTH_SIDE} pixels. Default: the "
+                                     f"benchmark's ({DEFAULT_SIZE} for KAIST; M3FD's vary).", show_default=False)]
+    = None,
     quirks: Annotated[bool, typer.Option(
-        help="Add the real dataset's defects (stray files, CRLF, zero-size boxes, disagreeing paired "
+        help="KAIST: add the real dataset's defects (stray files, CRLF, zero-size boxes, disagreeing paired "
              "files) for testing converters.")] = False,
+    benchmark: BenchmarkOption = BenchmarkName.kaist,
 ) -> None:
-    """Write a small synthetic KAIST: image pairs, every annotation format and the image-set lists."""
+    """Write a small synthetic dataset: KAIST's image pairs, every annotation format and the image-set lists;
+    with --benchmark, another benchmark's layout, frame size, classes and annotation files."""
     from rich.progress import Progress
 
+    from ..benchmark_synth import BenchmarkSynthConfig, generate_benchmark
     from ..synth import SynthConfig, generate
 
-    width, height = parse_size(size, "--size", MIN_SYNTH_SIDE, MAX_SYNTH_SIDE)
+    bench = get_benchmark(benchmark.value)
+    dimensions = parse_size(size, "--size", MIN_SYNTH_SIDE, MAX_SYNTH_SIDE) if size is not None else None
     if train + test == 0:
         raise typer.BadParameter("0 training and 0 test frames: ask for at least one frame", param_hint="--test")
-    config = SynthConfig(seed=seed, train_frames=train, test_frames=test, width=width, height=height,
-                         quirks=quirks)
+    if quirks and bench is not KAIST:
+        raise typer.BadParameter("the quirks are KAIST's files' defects", param_hint="--quirks")
     with Progress(console=err, transient=True, disable=not err.is_terminal) as bar:
         task = bar.add_task("synthesising", total=train + test)
-        summary = generate(out, config, progress=lambda done, total: bar.update(task, completed=done))
-    labels = ", ".join(f"{n} {label}" for label, n in summary.labels.items())
-    say(f"wrote {out}: {summary.frames['train']} training and {summary.frames['test']} test frames "
-        f"at {width}x{height}, {labels}")
+        progress = lambda done, total: bar.update(task, completed=done)  # noqa: E731
+        if bench is KAIST:
+            width, height = dimensions or KAIST.image_size
+            summary = generate(out, SynthConfig(seed=seed, train_frames=train, test_frames=test, width=width,
+                                                height=height, quirks=quirks), progress=progress)
+        else:
+            summary = generate_benchmark(bench, out, BenchmarkSynthConfig(seed, train, test, dimensions),
+                                         progress=progress)
+    sizes = "x".join(map(str, dimensions)) if dimensions else (
+        "x".join(map(str, bench.image_size)) if bench.image_size else "the dataset's sizes")
+    layout = f" in {bench.title}'s layout" if bench is not KAIST else ""
+    labels = ", ".join(f"{n} {label}" for label, n in (summary.labels if bench is KAIST else summary.boxes).items())
+    say(f"wrote {out}: {summary.frames['train']} training and {summary.frames['test']} test frames{layout} "
+        f"at {sizes}, {labels}")
 
 
 @app.command("stats")
 def stats_command(
-    annotations: Annotated[Path, typer.Argument(metavar="FILE", help="A COCO annotation file (kit or leaderboard "
-                                                "layout).", show_default=False)],
+    annotations: Annotated[list[Path], typer.Argument(
+        metavar="FILE", help="A COCO annotation file (KAIST: the kit's or the leaderboard's layout; another "
+                             "benchmark: any COCO ground truth of it); several for several splits.",
+        show_default=False)],
     plot: Annotated[Path | None, typer.Option(metavar="FILE", help="Also draw a height histogram (.png, .pdf, "
                                                                    ".svg).")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
+    benchmark: BenchmarkOption = BenchmarkName.kaist,
 ) -> None:
-    """Counts per label, occlusion and day/night; pedestrians per image; heights and scales."""
+    """KAIST: counts per label, occlusion and day/night; pedestrians per image; heights and scales. Another
+    benchmark: boxes, images and heights per class, COCO's size shares, images and boxes per scene."""
     import json
 
-    from ..groundtruth import load_ground_truth
     from ..plots import check_figure_path
-    from ..stats import dataset_stats, plot_heights, stats_table
 
+    bench = get_benchmark(benchmark.value)
     if plot is not None:
         check_figure_path(plot)
-    gt = load_ground_truth(annotations)
-    if plot is not None:
-        check_figure_path(plot)  # again, now that the input is known
-    stats = dataset_stats(gt)
-    if json_output:
-        print(json.dumps(stats, indent=1))
+        if bench is KAIST and len(annotations) > 1:
+            raise typer.BadParameter("draws the heights of one KAIST file: give one FILE", param_hint="--plot")
+    if bench is KAIST:
+        from ..groundtruth import load_ground_truth
+        from ..stats import dataset_stats, plot_heights, stats_table
+
+        truths = [load_ground_truth(path) for path in annotations]
+        stats = [dataset_stats(gt) for gt in truths]
+        tables = [stats_table(one) for one in stats]
     else:
-        out.print(stats_table(stats).to_rich())
+        from ..annotations import load_annotations
+        from ..stats import benchmark_stats, benchmark_stats_tables, plot_class_heights
+
+        truths = [load_annotations(path, bench) for path in annotations]
+        stats = [benchmark_stats(gt) for gt in truths]
+        tables = [table for one in stats for table in benchmark_stats_tables(one)]
     if plot is not None:
-        plot_heights(gt, plot)
+        check_figure_path(plot)  # again, now that the inputs are known
+    if json_output:
+        print(json.dumps(stats[0] if len(stats) == 1 else stats, indent=1))
+    else:
+        for table in tables:
+            out.print(table.to_rich())
+    if plot is not None:
+        (plot_heights(truths[0], plot) if bench is KAIST else plot_class_heights(truths, plot))
         say(f"figure written to {plot}")
 
 
 @app.command("show")
 def show_command(
     frames: Annotated[list[str], typer.Argument(metavar="FRAME", help="Frames to draw: setXX/VYYY/IZZZZZ names "
-                                                "or image ids.", show_default=False)],
+                                                "(another benchmark's frame names) or image ids.",
+                                                show_default=False)],
     gt: GroundTruthOption = None,
     images: Annotated[list[Path] | None, typer.Option(
         metavar="FOLDER", help="Folder of the pictures: KAIST's images/ tree or flat setXX_VYYY_IZZZZZ_visible.png "
-                               "files. Default: images/ beside the ground truth.")] = None,
+                               "files; another benchmark's root. Default: images/ beside the ground truth, and "
+                               "its folder and the one above.")] = None,
     det: Annotated[list[Path] | None, typer.Option(
         metavar="RESULT", help="A result file to draw; repeat for several: --det A_result.txt --det "
                                "B_result.json.")] = None,
@@ -149,14 +205,29 @@ def show_command(
         metavar="SCORE", parser=SCORES, help="Draw detections scoring at least this.")] = 0.3,
     out: Annotated[Path, typer.Option("--out", metavar="FILE", help="PNG to write; with several frames, the frame "
                                       "name is added to it.", show_default=False)] = Path("frame.png"),
+    benchmark: BenchmarkOption = BenchmarkName.kaist,
 ) -> None:
-    """Draw ground truth (ignore regions dashed) and detections on the visible and thermal pictures."""
-    from ..groundtruth import load_ground_truth
+    """Draw ground truth (ignore regions dashed; another benchmark's classes in their colours) and detections on
+    the visible and thermal pictures side by side."""
     from ..plots import check_figure_path
-    from ..show import show_frames
 
     check_figure_path(out)
+    bench = get_benchmark(benchmark.value)
+    if bench is not KAIST and gt is None:
+        raise typer.BadParameter(f"{bench.title}'s ground truth: give its COCO file (kaist-kit convert writes one)",
+                                 param_hint="--gt")
     gt_path = locate_gt(gt)
-    roots = images or [gt_path.parent / "images", gt_path.parent]
-    for name, target in show_frames(load_ground_truth(gt_path), frames, det or [], roots, out, score_threshold):
+    roots = images or [gt_path.parent / "images", gt_path.parent, gt_path.parent.parent]
+    if bench is KAIST:
+        from ..groundtruth import load_ground_truth
+        from ..show import show_frames
+
+        drawn = show_frames(load_ground_truth(gt_path), frames, det or [], roots, out, score_threshold)
+    else:
+        from ..annotations import load_annotations
+        from ..show import show_benchmark_frames
+
+        drawn = show_benchmark_frames(load_annotations(gt_path, bench), frames, det or [], roots, out,
+                                      score_threshold)
+    for name, target in drawn:
         say(f"{name} drawn to {target}")

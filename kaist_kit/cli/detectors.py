@@ -97,7 +97,8 @@ def test_command(
              "AR-CNN.", show_default=False)] = None,
     cfg_options: CfgOptionsOption = None,
 ) -> None:
-    """Run a checkpoint on the config's test set, write the results and print the miss rates."""
+    """Run a checkpoint on the config's test set, write the results and print the miss rates (another
+    benchmark's: COCO's AP per class)."""
     from ..evaluate import evaluate_files
     from ..groundtruth import load_ground_truth
     from ..report import EvalReport
@@ -110,6 +111,9 @@ def test_command(
     say(f"results written to {run.results}")
     if shift:
         say(f"thermal pictures shifted by {shift[0]} px in x and {shift[1]} px in y against the visible ones")
+    if run.table is not None:  # another benchmark's: COCO's AP per class
+        out.print(run.table.to_rich())
+        return
     gt = load_ground_truth(run.ground_truth)
     if not (~gt.ignore).any():
         say(f"{run.ground_truth} has no pedestrians to score against: no miss rates")

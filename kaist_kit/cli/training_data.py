@@ -9,6 +9,7 @@ import typer
 
 from ..errors import InputError
 from .app import app, out, say
+from .data import BenchmarkName
 
 _SETS_HELP = ("A named set: train-all-02, train-all-04, train-all-20, train-02, val-02, paired-8892, mbnet-8963, "
               "sanitized-7601 (--list says what each is).")
@@ -68,6 +69,9 @@ def check_data_command(
                                  "DATA_ROOT/annotations.",
         show_default=False)] = None,
     decode: Annotated[int, typer.Option(metavar="N", help="Pictures to decode whole, spread over all.")] = 32,
+    benchmark: Annotated[BenchmarkName, typer.Option(
+        metavar="NAME", help="Without CONFIG: whose annotation files and layout these are, kaist, flir-aligned, "
+                             "llvip, cvc-14 or m3fd (a config's datasets say it themselves).")] = BenchmarkName.kaist,
 ) -> None:
     """Check a data root before training: every annotated frame has both pictures, whole and of the right
     size; the annotation files exist and are the named sets they say."""
@@ -81,7 +85,7 @@ def check_data_command(
             raise InputError(f"check-data with a config needs the detector extra ({exc.name or exc} is not "
                              "installed): pip install -e '.[mmdet]', see docs/training.md") from None
         datasets = config_datasets(load_config(config, {"data_root": str(root)}))
-    check = check_data(root, datasets, decode=decode)
+    check = check_data(root, datasets, decode=decode, benchmark=benchmark.value)
     for line in check_lines(check):
         out.print(line, markup=False, highlight=False)
     if not check.ok:

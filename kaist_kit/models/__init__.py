@@ -20,7 +20,9 @@ How a frame pair travels through the pipeline:
   `AttentionFusion`; early fusion is a single backbone with ``in_channels=6`` (`PairPretrained`
   starts its first convolution from a three-channel checkpoint);
   `LateFusionDetector` runs one detector per modality and merges their boxes.
-- `KaistMetric` scores the predictions with the kit's evaluator (LAMR all / day / night).
+- `KaistMetric` scores the predictions with the kit's evaluator (LAMR all / day / night);
+  `BenchmarkMetric` another benchmark's with COCO's AP per class (``KaistDataset(benchmark=...)``
+  reads its classes, frame size and picture paths).
 
 Importing changes nothing else: mmengine's checkpoint loading stays as it is. The kit's own
 verbs load checkpoints within `trusted_checkpoints` (torch >= 2.6 refuses mmengine's checkpoints
@@ -32,11 +34,11 @@ from .data import KaistDataset, LoadKaistPair, PadPair, PerModality, ShiftLwir
 from .fusion import AttentionFusion, ConcatFusion, TwoStreamBackbone, WeightedSumFusion
 from .init_checkpoint import PairPretrained, init_checkpoint
 from .late_fusion import LateFusionDetector
-from .metric import KaistMetric
+from .metric import BenchmarkMetric, KaistMetric
 from .preprocessor import PairDataPreprocessor
 
 __all__ = [
-    "AttentionFusion", "ConcatFusion", "KaistDataset", "KaistMetric", "LateFusionDetector", "LoadKaistPair",
-    "PadPair", "PairDataPreprocessor", "PairPretrained", "PerModality", "ShiftLwir", "TwoStreamBackbone",
-    "WeightedSumFusion", "init_checkpoint", "trust_local_checkpoints", "trusted_checkpoints",
+    "AttentionFusion", "BenchmarkMetric", "ConcatFusion", "KaistDataset", "KaistMetric", "LateFusionDetector",
+    "LoadKaistPair", "PadPair", "PairDataPreprocessor", "PairPretrained", "PerModality", "ShiftLwir",
+    "TwoStreamBackbone", "WeightedSumFusion", "init_checkpoint", "trust_local_checkpoints", "trusted_checkpoints",
 ]

@@ -14,6 +14,7 @@ from mmdet.datasets.transforms import Pad
 from mmdet.registry import DATASETS, TRANSFORMS
 from mmengine import fileio
 
+from ..benchmarks import KAIST, get_benchmark
 from ..datacheck import missing_annotations_message, picture_names
 from ..errors import InputError, quantity
 from ..files import load_json
@@ -37,27 +38,37 @@ def frame_name(path: str | os.PathLike) -> str:
 
 @DATASETS.register_module()
 class KaistDataset(BaseDetDataset):
-    """Frame pairs and pedestrians from the converter's COCO JSON or the leaderboard's ground truth.
+    """Frame pairs and their boxes from the converter's COCO JSON or the leaderboard's ground truth, of
+    KAIST or of another benchmark (``benchmark``, a name of `kaist_kit.benchmarks`).
 
-    One class, person. An annotation with ``ignore`` (or ``iscrowd``) set, which the converter
-    writes for every label but person, becomes an ignore instance. Pictures are looked up under
-    ``data_root/data_prefix['img']`` (default ``images/``); ``check_files`` stops at once when
-    pictures are missing rather than hours into training. ``filter_cfg=dict(filter_empty_gt=True)``
-    leaves out training frames without a pedestrian to learn from. ``make_with`` is the command that
-    writes the annotation file (``{data_root}`` and ``{ann_file}`` filled in), said when it is missing.
+    KAIST: one class, person. Another benchmark: its classes in its order (FLIR-aligned's person,
+    bicycle, car), a box's class by its ``category_id``. An annotation with ``ignore`` (or ``iscrowd``)
+    set, which the converter writes for every label but person (another benchmark's: for its ignore
+    labels and labels of no class), becomes an ignore instance. Pictures are looked up under
+    ``data_root/data_prefix['img']`` (default: KAIST's ``images/``, another benchmark's root), as the
+    file names them or where the benchmark keeps them; ``check_files`` stops at once when pictures are
+    missing rather than hours into training. ``filter_cfg=dict(filter_empty_gt=True)`` leaves out
+    training frames without a box to learn from. ``make_with`` is the command that writes the
+    annotation file (``{data_root}`` and ``{ann_file}`` filled in), said when it is missing.
 
-    The resolved annotation file is added to the metainfo, so that `KaistMetric` scores against
-    the dataset it evaluates without being told the path again.
+    The resolved annotation file and the benchmark are added to the metainfo, so that `KaistMetric`
+    and `BenchmarkMetric` score against the dataset they evaluate without being told again. Another
+    benchmark's image ids may be strings: a frame's ``img_id`` is then its position in the file.
     """
 
     METAINFO = dict(classes=("person",), palette=[(220, 20, 60)])
 
-    def __init__(self, *args, data_prefix: dict | None = None, check_files: bool = True,
-                 make_with: str | None = None, **kwargs):
+    def __init__(self, *args, benchmark: str = KAIST.name, data_prefix: dict | None = None,
+                 check_files: bool = True, make_with: str | None = None, **kwargs):
+        self.benchmark = get_benchmark(benchmark)
         self.check_files = check_files
         self.make_with = make_with
-        super().__init__(*args, data_prefix=data_prefix or dict(img="images/"), **kwargs)
+        if self.benchmark is not KAIST:
+            kwargs["metainfo"] = dict(classes=self.benchmark.class_names, **(kwargs.get("metainfo") or {}))
+        prefix = dict(img="images/" if self.benchmark is KAIST else "")
+        super().__init__(*args, data_prefix=data_prefix or prefix, **kwargs)
         self._metainfo["ann_file"] = self.ann_file
+        self._metainfo["benchmark"] = self.benchmark.name
 
     def load_data_list(self) -> list[dict]:
         if not os.path.isfile(self.ann_file):
@@ -69,20 +80,24 @@ class KaistDataset(BaseDetDataset):
             raise InputError("not a COCO annotation file: expected an object with an 'images' list",
                              self.ann_file)
         root = self.data_prefix.get("img", "")
+        bench = self.benchmark
         infos, by_id = [], {}
-        for image in data["images"]:
+        # A box's class: KAIST's pedestrians are class 0, another benchmark's classes are by category id.
+        label_of = {c.id: k for k, c in enumerate(bench.categories)}
+        width, height = bench.image_size or KAIST_FRAME_SIZE
+        for position, image in enumerate(data["images"]):
             try:
-                visible, lwir = picture_names(image)
+                visible, lwir = picture_names(image, bench)
             except ValueError as exc:
                 raise InputError(str(exc), self.ann_file) from None
             name = str(image.get("im_name") or visible)
-            width, height = KAIST_FRAME_SIZE
-            info = dict(img_id=int(image["id"]), img_path=os.path.join(root, visible),
+            image_id = image["id"] if bench is KAIST else position
+            info = dict(img_id=int(image_id), img_path=os.path.join(root, visible),
                         lwir_path=os.path.join(root, lwir), height=int(image.get("height", height)),
                         width=int(image.get("width", width)), im_name=name,
-                        period=image.get("period") or period_of(name), instances=[])
+                        period=image.get("period") or (period_of(name) if bench is KAIST else ""), instances=[])
             infos.append(info)
-            by_id[info["img_id"]] = info
+            by_id[image["id"]] = info
         for ann in data.get("annotations", []):
             x, y, w, h = (float(v) for v in ann["bbox"])
             if w < 1 or h < 1:
@@ -91,8 +106,10 @@ class KaistDataset(BaseDetDataset):
             if info is None:
                 raise InputError(f"annotation for image_id {ann['image_id']!r}, which is not among the images",
                                  self.ann_file)
-            ignored = bool(ann.get("ignore", 0) or ann.get("iscrowd", 0))
-            info["instances"].append(dict(bbox=[x, y, x + w, y + h], bbox_label=0, ignore_flag=int(ignored)))
+            label = 0 if bench is KAIST else label_of.get(ann.get("category_id"))
+            ignored = bool(ann.get("ignore", 0) or ann.get("iscrowd", 0)) or label is None
+            info["instances"].append(dict(bbox=[x, y, x + w, y + h], bbox_label=label or 0,
+                                          ignore_flag=int(ignored)))
         if self.check_files and self.backend_args is None:
             self._check_pictures(infos)
         return infos

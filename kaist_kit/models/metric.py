@@ -89,3 +89,94 @@ class KaistMetric(BaseMetric):
         logger.info(f"LAMR ({self.protocol}) on {Path(gt.path).name}: " + ", ".join(
             f"{r.setting} {r.split} {100 * r.lamr:.2f}% ({r.n_gt} pedestrians)" for r in scores))
         return metrics
+
+
+@METRICS.register_module()
+class BenchmarkMetric(BaseMetric):
+    """COCO's AP of another benchmark (FLIR-aligned, LLVIP, M3FD, ...), per class and their mean, computed
+    by the kit's `coco_evaluate` (pycocotools' numbers exactly) against the evaluated dataset's annotation
+    file, read as the benchmark's ground truth (`kaist_kit.annotations.load_annotations`).
+
+    Metrics are named ``<benchmark>/<metric>`` for the mean over the classes (``flir-aligned/ap50``) and
+    ``<benchmark>/<class>_<metric>`` per class, as fractions: higher is better. ``metrics`` are COCO's
+    summaries (``ap``, ``ap50``, ``ap75``, ... as `kaist_kit.cocoeval.SUMMARY` names them). With
+    ``results_file`` the predictions are also written there as COCO result JSON with the ground truth's
+    image ids (strings where its ids are) and class ids, for `kaist-kit eval`; each image's
+    detections best first.
+    """
+
+    def __init__(self, benchmark: str | None = None, ann_file: str | None = None,
+                 metrics: Sequence[str] = ("ap", "ap50", "ap75"), results_file: str | None = None,
+                 collect_device: str = "cpu", prefix: str | None = None):
+        from ..benchmarks import get_benchmark
+        from ..cocoeval import SUMMARY
+
+        self.benchmark = get_benchmark(benchmark) if benchmark else None
+        super().__init__(collect_device=collect_device, prefix=prefix)
+        self.ann_file = ann_file
+        unknown = [m for m in metrics if m not in SUMMARY]
+        if unknown:
+            raise ValueError(f"unknown COCO metric {unknown[0]!r}; choose from {', '.join(SUMMARY)}")
+        self.metrics = list(metrics)
+        self.results_file = results_file
+        self.table = None  # the last scores as a table (`kaist-kit test` prints it)
+
+    @property
+    def bench(self):
+        from ..benchmarks import get_benchmark
+
+        return self.benchmark or get_benchmark((self.dataset_meta or {}).get("benchmark") or "kaist")
+
+    def process(self, data_batch, data_samples: Sequence[dict]) -> None:
+        for sample in data_samples:
+            found = sample["pred_instances"]
+            self.results.append((int(sample["img_id"]), found["bboxes"].detach().cpu().numpy(),
+                                 found["scores"].detach().cpu().numpy(), found["labels"].detach().cpu().numpy()))
+
+    def ground_truth_path(self) -> str:
+        path = self.ann_file or (self.dataset_meta or {}).get("ann_file")
+        if not path:
+            raise ValueError("BenchmarkMetric needs ann_file, or a KaistDataset to evaluate")
+        return str(path)
+
+    def records(self, results: list, gt) -> list[dict]:
+        """COCO result records: each image's detections best first, the image's id as the file writes it
+        (the dataset's ``img_id`` of another benchmark is its position in the file)."""
+        categories = [c.id for c in self.bench.categories]
+        records = []
+        for position, corners, scores, labels in sorted(results, key=lambda r: r[0]):
+            for k in np.argsort(-scores, kind="stable"):
+                x1, y1, x2, y2 = (float(v) for v in corners[k])
+                records.append({"image_id": gt.image_ids[position], "category_id": categories[int(labels[k])],
+                                "bbox": [round(x1, 2), round(y1, 2), round(x2 - x1, 2), round(y2 - y1, 2)],
+                                "score": float(scores[k])})
+        return records
+
+    def compute_metrics(self, results: list) -> dict[str, float]:
+        import json
+
+        from ..annotations import box_detections_from_coco, load_annotations
+        from ..cocoeval import coco_evaluate
+        from ..files import write_text_atomic
+        from ..tables import Table
+
+        bench = self.bench
+        gt = load_annotations(self.ground_truth_path(), bench)
+        records = self.records(results, gt)
+        if self.results_file:
+            write_text_atomic(self.results_file, json.dumps(records, separators=(",", ":")) + "\n")
+        evaluation = coco_evaluate(gt, box_detections_from_coco(records, gt, self.results_file))
+        metrics = {f"{bench.name}/{m}": evaluation.summary(m) for m in self.metrics}
+        rows = [["mean", *(_percent(metrics[f"{bench.name}/{m}"]) for m in self.metrics)]]
+        for k, info in enumerate(gt.classes):
+            values = evaluation.summaries(self.metrics, k)
+            metrics.update({f"{bench.name}/{info.name}_{m}": v for m, v in values.items()})
+            rows.append([info.name, *(_percent(values[m]) for m in self.metrics)])
+        self.table = Table(f"COCO AP (%, higher is better) of {bench.title}, {Path(gt.path).name}: "
+                           f"{gt.n_images:,} images", ["class", *self.metrics], rows)
+        MMLogger.get_current_instance().info(self.table.to_text())
+        return metrics
+
+
+def _percent(value: float) -> str:
+    return "-" if np.isnan(value) else f"{100 * value:.2f}"

@@ -18,9 +18,10 @@ from ..files import check_readable
 class TestRun:
     results: Path  # COCO result JSON with the test set's image ids
     ground_truth: Path  # the annotation file the metric scored against
-    settings: list[str]  # the metric's settings and protocol
+    settings: list[str]  # KAIST: the metric's settings and protocol
     protocol: str
     metrics: dict
+    table: object = None  # another benchmark: its scores per class (a `kaist_kit.tables.Table`)
 
 
 def _check_checkpoint(checkpoint: str | os.PathLike) -> Path:
@@ -64,8 +65,8 @@ def test(config: str | os.PathLike, checkpoint: str | os.PathLike, out: str | os
          work_dir: str | os.PathLike | None = None, cfg_options: Sequence[str] | dict | None = None,
          shift_lwir: tuple[int, int] | None = None, echo: Callable[[str], None] | None = None) -> TestRun:
     """Run ``checkpoint`` on the config's test set; write its detections to ``out`` (COCO result
-    JSON, replaced atomically) and score them with the config's `KaistMetric` (one is added when
-    the test evaluator has none). ``shift_lwir=(dx, dy)`` moves every thermal picture that many
+    JSON, replaced atomically) and score them with the config's `KaistMetric` or `BenchmarkMetric` (one
+    is added when the test evaluator has neither). ``shift_lwir=(dx, dy)`` moves every thermal picture that many
     pixels against the visible one first (`ShiftLwir`: the misalignment test). A missing copy of the
     leaderboard's ground truth is found as `kaist-kit eval` finds it (`use_default_test_annotations`);
     ``echo`` hears of a download."""
@@ -83,17 +84,26 @@ def test(config: str | os.PathLike, checkpoint: str | os.PathLike, out: str | os
     if shift_lwir is not None:
         shift_lwir_at_test(cfg, shift_lwir)
     evaluators = cfg.test_evaluator if isinstance(cfg.test_evaluator, list) else [cfg.test_evaluator]
-    kaist = [e for e in evaluators if e.get("type") == "KaistMetric"]
-    if not kaist:
-        kaist = [dict(type="KaistMetric")]
-        evaluators.append(kaist[0])
-    kaist[0]["results_file"] = str(out)
+    evaluators = [e for e in evaluators if e]
+    ours = [e for e in evaluators if e.get("type") in KIT_METRICS]
+    if not ours:
+        dataset = cfg.test_dataloader.dataset
+        kaist = dataset.get("benchmark", "kaist") == "kaist"
+        ours = [dict(type="KaistMetric" if kaist else "BenchmarkMetric")]
+        evaluators.append(ours[0])
+    ours[0]["results_file"] = str(out)
     cfg.test_evaluator = evaluators
     runner = Runner.from_cfg(cfg)
     with trusted_checkpoints():
         metrics = runner.test()
-    metric = next(m for m in runner.test_loop.evaluator.metrics if type(m).__name__ == "KaistMetric")
+    metric = next(m for m in runner.test_loop.evaluator.metrics if type(m).__name__ in KIT_METRICS)
+    if type(metric).__name__ == "BenchmarkMetric":
+        return TestRun(Path(out), Path(metric.ground_truth_path()), [], "coco", metrics, metric.table)
     return TestRun(Path(out), Path(metric.ground_truth_path()), metric.settings, metric.protocol, metrics)
+
+
+# The kit's metrics, one of which `test` scores with and writes the results of.
+KIT_METRICS = ("KaistMetric", "BenchmarkMetric")
 
 
 @dataclass
