@@ -23,6 +23,9 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--remote-debugging-pipe"]
 
+# CI installs Chromium and sets KAIST_KIT_REQUIRE_BROWSER: there a missing browser fails the run, not skips it.
+if CHROMIUM is None and os.environ.get("KAIST_KIT_REQUIRE_BROWSER"):
+    raise RuntimeError("KAIST_KIT_REQUIRE_BROWSER is set but no chromium is on PATH")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium; "
                                                           ".ci/run installs it)")
 
