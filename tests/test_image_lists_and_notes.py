@@ -99,7 +99,7 @@ def test_the_test_verbs_table_fits_80_columns(kaist, tmp_path, monkeypatch):
     results.write_bytes((kaist / "results" / "MLPD_result.json").read_bytes())
     run = types.SimpleNamespace(results=results, ground_truth=kaist / "test-all-20.leaderboard.json",
                                 settings=["reasonable", "reasonable-small", "reasonable-heavy", "all-pedestrians"],
-                                protocol="leaderboard")
+                                protocol="leaderboard", table=None)
     predict = types.ModuleType("kaist_kit.models.predict")
     predict.test = lambda *args, **kwargs: run
     monkeypatch.setitem(sys.modules, "kaist_kit.models", types.ModuleType("kaist_kit.models"))
