@@ -32,6 +32,11 @@ def load(args: list[str] | None = None):
         import_module(f".{module}", __package__)
     from .app import app
 
+    # Registered in the order their modules were first imported, which a process that imported one
+    # earlier changes: put back in the pipeline's order.
+    order = {verb: k for k, verb in enumerate(verb for verbs in MODULES.values() for verb in verbs)}
+    app.registered_commands.sort(key=lambda info: order.get(info.name, len(order)))
+    app.registered_groups.sort(key=lambda info: order.get(info.name, len(order)))
     return app
 
 
