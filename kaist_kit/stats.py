@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
+from .benchmarks import KAIST, Benchmark
 from .groundtruth import GroundTruth
 from .settings import OCCLUSION_NAMES
 from .tables import Table
@@ -199,3 +202,39 @@ def plot_class_heights(ground_truths, path: str | os.PathLike) -> None:
     for k in range(len(names), rows * columns):
         axes[k // columns][k % columns].set_axis_off()
     save_figure(fig, path)
+
+
+@dataclass
+class FileStats:
+    """What `kaist-kit stats` found in its files: the statistics of each, their tables, and their heights'
+    figure (KAIST's: one file's; another benchmark's: a panel per class, a colour per file)."""
+
+    benchmark: Benchmark
+    truths: list
+    stats: list[dict]
+    tables: list[Table]
+
+    def to_json(self) -> dict | list[dict]:
+        return self.stats[0] if len(self.stats) == 1 else self.stats
+
+    def plot(self, path: str | os.PathLike) -> None:
+        if self.benchmark is KAIST:
+            plot_heights(self.truths[0], path)
+        else:
+            plot_class_heights(self.truths, path)
+
+
+def file_stats(paths: Sequence[str | os.PathLike], benchmark: Benchmark = KAIST) -> FileStats:
+    """The statistics of each ground-truth file of ``benchmark`` (KAIST's: `dataset_stats`; another's:
+    `benchmark_stats`)."""
+    if benchmark is KAIST:
+        from .groundtruth import load_ground_truth
+
+        truths = [load_ground_truth(path) for path in paths]
+        stats = [dataset_stats(gt) for gt in truths]
+        return FileStats(benchmark, truths, stats, [stats_table(one) for one in stats])
+    from .annotations import load_annotations
+
+    truths = [load_annotations(path, benchmark) for path in paths]
+    stats = [benchmark_stats(gt) for gt in truths]
+    return FileStats(benchmark, truths, stats, [table for one in stats for table in benchmark_stats_tables(one)])

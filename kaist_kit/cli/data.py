@@ -156,35 +156,23 @@ def stats_command(
     import json
 
     from ..plots import check_figure_path
+    from ..stats import file_stats
 
     bench = get_benchmark(benchmark.value)
     if plot is not None:
         check_figure_path(plot)
         if bench is KAIST and len(annotations) > 1:
             raise typer.BadParameter("draws the heights of one KAIST file: give one FILE", param_hint="--plot")
-    if bench is KAIST:
-        from ..groundtruth import load_ground_truth
-        from ..stats import dataset_stats, plot_heights, stats_table
-
-        truths = [load_ground_truth(path) for path in annotations]
-        stats = [dataset_stats(gt) for gt in truths]
-        tables = [stats_table(one) for one in stats]
-    else:
-        from ..annotations import load_annotations
-        from ..stats import benchmark_stats, benchmark_stats_tables, plot_class_heights
-
-        truths = [load_annotations(path, bench) for path in annotations]
-        stats = [benchmark_stats(gt) for gt in truths]
-        tables = [table for one in stats for table in benchmark_stats_tables(one)]
+    found = file_stats(annotations, bench)
     if plot is not None:
         check_figure_path(plot)  # again, now that the inputs are known
     if json_output:
-        print(json.dumps(stats[0] if len(stats) == 1 else stats, indent=1))
+        print(json.dumps(found.to_json(), indent=1))
     else:
-        for table in tables:
+        for table in found.tables:
             out.print(table.to_rich())
     if plot is not None:
-        (plot_heights(truths[0], plot) if bench is KAIST else plot_class_heights(truths, plot))
+        found.plot(plot)
         say(f"figure written to {plot}")
 
 
