@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .annotations import Annotations, BoxDetections, as_detections, as_ground_truth
-from .benchmarks import Benchmark, get_benchmark
+from .benchmarks import KAIST, Benchmark, get_benchmark
 from .cocoeval import COCO_METRICS, coco_evaluate
 from .yolov5 import Yolov5Protocol, yolov5_evaluate
 
@@ -163,7 +163,7 @@ def miss_rate_inputs(annotations: Annotations, detections: BoxDetections, bench:
         raise ValueError(f"llvip_bounds must be 'frame' or 'kaist', not {llvip_bounds!r}")
     frame = bench.image_size
     if bench.name == "llvip" and llvip_bounds == "kaist":
-        frame = (640, 512)  # the leaderboard script's fixed bounds [5, 5, 635, 507]
+        frame = KAIST.image_size  # the leaderboard script's fixed bounds [5, 5, 635, 507]: KAIST's frame
     gt = as_ground_truth(annotations, [klass], frame, bench.ignore_labels)
     return gt, as_detections(detections, annotations, [klass])
 

@@ -53,6 +53,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .benchmarks import KAIST
 from .bulkread import coco_columns, labelled_rows, txt_rows
 from .errors import InputError
 from .errors import where as location
@@ -64,7 +65,8 @@ AUTO = "auto"
 ON_INVALID = ("error", "drop")
 # What `kaist-kit submit` writes beside the results file in a submission zip.
 SUBMISSION_MANIFEST = "manifest.json"
-_FRAME_FILE = re.compile(r"(set\d\d)_(V\d\d\d)_(I\d{5})\.txt$")
+# A per-image file: the devkit's flat name of its frame (the KAIST spec's), .txt.
+_FRAME_FILE = re.compile(KAIST.flat_pattern.pattern + r"\.txt$")
 # A box number beyond this many pixels is no place in any frame; past about 1e154 the box's area
 # is no longer a finite number.
 FAR_LIMIT = 1e6

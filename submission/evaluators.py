@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kaist_kit.benchmarks import KAIST
 from kaist_kit.challenge import NO_MATCH, challenge2024_leaderboard, challenge2024_scores
 from kaist_kit.detections import Detections
 from kaist_kit.errors import quantity
@@ -41,8 +42,8 @@ CRASH, MISSCORE, CORRECT = "crash", "mis-score", "correct"
 # known by their ids 0..2251, the first 1,455 of them day (imgIds[:1455]), and the category a txt
 # line is given.
 MAX_PER_IMAGE = 1000
-TEST_IMAGES = 2252
-DAY_IMAGES = 1455
+TEST_IMAGES = KAIST.test_images
+DAY_IMAGES = KAIST.split("day").images
 TXT_CATEGORY = 1
 TXT_FIELDS = 6
 
