@@ -366,7 +366,7 @@ CVC14 = Benchmark(
     ),
     default_split="test",
     metrics=("lamr",),
-    protocols=("matlab",),
+    protocols=("ms-detr", "matlab"),  # MS-DETR's evaluation of CVC-14, and the devkit's own sum
     citation=Citation("A. González, Z. Fang, Y. Socarras, J. Serrat, D. Vázquez, J. Xu, A. M. López",
                       "Pedestrian detection at day/night time with visible and FIR cameras: a comparison",
                       "Sensors 16(6):820", 2016, "gonzalez2016pedestrian"),
