@@ -241,11 +241,19 @@ def load_ground_truth(path: str | os.PathLike | None = None, *, echo: Echo | Non
     else the leaderboard's, downloaded on first use, which ``echo`` and ``progress`` report)."""
     if path is None:
         path = default_ground_truth(echo=echo, progress=progress)
-    raw = read_bytes(path)
+    return ground_truth_from_bytes(read_bytes(path), path)
+
+
+def ground_truth_from_bytes(raw: bytes, path: str | os.PathLike, data: object = None,
+                            text: str | None = None) -> GroundTruth:
+    """The ground truth of a file's bytes (the cache checked against the pinned file); ``data`` and
+    ``text``: the file already parsed, not parsed again."""
     if is_cached_gt(path):
         check_cached_gt(path, raw)
-    text = decode_text(raw, path)
-    gt = ground_truth_from_coco(parse_json(text, path), path, text)
+    if data is None:
+        text = decode_text(raw, path)
+        data = parse_json(text, path)
+    gt = ground_truth_from_coco(data, path, text)
     gt.md5 = hashlib.md5(raw).hexdigest()
     return gt
 
