@@ -93,7 +93,6 @@ class BenchmarkTruth:
     annotations: Annotations | None = None
     kaist: GroundTruth | None = None
     path: Path | None = None
-    surprise: bool = False  # named as one benchmark, and looks like another's
 
     @property
     def line(self) -> str:
@@ -103,8 +102,8 @@ class BenchmarkTruth:
     @property
     def announced(self) -> bool:
         """Whether the verbs print `line`: for every benchmark but KAIST, the kit's default, whose
-        output stays as it always was unless the ground truth looks like another benchmark's."""
-        return self.kaist is None or self.surprise
+        output stays as it always was."""
+        return self.kaist is None
 
     def describe(self) -> str:
         return (self.kaist or self.annotations).describe()
@@ -157,17 +156,14 @@ def open_truth(path: str | os.PathLike | None = None, benchmark: str | Benchmark
         why = f"recognised from the ground truth: {found.reason}" if found else \
             "the default: the ground truth is not recognised as any benchmark's; --benchmark names another"
     else:
+        if found and found.benchmark is not named:  # scored by another benchmark's rules, no number would mean much
+            raise InputError(f"the ground truth is {found.benchmark.title}'s ({found.reason}), not {named.title}'s: "
+                             f"pass {named.title}'s ground truth, or --benchmark {found.benchmark.name}", path)
         bench = named
-        why = "as named"
-        if found and found.benchmark is not named:
-            why += f"; the ground truth looks like {found.benchmark.title}'s: {found.reason}"
-        elif found:
-            why += f", and recognised from the ground truth: {found.reason}"
-    surprise = bool(named and found and found.benchmark is not named)
+        why = "as named" + (f", and recognised from the ground truth: {found.reason}" if found else "")
     if bench is KAIST:
-        return BenchmarkTruth(bench, why, kaist=ground_truth_from_bytes(raw, path, data, text), path=path,
-                              surprise=surprise)
-    return BenchmarkTruth(bench, why, _annotations(raw, path, bench, data, text), path=path, surprise=surprise)
+        return BenchmarkTruth(bench, why, kaist=ground_truth_from_bytes(raw, path, data, text), path=path)
+    return BenchmarkTruth(bench, why, _annotations(raw, path, bench, data, text), path=path)
 
 
 def _recognised(data: object, md5: str):
