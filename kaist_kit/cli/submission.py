@@ -67,8 +67,10 @@ def submit_command(
     category_offset: CategoryOffsetOption = 0,
     origin: OriginOption = None,
 ) -> None:
-    """Package a result as a challenge entry (the JSON to upload and its manifest), or check one; on the
-    other benchmarks (--benchmark, --check), check a COCO result JSON and self-score it."""
+    """Package a result as a challenge entry (the JSON to upload and its manifest), or check one.
+
+    On the other benchmarks (--benchmark), --check checks a COCO result JSON and self-scores it.
+    """
     from ..download import downloads_forbidden
     from ..groundtruth import GroundTruthUnavailable, load_ground_truth
     from ..submission import check as check_file
