@@ -58,6 +58,7 @@ from .findings import (
     NO_PEDESTRIANS,
     ORIGIN,
     READING_RATIO,
+    STRING_VALUES,
     UNKNOWN_CATEGORIES,
     UNSORTED,
     WRONG_GT,
@@ -330,6 +331,13 @@ def _blind(dets: BoxDetections, annotations: Annotations) -> _Blind:
     return _Blind(gt, blind, class_ids[annotations.ann_class[boxes]], dets.category, integer_ids)
 
 
+# What numbers written as text cost on these benchmarks: their scripts are not the KAIST leaderboard's
+# (pycocotools' loadRes multiplies the box's strings, its evaluate negates the score's; a category id
+# "1" is no category of the ground truth's).
+STRING_VALUES_COST = ("the kit reads them as numbers, but pycocotools crashes on a box or score written so and "
+                      "never scores a category written so")
+
+
 def inspect_boxes(dets: BoxDetections, truth: BenchmarkTruth,
                   protocols: Sequence[BenchmarkProtocol] = ()) -> list[Finding]:
     """Everything that is wrong with a result of any class before it is scored by these protocols,
@@ -339,7 +347,8 @@ def inspect_boxes(dets: BoxDetections, truth: BenchmarkTruth,
     found = []
     if len(dets) and (~blind.gt.ignore).any():
         found += _reading_findings(dets, blind, truth, protocols)
-    found += _read_findings(blind.dets, blind.gt)
+    found += [replace(f, cost=STRING_VALUES_COST, fix="write numbers") if f.kind is STRING_VALUES else f
+              for f in _read_findings(blind.dets, blind.gt)]
     if len(dets) == 0 and not (dets.dropped and dets.dropped.total):
         found.append(Finding(EMPTY, "no detections", "every AP reads 0 and every miss rate 100.00"))
     known = np.isin(dets.category, [c.id for c in annotations.classes])

@@ -154,3 +154,12 @@ def test_eval_stops_on_a_misread_file_with_the_fix(sets, tmp_path):
     fixed = json.loads(proc.stdout)["results"]
     assert {r["category"] for r in fixed} == {c.name for c in annotations.classes} | {"mean"}
     assert all(np.isfinite(r["ap50"]) and r["ap50"] > 0.5 for r in fixed if r["category"] == "mean")
+
+
+def test_numbers_written_as_text_say_what_pycocotools_does(sets, tmp_path):
+    gt, records, annotations, _ = the_set(sets, "flir-aligned")
+    texts = [dict(r, score=str(r["score"])) if k == 3 else r for k, r in enumerate(records)]
+    codes = found(gt, "flir-aligned", texts, tmp_path / "texts.json")
+    assert codes["string-values"].level == "warning"
+    assert "pycocotools crashes" in codes["string-values"].line() and "leaderboard" not in codes["string-values"].line()
+    assert "string-values" not in found(gt, "flir-aligned", records, tmp_path / "clean.json")
