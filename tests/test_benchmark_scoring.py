@@ -252,3 +252,27 @@ def test_kaist_stays_the_default_and_prints_as_before(kaist):
     assert default.exit_code == named.exit_code == 0
     assert default.stdout == named.stdout and default.stderr == named.stderr
     assert "benchmark:" not in default.stderr
+
+
+def test_an_image_list_is_one_more_split_scored_as_pycocotools_scores_those_images(flir, tmp_path):
+    from pycocotools.coco import COCO
+    from pycocotools.cocoeval import COCOeval
+
+    gt, dets, annotations = flir
+    chosen = list(annotations.image_ids[::7])
+    listing = tmp_path / "every-seventh.txt"
+    listing.write_text("".join(f"{name.split('.')[0] if k % 2 else name}\n" for k, name in enumerate(chosen)))
+    result = invoke("eval", dets, "--gt", gt, "--split", "all", "--images", listing, "--format", "json")
+    assert result.exit_code == 0, result.output
+    splits = {r["split"] for r in json.loads(result.stdout)["results"]}
+    assert splits == {"all", "every-seventh"}
+    rows = rows_of(result, "coco", "every-seventh")
+    with contextlib.redirect_stdout(io.StringIO()):
+        coco = COCO(str(gt))
+        evaluation = COCOeval(coco, coco.loadRes(str(dets)), "bbox")
+        evaluation.params.imgIds = chosen
+        evaluation.evaluate()
+        evaluation.accumulate()
+        evaluation.summarize()
+    assert (rows["mean"]["ap"], rows["mean"]["ap50"], rows["mean"]["ap75"]) == tuple(evaluation.stats[:3])
+    assert rows["mean"]["n_images"] == len(chosen)
