@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import re
 
+from kaist_kit.benchmarks import KAIST
 from kaist_kit.files import is_number, text_lines
 
 from .problems import Problems
@@ -27,7 +28,7 @@ from .sources import text_of
 # The header, once its blank space is made single spaces (see `header_version`).
 HEADER = re.compile(r"% ?bbGt version ?= ?([0-9]{1,9})")
 NUMBERS_PER_VERSION = {0: 4, 1: 9, 2: 10, 3: 11}
-KNOWN_LABELS = {"person", "people", "person?", "cyclist", "person?a", "unpaired"}
+KNOWN_LABELS = set(KAIST.labels)
 PROBLEMS = frozenset({"empty file", "malformed file", "missing header", "malformed line", "zero-size box",
                       "negative-size box", "unknown label"})
 

@@ -13,15 +13,15 @@ import json
 from itertools import repeat
 from operator import mul
 
-from kaist_kit.benchmarks import Benchmark
+from kaist_kit.benchmarks import KAIST_LABELS, KAIST_PAIRED_LABELS, Benchmark
 from kaist_kit.frames import period_of
 
 from .records import FrameColumns, ObjectColumns
 
 # The leaderboard's categories. Person is the positive class; every other label is an ignore
 # region at evaluation. The labels of the sanitized and paired sets follow.
-CATEGORIES = ["__ignore__", "person", "cyclist", "people", "person?"]
-EXTRA_CATEGORIES = ["person?a", "unpaired"]
+CATEGORIES = ["__ignore__", *KAIST_LABELS]
+EXTRA_CATEGORIES = list(KAIST_PAIRED_LABELS)
 CATEGORY_ID = {name: k for k, name in enumerate(CATEGORIES + EXTRA_CATEGORIES)}
 LICENSE = "CC BY-NC-SA 4.0: KAIST Multispectral Pedestrian Detection Benchmark, Hwang et al., CVPR 2015"
 LAYOUTS = ("kit", "leaderboard")

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from kaist_kit.benchmarks import KAIST, Benchmark
+from kaist_kit.benchmarks import KAIST, KAIST_IMAGE, KAIST_SET, KAIST_SETS, KAIST_TEST_SETS, KAIST_VIDEO, Benchmark
 from kaist_kit.files import is_number, text_lines
 
 from . import bbgt, kaist_xml, paired
@@ -51,9 +51,9 @@ class Sets:
     numbers: frozenset[int]
 
 
-EVERY_SET = Sets("every set", frozenset(range(12)))
-TRAINING_SETS = Sets("the training sets, set00-05", frozenset(range(6)))
-TEST_SETS = Sets("the test sets, set06-11", frozenset(range(6, 12)))
+EVERY_SET = Sets("every set", KAIST_SETS)
+TRAINING_SETS = Sets("the training sets, set00-05", KAIST_SETS - KAIST_TEST_SETS)
+TEST_SETS = Sets("the test sets, set06-11", KAIST_TEST_SETS)
 
 # Parses one chunk of frames: (frames, {path: bytes}, path -> its name in messages, problems,
 # options) -> (the frames kept, their objects); see bbgt.parse_bbgt_files.
@@ -110,22 +110,24 @@ class LookAlike:
     sets: Sets = EVERY_SET
 
 
-_TREE = re.compile(r"(?:^|/)(set\d\d)/(V\d\d\d)$")
-_FLAT = re.compile(r"(set\d\d)_(V\d\d\d)_(I\d{5})\.txt")
+# The KAIST spec's frame-name parts: a video's folder setXX/VYYY, a frame's file IZZZZZ, flat names.
+_TREE = re.compile(rf"(?:^|/)({KAIST_SET})/({KAIST_VIDEO})$")
+_FLAT = re.compile(KAIST.flat_pattern.pattern + r"\.txt")
 _FLAT_LAYOUT = Layout(None, _FLAT)
 
 SOURCE_FORMATS = {spec.name: spec for spec in (
     SourceFormat("original", "the bbGt text tree annotations/setXX/VYYY/IZZZZZ.txt",
-                 Layout(_TREE, re.compile(r"(I\d{5})\.txt")), bbgt.parse_bbgt_files,
+                 Layout(_TREE, re.compile(rf"({KAIST_IMAGE})\.txt")), bbgt.parse_bbgt_files,
                  "set06/V000/I00019.txt", bbgt.PROBLEMS | LOCATING, bbgt.reads_as_bbgt),
     SourceFormat("xml", "the official XML tree annotations-xml-new/setXX/VYYY/IZZZZZ.xml",
-                 Layout(_TREE, re.compile(r"(I\d{5})\.xml")), kaist_xml.parse_xml_files,
+                 Layout(_TREE, re.compile(rf"({KAIST_IMAGE})\.xml")), kaist_xml.parse_xml_files,
                  "set06/V000/I00019.xml", kaist_xml.PROBLEMS | LOCATING, kaist_xml.reads_as_xml),
     SourceFormat("sanitized", "flat setXX_VYYY_IZZZZZ.txt bbGt files of training frames (Li et al.)",
                  _FLAT_LAYOUT, bbgt.parse_bbgt_files, "set00_V000_I00001.txt", bbgt.PROBLEMS | LOCATING,
                  bbgt.reads_as_bbgt, TRAINING_SETS),
     SourceFormat("paired", "setXX/VYYY/visible/IZZZZZ.txt and setXX/VYYY/lwir/IZZZZZ.txt (Zhang et al.)",
-                 Layout(re.compile(r"(?:^|/)(set\d\d)/(V\d\d\d)/(visible|lwir)$"), re.compile(r"(I\d{5})\.txt"),
+                 Layout(re.compile(rf"(?:^|/)({KAIST_SET})/({KAIST_VIDEO})/(visible|lwir)$"),
+                        re.compile(rf"({KAIST_IMAGE})\.txt"),
                         per_modality=True), paired.parse_paired_files,
                  "set00/V000/visible/I00001.txt and set00/V000/lwir/I00001.txt", paired.PROBLEMS | LOCATING,
                  bbgt.reads_as_bbgt),

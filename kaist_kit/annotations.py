@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .benchmarks import Benchmark, get_benchmark
+from .detections import BoxDetections, ReadOptions, box_detections_from_records
+from .detections import load_box_detections as read_box_detections
 from .errors import InputError, quantity
 from .files import decode_text, json_line, parse_json, read_bytes
 
@@ -309,74 +311,23 @@ def annotations_to_coco(annotations: Annotations) -> dict:
 # ------------------------------------------------------------------------------------------------
 # Detections
 
-@dataclass
-class BoxDetections:
-    """One method's detections on `Annotations` images, in file order."""
-
-    image: np.ndarray  # (D,) int64 index into the images
-    category: np.ndarray  # (D,) int64 the class id as written
-    boxes: np.ndarray  # (D, 4) float64 x, y, w, h
-    scores: np.ndarray  # (D,) float64
-    source: str = ""
-
-    def __len__(self) -> int:
-        return len(self.scores)
-
-
-def load_box_detections(path: str | os.PathLike, annotations: Annotations) -> BoxDetections:
-    """A COCO result file of any class (see `box_detections_from_coco`)."""
-    raw = read_bytes(path)
-    text = decode_text(raw, path)
-    return box_detections_from_coco(parse_json(text, path), annotations, path, text)
+def load_box_detections(path: str | os.PathLike, annotations: Annotations,
+                        options: ReadOptions | None = None) -> BoxDetections:
+    """A result file of any class on ``annotations``' images (`kaist_kit.detections.load_box_detections`)."""
+    return read_box_detections(path, annotations, options)
 
 
 def box_detections_from_coco(records: object, annotations: Annotations, path: str | os.PathLike | None = None,
                              text: str | None = None) -> BoxDetections:
-    """COCO results ``[{image_id, category_id, bbox: [x, y, w, h], score}]``: the image id must be one of
-    the ground truth's, written as it writes it (COCO's evaluator stops on any other); a class the
-    ground truth does not list is kept and scores nothing, as in COCO's evaluator."""
-
-    def fail(message: str, k: int) -> InputError:
-        return InputError(message, path, json_line(text, k) if text is not None else None)
-
+    """COCO results ``[{image_id, category_id, bbox: [x, y, w, h], score}]`` as `json.loads` gives them
+    (`kaist_kit.detections.box_detections_from_records`): the image id must be one of the ground
+    truth's, written as it writes it (COCO's evaluator stops on any other); a class the ground truth
+    does not list is kept and scores nothing, as in COCO's evaluator."""
     if not isinstance(records, list):
         raise InputError("not a COCO result file: expected a list of detections", path)
-    n = len(records)
-    image = np.empty(n, np.int64)
-    category = np.empty(n, np.int64)
-    boxes = np.empty((n, 4))
-    scores = np.empty(n)
-    lookup = annotations.index_of_id
-    for k, record in enumerate(records):
-        if not isinstance(record, dict):
-            raise fail("a detection is not an object", k)
-        image_id = record.get("image_id")
-        if not _is_id(image_id) or image_id not in lookup:
-            hint = _id_hint(image_id, lookup)
-            raise fail(f"image_id {image_id!r} is not among the ground truth's images{hint}", k)
-        if not _is_int(record.get("category_id")):
-            raise fail(f"category_id {record.get('category_id')!r} is not an integer", k)
-        box, score = record.get("bbox"), record.get("score")
-        if not isinstance(box, list) or len(box) != 4 or not all(_is_number(v) for v in box):
-            raise fail("a detection without a bbox of four numbers", k)
-        if not _is_number(score):
-            raise fail(f"score {score!r} is not a number", k)
-        values = [float(v) for v in box]
-        if not all(math.isfinite(v) for v in (*values, float(score))):
-            raise fail("a detection with a non-finite number", k)
-        if values[2] < 0 or values[3] < 0:
-            raise fail(f"a detection with a negative size (w={values[2]:g}, h={values[3]:g})", k)
-        image[k], category[k] = lookup[image_id], record["category_id"]
-        boxes[k], scores[k] = values, float(score)
-    return BoxDetections(image, category, boxes, scores, "" if path is None else str(path))
-
-
-def _id_hint(image_id: object, lookup: dict) -> str:
-    if isinstance(image_id, str) and image_id.strip().lstrip("-").isdigit() and int(image_id) in lookup:
-        return " (written as a string; the ground truth's ids are integers)"
-    if _is_int(image_id) and str(image_id) in lookup:
-        return " (written as an integer; the ground truth's ids are strings)"
-    return ""
+    where = "" if path is None else str(path)
+    return box_detections_from_records(records, annotations, where,
+                                       lambda k: json_line(text, k) if text is not None else None)
 
 
 # ------------------------------------------------------------------------------------------------

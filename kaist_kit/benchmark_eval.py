@@ -31,21 +31,21 @@ with its frame size and ignore rules:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .annotations import Annotations, BoxDetections, as_detections, as_ground_truth
-from .benchmarks import Benchmark, get_benchmark
+from .benchmarks import KAIST, Benchmark, get_benchmark
 from .cocoeval import COCO_METRICS, coco_evaluate
+from .settings import DEFAULT_FPPI_RANGE
 from .yolov5 import Yolov5Protocol, yolov5_evaluate
 
 MEAN = "mean"
-LAMR_PROTOCOLS = ("leaderboard", "matlab", "ms-detr")
 YOLOV5_METRICS = ("ap", "ap50", "ap75")
 YOLOV5 = Yolov5Protocol()
-PROTOCOL_METRICS = {"coco": COCO_METRICS, "yolov5": YOLOV5_METRICS, **{p: ("lamr",) for p in LAMR_PROTOCOLS}}
+BOUNDS = ("frame", "kaist")
 
 
 @dataclass
@@ -77,95 +77,194 @@ class ClassRow:
         return out
 
 
-def evaluate_benchmark(annotations: Annotations, detections: BoxDetections, benchmark: Benchmark | str | None = None,
-                       protocols: Iterable[str] | None = None, metrics: Iterable[str] | None = None,
-                       splits: Iterable[str | tuple[str, Sequence]] = ("all",), method: str = "",
-                       yolov5: Yolov5Protocol = YOLOV5, llvip_bounds: str = "frame") -> list[ClassRow]:
-    """Rows for every protocol (default: the benchmark's), split and class; each protocol reports the
-    asked ``metrics`` it computes (default: all of them: COCO's twelve, YOLOv5's three, the LAMR)."""
-    bench = get_benchmark(benchmark or annotations.benchmark or "kaist")
-    protocols = list(protocols or bench.protocols)
-    wanted = list(metrics) if metrics is not None else None
-    rows = []
-    for split in splits:
-        name, selection = (split, split) if isinstance(split, str) else split
-        images = annotations.split_mask(selection)
-        for protocol in protocols:
-            if protocol not in PROTOCOL_METRICS:
-                raise ValueError(f"unknown protocol {protocol!r}; choose from {', '.join(PROTOCOL_METRICS)}")
-            names = [m for m in (wanted or PROTOCOL_METRICS[protocol]) if m in PROTOCOL_METRICS[protocol]]
-            if not names:
-                continue
-            if protocol == "coco":
-                rows += coco_rows(annotations, detections, images, names, bench, name, method)
-            elif protocol == "yolov5":
-                rows += yolov5_rows(annotations, detections, images, names, bench, name, method, yolov5)
-            else:
-                rows += lamr_rows(annotations, detections, images, bench, name, method, protocol,
-                                  llvip_bounds=llvip_bounds)
-    return rows
+@dataclass(frozen=True)
+class ScoringOptions:
+    """What the protocols read besides the ground truth and the detections (each protocol reads its own)."""
+
+    yolov5: Yolov5Protocol = YOLOV5  # yolov5: conf_thres and max_det
+    # Miss rates: the settings (default: the benchmark's first), the matching thresholds and the
+    # reference FPPI range.
+    settings: tuple[str, ...] | None = None
+    ious: tuple[float, ...] = (0.5,)
+    fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE
+    # The border of the KAIST scripts' miss rate ('leaderboard', 'matlab') on another benchmark:
+    # 'frame', 5 pixels from the benchmark's own frame; 'kaist', the scripts' fixed bounds, KAIST's
+    # [5, 5, 635, 507], as they run unchanged (what LLVIP papers that report a miss rate ran).
+    llvip_bounds: str = "frame"
+
+    def __post_init__(self) -> None:
+        if self.llvip_bounds not in BOUNDS:
+            raise ValueError(f"llvip_bounds must be 'frame' or 'kaist', not {self.llvip_bounds!r}")
+
+
+# (protocol, annotations, detections, images, metrics, benchmark, split, method, options) -> rows
+RowMaker = Callable[..., list[ClassRow]]
+
+
+@dataclass(frozen=True)
+class BenchmarkProtocol:
+    """How one community scores a benchmark: the metrics it computes and its evaluator, with what
+    sets its rules apart. The verbs and the findings ask the spec, never the protocol's name."""
+
+    name: str  # as --protocol and the rows name it
+    description: str
+    metrics: tuple[str, ...]  # what it computes, by the kit's names
+    rows: RowMaker
+    # Miss-rate protocols: the KAIST evaluator's protocol it runs (kaist_kit.settings.PROTOCOLS), and
+    # whether the nine log miss rates are averaged by numpy's mean (MS-DETR) instead of the devkit's sum.
+    kaist_protocol: str = ""
+    numpy_mean: bool = False
+    # Whether its script's border is KAIST's fixed bounds when run unchanged (ScoringOptions.llvip_bounds).
+    fixed_bounds: bool = False
+    # Whether its evaluator scores an image's detections in file order, so that a file not sorted by
+    # descending score is mis-scored (the `unsorted` finding).
+    needs_sorted: bool = False
+
+    @property
+    def miss_rate(self) -> bool:
+        return bool(self.kaist_protocol)
+
+    def __str__(self) -> str:
+        return self.name
 
 
 def coco_rows(annotations: Annotations, detections: BoxDetections, images: np.ndarray, metrics: Sequence[str],
-              bench: Benchmark, split: str, method: str = "") -> list[ClassRow]:
+              bench: Benchmark, split: str, method: str = "", options: ScoringOptions | None = None,
+              protocol: BenchmarkProtocol | None = None) -> list[ClassRow]:
+    name = (protocol or COCO_AP).name
     result = coco_evaluate(annotations, detections, images)
-    rows = [ClassRow(method, bench.name, "coco", split, name, result.summaries(metrics, k), result.n_images,
-                     int(result.n_gt[k, 0])) for k, name in enumerate(result.class_names)]
+    rows = [ClassRow(method, bench.name, name, split, klass, result.summaries(metrics, k), result.n_images,
+                     int(result.n_gt[k, 0])) for k, klass in enumerate(result.class_names)]
     if len(rows) > 1:
-        rows.append(ClassRow(method, bench.name, "coco", split, MEAN, result.summaries(metrics), result.n_images, None))
+        rows.append(ClassRow(method, bench.name, name, split, MEAN, result.summaries(metrics), result.n_images, None))
     return rows
 
 
 def yolov5_rows(annotations: Annotations, detections: BoxDetections, images: np.ndarray, metrics: Sequence[str],
-                bench: Benchmark, split: str, method: str = "", protocol: Yolov5Protocol = YOLOV5) -> list[ClassRow]:
-    result = yolov5_evaluate(annotations, detections, images, protocol)
+                bench: Benchmark, split: str, method: str = "", options: ScoringOptions | Yolov5Protocol | None = None,
+                protocol: BenchmarkProtocol | None = None) -> list[ClassRow]:
+    name = (protocol or YOLOV5_AP).name
+    settings = options.yolov5 if isinstance(options, ScoringOptions) else options or YOLOV5
+    result = yolov5_evaluate(annotations, detections, images, settings)
     scored = {class_id: k for k, class_id in enumerate(result.class_ids)}
     rows = []
     for info in annotations.classes:
         k = scored.get(info.id)
         values = {m: result.summary(m, k) if k is not None else float("nan") for m in metrics}
-        rows.append(ClassRow(method, bench.name, "yolov5", split, info.name, values, result.n_images,
+        rows.append(ClassRow(method, bench.name, name, split, info.name, values, result.n_images,
                              int(result.n_labels[k]) if k is not None else 0))
     if len(rows) > 1:
-        rows.append(ClassRow(method, bench.name, "yolov5", split, MEAN, {m: result.summary(m) for m in metrics},
+        rows.append(ClassRow(method, bench.name, name, split, MEAN, {m: result.summary(m) for m in metrics},
                              result.n_images, None))
     return rows
 
 
 def lamr_rows(annotations: Annotations, detections: BoxDetections, images: np.ndarray, bench: Benchmark,
-              split: str, method: str = "", protocol: str = "leaderboard", settings: Sequence[str] | None = None,
-              llvip_bounds: str = "frame", klass: str = "person") -> list[ClassRow]:
+              split: str, method: str = "", protocol: str | BenchmarkProtocol = "leaderboard",
+              settings: Sequence[str] | None = None, llvip_bounds: str = "frame", klass: str = "person",
+              options: ScoringOptions | None = None) -> list[ClassRow]:
     """The log-average miss rate of one class (see the module's docstring for each benchmark's rules)."""
     from .evaluate import evaluate
 
-    if bench.name == "kaist":
+    spec = benchmark_protocol(protocol)
+    if not spec.miss_rate:
+        raise ValueError(f"the {spec.name} protocol computes no miss rate")
+    if bench is KAIST:
         raise ValueError("KAIST's miss rate needs its occlusion labels: score it with kaist_kit.evaluate")
-    gt, dets = miss_rate_inputs(annotations, detections, bench, llvip_bounds, klass)
-    kit_protocol = "matlab" if protocol == "ms-detr" else protocol
+    options = options or ScoringOptions(settings=tuple(settings) if settings else None, llvip_bounds=llvip_bounds)
+    gt, dets = miss_rate_inputs(annotations, detections, bench, options.llvip_bounds, klass, spec)
     name = annotations.classes[annotations.class_index(klass)].name
+    wanted = list(options.settings or bench.lamr_settings[:1] or ("reasonable",))
     rows = []
-    for result in evaluate(gt, dets, list(settings or bench.lamr_settings[:1] or ("reasonable",)),
-                           [("split", images)], [kit_protocol], method):
+    for result in evaluate(gt, dets, wanted, [("split", images)], [spec.kaist_protocol], method, options.ious,
+                           fppi_range=options.fppi_range):
         lamr = result.lamr
-        if protocol == "ms-detr" and result.n_gt:
+        if spec.numpy_mean and result.n_gt:
             lamr = float(np.exp(np.mean(np.log(np.maximum(np.array(result.miss_rates), 1e-10)))))
         recall = None if math.isnan(result.recall) else result.recall
-        rows.append(ClassRow(method, bench.name, protocol, split, name, {"lamr": lamr if result.n_gt else float("nan")},
-                             result.n_images, result.n_gt, result.setting, result.iou, {"recall": recall}))
+        values = {"lamr": lamr if result.n_gt else float("nan")}
+        rows.append(ClassRow(method, bench.name, spec.name, split, name, values, result.n_images, result.n_gt,
+                             result.setting, result.iou, {"recall": recall}))
     return rows
 
 
+def _lamr_rows(annotations, detections, images, metrics, bench, split, method="", options=None, protocol=None):
+    return lamr_rows(annotations, detections, images, bench, split, method, protocol, options=options)
+
+
 def miss_rate_inputs(annotations: Annotations, detections: BoxDetections, bench: Benchmark,
-                     llvip_bounds: str = "frame", klass: str = "person"):
+                     llvip_bounds: str = "frame", klass: str = "person",
+                     protocol: str | BenchmarkProtocol = "leaderboard"):
     """The KAIST evaluator's ground truth and detections of one class, with the benchmark's frame and
     ignore rules (see the module's docstring)."""
-    if llvip_bounds not in ("frame", "kaist"):
+    if llvip_bounds not in BOUNDS:
         raise ValueError(f"llvip_bounds must be 'frame' or 'kaist', not {llvip_bounds!r}")
+    spec = benchmark_protocol(protocol)
     frame = bench.image_size
-    if bench.name == "llvip" and llvip_bounds == "kaist":
-        frame = (640, 512)  # the leaderboard script's fixed bounds [5, 5, 635, 507]
+    if llvip_bounds == "kaist":
+        if not spec.fixed_bounds:
+            raise ValueError(f"the {spec.name} protocol's border is the benchmark's frame: llvip_bounds='kaist' "
+                             "applies to the KAIST scripts' miss rate (leaderboard, matlab)")
+        frame = KAIST.image_size  # the scripts' fixed bounds [5, 5, 635, 507]
     gt = as_ground_truth(annotations, [klass], frame, bench.ignore_labels)
     return gt, as_detections(detections, annotations, [klass])
+
+
+COCO_AP = BenchmarkProtocol(
+    "coco", "COCO's AP and AR as pycocotools computes them", COCO_METRICS, coco_rows)
+YOLOV5_AP = BenchmarkProtocol(
+    "yolov5", "AP as YOLOv5's val.py computes it", YOLOV5_METRICS, yolov5_rows)
+LEADERBOARD_LAMR = BenchmarkProtocol(
+    "leaderboard", "the log-average miss rate as the KAIST leaderboard's evaluator computes it", ("lamr",),
+    _lamr_rows, kaist_protocol="leaderboard", fixed_bounds=True, needs_sorted=True)
+MATLAB_LAMR = BenchmarkProtocol(
+    "matlab", "the log-average miss rate as the KAIST MATLAB devkit computes it", ("lamr",), _lamr_rows,
+    kaist_protocol="matlab", fixed_bounds=True)
+MS_DETR_LAMR = BenchmarkProtocol(
+    "ms-detr", "the log-average miss rate as MS-DETR's evaluation of CVC-14 computes it", ("lamr",), _lamr_rows,
+    kaist_protocol="matlab", numpy_mean=True)
+BENCHMARK_PROTOCOLS = {p.name: p for p in (COCO_AP, YOLOV5_AP, LEADERBOARD_LAMR, MATLAB_LAMR, MS_DETR_LAMR)}
+# Kept for the first wave's callers: the metrics each protocol computes, by name.
+PROTOCOL_METRICS = {name: p.metrics for name, p in BENCHMARK_PROTOCOLS.items()}
+LAMR_PROTOCOLS = tuple(name for name, p in BENCHMARK_PROTOCOLS.items() if p.miss_rate)
+ALL_METRICS = tuple(dict.fromkeys(m for p in BENCHMARK_PROTOCOLS.values() for m in p.metrics))
+
+
+def benchmark_protocol(name: str | BenchmarkProtocol) -> BenchmarkProtocol:
+    """The protocol of this name."""
+    if isinstance(name, BenchmarkProtocol):
+        return name
+    try:
+        return BENCHMARK_PROTOCOLS[name]
+    except KeyError:
+        raise ValueError(f"unknown protocol {name!r}; choose from {', '.join(BENCHMARK_PROTOCOLS)}") from None
+
+
+def protocols_of(bench: Benchmark) -> tuple[BenchmarkProtocol, ...]:
+    """The protocols a benchmark's papers use, its default first."""
+    return tuple(benchmark_protocol(name) for name in bench.protocols)
+
+
+def evaluate_benchmark(annotations: Annotations, detections: BoxDetections, benchmark: Benchmark | str | None = None,
+                       protocols: Iterable[str | BenchmarkProtocol] | None = None, metrics: Iterable[str] | None = None,
+                       splits: Iterable[str | tuple[str, Sequence]] = ("all",), method: str = "",
+                       yolov5: Yolov5Protocol = YOLOV5, llvip_bounds: str = "frame",
+                       options: ScoringOptions | None = None) -> list[ClassRow]:
+    """Rows for every protocol (default: the benchmark's), split and class; each protocol reports the
+    asked ``metrics`` it computes (default: all of them: COCO's twelve, YOLOv5's three, the LAMR)."""
+    bench = get_benchmark(benchmark or annotations.benchmark or KAIST)
+    specs = [benchmark_protocol(p) for p in (protocols or bench.protocols)]
+    options = options or ScoringOptions(yolov5=yolov5, llvip_bounds=llvip_bounds)
+    wanted = list(metrics) if metrics is not None else None
+    rows = []
+    for split in splits:
+        name, selection = (split, split) if isinstance(split, str) else split
+        images = annotations.split_mask(selection)
+        for spec in specs:
+            names = [m for m in (wanted or spec.metrics) if m in spec.metrics]
+            if names:
+                rows += spec.rows(annotations, detections, images, names, bench, name, method, options, spec)
+    return rows
 
 
 # ------------------------------------------------------------------------------------------------

@@ -113,6 +113,11 @@ class Benchmark:
     split_folders: Mapping[str, str] = field(default_factory=dict)
     ground_truth: PinnedFile | None = None
     notes: tuple[str, ...] = ()
+    # A frame's name as flat files spell it, where the dataset has such files (KAIST's per-image
+    # results and sanitized annotations: setXX_VYYY_IZZZZZ.txt).
+    flat_pattern: re.Pattern[str] | None = None
+    # Every label its annotation files write (KAIST's: bbGt's, then those of the paired annotations).
+    labels: tuple[str, ...] = ()
 
     def frame(self, text: str) -> str | None:
         """The benchmark's name of the frame that ``text`` names (a path, a file name, an image id)."""
@@ -183,11 +188,23 @@ def _parts(match: re.Match) -> dict[str, str]:
 KAIST_SCENES = ("campus", "road", "downtown")
 KAIST_NIGHT_SETS = frozenset({3, 4, 5, 9, 10, 11})
 KAIST_TEST_SETS = frozenset(range(6, 12))
+KAIST_SETS = frozenset(range(12))
+# The parts of a KAIST frame name, setXX/VYYY/IZZZZZ. Its layouts spell them apart (the trees
+# setXX/VYYY/IZZZZZ.xml and setXX/VYYY/visible/IZZZZZ.txt, the flat setXX_VYYY_IZZZZZ.txt), so the
+# converters and readers build their patterns from these.
+KAIST_SET, KAIST_VIDEO, KAIST_IMAGE = r"set\d\d", r"V\d\d\d", r"I\d{5}"
+# The labels of the original (bbGt) annotations, in the order of the kit's COCO category ids, and
+# those the paired annotations (Zhang et al.) add.
+KAIST_LABELS = ("person", "cyclist", "people", "person?")
+KAIST_PAIRED_LABELS = ("person?a", "unpaired")
+_KAIST_NUMBERS = re.compile(r"set(\d\d)/V(\d\d\d)/I(\d{5})")
+_KAIST_SET_NUMBER = re.compile(r"set(\d\d)")
 
 KAIST = Benchmark(
     name="kaist",
     title="KAIST Multispectral Pedestrian",
-    frame_pattern=re.compile(r"(?P<set>set\d\d)[/_](?P<video>V\d\d\d)[/_](?:(?:visible|lwir)/)?(?P<image>I\d{5})"),
+    frame_pattern=re.compile(rf"(?P<set>{KAIST_SET})[/_](?P<video>{KAIST_VIDEO})[/_](?:(?:visible|lwir)/)?"
+                             rf"(?P<image>{KAIST_IMAGE})"),
     frame_format="{set}/{video}/{image}",
     modalities=(Modality("visible", "images/{set}/{video}/visible/{image}.jpg", (640, 512)),
                 Modality("lwir", "images/{set}/{video}/lwir/{image}.jpg", (640, 512))),
@@ -211,6 +228,8 @@ KAIST = Benchmark(
     download="https://github.com/SoonminHwang/rgbt-ped-detection (data/README.md)",
     licence="CC BY-NC-SA 4.0",
     ignore_labels=frozenset({"people", "person?", "cyclist"}),
+    labels=KAIST_LABELS + KAIST_PAIRED_LABELS,
+    flat_pattern=re.compile(rf"(?P<set>{KAIST_SET})_(?P<video>{KAIST_VIDEO})_(?P<image>{KAIST_IMAGE})"),
     lamr_settings=("reasonable", "reasonable-small", "reasonable-heavy", "all-pedestrians", "near", "medium",
                    "far", "occ-none", "occ-partial", "occ-heavy"),
     ground_truth=PinnedFile(
@@ -230,6 +249,18 @@ def kaist_period(set_number: int) -> str:
 
 def kaist_scene(set_number: int) -> str:
     return KAIST_SCENES[set_number % len(KAIST_SCENES)]
+
+
+def kaist_set_number(name: str) -> int | None:
+    """The set number a KAIST frame name holds ('set06/V000/I00019' -> 6), None when it holds none."""
+    match = _KAIST_SET_NUMBER.search(name)
+    return int(match.group(1)) if match else None
+
+
+def kaist_numbers(frame: str) -> tuple[int, int, int] | None:
+    """The set, video and image numbers of exactly a frame name setXX/VYYY/IZZZZZ, else None."""
+    match = _KAIST_NUMBERS.fullmatch(frame)
+    return tuple(map(int, match.groups())) if match else None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -335,7 +366,7 @@ CVC14 = Benchmark(
     ),
     default_split="test",
     metrics=("lamr",),
-    protocols=("matlab",),
+    protocols=("ms-detr", "matlab"),  # MS-DETR's evaluation of CVC-14, and the devkit's own sum
     citation=Citation("A. González, Z. Fang, Y. Socarras, J. Serrat, D. Vázquez, J. Xu, A. M. López",
                       "Pedestrian detection at day/night time with visible and FIR cameras: a comparison",
                       "Sensors 16(6):820", 2016, "gonzalez2016pedestrian"),

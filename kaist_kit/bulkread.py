@@ -53,7 +53,26 @@ if msgspec is not None:
         score: Number
         category_id: Number = 1
 
+    class _ClassRecord(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+        """A result record of any class: its category_id is required (COCO's evaluator reads it)."""
+
+        image_id: Number
+        bbox: tuple[Number, Number, Number, Number]
+        score: Number
+        category_id: Number
+
+    class _NamedRecord(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+        """A result record of any class on images whose ids are strings (the COCO conversions in
+        circulation: 'FLIR_09266.jpeg_RGB', '00002')."""
+
+        image_id: str
+        bbox: tuple[Number, Number, Number, Number]
+        score: Number
+        category_id: Number
+
     _RECORDS = msgspec.json.Decoder(list[_Record])
+    _DECODERS = {(False, False): _RECORDS, (True, False): msgspec.json.Decoder(list[_ClassRecord]),
+                 (True, True): msgspec.json.Decoder(list[_NamedRecord])}
 _FIELDS = tuple(map(attrgetter, ("image_id", "category_id", "score", "bbox")))
 
 
@@ -89,13 +108,19 @@ def labelled_rows(texts: list[bytes], label: bytes, ncols: int) -> tuple[np.ndar
     return found[0], np.repeat(np.arange(len(texts)), lines), np.arange(1, total + 1) - np.repeat(first_row, lines)
 
 
-def coco_columns(raw: bytes) -> dict[str, np.ndarray] | None:
+def coco_columns(raw: bytes, *, classes: bool = False, string_ids: bool = False) -> dict[str, np.ndarray] | None:
     """The image_id, category_id (1 where absent), bbox and score of every record of a COCO result
     list as `json.loads` reads them, as float64 arrays; or None unless every record holds exactly
     those keys (category_id may be absent) with JSON numbers, a bbox of four, in ASCII without
-    escapes. Without msgspec (a numpy-only copy of the kit), always None."""
+    escapes. Without msgspec (a numpy-only copy of the kit), always None.
+
+    ``classes``: the records are of any class, and each must hold its category_id. ``string_ids``
+    (with ``classes``): every image_id is a JSON string, given as an object array of str."""
     if msgspec is None or not raw.isascii() or b"\\" in raw:  # keys spelled with escapes are left to json.loads
         return None
+    if string_ids and not classes:
+        raise ValueError("string image ids are read with classes=True")
+    decoder = _DECODERS[classes, string_ids]
     first = _SPACES.match(raw, 0).end()
     tail = raw[-_EDGE:].rstrip(_SPACE)
     end = len(raw) - min(len(raw), _EDGE) + len(tail) - 1  # the last byte that is not white space
@@ -106,13 +131,14 @@ def coco_columns(raw: bytes) -> dict[str, np.ndarray] | None:
     n = raw.count(b"}", first, end)
     if not n:
         return None
-    columns = {"image_id": np.empty(n), "category_id": np.empty(n), "score": np.empty(n), "bbox": np.empty((n, 4))}
+    columns = {"image_id": np.empty(n, object if string_ids else np.float64), "category_id": np.empty(n),
+               "score": np.empty(n), "bbox": np.empty((n, 4))}
     row, start = 0, first + 1
     while start < end:
         stop = raw.find(b"}", start + _CHUNK, end)
         stop = end if stop < 0 else stop + 1
         try:
-            records = _RECORDS.decode(b"[" + raw[start:stop] + b"]")
+            records = decoder.decode(b"[" + raw[start:stop] + b"]")
         except msgspec.DecodeError:
             return None
         count = len(records)
@@ -120,7 +146,10 @@ def coco_columns(raw: bytes) -> dict[str, np.ndarray] | None:
             return None
         try:
             for name, get in zip(("image_id", "category_id", "score"), _FIELDS):
-                columns[name][row:row + count] = np.fromiter(map(get, records), np.float64, count)
+                if name == "image_id" and string_ids:
+                    columns[name][row:row + count] = list(map(get, records))
+                else:
+                    columns[name][row:row + count] = np.fromiter(map(get, records), np.float64, count)
             columns["bbox"][row:row + count] = np.fromiter(
                 itertools.chain.from_iterable(map(_FIELDS[3], records)), np.float64, 4 * count).reshape(count, 4)
         except OverflowError:  # an integer beyond the float range: the careful reader says what it makes of it

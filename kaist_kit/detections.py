@@ -50,9 +50,11 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
+from .benchmarks import KAIST
 from .bulkread import coco_columns, labelled_rows, txt_rows
 from .errors import InputError
 from .errors import where as location
@@ -64,7 +66,8 @@ AUTO = "auto"
 ON_INVALID = ("error", "drop")
 # What `kaist-kit submit` writes beside the results file in a submission zip.
 SUBMISSION_MANIFEST = "manifest.json"
-_FRAME_FILE = re.compile(r"(set\d\d)_(V\d\d\d)_(I\d{5})\.txt$")
+# A per-image file: the devkit's flat name of its frame (the KAIST spec's), .txt.
+_FRAME_FILE = re.compile(KAIST.flat_pattern.pattern + r"\.txt$")
 # A box number beyond this many pixels is no place in any frame; past about 1e154 the box's area
 # is no longer a finite number.
 FAR_LIMIT = 1e6
@@ -109,6 +112,9 @@ class ResultFormat:
     # Whether each detection says its category: the 2024 challenge scores category 0 alone and
     # reads a txt file as category 1.
     carries_category: bool
+    # The reader of the format on a ground truth of any benchmark (`Annotations`, any class), or None
+    # where the format is KAIST's alone (the devkit's per-image files name KAIST frames).
+    read_classes: Callable[..., BoxDetections] | None = None
 
     def __str__(self) -> str:
         return self.name
@@ -153,7 +159,8 @@ class ReadOptions:
     read as the devkit's aggregator prints them. ``id_offset``: added to every image id as written
     (-1 reads COCO JSON written with 1-based ids). ``corners``: the boxes of COCO and txt files are
     x1, y1, x2, y2. ``as_is``: a file that looks misread is scored as read (its error findings become
-    warnings).
+    warnings). ``category_offset``: added to every category_id as written, in results of any class
+    (1 reads class indices counted from 0, as YOLOv5's JSON writes them, against ids counted from 1).
     """
 
     format: str = AUTO
@@ -161,14 +168,17 @@ class ReadOptions:
     id_offset: int = 0
     corners: bool = False
     as_is: bool = False
+    category_offset: int = 0
 
     def __post_init__(self) -> None:
         if self.format != AUTO and self.format not in RESULT_FORMATS:
             raise ValueError(f"unknown result format {self.format!r}; choose from {', '.join(FORMATS)}")
-        if isinstance(self.id_offset, bool) or not isinstance(self.id_offset, (int, np.integer)) \
-                or not abs(int(self.id_offset)) <= ID_OFFSET_LIMIT:
-            raise ValueError(f"id_offset {self.id_offset!r} is not a whole number from {-ID_OFFSET_LIMIT} to "
-                             f"{ID_OFFSET_LIMIT}")
+        for name in ("id_offset", "category_offset"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+                    or not abs(int(value)) <= ID_OFFSET_LIMIT:
+                raise ValueError(f"{name} {value!r} is not a whole number from {-ID_OFFSET_LIMIT} to "
+                                 f"{ID_OFFSET_LIMIT}")
         for name in ("devkit_shift", "corners", "as_is"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be True or False, not {getattr(self, name)!r}")
@@ -226,6 +236,7 @@ class ReadFacts:
     # How the file was read (see ReadOptions), for the fix a finding names.
     id_offset: int = 0
     corners: bool = False
+    category_offset: int = 0
 
 
 @dataclass
@@ -804,14 +815,307 @@ def _printed(values: np.ndarray, decimals: int) -> np.ndarray:
     return np.array(list(map(float, map(fmt, values.tolist()))), np.float64)
 
 
+# --- results of any class (the other benchmarks) ---------------------------------------------------
+#
+# The same formats on a ground truth of any benchmark (`kaist_kit.annotations.Annotations`: classes,
+# image ids that are integers or strings), read with the same rules: every value checked, never
+# coerced; a string that holds exactly a JSON number is read as that number and counted; files of the
+# usual layout read in bulk, anything else by json.loads.
+
+class ClassedTruth(Protocol):
+    """What the readers need of a ground truth of any class (`kaist_kit.annotations.Annotations`)."""
+
+    image_ids: list
+    index_of_id: dict
+    classes: list
+    path: str | None
+
+    @property
+    def n_images(self) -> int: ...
+
+
+@dataclass
+class BoxDetections:
+    """One method's detections of any class on a ground truth's images, in file order."""
+
+    image: np.ndarray  # (D,) int64 index into the images
+    category: np.ndarray  # (D,) int64 the class id as written (plus ReadOptions.category_offset)
+    boxes: np.ndarray  # (D, 4) float64 x, y, w, h
+    scores: np.ndarray  # (D,) float64
+    source: str = ""
+    format: ResultFormat | str | None = None
+    dropped: Dropped | None = None
+    facts: ReadFacts = field(default_factory=ReadFacts)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.format, ResultFormat):
+            self.format = result_format(self.format or COCO.name)
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+
+def load_box_detections(path: str | os.PathLike, truth: ClassedTruth, options: ReadOptions | None = None, *,
+                        on_invalid: str = "error") -> BoxDetections:
+    """Read a result file (or an archive of one) of any class and map it onto ``truth``'s images, as
+    ``options`` say: COCO result JSON whose image ids are the ground truth's, written as it writes
+    them (integers or strings), with each detection's category_id; or, on a ground truth of one
+    class, the leaderboard's txt (1-based positions in the ground truth's id order). With
+    ``on_invalid="drop"``, detections with a non-finite number, a negative size or an unknown image
+    are left out and counted in the result's ``dropped``."""
+    path = Path(path)
+    options = options or ReadOptions()
+    if on_invalid not in ON_INVALID:
+        raise ValueError(f"unknown on_invalid {on_invalid!r}; choose from {', '.join(ON_INVALID)}")
+    dropped = Dropped() if on_invalid == "drop" else None
+    try:
+        is_folder = stat.S_ISDIR(path.stat().st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputError("no such file or folder", path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", path) from None
+    if is_folder:
+        raise InputError("a folder of per-image files is the KAIST devkit's format; give the result file (COCO "
+                         "result JSON)", path)
+    if is_archive(path):
+        contents = {n: data for n, data in read_archive(path).items() if _listed(n)}
+        files = [n for n in contents if n.lower().endswith((".json", ".txt"))
+                 and n.rpartition("/")[2] != SUBMISSION_MANIFEST]
+        if len(files) != 1:
+            raise InputError(f"an archive must hold one result file (.json or .txt); found {len(files)}", path)
+        return _read_classes(contents[files[0]], f"{path}/{files[0]}", truth, dropped, options)
+    return _read_classes(read_bytes(path), str(path), truth, dropped, options)
+
+
+def _read_classes(raw: bytes, where: str, truth: ClassedTruth, dropped: Dropped | None,
+                  options: ReadOptions) -> BoxDetections:
+    text = raw if raw.isascii() else decode_text(raw, where)
+    fmt = options.result_format or _sniff(text, where)
+    if fmt.read_classes is None:
+        raise InputError(f"{fmt.title} name KAIST frames; give COCO result JSON", where)
+    return fmt.read_classes(text, where, truth, dropped, options)
+
+
+def read_coco_boxes(text: str | bytes, where: str, truth: ClassedTruth, dropped: Dropped | None = None,
+                    options: ReadOptions | None = None) -> BoxDetections:
+    """Detections of any class of a COCO result JSON text; given as the bytes of an ASCII file, a list
+    of records that hold only the usual keys with numbers (and string image ids where the ground
+    truth's are strings) is read in bulk (`kaist_kit.bulkread`)."""
+    options = options or ReadOptions()
+    string_ids = _string_ids(truth)
+    if string_ids and options.id_offset:
+        raise InputError("--id-offset moves integer image ids; this ground truth's ids are strings", where)
+    columns = coco_columns(text, classes=True, string_ids=string_ids) if isinstance(text, bytes) else None
+    if columns is not None and (string_ids or _whole_ids(columns["image_id"])) \
+            and _whole_ids(columns["category_id"]):
+        decoded = functools.cache(lambda: _decoded(text, where))
+        ids = columns["image_id"] if string_ids else columns["image_id"].astype(np.int64)
+        facts = ReadFacts(id_offset=options.id_offset, corners=options.corners,
+                          category_offset=options.category_offset)
+        return _box_detections(ids, columns["bbox"], columns["score"], columns["category_id"].astype(np.int64),
+                               truth, where, lambda k: json_line(decoded(), k), dropped, options, facts)
+    text = _decoded(text, where)
+    data = parse_json(text, where)
+    keys: tuple[str, ...] = ()
+    if isinstance(data, dict) and isinstance(data.get("annotations"), list):
+        data, keys = data["annotations"], ("annotations",)
+    if not isinstance(data, list):
+        raise InputError("COCO results must be a JSON list of detections", where, 1)
+    return box_detections_from_records(data, truth, where, lambda k: json_line(text, *keys, k), dropped, options)
+
+
+def _string_ids(truth: ClassedTruth) -> bool:
+    return bool(truth.image_ids) and isinstance(truth.image_ids[0], str)
+
+
+def _whole_ids(ids: np.ndarray) -> bool:
+    """Whether numbers read in bulk are whole and held exactly (ids, categories)."""
+    return bool(np.all(np.abs(ids) < 2.0 ** 53) and np.array_equal(ids, np.floor(ids)))
+
+
+def box_detections_from_records(records: list, truth: ClassedTruth, where: str = "", line_of=lambda k: None,
+                                dropped: Dropped | None = None,
+                                options: ReadOptions | None = None) -> BoxDetections:
+    """Detections of any class from COCO result records as `json.loads` gives them: the rules of
+    `detections_from_coco`, with an image_id written as the ground truth writes its ids (a string where
+    they are strings, else a whole number) and a category_id that is a whole number (COCO's evaluator
+    reads both: a detection without them cannot be scored)."""
+    options = options or ReadOptions()
+    string_ids = _string_ids(truth)
+    n = len(records)
+    ids = np.empty(n, object if string_ids else np.int64)
+    boxes = np.empty((n, 4), np.float64)
+    scores = np.empty(n, np.float64)
+    categories = np.empty(n, np.int64)
+    texts, first_text = 0, None
+    for k, det in enumerate(records):
+        if not isinstance(det, dict):
+            raise _record_error(f"a detection must be a JSON object, not {_json_type(det)}", k, where, line_of)
+        try:
+            image_id, bbox, score, category = det["image_id"], det["bbox"], det["score"], det["category_id"]
+        except KeyError as exc:
+            raise _record_error(f"detection without '{exc.args[0]}'", k, where, line_of) from None
+        if not isinstance(bbox, (list, tuple)) or len(bbox) != 4:
+            what = f"a list of {len(bbox)}" if isinstance(bbox, list) else _json_type(bbox)
+            raise _record_error(f"bbox must be a list of 4 numbers [x, y, w, h], not {what}", k, where, line_of)
+        read = [_number(value, name, k, where, line_of)
+                for value, name in zip((*bbox, score, category), ("bbox",) * 4 + ("score", "category_id"))]
+        boxes[k] = [number for number, _ in read[:4]]
+        scores[k] = read[4][0]
+        number = read[5][0]
+        if not (math.isfinite(number) and number == math.floor(number) and abs(number) < 2.0 ** 53):
+            raise _record_error(f"category_id {_json_type(category)} is not a whole number (a class id)", k, where,
+                                line_of)
+        categories[k] = int(number)
+        if any(as_text for _, as_text in read):
+            texts += 1
+            first_text = k if first_text is None else first_text
+        if string_ids:
+            if not isinstance(image_id, str):
+                raise _record_error(f"image_id {_json_type(image_id)} is not among the ground truth's images (written "
+                                    f"as {'an integer' if _whole(image_id) else 'no string'}; the ground truth's ids "
+                                    f"are strings, {truth.image_ids[0]!r}, ..., and COCO's evaluator matches them as "
+                                    "written)", k, where, line_of)
+            ids[k] = image_id
+        else:
+            if isinstance(image_id, str):
+                raise _record_error(f"image_id {image_id[:40]!r} is not among the ground truth's images (written as "
+                                    "a string; the ground truth's ids are integers)", k, where, line_of)
+            if not _whole(image_id) or (isinstance(image_id, float) and not abs(image_id) < 2.0 ** 53):
+                raise _record_error(f"image_id {_json_type(image_id)} is not an integer", k, where, line_of)
+            if not abs(image_id) < _ID_LIMIT:
+                raise _record_error(f"image id {image_id!r} is not in the ground truth: it is too large to be an "
+                                    "image id", k, where, line_of)
+            ids[k] = int(image_id)
+    facts = ReadFacts(id_offset=options.id_offset, corners=options.corners, string_values=texts,
+                      category_offset=options.category_offset)
+    if first_text is not None:
+        facts.first["string_values"] = location(where, line_of(first_text))
+    return _box_detections(ids, boxes, scores, categories, truth, where, line_of, dropped, options, facts)
+
+
+def _box_detections(ids: np.ndarray, boxes: np.ndarray, scores: np.ndarray, categories: np.ndarray,
+                    truth: ClassedTruth, where: str, line_of, dropped: Dropped | None, options: ReadOptions,
+                    facts: ReadFacts) -> BoxDetections:
+    """Detections of any class from a result's columns: values checked, ids mapped, categories moved."""
+    if options.corners:
+        boxes[:, 2:] -= boxes[:, :2]
+    keep = _check_values(boxes, scores, lambda k: (where, line_of(k)), dropped, facts, _layout(COCO, options.corners))
+    strings = ids.dtype == object
+    if strings:
+        lookup = truth.index_of_id
+        image = np.fromiter((lookup.get(i, -1) for i in ids), np.int64, len(ids))
+    else:
+        ids = ids + options.id_offset
+        image = _index_of_ints(ids, truth)
+    known = image >= 0
+    if not known.all():
+        if dropped is None:
+            k = int(np.flatnonzero(~known)[0])
+            written = ids[k] if strings else int(ids[k])
+            raise InputError(f"image_id {written!r} is not among the ground truth's images ({_id_span(truth)}); "
+                             f"{int((~known).sum())} detections have unknown image ids{_box_id_hint(written, truth)}",
+                             where, line_of(k))
+        unknown = ~known & keep
+        if unknown.any():
+            counted: dict = {}
+            for value in (ids[unknown] if strings else ids[unknown] - options.id_offset).tolist():
+                counted[value] = counted.get(value, 0) + 1
+            dropped.unknown_ids = dict(sorted(counted.items()))
+            dropped.record("unknown_ids", 0, where, line_of(int(np.flatnonzero(unknown)[0])))
+    keep &= known
+    categories = categories + options.category_offset
+    if not keep.all():
+        image, categories, boxes, scores = image[keep], categories[keep], boxes[keep], scores[keep]
+    return BoxDetections(image, categories, np.ascontiguousarray(boxes), np.ascontiguousarray(scores), where, COCO,
+                         dropped, facts)
+
+
+def _index_of_ints(ids: np.ndarray, truth: ClassedTruth) -> np.ndarray:
+    """The position of each integer id among the ground truth's images (in its order), -1 where none."""
+    if not truth.n_images:
+        return np.full(len(ids), -1, np.int64)
+    written = np.array(truth.image_ids, np.int64)
+    order = np.argsort(written, kind="stable")
+    pos = np.minimum(np.searchsorted(written[order], ids), len(order) - 1)
+    return np.where(written[order][pos] == ids, order[pos], -1)
+
+
+def _id_span(truth: ClassedTruth) -> str:
+    if not truth.n_images:
+        return "none"
+    return f"ids {min(truth.image_ids)!r}..{max(truth.image_ids)!r}"
+
+
+def _box_id_hint(image_id, truth: ClassedTruth) -> str:
+    if not truth.n_images:
+        return ""
+    if isinstance(image_id, str):
+        if image_id.strip().lstrip("-").isdigit() and int(image_id) in truth.index_of_id:
+            return " (written as a string; the ground truth's ids are integers)"
+        return ""
+    if str(image_id) in truth.index_of_id:
+        return " (written as an integer; the ground truth's ids are strings)"
+    if not _string_ids(truth) and image_id == max(truth.image_ids) + 1:
+        return " (if the ids were written 1-based where the ground truth's are 0-based, read them with --id-offset -1)"
+    return ""
+
+
+def read_txt_boxes(text: str | bytes, where: str, truth: ClassedTruth, dropped: Dropped | None = None,
+                   options: ReadOptions | None = None) -> BoxDetections:
+    """Detections of a leaderboard txt text on a ground truth of one class: the image id is the
+    1-based position in the ground truth's id order, as the KAIST leaderboard's script reads it."""
+    options = options or ReadOptions()
+    if len(truth.classes) != 1:
+        raise InputError(f"the leaderboard's txt holds no category, and this ground truth has "
+                         f"{len(truth.classes)} classes: write COCO result JSON (each detection's category_id)", where)
+    found = txt_rows(text, 6) if isinstance(text, bytes) else None
+    rows, lines = found if found is not None else _parse_rows(_decoded(text, where), where, 6)
+    ids = rows[:, 0]
+    bad = ~((np.floor(ids) == ids) & (np.abs(ids) < _ID_LIMIT))
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise InputError(f"image id {_field(text, lines[k], where)} is not a position 1..{truth.n_images}", where,
+                         int(lines[k]))
+    boxes, scores = rows[:, 1:5].copy(), rows[:, 5].copy()
+    facts = ReadFacts(id_offset=options.id_offset, corners=options.corners)
+    if options.corners:
+        boxes[:, 2:] -= boxes[:, :2]
+    keep = _check_values(boxes, scores, lambda k: (where, int(lines[k])), dropped, facts,
+                         _layout(TXT, options.corners))
+    position = ids.astype(np.int64) + options.id_offset - 1
+    inside = (position >= 0) & (position < truth.n_images)
+    if not inside.all():
+        if dropped is None:
+            k = int(np.flatnonzero(~inside)[0])
+            hint = (" (ids of this format are 1-based: if they were written 0-based, read them with --id-offset 1)"
+                    if ids[k] == 0 else "")
+            raise InputError(f"image id {int(ids[k])} is not in the ground truth (ids 1..{truth.n_images}, 1-based); "
+                             f"{int((~inside).sum())} detections have unknown ids{hint}", where, int(lines[k]))
+        unknown = ~inside & keep
+        if unknown.any():
+            written, counts = np.unique(ids[unknown].astype(np.int64), return_counts=True)
+            dropped.unknown_ids = {int(i): int(c) for i, c in zip(written, counts)}
+            dropped.record("unknown_ids", 0, where, int(lines[np.flatnonzero(unknown)[0]]))
+    keep &= inside
+    order = np.array(sorted(range(truth.n_images), key=truth.image_ids.__getitem__), np.int64)
+    image = order[np.clip(position, 0, max(truth.n_images - 1, 0))] if truth.n_images else \
+        np.zeros(len(ids), np.int64)
+    category = np.full(len(ids), truth.classes[0].id, np.int64)
+    return BoxDetections(image[keep], category[keep], np.ascontiguousarray(boxes[keep]),
+                         np.ascontiguousarray(scores[keep]), where, TXT, dropped, facts)
+
+
 # --- the formats ----------------------------------------------------------------------------------
 
 COCO = ResultFormat(
     "coco", "COCO result JSON", "JSON", read_coco_results, GT_IDS, 0, "x, y, width, height",
-    rereadable=True, devkit_shift=False, upload_suffix=".json", carries_category=True)
+    rereadable=True, devkit_shift=False, upload_suffix=".json", carries_category=True,
+    read_classes=read_coco_boxes)
 TXT = ResultFormat(
     "txt", "leaderboard txt", "txt", read_txt_results, POSITIONS, 1, "x, y, width, height",
-    rereadable=True, devkit_shift=False, upload_suffix=".txt", carries_category=False)
+    rereadable=True, devkit_shift=False, upload_suffix=".txt", carries_category=False,
+    read_classes=read_txt_boxes)
 PER_IMAGE = ResultFormat(
     "per-image", "per-image files", "per-image files", read_per_image, FRAME_NAMES, None,
     "corners x1, y1, x2, y2", rereadable=False, devkit_shift=True, upload_suffix=None, carries_category=False)

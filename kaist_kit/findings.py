@@ -221,6 +221,23 @@ NO_GROUND_TRUTH = Kind(
     "no-ground-truth", NOTE, "a check without ground truth",
     "only the ids (by their range) and the boxes (by their shape) are checked, and no miss rate is predicted",
     "pass --gt FILE (or set KAIST_KIT_GT) for the self-evaluated miss rate and the overlap checks")
+# The other benchmarks: results of any class, and their ground truths.
+CATEGORY_OFFSET = Kind(
+    "category-offset", ERROR, "category ids counted from another base than the ground truth's (class indices "
+    "from 0, as YOLOv5's JSON writes them, where the ground truth's ids count from 1, or the reverse)",
+    "every detection is scored as another class, or as none", "rerun with --category-offset")
+ORIGIN = Kind(
+    "origin", ERROR, "CVC-14 boxes read with x, y as the centre where the detections were made for x, y as the "
+    "top-left corner, or the reverse", "nearly no detection can match its pedestrian", "rerun with --origin")
+UNKNOWN_CATEGORIES = Kind(
+    "unknown-categories", WARNING, "detections of categories the ground truth does not list",
+    "they score nothing (COCO's evaluator leaves them out)", "check the class ids the detector writes")
+MISSING_CLASSES = Kind(
+    "missing-classes", WARNING, "classes of the ground truth without any detection",
+    "their AP is 0, which lowers the mean over the classes", "check that the detector writes every class")
+GROUND_TRUTH_NOTE = Kind(
+    "ground-truth", NOTE, "what the ground truth's reader left out, renamed or found (dropped classes, names "
+    "read as the benchmark's, crowd regions, the annotation release)", "", "")
 
 # Every kind, in the order findings are listed (after their level). A plain declaration: importing
 # a module twice (as kaist_kit.submission and as submission, say) declares nothing again.
@@ -228,7 +245,8 @@ KINDS: dict[str, Kind] = {k.code: k for k in (
     CORNERS, ID_OFFSET, WRONG_GT, STRING_VALUES, FAR_BOXES, UNKNOWN_FRAMES, MISSING_FILES, CATEGORY,
     CHALLENGE_CATEGORY, UNKNOWN_IDS, NON_FINITE, NEGATIVE_SIZE, OTHER_LABELS, EMPTY, ZERO_SIZE, UNSORTED,
     OVER_1000, THRESHOLD, LOWEST_SCORE, EMPTY_IMAGES, NO_PEDESTRIANS, SIZE, MANIFEST, MANIFEST_MISMATCH,
-    NOT_TEST_SET, IDS_REMAPPED, NO_GROUND_TRUTH)}
+    NOT_TEST_SET, IDS_REMAPPED, NO_GROUND_TRUTH, CATEGORY_OFFSET, ORIGIN, UNKNOWN_CATEGORIES, MISSING_CLASSES,
+    GROUND_TRUTH_NOTE)}
 
 
 def _first(where: str) -> str:
@@ -413,14 +431,15 @@ class Readings:
                 "almost_none": few if self.almost_none else ratio(1, few)}
 
 
-def readings(dets: Detections, gt: GroundTruth) -> Readings:
-    """Measure ``dets`` against ``gt`` as read and read the other plausible ways (see `Readings`)."""
+def readings(dets: Detections, gt: GroundTruth, shifts: bool = True) -> Readings:
+    """Measure ``dets`` against ``gt`` as read and read the other plausible ways (see `Readings`);
+    ``shifts``: the ids moved by one are among them (not for ids that are strings)."""
     strongest = _strongest(dets, gt)
     image, boxes = dets.image[strongest], dets.boxes[strongest]
     others = {}
     if dets.format.rereadable:
         others["corners"] = pedestrians_hit(image, _corner_boxes(boxes, not dets.facts.corners), gt, CLOSE)
-        for shift in (-1, 1):
+        for shift in (-1, 1) if shifts else ():
             others[shift] = pedestrians_hit(dets.format.shifted(image, shift, gt), boxes, gt, CLOSE)
     rng = np.random.default_rng(_SHUFFLE_SEED)
     chance = float(np.mean([pedestrians_hit(rng.permutation(gt.n_images)[image], boxes, gt)

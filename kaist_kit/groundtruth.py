@@ -13,24 +13,24 @@ from pathlib import Path
 
 import numpy as np
 
+from .benchmarks import KAIST
 from .download import DownloadFailed, Progress, download_verified
 from .errors import InputError
 from .files import decode_text, json_line, parse_json, read_bytes, write_bytes_atomic
 from .frames import find_frame, period_of, scene_of, set_of
 from .settings import KAIST_FRAME_SIZE, parse_split
 
-# The leaderboard's test-all-20 ground truth, identified by content as the leaderboard does.
-LEADERBOARD_GT_MD5 = "6cc457f0beeea4fff5392078354e0a51"
-LEADERBOARD_GT_BYTES = 1_595_993
-GT_ENV = "KAIST_KIT_GT"
-GT_FILENAME = "test-all-20.leaderboard.json"
-# Where it is published: the evaluation script of the MLPD repository, at a fixed commit. A mirror
-# named by $KAIST_KIT_GT_URL must serve the same bytes: the checksum stays the pinned one.
-GT_URL = ("https://raw.githubusercontent.com/sejong-rcv/MLPD-Multi-Label-Pedestrian-Detection/"
-          "a0ebdc62717f52b05b75407683d51cd43a119749/evaluation_script/KAIST_annotation.json")
-GT_URL_ENV = "KAIST_KIT_GT_URL"
-GT_ATTRIBUTION = ("annotations of the KAIST Multispectral Pedestrian Detection Benchmark (Hwang et al., CVPR 2015), "
-                  "CC BY-NC-SA 4.0, https://creativecommons.org/licenses/by-nc-sa/4.0/")
+# The leaderboard's test-all-20 ground truth, identified by content as the leaderboard does: the
+# KAIST spec's pinned file (published with the evaluation script of the MLPD repository, at a fixed
+# commit). A mirror named by $KAIST_KIT_GT_URL must serve the same bytes: the checksum stays the pinned one.
+_PINNED = KAIST.ground_truth
+LEADERBOARD_GT_MD5 = _PINNED.md5
+LEADERBOARD_GT_BYTES = _PINNED.size
+GT_ENV = _PINNED.env
+GT_FILENAME = _PINNED.filename
+GT_URL = _PINNED.url
+GT_URL_ENV = _PINNED.url_env
+GT_ATTRIBUTION = _PINNED.attribution
 
 Echo = Callable[[str], None]
 
@@ -241,11 +241,19 @@ def load_ground_truth(path: str | os.PathLike | None = None, *, echo: Echo | Non
     else the leaderboard's, downloaded on first use, which ``echo`` and ``progress`` report)."""
     if path is None:
         path = default_ground_truth(echo=echo, progress=progress)
-    raw = read_bytes(path)
+    return ground_truth_from_bytes(read_bytes(path), path)
+
+
+def ground_truth_from_bytes(raw: bytes, path: str | os.PathLike, data: object = None,
+                            text: str | None = None) -> GroundTruth:
+    """The ground truth of a file's bytes (the cache checked against the pinned file); ``data`` and
+    ``text``: the file already parsed, not parsed again."""
     if is_cached_gt(path):
         check_cached_gt(path, raw)
-    text = decode_text(raw, path)
-    gt = ground_truth_from_coco(parse_json(text, path), path, text)
+    if data is None:
+        text = decode_text(raw, path)
+        data = parse_json(text, path)
+    gt = ground_truth_from_coco(data, path, text)
     gt.md5 = hashlib.md5(raw).hexdigest()
     return gt
 

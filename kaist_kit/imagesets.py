@@ -14,15 +14,15 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from .benchmarks import KAIST_NIGHT_SETS, KAIST_SETS, KAIST_TEST_SETS, kaist_numbers
 from .errors import InputError
 from .files import read_text, text_lines
 from .frames import find_frame
 from .groundtruth import GroundTruth
 
 _STANDARD = re.compile(r"^(train|test)-(all|day|night)-(01|02|04|20)$")
-_TRAIN_SETS = {"all": (0, 1, 2, 3, 4, 5), "day": (0, 1, 2), "night": (3, 4, 5)}
-_TEST_SETS = {"all": (6, 7, 8, 9, 10, 11), "day": (6, 7, 8), "night": (9, 10, 11)}
-FRAME = re.compile(r"set(\d\d)/V(\d\d\d)/I(\d{5})")  # a frame name as it is, for the rule
+_PARTS = {"train": KAIST_SETS - KAIST_TEST_SETS, "test": KAIST_TEST_SETS}
+_PERIODS = {"all": KAIST_SETS, "day": KAIST_SETS - KAIST_NIGHT_SETS, "night": KAIST_NIGHT_SETS}
 
 
 def read_image_list(path: str | os.PathLike) -> list[str]:
@@ -94,11 +94,11 @@ def standard_list(name: str, frames: Iterable[str]) -> list[str]:
     if not match:
         raise ValueError(f"{name!r} is not a standard list name such as train-all-02 or test-all-20")
     part, period, step = match.group(1), match.group(2), int(match.group(3))
-    sets = (_TRAIN_SETS if part == "train" else _TEST_SETS)[period]
+    sets = _PARTS[part] & _PERIODS[period]
     chosen = []
     for frame in frames:
-        m = FRAME.fullmatch(frame)
-        if m and int(m.group(1)) in sets and int(m.group(3)) % step == step - 1:
+        numbers = kaist_numbers(frame)
+        if numbers and numbers[0] in sets and numbers[2] % step == step - 1:
             chosen.append(frame)
     return sorted(chosen)
 

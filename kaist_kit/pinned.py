@@ -35,7 +35,8 @@ def pinned_file(benchmark: Benchmark | str) -> PinnedFile:
     bench = get_benchmark(benchmark)
     if bench.ground_truth is None:
         raise PinnedUnavailable(f"{bench.title}'s ground truth is in no public file the kit can fetch: "
-                                f"download the dataset ({bench.download}) and pass its annotations")
+                                f"download the dataset ({bench.download}) and pass its annotations with --gt "
+                                "(the dataset's folder, or a COCO conversion)")
     return bench.ground_truth
 
 
@@ -69,7 +70,7 @@ def find_pinned(benchmark: Benchmark | str, to: str | os.PathLike | None = None,
         if progress is not None:
             progress(done, total)
 
-    others = ("pass the file with --gt" + (f", set {pinned.env}=FILE" if pinned.env else "")
+    others = ("the scoring verbs take the file with --gt" + (f", set {pinned.env}=FILE" if pinned.env else "")
               + f", or place it at {target}")
     try:
         data = download_verified(url, pinned.size, pinned.md5, announce_then_report)

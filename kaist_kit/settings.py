@@ -7,20 +7,22 @@ scored. Both are plain data so that every part of the kit (CLI, metric hook, dia
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from .benchmarks import KAIST, KAIST_SET, KAIST_TEST_SETS, kaist_set_number
 from .frames import SCENES
 
 OCCLUSION_NAMES = {0: "none", 1: "partial", 2: "heavy"}
 
-# Every KAIST frame, visible and lwir, is 640 x 512 (the often quoted 640 x 480 is wrong); files
-# that do not say their size are read as this.
-KAIST_FRAME_SIZE = (640, 512)
+# KAIST's frame size (the spec's: every frame, visible and lwir); files that do not say their size
+# are read as this.
+KAIST_FRAME_SIZE = KAIST.image_size
 
-# A box closer than this to the image border is ignored in every setting. For a 640 x 512 KAIST
-# frame these are the benchmark's bounds x >= 5, y >= 5, x + w <= 635, y + h <= 507.
-BORDER_MARGIN = 5
+# A box closer than this to the image border is ignored in every setting (the spec's border). For a
+# KAIST frame these are the benchmark's bounds x >= 5, y >= 5, x + w <= width - 5, y + h <= height - 5.
+BORDER_MARGIN = KAIST.border
 
 
 # The aspect ratio (width / height) the original KAIST demo squarified pedestrians to.
@@ -122,7 +124,7 @@ PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (LEADERBOARD, MATLAB)}
 SPLITS = ("all", "day", "night")
 # Splits by scene and by set of the test videos (set06 to set11); any setNN of a ground truth works.
 SCENE_SPLITS = SCENES + tuple(f"{scene}-{period}" for scene in SCENES for period in ("day", "night"))
-SET_SPLITS = tuple(f"set{n:02d}" for n in range(6, 12))
+SET_SPLITS = tuple(f"set{n:02d}" for n in sorted(KAIST_TEST_SETS))
 
 
 
@@ -133,8 +135,8 @@ def parse_split(name: str) -> tuple[str, str, int | None]:
         return "", "", None
     if name in ("day", "night"):
         return "", name, None
-    if len(name) == 5 and name.startswith("set") and name[3:].isdigit():
-        return "", "", int(name[3:])
+    if re.fullmatch(KAIST_SET, name):
+        return "", "", kaist_set_number(name)
     scene, _, period = name.partition("-")
     if scene in SCENES and period in ("", "day", "night"):
         return scene, period, None

@@ -10,7 +10,7 @@ import numpy as np
 
 from .benchmarks import KAIST, Benchmark
 from .groundtruth import GroundTruth
-from .settings import OCCLUSION_NAMES
+from .settings import KAIST_FRAME_SIZE, OCCLUSION_NAMES
 from .tables import Table
 
 # The Caltech benchmark's scales, in pixels of height: far up to 30, medium 30 to 80, near 80 up.
@@ -84,7 +84,7 @@ def plot_heights(gt: GroundTruth, path: str | os.PathLike) -> None:
     ax = axes[0][0]
     person = np.array([label == "person" for label in gt.labels], bool)
     periods = np.array(gt.image_periods)[gt.ann_image]
-    bins = np.geomspace(8, 512, 40)
+    bins = np.geomspace(8, KAIST_FRAME_SIZE[1], 40)  # up to the frame's height
     for period, colour in (("day", "tab:orange"), ("night", "tab:blue")):
         chosen = gt.heights[person & (periods == period)]
         if len(chosen):

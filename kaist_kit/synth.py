@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .benchmarks import KAIST
 from .errors import InputError
 from .files import atomic_folder
 
@@ -50,8 +51,8 @@ class SynthConfig:
     seed: int = 0
     train_frames: int = 40
     test_frames: int = 40
-    width: int = 640
-    height: int = 512
+    width: int = KAIST.image_size[0]
+    height: int = KAIST.image_size[1]
     # Real-world defects for testing converters: a stray shortcut file, CRLF files, zero-size and
     # person?a boxes in the sanitized set, a paired frame whose files disagree.
     quirks: bool = False

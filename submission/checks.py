@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kaist_kit.benchmarks import KAIST
 from kaist_kit.detections import COCO, FRAME_NAMES, Detections, ReadOptions, ResultFormat, load_detections
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import Result, evaluate, in_evaluation_order
@@ -40,8 +41,9 @@ from kaist_kit.findings import (
 from kaist_kit.groundtruth import GroundTruth, ground_truth_from_coco
 from kaist_kit.settings import KAIST_FRAME_SIZE, LEADERBOARD, LEADERBOARD_SETTINGS, SPLITS
 
-# KAIST test-all-20: the leaderboard knows its images by their position in name order, 0..2251.
-TEST_IMAGES = 2252
+# KAIST test-all-20 (the spec's test split): the leaderboard knows its images by their position in
+# name order, 0..2251.
+TEST_IMAGES = KAIST.test_images
 MAX_PER_IMAGE = LEADERBOARD.max_detections_per_image
 
 __all__ = ["CRASH", "ERROR", "MANIFEST", "MANIFEST_MISMATCH", "MISSCORE", "NOTE", "SIZE", "UPLOAD_LIMIT_BYTES",

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kaist_kit.benchmarks import KAIST
 from kaist_kit.challenge import NO_MATCH, challenge2024_leaderboard, challenge2024_scores
 from kaist_kit.detections import Detections
 from kaist_kit.errors import quantity
@@ -41,8 +42,8 @@ CRASH, MISSCORE, CORRECT = "crash", "mis-score", "correct"
 # known by their ids 0..2251, the first 1,455 of them day (imgIds[:1455]), and the category a txt
 # line is given.
 MAX_PER_IMAGE = 1000
-TEST_IMAGES = 2252
-DAY_IMAGES = 1455
+TEST_IMAGES = KAIST.test_images
+DAY_IMAGES = KAIST.split("day").images
 TXT_CATEGORY = 1
 TXT_FIELDS = 6
 
@@ -79,12 +80,25 @@ class Crash:
         return text + (f"; {self.fix}" if self.fix else "")
 
 
+@dataclass(frozen=True)
+class Loader:
+    """One of the scripts' two readers, which they choose by the end of the uploaded file's name."""
+
+    suffix: str
+    rows: bool  # the file is read as rows of numbers (image_id - 1, x, y, w, h, score), not JSON records
+    category: int | None  # the category it gives every detection; None: each record says its own
+
+
+TXT_LOADER = Loader(".txt", rows=True, category=TXT_CATEGORY)
+JSON_LOADER = Loader(".json", rows=False, category=None)
+
+
 @dataclass
 class Loaded:
     """The detections an evaluator holds once the file is loaded, in file order, as loaded: a txt
     file's lines as floats, a JSON file's records as ``json.load`` gives them."""
 
-    kind: str  # "txt" or "json"
+    loader: Loader
     records: list  # json: the list of dicts; txt: one (image_id, x, y, w, h, score) tuple per line
     text: str = ""  # a JSON file's text (for line numbers)
     notes: list[str] = field(default_factory=list)  # what loads but is worth saying
@@ -92,8 +106,13 @@ class Loaded:
     def __len__(self) -> int:
         return len(self.records)
 
+    @property
+    def kind(self) -> str:
+        """'txt' or 'json': the loader's name, as messages say it."""
+        return self.loader.suffix[1:]
+
     def where(self, k: int) -> str:
-        if self.kind == "txt":
+        if self.loader.rows:
             return f"line {k + 1}"
         line = json_line(self.text, k) if self.text else None
         return f"detection {k}" + (f" (line {line})" if line else "")
@@ -112,9 +131,9 @@ def load_upload(path: str | os.PathLike, name: str | None = None, data: bytes | 
         return Crash("", "", "a folder: the evaluators take one uploaded file, .json or .txt",
                      "upload one results file (`kaist-kit submit` writes it)")
     # The loader is chosen by the end of the name, case-sensitively (str.endswith).
-    if name.endswith(".txt"):
+    if name.endswith(TXT_LOADER.suffix):
         return _load_txt(read_bytes(path) if data is None else data, image_ids)
-    if name.endswith(".json"):
+    if name.endswith(JSON_LOADER.suffix):
         return _load_json(read_bytes(path) if data is None else data, image_ids)
     extension = name.split(".")[-1]
     fix = ("rename it with a lower-case extension" if name.lower().endswith((".txt", ".json"))
@@ -159,7 +178,7 @@ def _load_txt(data: bytes, image_ids) -> Crash | Loaded:
                          "(image_id,x,y,w,h,score)", "write six comma-separated fields on every line")
         longer += len(values) > TXT_FIELDS
         rows.append((values[0] - 1, values[1], values[2], values[3], values[4], values[5]))
-    loaded = Loaded("txt", rows)
+    loaded = Loaded(TXT_LOADER, rows)
     if longer:
         loaded.notes.append(f"{quantity(longer, 'line')} with more than six fields: the evaluator reads the "
                             "first six and ignores the rest")
@@ -214,7 +233,7 @@ def _load_json(data: bytes, image_ids) -> Crash | Loaded:
         return Crash("RecursionError: maximum recursion depth exceeded", "", "JSON nested too deeply")
     except ValueError as exc:  # an integer of more digits than Python converts
         return Crash(f"ValueError: {exc}", "", "a number the JSON reader refuses")
-    return _load_res_json(Loaded("json", records, text), image_ids)
+    return _load_res_json(Loaded(JSON_LOADER, records, text), image_ids)
 
 
 # --- loading: COCO's loadRes and createIndex -------------------------------------------------------
@@ -406,7 +425,8 @@ def outcome(upload: Crash | Loaded, evaluator: Evaluator, gt: GroundTruth | None
         reasons.append(f"{quantity(others, 'detection')} of other categories than {evaluator.category}, which it "
                        "never scores")
     if not scored:
-        what = ("a txt file's detections are category 1" if upload.kind == "txt"
+        given = upload.loader.category
+        what = (f"a {upload.loader.suffix[1:]} file's detections are category {given}" if given is not None
                 else f"no detection has category_id {evaluator.category}")
         if evaluator.prints_recall:
             return Outcome(evaluator, CRASH, Crash("IndexError: list index out of range", "",
@@ -428,8 +448,8 @@ def outcome(upload: Crash | Loaded, evaluator: Evaluator, gt: GroundTruth | None
 
 def _scored(upload: Loaded, evaluator: Evaluator) -> tuple[list[int] | Crash, int]:
     """The indices of the detections the evaluator scores (its category's), and how many others."""
-    if upload.kind == "txt":
-        return (list(range(len(upload))) if evaluator.category == TXT_CATEGORY else []), 0
+    if upload.loader.category is not None:
+        return (list(range(len(upload))) if evaluator.category == upload.loader.category else []), 0
     scored = []
     for k, ann in enumerate(upload.records):
         category = ann["category_id"]  # loadRes has checked that every result has one, or has none of it
@@ -445,7 +465,7 @@ def _evaluation_crash(upload: Loaded, scored: list[int], annotated: set | None) 
     """What stops the evaluation of the scored detections: a score that is not a number (it sorts by
     -score), a box that is not numbers where the image has annotations to overlap, more than 1,000 in
     an image (its overlaps hold the 1,000 best, and it indexes them with every detection's rank)."""
-    if upload.kind == "txt":
+    if upload.loader.rows:
         per_image: dict = {}
         for k in scored:
             per_image[upload.records[k][0]] = per_image.get(upload.records[k][0], 0) + 1
@@ -503,7 +523,7 @@ class _Columns:
 
 
 def _columns(upload: Loaded, scored: list[int]) -> _Columns:
-    if upload.kind == "txt":
+    if upload.loader.rows:
         rows = np.array([upload.records[k] for k in scored], np.float64).reshape(-1, 6)
         return _Columns(rows[:, 0].astype(np.int64), rows[:, 1:5].copy(), rows[:, 5].copy())
     n = len(scored)

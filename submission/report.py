@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kaist_kit.detections import method_name
+from kaist_kit.detections import COCO, TXT, method_name
 from kaist_kit.errors import quantity
 from kaist_kit.evaluate import Result
 from kaist_kit.settings import LEADERBOARD_SETTINGS
@@ -86,8 +86,9 @@ def check_lines(report: CheckReport) -> list[str]:
     lines += [f"{f.level}: {f.line(with_source=False)}" for f in report.extra_findings]
     target = report.target
     if target is not None:
-        kind = "JSON" if report.path.name.lower().endswith(".json") or (
-            inspection is not None and inspection.format.kind == "JSON") else "txt"
+        json_file = report.path.name.lower().endswith(COCO.upload_suffix) or (
+            inspection is not None and inspection.format is COCO)
+        kind = (COCO if json_file else TXT).kind
         lines.append(f"written for: {target.description} (category_id {target.category_id}, {kind})")
     first = (target or LEADERBOARD).name
     main = report.outcomes[first]

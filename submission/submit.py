@@ -293,7 +293,7 @@ def _target_of_upload(upload: Crash | Loaded) -> Target | None:
     detection says category 0 is the 2024 challenge's; anything else the leaderboard's."""
     if isinstance(upload, Crash):
         return None if upload.exception == "" else LEADERBOARD
-    if upload.kind == "json" and upload.records and all(
+    if not upload.loader.rows and upload.records and all(
             isinstance(r, dict) and r.get("category_id") == CHALLENGE2024.category_id for r in upload.records):
         return CHALLENGE2024
     return LEADERBOARD

@@ -114,3 +114,29 @@ def test_rows_per_class_carry_their_category():
     assert list(lamr) == ["method", "benchmark", "protocol", "split", "category", "setting", "iou", "lamr",
                           "n_images", "n_gt", "recall"]
     assert lamr["category"] == "person" and lamr["setting"] == "reasonable" and lamr["benchmark"] == "llvip"
+
+
+def test_protocols_are_specs_that_every_benchmark_names():
+    """Every protocol a benchmark names is a spec with its evaluator; miss-rate protocols say which KAIST
+    evaluator they run and how the logs are averaged, so that no code compares protocol names."""
+    from kaist_kit.benchmark_eval import BENCHMARK_PROTOCOLS, benchmark_protocol, protocols_of
+    from kaist_kit.benchmarks import BENCHMARKS
+    from kaist_kit.settings import PROTOCOLS
+
+    for bench in BENCHMARKS.values():
+        assert [p.name for p in protocols_of(bench)] == list(bench.protocols)
+    for spec in BENCHMARK_PROTOCOLS.values():
+        assert benchmark_protocol(spec.name) is spec and spec.metrics and callable(spec.rows)
+        assert not spec.miss_rate or spec.kaist_protocol in PROTOCOLS
+    assert [name for name, p in BENCHMARK_PROTOCOLS.items() if p.numpy_mean] == ["ms-detr"]
+    assert [name for name, p in BENCHMARK_PROTOCOLS.items() if p.needs_sorted] == ["leaderboard"]
+    with pytest.raises(ValueError, match="unknown protocol 'voc'"):
+        benchmark_protocol("voc")
+    rng = np.random.default_rng(5)
+    gt, records = random_case(rng, CVC14)
+    annotations = annotations_from_coco(gt, "cvc-14")
+    detections = box_detections_from_coco(records, annotations)
+    with pytest.raises(ValueError, match="llvip_bounds='kaist' applies"):
+        evaluate_benchmark(annotations, detections, protocols=["ms-detr"], llvip_bounds="kaist")
+    rows = evaluate_benchmark(annotations, detections, method="m")
+    assert [r.protocol for r in rows] == ["ms-detr", "matlab"]

@@ -1,4 +1,4 @@
-"""The leaderboard's ground truth: `fetch` downloads it ahead of time, for machines that work offline later."""
+"""The pinned ground truths: `fetch` downloads one ahead of time, for machines that work offline later."""
 
 from __future__ import annotations
 
@@ -10,17 +10,31 @@ import typer
 
 from ..groundtruth import GT_ENV, GT_FILENAME, default_gt_path
 from .app import app, say
-from .options import download_bar
+from .options import BenchmarkOption, download_bar
 
 
 @app.command("fetch")
 def fetch_command(
     to: Annotated[Path | None, typer.Option(
         "--to", metavar="FOLDER",
-        help=f"Folder to put {GT_FILENAME} in. Default: {default_gt_path().parent}, where every verb "
-             "looks for it.", show_default=False)] = None,
+        help=f"Folder to put {GT_FILENAME} (or the other benchmark's file) in. Default: "
+             f"{default_gt_path().parent}, where every verb looks for it.", show_default=False)] = None,
+    benchmark: BenchmarkOption = None,
 ) -> None:
-    """Download the leaderboard's ground truth (test-all-20, 1.6 MB), checked against its pinned MD5."""
+    """Download the leaderboard's ground truth (test-all-20, 1.6 MB), checked against its pinned MD5; with
+    --benchmark, that benchmark's pinned test ground truth (FLIR-aligned, M3FD)."""
+    from ..benchmarks import KAIST, get_benchmark
+
+    bench = get_benchmark(benchmark.value) if benchmark else KAIST
+    if bench is not KAIST:
+        from ..pinned import find_pinned
+
+        with download_bar() as progress:
+            path = find_pinned(bench, to, echo=say, progress=progress)
+        say(f"{bench.title}'s ground truth is at {path}")
+        if to is not None:
+            say(f"use it with --gt {path}")
+        return
     from ..groundtruth import GroundTruthUnavailable, fetch_gt
 
     with download_bar() as progress:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
@@ -13,6 +14,8 @@ from typing import Annotated
 
 import typer
 
+from ..benchmark_eval import ALL_METRICS, BENCHMARK_PROTOCOLS, BOUNDS
+from ..benchmarks import BENCHMARKS
 from ..detections import ID_OFFSET_LIMIT, ReadOptions
 from ..groundtruth import GT_ENV, default_gt_path
 from ..settings import (
@@ -30,9 +33,15 @@ from ..settings import (
 from .app import err, out, say
 from .command import Real, Whole
 
-# Choices as enums, so that --help lists them and typer rejects anything else.
+# Choices as enums, so that --help lists them and typer rejects anything else: KAIST's (the hosting
+# verbs'), and those of the verbs that score any benchmark, KAIST's first.
 ProtocolName = Enum("ProtocolName", {name: name for name in PROTOCOLS}, type=str)
 Metric = Enum("Metric", {name: name for name in METRICS}, type=str)
+AnyProtocol = Enum("AnyProtocol", {name: name for name in [*PROTOCOLS, *BENCHMARK_PROTOCOLS]}, type=str)
+AnyMetric = Enum("AnyMetric", {name: name for name in [*METRICS, *ALL_METRICS]}, type=str)
+BenchmarkName = Enum("BenchmarkName", {name: name for name in BENCHMARKS}, type=str)
+Origin = Enum("Origin", {name: name for name in ("centre", "corner")}, type=str)
+Bounds = Enum("Bounds", {name: name for name in BOUNDS}, type=str)
 
 
 class OutputFormat(str, Enum):
@@ -44,6 +53,9 @@ class OutputFormat(str, Enum):
 
 _PROTOCOL_HELP = ("leaderboard: the public leaderboard's evaluator. matlab: the KAIST devkit most papers "
                   "quote.")
+_ANY_PROTOCOL_HELP = (f"{_PROTOCOL_HELP} Other benchmarks: coco (pycocotools' AP and AR), yolov5 (YOLOv5's val.py "
+                      "AP), ms-detr (CVC-14's miss rate as MS-DETR computes it), and leaderboard or matlab where "
+                      "the benchmark's papers use them; default: the benchmark's own.")
 _SETTINGS = ", ".join([*SETTINGS, *PRESETS])
 
 
@@ -68,6 +80,7 @@ def unwrapped(*lines: str) -> str:
 # Help wraps its text in a column of 46 characters on an 80-column terminal; a folder longer than
 # this goes whole on a line of its own instead (which only a long $XDG_DATA_HOME makes wider).
 _FOLDER_IN_LINE = 40
+_HELP_COLUMN = 46
 
 
 def gt_help(what: str, tail: str = "") -> str:
@@ -78,7 +91,7 @@ def gt_help(what: str, tail: str = "") -> str:
     if len(folder) <= _FOLDER_IN_LINE:
         return f"{what} Default: ${GT_ENV}, then {path.name} in {folder}, downloaded there on first use{tail}."
     return unwrapped(what, f"Default: ${GT_ENV}, then", f"{path.name} in", f"{folder},",
-                     f"downloaded there on first use{tail}.")
+                     *textwrap.wrap(f"downloaded there on first use{tail}.", _HELP_COLUMN))
 
 
 # The accepted values of the numeric options (see command.py: a bad value is one line naming the
@@ -93,10 +106,37 @@ MAX_SIDE = 8192  # pixels of an image side
 
 GroundTruthOption = Annotated[Path | None, typer.Option(
     "--gt", metavar="FILE", help=gt_help("Ground truth (COCO JSON)."))]
+# The scoring verbs': the benchmark's part after the folder, so that the folder is never cut.
+ScoringGroundTruthOption = Annotated[Path | None, typer.Option(
+    "--gt", metavar="FILE", help=gt_help("Ground truth (COCO JSON).", "; with --benchmark, that benchmark's pinned "
+                                         "file where it has one (else --gt is needed: its COCO JSON or the dataset's "
+                                         "folder)"))]
+BenchmarkOption = Annotated[BenchmarkName | None, typer.Option(
+    "--benchmark", metavar=choices(BenchmarkName),
+    help="The benchmark: its protocols, metrics and pinned ground truth. Default: the one the ground truth is "
+         "recognised as, else kaist.", show_default=False)]
+OriginOption = Annotated[Origin | None, typer.Option(
+    "--origin", metavar=choices(Origin),
+    help="CVC-14's annotation files (--gt FOLDER): x, y of a line is the box's centre (as MS-DETR reads it; the "
+         "default) or its top-left corner.", show_default=False)]
+LlvipBoundsOption = Annotated[Bounds | None, typer.Option(
+    "--llvip-bounds", metavar=choices(Bounds),
+    help="LLVIP's miss rate: the 5-pixel border on LLVIP's own frame (frame, the default) or the KAIST "
+         "scripts' fixed bounds [5, 5, 635, 507] as they run unchanged (kaist).", show_default=False)]
+CategoryOffsetOption = Annotated[int, typer.Option(
+    "--category-offset", metavar="N", parser=Whole(-ID_OFFSET_LIMIT, ID_OFFSET_LIMIT),
+    help="Other benchmarks: add this to every category_id as written (1 for class indices counted from 0, as "
+         "YOLOv5's JSON writes them).")]
 ProtocolsOption = Annotated[list[ProtocolName], typer.Option(
     "--protocol", metavar=choices(ProtocolName), help=f"{_PROTOCOL_HELP} Repeat for both.")]
 ProtocolOption = Annotated[ProtocolName, typer.Option("--protocol", metavar=choices(ProtocolName),
                                                       help=_PROTOCOL_HELP)]
+AnyProtocolOption = Annotated[AnyProtocol | None, typer.Option(
+    "--protocol", metavar=choices(AnyProtocol),
+    help=_ANY_PROTOCOL_HELP.replace("default: the benchmark's own", "default: KAIST's leaderboard, another "
+                                    "benchmark's own"), show_default=False)]
+AnyProtocolsOption = Annotated[list[AnyProtocol] | None, typer.Option(
+    "--protocol", metavar=choices(AnyProtocol), help=f"{_ANY_PROTOCOL_HELP} Repeatable.", show_default=False)]
 SettingsOption = Annotated[list[str] | None, typer.Option(
     "--setting", metavar="SETTING",
     help=f"Setting: {_SETTINGS}; or a custom one, e.g. height=50:inf,occlusion=none+partial (keys height, "
@@ -114,6 +154,12 @@ MetricsOption = Annotated[list[Metric] | None, typer.Option(
     help="lamr: log-average miss rate; ap50, ap75: COCO's AP at IoU 0.5, 0.75; ap: mean AP over IoU "
          "0.50:0.05:0.95; ar: COCO's average recall over those (the 2024 challenge's AP_iou50:95). "
          "Repeatable. Default: lamr.")]
+AnyMetricsOption = Annotated[list[AnyMetric] | None, typer.Option(
+    "--metric", metavar="METRIC",
+    help="KAIST: lamr (log-average miss rate), ap50, ap75 (COCO's AP at IoU 0.5, 0.75), ap (mean AP over IoU "
+         "0.50:0.05:0.95), ar (COCO's average recall over those: the 2024 challenge's AP_iou50:95); default lamr. "
+         "Other benchmarks: ap, ap50, ap75, ap_small, ap_medium, ap_large, ar1, ar10, ar100, ar_small, ar_medium, "
+         "ar_large (coco), ap, ap50, ap75 (yolov5), lamr; default: those its papers report. Repeatable.")]
 FppiRangeOption = Annotated[str, typer.Option(
     "--fppi-range", metavar="LOW:HIGH",
     help="Reference FPPI range LOW:HIGH of the LAMR: the points 10^k for k from log10(LOW) to log10(HIGH) in "
@@ -225,9 +271,65 @@ def parse_size(value: str, hint: str = "--image-size", low: int = 1, high: int =
 
 
 def read_options(devkit_shift: bool = True, id_offset: int = 0, corners: bool = False,
-                 as_is: bool = False) -> ReadOptions:
+                 as_is: bool = False, category_offset: int = 0) -> ReadOptions:
     """How the verbs read result files, from their options; made once per command."""
-    return ReadOptions(devkit_shift=devkit_shift, id_offset=id_offset, corners=corners, as_is=as_is)
+    return ReadOptions(devkit_shift=devkit_shift, id_offset=id_offset, corners=corners, as_is=as_is,
+                       category_offset=category_offset)
+
+
+def open_truth(gt: Path | None, benchmark: BenchmarkName | None, origin: Origin | None = None):
+    """The ground truth and its benchmark (`kaist_kit.benchmark_scoring.open_truth`), the download of a
+    pinned file shown with a progress bar; the line saying which benchmark was taken is printed
+    (except for KAIST's as ever: see `BenchmarkTruth.announced`)."""
+    from ..benchmark_scoring import open_truth as open_benchmark_truth
+
+    with download_bar() as progress:
+        truth = open_benchmark_truth(gt, benchmark.value if benchmark else None,
+                                     origin=origin.value if origin else None, echo=say, progress=progress)
+    if truth.announced:
+        say(truth.line)
+    return truth
+
+
+def kaist_only(truth, **given) -> None:
+    """Options of KAIST's scoring given for another benchmark, or the reverse: one line naming the first.
+    ``given``: option -> (the value given, whether it is KAIST's alone)."""
+    kaist = truth.kaist is not None
+    for option, (value, kaist_option) in given.items():
+        if value and kaist != kaist_option:
+            where = ("KAIST's scoring (its settings, curves and figures)" if kaist_option
+                     else "the other benchmarks (--benchmark)")
+            raise typer.BadParameter(f"applies to {where}; the ground truth is scored as {truth.benchmark.name}",
+                                     param_hint=option)
+
+
+def benchmark_request(truth, protocols: list[str], metrics: list[str], splits: list[str] | None,
+                      images: list[Path] | None, settings: list[str] | None, ious: list[float],
+                      fppi: tuple[float, float], llvip_bounds: Bounds | None):
+    """What to compute on a benchmark other than KAIST (`kaist_kit.benchmark_scoring.benchmark_request`),
+    the list files of --images read as extra splits."""
+    from ..benchmark_eval import ScoringOptions
+    from ..benchmark_scoring import benchmark_request as request
+    from ..benchmark_scoring import select_images
+    from ..imagesets import list_split_names
+
+    lists = [(list_split, select_images(path, truth.annotations))
+             for path, list_split in zip(images or [], list_split_names(images or [], splits or []))]
+    scoring = ScoringOptions(settings=tuple(settings) if settings else None, ious=tuple(ious), fppi_range=fppi,
+                             llvip_bounds=llvip_bounds.value if llvip_bounds else "frame")
+    return request(truth, protocols, metrics, splits or [], lists, scoring)
+
+
+def kaist_choices(protocols: list[str], metrics: list[str]) -> None:
+    """KAIST's protocols and metrics: another benchmark's asked for KAIST is one line."""
+    for name in protocols:
+        if name not in PROTOCOLS:
+            raise typer.BadParameter(f"KAIST is scored by {' or '.join(PROTOCOLS)} (AP and AR: --metric ap50, ap75, "
+                                     "ap, ar); --benchmark names another benchmark", param_hint="--protocol")
+    for name in metrics:
+        if name not in METRICS:
+            raise typer.BadParameter(f"KAIST's metrics are {', '.join(METRICS)}; --benchmark names another "
+                                     "benchmark", param_hint="--metric")
 
 
 def render(report, format: OutputFormat) -> None:

@@ -7,16 +7,22 @@ from typing import Annotated
 
 import typer
 
+from ..settings import DEFAULT_FPPI_RANGE
 from ..submission.targets import LEADERBOARD, TARGETS
 from .app import app, out, say
 from .options import (
     AsIsOption,
+    BenchmarkOption,
+    CategoryOffsetOption,
     CornersOption,
     DevkitShiftOption,
     IdOffsetOption,
+    OriginOption,
+    benchmark_request,
     choices,
     gt_help,
     locate_gt,
+    open_truth,
     read_options,
 )
 
@@ -57,8 +63,14 @@ def submit_command(
     corners: CornersOption = False,
     as_is: AsIsOption = False,
     devkit_shift: DevkitShiftOption = True,
+    benchmark: BenchmarkOption = None,
+    category_offset: CategoryOffsetOption = 0,
+    origin: OriginOption = None,
 ) -> None:
-    """Package a result as a challenge entry (the JSON to upload and its manifest), or check one."""
+    """Package a result as a challenge entry (the JSON to upload and its manifest), or check one.
+
+    On the other benchmarks (--benchmark), --check checks a COCO result JSON and self-scores it.
+    """
     from ..download import downloads_forbidden
     from ..groundtruth import GroundTruthUnavailable, load_ground_truth
     from ..submission import check as check_file
@@ -74,7 +86,20 @@ def submit_command(
     if not check and out_path is None:
         raise typer.BadParameter("say where to write the entry, e.g. --out MY_result.json (the file to upload)",
                                  param_hint="--out")
-    if gt is None:
+    from ..benchmarks import KAIST, get_benchmark
+
+    other = benchmark is not None and get_benchmark(benchmark.value) is not KAIST
+    if other or category_offset or origin is not None or gt is not None:
+        truth = open_truth(gt, benchmark, origin)
+        if truth.kaist is None:
+            _check_benchmark(result, truth, check, read_options(category_offset=category_offset))
+            return
+        if category_offset or origin is not None:
+            raise typer.BadParameter(f"applies to the other benchmarks; the ground truth is scored as "
+                                     f"{truth.benchmark.name}",
+                                     param_hint="--category-offset" if category_offset else "--origin")
+        ground_truth = truth.kaist
+    elif gt is None:
         # Packaging needs no labels: without network the entry is still packaged, checked by what
         # can be checked without them, as the report's note says.
         try:
@@ -83,7 +108,7 @@ def submit_command(
             if not downloads_forbidden():  # when they are, going without is what was asked for
                 say(f"note: {exc.why}; {'checking' if check else 'packaging'} without it")
             gt = None
-    ground_truth = load_ground_truth(gt) if gt is not None else None
+        ground_truth = load_ground_truth(gt) if gt is not None else None
     options = read_options(devkit_shift, id_offset, corners, as_is)
     if check:
         report = check_file(result, ground_truth, options)
@@ -93,3 +118,17 @@ def submit_command(
         return
     written = package(result, out_path, ground_truth, method, target=target.value, options=options)
     out.print("\n".join(package_lines(written)), markup=False, highlight=False)
+
+
+def _check_benchmark(result: Path, truth, check: bool, options) -> None:
+    """`submit --check` on a benchmark other than KAIST: no leaderboard of those takes entries."""
+    from ..benchmark_scoring import check_benchmark_file
+
+    if not check:
+        raise typer.BadParameter(f"{truth.benchmark.title} has no leaderboard that takes entries: --check validates "
+                                 "and self-scores a result as it is", param_hint="--benchmark")
+    report = check_benchmark_file(result, truth, benchmark_request(truth, [], [], None, None, None, [0.5],
+                                                                    DEFAULT_FPPI_RANGE, None), options)
+    out.print("\n".join(report.lines()), markup=False, highlight=False)
+    if not report.ok:
+        raise typer.Exit(1)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..benchmarks import KAIST_IMAGE, KAIST_SET, KAIST_VIDEO
 from ..errors import InputError
 from ..files import read_bytes
 
@@ -152,7 +153,8 @@ class CacheEntry:
     ignore_areas: np.ndarray  # (M, 4) float64
 
 
-_FRAME = re.compile(r"(set\d\d)/(V\d\d\d)/(visible|lwir)/(I\d{5})\.\w+")
+# A picture's path in KAIST's tree (the spec's frame-name parts): setXX/VYYY/visible/IZZZZZ.jpg.
+_FRAME = re.compile(rf"({KAIST_SET})/({KAIST_VIDEO})/(visible|lwir)/({KAIST_IMAGE})\.\w+")
 
 
 def read_mbnet_cache(path: str | os.PathLike) -> list[CacheEntry]:
