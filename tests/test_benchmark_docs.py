@@ -51,5 +51,9 @@ def test_the_other_benchmarks_block_runs_as_written(tmp_path):
     for title in ("FLIR-aligned: Average precision", "M3FD: Average precision", "LLVIP: Log-average miss rate"):
         assert title in proc.stdout, title
     assert "benchmark: m3fd (recognised from the ground truth" in proc.stderr
+    assert load_annotations(work / "llvip-test.json", "llvip").image_names == read_benchmark("llvip", work / "LLVIP",
+                                                                                             "test").image_names
+    assert (work / "llvip-190001.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (work / "llvip-synth" / "Annotations").is_dir()
     rows = json.loads((work / "cvc14.json").read_text())["results"]
     assert {r["category"] for r in rows} == {"person"} and {r["protocol"] for r in rows} == {"ms-detr", "matlab"}
