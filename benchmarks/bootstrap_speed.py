@@ -44,33 +44,41 @@ def main() -> None:
     match_best, match_med, evaluation = timed(lambda: Evaluation(gt, dets, ["reasonable"]), args.repeat)
     boot_best, boot_med, intervals = timed(lambda: bootstrap_reasonable(evaluation), args.repeat)
     both_best, both_med, _ = timed(lambda: bootstrap_reasonable(Evaluation(gt, dets, ["reasonable"])), args.repeat)
-    full_best, full_med, _ = timed(lambda: diagnose(gt, dets, DiagnosisParams(examples=0), "MBNet"),
-                                   max(1, args.repeat // 2))
+    full_best, full_med, _ = timed(
+        lambda: diagnose(gt, dets, DiagnosisParams(examples=0), "MBNet"), max(1, args.repeat // 2)
+    )
 
     machine = describe()
     rows = [
         ("matching MBNet once (reasonable)", match_best, match_med),
         (f"{args.resamples} resamples of reasonable all / day / night, matching done", boot_best, boot_med),
         ("the same with the matching", both_best, both_med),
-        (f"whole diagnosis without figures: 10 settings x 3 splits, {args.resamples} resamples each",
-         full_best, full_med),
+        (
+            f"whole diagnosis without figures: 10 settings x 3 splits, {args.resamples} resamples each",
+            full_best,
+            full_med,
+        ),
     ]
     table = ["| step | best | median |", "|---|---:|---:|"]
     table += [f"| {name} | {1000 * best:.0f} ms | {1000 * med:.0f} ms |" for name, best, med in rows]
     found = ", ".join(f"{split} [{100 * lo:.2f}, {100 * hi:.2f}]" for split, (lo, hi) in intervals.items())
-    publish(args.doc, "## Bootstrap speed", [
+    publish(
+        args.doc,
         "## Bootstrap speed",
-        "",
-        f"Measured by `python benchmarks/bootstrap_speed.py` on: {machine}.",
-        f"MBNet's shared result ({len(dets)} detections), leaderboard protocol, seed 0. Best of "
-        f"{args.repeat} runs (the whole diagnosis: of {max(1, args.repeat // 2)}), median beside it.",
-        "",
-        *table,
-        "",
-        f"Reasonable LAMR intervals found (95 %, percentile): {found}.",
-        "The target is 10 s for 1,000 resamples of reasonable all / day / night.",
-        "",
-    ])
+        [
+            "## Bootstrap speed",
+            "",
+            f"Measured by `python benchmarks/bootstrap_speed.py` on: {machine}.",
+            f"MBNet's shared result ({len(dets)} detections), leaderboard protocol, seed 0. Best of "
+            f"{args.repeat} runs (the whole diagnosis: of {max(1, args.repeat // 2)}), median beside it.",
+            "",
+            *table,
+            "",
+            f"Reasonable LAMR intervals found (95 %, percentile): {found}.",
+            "The target is 10 s for 1,000 resamples of reasonable all / day / night.",
+            "",
+        ],
+    )
 
 
 if __name__ == "__main__":

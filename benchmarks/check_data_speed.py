@@ -91,26 +91,30 @@ def main() -> None:
             assert walked.ok and walked.pictures == pictures, walked.problems
         (root / "annotations" / "all.json.kept").rename(root / "annotations" / "all.json")
 
-    publish(args.doc, "## Checking a data root", [
+    publish(
+        args.doc,
         "## Checking a data root",
-        "",
-        f"Measured by `python benchmarks/check_data_speed.py --frames {args.frames}` on: {describe()}; "
-        f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())} at the end (the machine was shared).",
-        f"A generated tree of {pictures:,} pictures ({args.frames:,} pairs in KAIST's layout, each picture a "
-        f"640 x 512 JPEG of {size / 1000:.1f} kB), written in {written:.0f} s, so the page cache is warm. "
-        f"`kaist-kit check-data` reads each picture's size from its header and looks for its end marker "
-        f"(a few hundred bytes a picture, 8 threads), and decodes 32 of them. Median of {args.repeat} runs.",
-        "",
-        "| check | seconds |",
-        "|---|---:|",
-        f"| an annotation file listing every frame: {pictures:,} pictures | {statistics.median(annotated):.2f} |",
-        f"| the bare tree, no annotation file (every pair under images/) | {statistics.median(walks):.2f} |",
-        "",
-        "Runs: " + ", ".join(f"{a:.2f} / {w:.2f}" for a, w in zip(annotated, walks)) + " (annotated / bare tree). "
-        "The goal is seconds for a full KAIST tree; a cold cache adds the disk's time to read a few hundred "
-        "bytes of each file.",
-        "",
-    ])
+        [
+            "## Checking a data root",
+            "",
+            f"Measured by `python benchmarks/check_data_speed.py --frames {args.frames}` on: {describe()}; "
+            f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())} at the end (the machine was shared).",
+            f"A generated tree of {pictures:,} pictures ({args.frames:,} pairs in KAIST's layout, each picture a "
+            f"640 x 512 JPEG of {size / 1000:.1f} kB), written in {written:.0f} s, so the page cache is warm. "
+            f"`kaist-kit check-data` reads each picture's size from its header and looks for its end marker "
+            f"(a few hundred bytes a picture, 8 threads), and decodes 32 of them. Median of {args.repeat} runs.",
+            "",
+            "| check | seconds |",
+            "|---|---:|",
+            f"| an annotation file listing every frame: {pictures:,} pictures | {statistics.median(annotated):.2f} |",
+            f"| the bare tree, no annotation file (every pair under images/) | {statistics.median(walks):.2f} |",
+            "",
+            "Runs: " + ", ".join(f"{a:.2f} / {w:.2f}" for a, w in zip(annotated, walks)) + " (annotated / bare tree). "
+            "The goal is seconds for a full KAIST tree; a cold cache adds the disk's time to read a few hundred "
+            "bytes of each file.",
+            "",
+        ],
+    )
 
 
 if __name__ == "__main__":

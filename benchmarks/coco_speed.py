@@ -42,8 +42,11 @@ def integer_ids(gt, records):
     """The files with each image id replaced by its rank in sorted order: faster-coco-eval takes integer
     ids only (it calls int() on them), and the rank keeps the order COCOeval takes the images in."""
     rank = {image_id: k for k, image_id in enumerate(sorted(image["id"] for image in gt["images"]))}
-    gt = {**gt, "images": [dict(image, id=rank[image["id"]]) for image in gt["images"]],
-          "annotations": [dict(ann, image_id=rank[ann["image_id"]]) for ann in gt["annotations"]]}
+    gt = {
+        **gt,
+        "images": [dict(image, id=rank[image["id"]]) for image in gt["images"]],
+        "annotations": [dict(ann, image_id=rank[ann["image_id"]]) for ann in gt["annotations"]],
+    }
     return gt, [dict(record, image_id=rank[record["image_id"]]) for record in records]
 
 
@@ -67,15 +70,22 @@ def dense_clutter(gt) -> list[dict]:
     for image in gt["images"]:
         for _ in range(100):
             w, h = rng.uniform(5, 120, 2)
-            out.append({"image_id": image["id"], "category_id": int(rng.choice(classes)),
-                        "bbox": [rng.uniform(0, image["width"] - w), rng.uniform(0, image["height"] - h), w, h],
-                        "score": float(rng.random() * 0.3)})
+            out.append(
+                {
+                    "image_id": image["id"],
+                    "category_id": int(rng.choice(classes)),
+                    "bbox": [rng.uniform(0, image["width"] - w), rng.uniform(0, image["height"] - h), w, h],
+                    "score": float(rng.random() * 0.3),
+                }
+            )
     return out
 
 
 def speed_rows(name, gt, records, repeat, have_faster, pycocotools_runs=None) -> list[str]:
-    rows = [("kaist-kit (numpy)", *timed(lambda: kit(gt, records), repeat)[:2]),
-            ("pycocotools 2.0.11", *timed(lambda: pycocotools_eval(gt, records), pycocotools_runs or repeat)[:2])]
+    rows = [
+        ("kaist-kit (numpy)", *timed(lambda: kit(gt, records), repeat)[:2]),
+        ("pycocotools 2.0.11", *timed(lambda: pycocotools_eval(gt, records), pycocotools_runs or repeat)[:2]),
+    ]
     if have_faster:
         import faster_coco_eval
 
@@ -84,8 +94,10 @@ def speed_rows(name, gt, records, repeat, have_faster, pycocotools_runs=None) ->
     annotations = annotations_from_coco(gt)
     detections = box_detections_from_coco(records, annotations)
     rows.append(("kaist-kit, YOLOv5 protocol", *timed(lambda: yolov5_evaluate(annotations, detections), repeat)[:2]))
-    return [f"| {name} ({len(gt['images'])} images, {len(records)} detections) | {tool} | {best:.2f} s ({median:.2f}) |"
-            for tool, best, median in rows]
+    return [
+        f"| {name} ({len(gt['images'])} images, {len(records)} detections) | {tool} | {best:.2f} s ({median:.2f}) |"
+        for tool, best, median in rows
+    ]
 
 
 def main() -> None:
@@ -108,52 +120,62 @@ def main() -> None:
             gt, records = detections_for(base, seed)
             reference = pycocotools_eval(gt, records)
             ours = kit(gt, records)
-            differences = {"precision": np.abs(ours.precision - reference.eval["precision"]).max(),
-                           "recall": np.abs(ours.recall - reference.eval["recall"]).max(),
-                           "stats": np.abs(np.subtract(ours.stats(), reference.stats)).max()}
+            differences = {
+                "precision": np.abs(ours.precision - reference.eval["precision"]).max(),
+                "recall": np.abs(ours.recall - reference.eval["recall"]).max(),
+                "stats": np.abs(np.subtract(ours.stats(), reference.stats)).max(),
+            }
             for key, value in differences.items():
                 worst[key] = max(worst[key], float(value))
             exact += not any(differences.values())
             if have_faster:
                 other = faster(gt, records)
-                worst["faster stats"] = max(worst["faster stats"],
-                                            float(np.abs(np.subtract(other.stats[:12], reference.stats)).max()))
-        parity.append(f"| {name} | {args.cases} | {worst['precision']:.0e} | {worst['recall']:.0e} | "
-                      f"{worst['stats']:.0e} | {exact} of {args.cases} | "
-                      + (f"{worst['faster stats']:.1e} |" if have_faster else "not installed |"))
+                worst["faster stats"] = max(
+                    worst["faster stats"], float(np.abs(np.subtract(other.stats[:12], reference.stats)).max())
+                )
+        parity.append(
+            f"| {name} | {args.cases} | {worst['precision']:.0e} | {worst['recall']:.0e} | "
+            f"{worst['stats']:.0e} | {exact} of {args.cases} | "
+            + (f"{worst['faster stats']:.1e} |" if have_faster else "not installed |")
+        )
 
         gt, records = detections_for(base, 0)
         speed += speed_rows(name, gt, records, args.repeat, have_faster)
         speed += speed_rows(name, gt, records + dense_clutter(gt), args.repeat, have_faster, pycocotools_runs=1)
 
-    publish(args.doc, "## COCO AP of the other benchmarks", [
+    publish(
+        args.doc,
         "## COCO AP of the other benchmarks",
-        "",
-        f"Measured by `python benchmarks/coco_speed.py --cases {args.cases} --repeat {args.repeat}` on: {describe()}.",
-        "Parity with pycocotools 2.0.11 over generated detection sets on the real test files (largest absolute "
-        "difference of COCOeval's precision and recall arrays and of its twelve summaries; sets where all are the "
-        "same floats); faster-coco-eval's summaries against pycocotools' for comparison. faster-coco-eval "
-        "takes integer image ids only (it calls int() on them and stops on FLIR-aligned's "
-        "'FLIR_09266.jpeg_RGB'): it is given each id's rank in sorted order, which keeps COCOeval's image order "
-        "(and its time includes that renumbering):",
-        "",
-        "| file | sets | precision | recall | summaries | bit-identical | faster-coco-eval summaries |",
-        "|---|---|---|---|---|---|---|",
-        *parity,
-        "",
-        "Speed from parsed JSON to the twelve summaries, best of the runs (median in brackets; pycocotools runs "
-        "once on the dense sets, which add 100 low-scored detections per image); the YOLOv5 rows time "
-        "`yolov5_evaluate` alone on the same detections:",
-        "",
-        "| set | tool | time |",
-        "|---|---|---|",
-        *speed,
-        "",
-        "So the kit scores COCO AP with its own numpy evaluator (`kaist_kit.cocoeval`): the same floats as "
-        "pycocotools, an order of magnitude faster, as fast as faster-coco-eval on small sets and faster on dense "
-        "ones, string image ids as the public conversions write them, and no dependency beyond numpy. "
-        "pycocotools is the reference its tests compare with (the `dev` extra).",
-    ])
+        [
+            "## COCO AP of the other benchmarks",
+            "",
+            f"Measured by `python benchmarks/coco_speed.py --cases {args.cases} --repeat {args.repeat}` "
+            f"on: {describe()}.",
+            "Parity with pycocotools 2.0.11 over generated detection sets on the real test files (largest absolute "
+            "difference of COCOeval's precision and recall arrays and of its twelve summaries; sets where all are the "
+            "same floats); faster-coco-eval's summaries against pycocotools' for comparison. faster-coco-eval "
+            "takes integer image ids only (it calls int() on them and stops on FLIR-aligned's "
+            "'FLIR_09266.jpeg_RGB'): it is given each id's rank in sorted order, which keeps COCOeval's image order "
+            "(and its time includes that renumbering):",
+            "",
+            "| file | sets | precision | recall | summaries | bit-identical | faster-coco-eval summaries |",
+            "|---|---|---|---|---|---|---|",
+            *parity,
+            "",
+            "Speed from parsed JSON to the twelve summaries, best of the runs (median in brackets; pycocotools runs "
+            "once on the dense sets, which add 100 low-scored detections per image); the YOLOv5 rows time "
+            "`yolov5_evaluate` alone on the same detections:",
+            "",
+            "| set | tool | time |",
+            "|---|---|---|",
+            *speed,
+            "",
+            "So the kit scores COCO AP with its own numpy evaluator (`kaist_kit.cocoeval`): the same floats as "
+            "pycocotools, an order of magnitude faster, as fast as faster-coco-eval on small sets and faster on dense "
+            "ones, string image ids as the public conversions write them, and no dependency beyond numpy. "
+            "pycocotools is the reference its tests compare with (the `dev` extra).",
+        ],
+    )
 
 
 if __name__ == "__main__":

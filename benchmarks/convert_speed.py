@@ -68,15 +68,22 @@ def baseline_code(commit: str, work: Path) -> Path:
 
 
 def converted(tree: Path, out: Path, workers: int, env: dict, work: Path) -> tuple[float, float, int, int]:
-    output = subprocess.run([sys.executable, "-c", CONVERT, str(tree), str(out), str(workers)], cwd=work,
-                            env={**os.environ, **env}, check=True, capture_output=True, text=True).stdout.split()
+    output = subprocess.run(
+        [sys.executable, "-c", CONVERT, str(tree), str(out), str(workers)],
+        cwd=work,
+        env={**os.environ, **env},
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
     return float(output[0]), float(output[1]), int(output[2]), int(output[3])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--archive", type=Path,
-                        default=ROOT.parent / "shared" / "data" / "kaist" / "annotations-xml-original.tar.gz")
+    parser.add_argument(
+        "--archive", type=Path, default=ROOT.parent / "shared" / "data" / "kaist" / "annotations-xml-original.tar.gz"
+    )
     parser.add_argument("--tree", type=Path, help="an unpacked annotations-xml-new folder")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--workers", type=int, default=0, help="worker processes (0: the kit's choice)")
@@ -84,8 +91,9 @@ def main() -> None:
     parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "benchmarks.md")
     args = parser.parse_args()
 
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.strip()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         tree = args.tree.resolve() if args.tree else None
@@ -95,8 +103,9 @@ def main() -> None:
             tree = work / "annotations-xml-new"
         versions = {f"{head} (this tree)": {}}
         if args.baseline:
-            commit = subprocess.run(["git", "rev-parse", "--short", args.baseline], cwd=ROOT, check=True,
-                                    capture_output=True, text=True).stdout.strip()
+            commit = subprocess.run(
+                ["git", "rev-parse", "--short", args.baseline], cwd=ROOT, check=True, capture_output=True, text=True
+            ).stdout.strip()
             versions = {commit: {"PYTHONPATH": str(baseline_code(commit, work))}, **versions}
         out = work / "kaist-xml.json"
         n_bytes = read_everything(tree)  # warm the page cache
@@ -131,15 +140,19 @@ def main() -> None:
     for version, measured in runs.items():
         wall = statistics.median(w for w, _ in measured)
         cpu = statistics.median(c for _, c in measured)
-        lines.append(f"| `kaist-kit convert xml` (read, parse, write JSON), `{version}` | {wall:.2f} | "
-                     f"{wall / read_s:.2f} | {cpu:.2f} |")
+        lines.append(
+            f"| `kaist-kit convert xml` (read, parse, write JSON), `{version}` | {wall:.2f} | "
+            f"{wall / read_s:.2f} | {cpu:.2f} |"
+        )
     lines += [
         "",
         "The goal is at most 1.5 times the reading; a plain ElementTree loop takes about three times. The reading "
         "is one process; the conversion reads and parses in worker processes (one per core, up to 8), so on a "
         "warm cache it can take less than the reading. Run by run (read, then each conversion, seconds): "
-        + "; ".join(" / ".join([f"{reads[k]:.2f}", *(f"{runs[v][k][0]:.2f}" for v in versions)])
-                    for k in range(args.repeat)) + ".",
+        + "; ".join(
+            " / ".join([f"{reads[k]:.2f}", *(f"{runs[v][k][0]:.2f}" for v in versions)]) for k in range(args.repeat)
+        )
+        + ".",
         "",
     ]
     publish(args.doc, HEADING, lines)

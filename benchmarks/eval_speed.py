@@ -26,7 +26,6 @@ from kaist_kit.settings import SETTINGS, SPLITS  # noqa: E402
 FILES = ("MBNet_result.txt", "MLPD_result.txt", "MLPD_result.json", "MBNet-per-image.tar.gz")
 
 
-
 def main() -> None:
     args = real_files_arguments(__doc__.splitlines()[0], repeat=20).parse_args()
     warnings.simplefilter("ignore", KitWarning)
@@ -45,28 +44,33 @@ def main() -> None:
         lb_best, lb_med, results = timed(lambda: full("leaderboard"), args.repeat)
         dk_best, dk_med, _ = timed(lambda: full("matlab"), args.repeat)
         assert len(results) == 30
-        rows.append((name, len(dets), load_best, load_med, match_best, match_med, lb_best, lb_med,
-                     dk_best, dk_med))
+        rows.append((name, len(dets), load_best, load_med, match_best, match_med, lb_best, lb_med, dk_best, dk_med))
 
     machine = describe()
-    table = ["| result file | detections | read | match, 10 settings | 10 settings x 3 splits, leaderboard "
-             "| same, matlab |", "|---|---:|---:|---:|---:|---:|"]
+    table = [
+        "| result file | detections | read | match, 10 settings | 10 settings x 3 splits, leaderboard | same, matlab |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for name, n, *t in rows:
         cells = [f"{1000 * t[i]:.1f} ms ({1000 * t[i + 1]:.1f})" for i in range(0, 8, 2)]
         table.append(f"| {name} | {n} | " + " | ".join(cells) + " |")
-    publish(args.doc, "## Evaluation speed", [
+    publish(
+        args.doc,
         "## Evaluation speed",
-        "",
-        f"Measured by `python benchmarks/eval_speed.py` on: {machine}.",
-        f"Best of {args.repeat} runs (median in brackets). \"10 settings x 3 splits\" includes the "
-        "matching; reading the file is separate.",
-        "",
-        *table,
-        "",
-        "For comparison, the leaderboard's own evaluation script takes 2 to 14 seconds on such a "
-        "machine for only reasonable all / day / night.",
-        "",
-    ])
+        [
+            "## Evaluation speed",
+            "",
+            f"Measured by `python benchmarks/eval_speed.py` on: {machine}.",
+            f'Best of {args.repeat} runs (median in brackets). "10 settings x 3 splits" includes the '
+            "matching; reading the file is separate.",
+            "",
+            *table,
+            "",
+            "For comparison, the leaderboard's own evaluation script takes 2 to 14 seconds on such a "
+            "machine for only reasonable all / day / night.",
+            "",
+        ],
+    )
 
 
 if __name__ == "__main__":

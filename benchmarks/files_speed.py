@@ -47,9 +47,20 @@ print(time.perf_counter() - start, after.ru_utime + after.ru_stime - before.ru_u
 
 def large_result(path: Path, n: int = 500_000) -> Path:
     rng = random.Random(20240919)
-    records = [{"image_id": rng.randrange(2252), "category_id": 1,
-                "bbox": [round(rng.uniform(0, 600), 2), round(rng.uniform(0, 500), 2), round(rng.uniform(5, 60), 2),
-                         round(rng.uniform(10, 150), 2)], "score": round(rng.random(), 5)} for _ in range(n)]
+    records = [
+        {
+            "image_id": rng.randrange(2252),
+            "category_id": 1,
+            "bbox": [
+                round(rng.uniform(0, 600), 2),
+                round(rng.uniform(0, 500), 2),
+                round(rng.uniform(5, 60), 2),
+                round(rng.uniform(10, 150), 2),
+            ],
+            "score": round(rng.random(), 5),
+        }
+        for _ in range(n)
+    ]
     path.write_text(json.dumps(records))
     return path
 
@@ -60,32 +71,45 @@ def main() -> None:
     args = parser.parse_args()
     kaist = args.kaist.resolve()
     gt = kaist / "test-all-20.leaderboard.json"
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.strip()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         versions = {f"{head} (this tree)": {}}
         if args.baseline:
-            commit = subprocess.run(["git", "rev-parse", "--short", args.baseline], cwd=ROOT, check=True,
-                                    capture_output=True, text=True).stdout.strip()
+            commit = subprocess.run(
+                ["git", "rev-parse", "--short", args.baseline], cwd=ROOT, check=True, capture_output=True, text=True
+            ).stdout.strip()
             versions = {commit: {"PYTHONPATH": str(baseline_code(commit, work))}, **versions}
         reads = {
-            **{f"`load_detections`, {name}": ("result", kaist / "results" / name) for name in
-               ("MLPD_result.json", "MBNet_result.txt", "MBNet-per-image.tar.gz")},
-            "`load_detections`, 500,000 detections as COCO JSON (47 MB)": ("result",
-                                                                             large_result(work / "large_result.json")),
+            **{
+                f"`load_detections`, {name}": ("result", kaist / "results" / name)
+                for name in ("MLPD_result.json", "MBNet_result.txt", "MBNet-per-image.tar.gz")
+            },
+            "`load_detections`, 500,000 detections as COCO JSON (47 MB)": (
+                "result",
+                large_result(work / "large_result.json"),
+            ),
             "`load_ground_truth`, the leaderboard's (1.6 MB)": ("gt", gt),
             "`read_archive`, the official XML tree (4.5 MB packed, 70 MB of files)": (
-                "archive", kaist / "annotations-xml-original.tar.gz"),
+                "archive",
+                kaist / "annotations-xml-original.tar.gz",
+            ),
         }
         loads = [os.getloadavg()[0]]
         best: dict[tuple[str, str], tuple[float, float]] = {}
         for name, (what, path) in reads.items():
             for _ in range(args.repeat):
                 for version, env in versions.items():
-                    output = subprocess.run([sys.executable, "-c", READ, what, str(path), str(gt)], cwd=work,
-                                            env={**os.environ, **env}, check=True, capture_output=True,
-                                            text=True).stdout.split()
+                    output = subprocess.run(
+                        [sys.executable, "-c", READ, what, str(path), str(gt)],
+                        cwd=work,
+                        env={**os.environ, **env},
+                        check=True,
+                        capture_output=True,
+                        text=True,
+                    ).stdout.split()
                     wall, cpu = float(output[0]), float(output[1])
                     old = best.get((name, version), (float("inf"), float("inf")))
                     best[name, version] = (min(old[0], wall), min(old[1], cpu))
@@ -102,8 +126,12 @@ def main() -> None:
         "",
         "| read | " + " | ".join(f"`{v}`" for v in names) + " |",
         "|---|" + "---:|" * len(names),
-        *[f"| {name} | " + " | ".join(f"{best[name, v][0] * 1e3:.0f} ms ({best[name, v][1] * 1e3:.0f} ms)"
-                                      for v in names) + " |" for name in reads],
+        *[
+            f"| {name} | "
+            + " | ".join(f"{best[name, v][0] * 1e3:.0f} ms ({best[name, v][1] * 1e3:.0f} ms)" for v in names)
+            + " |"
+            for name in reads
+        ],
         "",
         "The opener adds two stats and a non-blocking open to a read; an archive is read as a stream through "
         "its bound; the ground truth's types are checked field by field.",

@@ -46,9 +46,13 @@ def misread(dets: Detections, gt: GroundTruth) -> list[tuple[str, Detections]]:
     shift = 1 - 2 * dets.format.id_base  # written with the other base: 1-based COCO ids, 0-based txt ids
     image = dets.image + shift
     keep = (image >= 0) & (image < gt.n_images)
-    return [("as corners", replace(dets, boxes=corners)),
-            (f"ids {'1' if shift > 0 else '0'}-based", replace(dets, image=image[keep], boxes=dets.boxes[keep],
-                                                               scores=dets.scores[keep]))]
+    return [
+        ("as corners", replace(dets, boxes=corners)),
+        (
+            f"ids {'1' if shift > 0 else '0'}-based",
+            replace(dets, image=image[keep], boxes=dets.boxes[keep], scores=dets.scores[keep]),
+        ),
+    ]
 
 
 def moved_boxes(gt: GroundTruth, seed: int) -> GroundTruth:
@@ -57,12 +61,25 @@ def moved_boxes(gt: GroundTruth, seed: int) -> GroundTruth:
     width, height = gt.image_sizes[gt.ann_image].T
     x = rng.uniform(5, width - 5 - gt.boxes[:, 2])
     y = rng.uniform(5, height - 5 - gt.boxes[:, 3])
-    data = {"images": [{"id": int(i), "im_name": n, "width": int(w), "height": int(h)}
-                       for i, n, (w, h) in zip(gt.image_ids, gt.image_names, gt.image_sizes)],
-            "annotations": [{"id": int(a), "image_id": int(gt.image_ids[k]), "bbox": [float(bx), float(by), *map(
-                float, b[2:])], "height": float(h), "occlusion": int(o), "ignore": int(g)}
-                for a, k, bx, by, b, h, o, g in zip(gt.ann_ids, gt.ann_image, x, y, gt.boxes, gt.heights,
-                                                    gt.occlusion, gt.ignore)]}
+    data = {
+        "images": [
+            {"id": int(i), "im_name": n, "width": int(w), "height": int(h)}
+            for i, n, (w, h) in zip(gt.image_ids, gt.image_names, gt.image_sizes)
+        ],
+        "annotations": [
+            {
+                "id": int(a),
+                "image_id": int(gt.image_ids[k]),
+                "bbox": [float(bx), float(by), *map(float, b[2:])],
+                "height": float(h),
+                "occlusion": int(o),
+                "ignore": int(g),
+            }
+            for a, k, bx, by, b, h, o, g in zip(
+                gt.ann_ids, gt.ann_image, x, y, gt.boxes, gt.heights, gt.occlusion, gt.ignore
+            )
+        ],
+    }
     return ground_truth_from_coco(data)
 
 
@@ -72,9 +89,11 @@ def row(case: str, dets: Detections, gt: GroundTruth) -> str:
     fired = ", ".join(f.code for f in inspect(dets, gt) if f.level == "error") or "none"
     best = measured.best
     other = f"{measured.others[best]} ({best})" if best is not None else "-"
-    return (f"| {case} | {measured.considered} | {measured.close} | {other} | {margins['reading']:.1f} | "
-            f"{measured.hits} | {measured.chance:.1f} | {margins['chance']:.1f} | {margins['almost_none']:.1f} | "
-            f"{fired} |")
+    return (
+        f"| {case} | {measured.considered} | {measured.close} | {other} | {margins['reading']:.1f} | "
+        f"{measured.hits} | {measured.chance:.1f} | {margins['chance']:.1f} | {margins['almost_none']:.1f} | "
+        f"{fired} |"
+    )
 
 
 def main() -> None:
@@ -83,9 +102,11 @@ def main() -> None:
     parser.add_argument("--other-gt", type=Path, nargs="*", default=[])
     args = parser.parse_args()
 
-    lines = ["| case | considered | close hits as read | best other reading | reading margin | hits as read "
-             "| hits by chance | chance margin | almost-none margin | errors |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    lines = [
+        "| case | considered | close hits as read | best other reading | reading margin | hits as read "
+        "| hits by chance | chance margin | almost-none margin | errors |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
     gt = load_ground_truth(args.kaist / "test-all-20.leaderboard.json")
     for name in FILES:
         dets = load_detections(args.kaist / "results" / name, gt)
@@ -94,15 +115,21 @@ def main() -> None:
     for seed in (1, 2, 3):
         moved = moved_boxes(gt, seed)
         for name in ("MBNet_result.txt", "MLPD_result.json"):
-            lines.append(row(f"{name} against test-all-20 with its boxes moved (seed {seed})",
-                             load_detections(args.kaist / "results" / name, moved), moved))
+            lines.append(
+                row(
+                    f"{name} against test-all-20 with its boxes moved (seed {seed})",
+                    load_detections(args.kaist / "results" / name, moved),
+                    moved,
+                )
+            )
     poor = SimulatedMethod("poor", {"day": 0.05, "night": 0.05}, {"day": 20, "night": 20})
     lines.append(row("simulated, 5 % recall and 20 false positives per image", simulate(gt, poor, 0), gt))
     for other in args.other_gt:
         other_gt = load_ground_truth(other)
         for name in FILES:
-            lines.append(row(f"{name} against {other.name}", load_detections(args.kaist / "results" / name,
-                                                                              other_gt), other_gt))
+            lines.append(
+                row(f"{name} against {other.name}", load_detections(args.kaist / "results" / name, other_gt), other_gt)
+            )
     with tempfile.TemporaryDirectory() as tmp:
         for frames, seed, width, height in SYNTHETIC:
             root = Path(tmp) / f"synth-{frames}-{seed}"

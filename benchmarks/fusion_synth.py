@@ -58,12 +58,16 @@ def synthetic_run(args) -> tuple[tuple[int, int], Path, dict]:
     """The picture size, the dataset and the config overrides of a synthetic run with ``args``."""
     size = tuple(int(v) for v in args.size.split("x"))
     data = synthetic_dataset(args.work, size, args.train, args.test, args.seed)
-    options = {"data_root": str(data), "train_cfg.max_epochs": args.epochs,
-               "param_scheduler.1.T_max": args.epochs, "param_scheduler.1.end": args.epochs,
-               "randomness.seed": args.seed,
-               # the Resize steps of the synthetic pipelines
-               "train_dataloader.dataset.pipeline.2.scale": size,
-               "test_dataloader.dataset.pipeline.1.scale": size}
+    options = {
+        "data_root": str(data),
+        "train_cfg.max_epochs": args.epochs,
+        "param_scheduler.1.T_max": args.epochs,
+        "param_scheduler.1.end": args.epochs,
+        "randomness.seed": args.seed,
+        # the Resize steps of the synthetic pipelines
+        "train_dataloader.dataset.pipeline.2.scale": size,
+        "test_dataloader.dataset.pipeline.1.scale": size,
+    }
     return size, data, options
 
 
@@ -103,43 +107,55 @@ def fusion_table(args) -> None:
             warnings.simplefilter("ignore", KitWarning)
             scores = {r.split: r for r in evaluate_files([results], gt, [args.setting], names=[title])}
         rows.append((title, config.name, scores, train_seconds, test_seconds))
-        print(f"{title}: " + ", ".join(f"{s} {100 * r.lamr:.2f}" for s, r in scores.items())
-              + f"; trained in {train_seconds:.0f} s", flush=True)
+        print(
+            f"{title}: "
+            + ", ".join(f"{s} {100 * r.lamr:.2f}" for s, r in scores.items())
+            + f"; trained in {train_seconds:.0f} s",
+            flush=True,
+        )
 
     fusion = rows[0][2]
     wins = all(fusion[split].lamr < other[split].lamr for _, _, other, _, _ in rows[1:] for split in ("day", "night"))
     train_set = json.loads((data / "train.json").read_text())
-    with_pedestrians = {a["image_id"] for a in train_set["annotations"]
-                        if not a["ignore"] and a["bbox"][2] >= 1 and a["bbox"][3] >= 1}
+    with_pedestrians = {
+        a["image_id"] for a in train_set["annotations"] if not a["ignore"] and a["bbox"][2] >= 1 and a["bbox"][3] >= 1
+    }
     table = ["| model | config | all | day | night | training | test |", "|---|---|---:|---:|---:|---:|---:|"]
     for title, config, scores, train_seconds, test_seconds in rows:
         cells = " | ".join(f"{100 * scores[s].lamr:.2f}" for s in ("all", "day", "night"))
         table.append(f"| {title} | `{config}` | {cells} | {train_seconds / 60:.1f} min | {test_seconds:.0f} s |")
     counts = ", ".join(f"{s} {fusion[s].n_gt}" for s in ("all", "day", "night"))
-    publish(args.doc, SECTION, [
+    publish(
+        args.doc,
         SECTION,
-        "",
-        f"Measured by `python benchmarks/fusion_synth.py --family {args.family} --size {args.size} --train "
-        f"{args.train} --test {args.test} --epochs {args.epochs} --seed {args.seed} --setting {args.setting}` "
-        f"on: {where} at the start.",
-        "",
-        f"Each model trains from scratch for {args.epochs} epochs on the {len(with_pedestrians)} of "
-        f"{len(train_set['images'])} synthetic training frames that have a pedestrian ({size[0]} x {size[1]}, half "
-        f"day, half night) with the same schedule and seed, and its final weights are scored on {gt.n_images} "
-        "test frames: log-average miss "
-        f"rate (%, lower is better), leaderboard protocol, setting {args.setting} "
-        f"(pedestrians that count: {counts}). Times are wall-clock on this machine; the test column includes "
-        "loading the model.",
-        "",
-        *table,
-        "",
-        ("Halfway fusion beats both single-modality detectors by day and by night." if wins else
-         "Halfway fusion does NOT beat both single-modality detectors on both splits in this run."),
-        "The synthetic pictures are made so that each modality alone falls short (docs/datasets.md): "
-        "colour loses pedestrians at night and takes mannequins for them by day; thermal misses "
-        "pedestrians before sun-warmed walls by day and takes warm posts for them, day and night.",
-        "",
-    ])
+        [
+            SECTION,
+            "",
+            f"Measured by `python benchmarks/fusion_synth.py --family {args.family} --size {args.size} --train "
+            f"{args.train} --test {args.test} --epochs {args.epochs} --seed {args.seed} --setting {args.setting}` "
+            f"on: {where} at the start.",
+            "",
+            f"Each model trains from scratch for {args.epochs} epochs on the {len(with_pedestrians)} of "
+            f"{len(train_set['images'])} synthetic training frames that have a pedestrian ({size[0]} x {size[1]}, half "
+            f"day, half night) with the same schedule and seed, and its final weights are scored on {gt.n_images} "
+            "test frames: log-average miss "
+            f"rate (%, lower is better), leaderboard protocol, setting {args.setting} "
+            f"(pedestrians that count: {counts}). Times are wall-clock on this machine; the test column includes "
+            "loading the model.",
+            "",
+            *table,
+            "",
+            (
+                "Halfway fusion beats both single-modality detectors by day and by night."
+                if wins
+                else "Halfway fusion does NOT beat both single-modality detectors on both splits in this run."
+            ),
+            "The synthetic pictures are made so that each modality alone falls short (docs/datasets.md): "
+            "colour loses pedestrians at night and takes mannequins for them by day; thermal misses "
+            "pedestrians before sun-warmed walls by day and takes warm posts for them, day and night.",
+            "",
+        ],
+    )
 
 
 def check_gpu(args) -> None:
@@ -148,16 +164,19 @@ def check_gpu(args) -> None:
 
     cuda = args.device.startswith("cuda")
     if cuda and not torch.cuda.is_available():
-        raise SystemExit(f"--gpu needs a CUDA GPU, and torch {torch.__version__} sees none on this machine "
-                         "(--device cpu only checks that this code runs)")
+        raise SystemExit(
+            f"--gpu needs a CUDA GPU, and torch {torch.__version__} sees none on this machine "
+            "(--device cpu only checks that this code runs)"
+        )
     if args.amp and not cuda:
         raise SystemExit("--amp needs a CUDA GPU: mmengine's AmpOptimWrapper does not run on a CPU")
     if cuda:
         from mmcv.ops import get_compiling_cuda_version
 
         if get_compiling_cuda_version() == "not available":
-            raise SystemExit("mmcv was built without its CUDA ops: rebuild it on this machine with FORCE_CUDA=1 "
-                             "(DEVELOPERS.md)")
+            raise SystemExit(
+                "mmcv was built without its CUDA ops: rebuild it on this machine with FORCE_CUDA=1 (DEVELOPERS.md)"
+            )
 
 
 class GpuUtilisation:
@@ -170,8 +189,11 @@ class GpuUtilisation:
         import subprocess
 
         while not self.done.wait(0.2):
-            reply = subprocess.run(["nvidia-smi", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits",
-                                    "-i", str(self.index)], capture_output=True, text=True)
+            reply = subprocess.run(
+                ["nvidia-smi", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits", "-i", str(self.index)],
+                capture_output=True,
+                text=True,
+            )
             if reply.returncode == 0 and reply.stdout.strip().isdigit():
                 self.samples.append(int(reply.stdout.strip()))
 
@@ -218,19 +240,28 @@ def gpu_speed(args) -> None:
     rows = []
     for name, title in MODELS[:2]:
         config = ROOT / "configs" / f"faster-rcnn_r50_fpn_{name}_1x_kaist.py"
-        cfg = load_config(config, {"data_root": str(data), "train_dataloader.dataset.ann_file": "train.json",
-                                   "test_dataloader.dataset.ann_file": "test.json",
-                                   "train_dataloader.dataset.filter_cfg.filter_empty_gt": False,
-                                   "train_dataloader.num_workers": args.workers,
-                                   "train_dataloader.persistent_workers": args.workers > 0})
+        cfg = load_config(
+            config,
+            {
+                "data_root": str(data),
+                "train_dataloader.dataset.ann_file": "train.json",
+                "test_dataloader.dataset.ann_file": "test.json",
+                "train_dataloader.dataset.filter_cfg.filter_empty_gt": False,
+                "train_dataloader.num_workers": args.workers,
+                "train_dataloader.persistent_workers": args.workers > 0,
+            },
+        )
         # No downloads: ImageNet weights do not change the speed.
         for backbone in (cfg.model.backbone, cfg.model.backbone.get("visible"), cfg.model.backbone.get("lwir")):
             if backbone is not None and "init_cfg" in backbone:
                 backbone.init_cfg = None
         model = REGISTRY.build(cfg.model).to(device)
         optimizer = torch.optim.SGD(model.parameters(), lr=0.005, momentum=0.9)
-        wrapper = AmpOptimWrapper(optimizer=optimizer, loss_scale="dynamic") if args.amp \
+        wrapper = (
+            AmpOptimWrapper(optimizer=optimizer, loss_scale="dynamic")
+            if args.amp
             else OptimWrapper(optimizer=optimizer)
+        )
         loader = Runner.build_dataloader(cfg.train_dataloader, seed=args.seed)
         batch_size = cfg.train_dataloader.batch_size
         model.train()
@@ -268,8 +299,17 @@ def gpu_speed(args) -> None:
                 synchronise()
                 if k >= args.warmup:
                     latencies.append(time.perf_counter() - start)
-        rows.append((title, config.name, images_per_second, sum(waits) / sum(steps), statistics.median(latencies),
-                     batch_size, utilisation.text() if utilisation else "n/a"))
+        rows.append(
+            (
+                title,
+                config.name,
+                images_per_second,
+                sum(waits) / sum(steps),
+                statistics.median(latencies),
+                batch_size,
+                utilisation.text() if utilisation else "n/a",
+            )
+        )
         print(rows[-1], flush=True)
         del model, optimizer, wrapper
         if cuda:
@@ -277,30 +317,38 @@ def gpu_speed(args) -> None:
 
     ratio = rows[0][2] / rows[1][2]
     precision = "mixed precision (AmpOptimWrapper, float16 autocast)" if args.amp else "fp32"
-    table = ["| model | config | training images/s | waiting for data | GPU utilisation | "
-             "latency per pair (batch 1, median) |", "|---|---|---:|---:|---:|---:|"]
+    table = [
+        "| model | config | training images/s | waiting for data | GPU utilisation | "
+        "latency per pair (batch 1, median) |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
     for title, config, speed, waiting, latency, _, busy in rows:
-        table.append(f"| {title} | `{config}` | {speed:.1f} | {100 * waiting:.0f}% | {busy} | "
-                     f"{1000 * latency:.1f} ms |")
+        table.append(
+            f"| {title} | `{config}` | {speed:.1f} | {100 * waiting:.0f}% | {busy} | {1000 * latency:.1f} ms |"
+        )
     where = torch.cuda.get_device_name(device) if cuda else "the CPU"
     heading = GPU_SECTIONS[args.amp]
     # Figures of a run on the CPU (--device cpu, to try the script) are shown, never recorded.
-    publish(args.doc if cuda else [], heading, [
+    publish(
+        args.doc if cuda else [],
         heading,
-        "",
-        f"Measured by `python benchmarks/fusion_synth.py --gpu{' --amp' if args.amp else ''} --iters {args.iters} "
-        f"--workers {args.workers}` on {where} ({machine()}), torch {torch.__version__}, {precision}, synthetic "
-        f"640 x 512 pairs, batch {rows[0][5]} for training. \"Waiting for data\" is the share of each training "
-        "step spent waiting for the data loader; GPU utilisation is nvidia-smi's, sampled every 0.2 s during the "
-        "timed training steps.",
-        "",
-        *table,
-        "",
-        f"Halfway fusion trains at {ratio:.2f} of RGB-only's throughput (goal: 0.6 or more); its latency is "
-        f"{1000 * rows[0][4]:.1f} ms per pair (goal: 15 ms or less). Latency counts the model and the "
-        "preprocessor, not decoding the pictures.",
-        "",
-    ])
+        [
+            heading,
+            "",
+            f"Measured by `python benchmarks/fusion_synth.py --gpu{' --amp' if args.amp else ''} --iters {args.iters} "
+            f"--workers {args.workers}` on {where} ({machine()}), torch {torch.__version__}, {precision}, synthetic "
+            f'640 x 512 pairs, batch {rows[0][5]} for training. "Waiting for data" is the share of each training '
+            "step spent waiting for the data loader; GPU utilisation is nvidia-smi's, sampled every 0.2 s during the "
+            "timed training steps.",
+            "",
+            *table,
+            "",
+            f"Halfway fusion trains at {ratio:.2f} of RGB-only's throughput (goal: 0.6 or more); its latency is "
+            f"{1000 * rows[0][4]:.1f} ms per pair (goal: 15 ms or less). Latency counts the model and the "
+            "preprocessor, not decoding the pictures.",
+            "",
+        ],
+    )
     if not cuda:
         print("(on the CPU: not recorded)")
 
@@ -327,9 +375,13 @@ def main() -> None:
     parser.add_argument("--latency-frames", type=int, default=50, help="--gpu: test frames to time")
     parser.add_argument("--workers", type=int, default=8, help="--gpu: data loading processes")
     parser.add_argument("--device", default="cuda", help="--gpu: cuda, cuda:1, ... (cpu only checks the code)")
-    parser.add_argument("--doc", type=Path, nargs="+", default=[ROOT / "docs" / "benchmarks.md",
-                                                                 ROOT / "docs" / "training.md"],
-                        help="documents whose section to replace")
+    parser.add_argument(
+        "--doc",
+        type=Path,
+        nargs="+",
+        default=[ROOT / "docs" / "benchmarks.md", ROOT / "docs" / "training.md"],
+        help="documents whose section to replace",
+    )
     args = parser.parse_args()
     warnings.simplefilter("ignore", UserWarning)
     if args.gpu:

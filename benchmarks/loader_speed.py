@@ -32,9 +32,9 @@ GOAL = 50  # pairs per second per worker
 # What the step that dominates spends its time on.
 NOTES = {
     "PerModality": "It runs mmdetection's PhotoMetricDistortion on each modality: the picture to float32, "
-                   "through HSV and back (always, whatever the draws), a random channel order; its output "
-                   "stays float32, so the packing that follows copies four times the bytes of the decoded "
-                   "pair.",
+    "through HSV and back (always, whatever the draws), a random channel order; its output "
+    "stays float32, so the packing that follows copies four times the bytes of the decoded "
+    "pair.",
     "LoadKaistPair": "It reads and decodes both JPEGs and joins them into six channels.",
 }
 
@@ -55,12 +55,16 @@ def real_pairs(folder: Path) -> Path:
             if not target.is_file():
                 target.parent.mkdir(parents=True, exist_ok=True)
                 Image.open(visible.with_name(f"{set_name}_{video}_{stem}_{modality}.png")).convert("RGB").save(
-                    target, quality=95)
+                    target, quality=95
+                )
     leaderboard = json.loads((KAIST / "test-all-20.leaderboard.json").read_text())
     images = [image for image in leaderboard["images"] if image["im_name"] in names]
     ids = {image["id"] for image in images}
-    subset = {**leaderboard, "images": images,
-              "annotations": [a for a in leaderboard["annotations"] if a["image_id"] in ids]}
+    subset = {
+        **leaderboard,
+        "images": images,
+        "annotations": [a for a in leaderboard["annotations"] if a["image_id"] in ids],
+    }
     (folder / ANNOTATIONS).parent.mkdir(parents=True, exist_ok=True)
     (folder / ANNOTATIONS).write_text(json.dumps(subset))
     return folder
@@ -83,9 +87,11 @@ def decoding(folder: Path, repeat: int = 30) -> list[tuple[str, float, bool]]:
     import numpy as np
 
     files = [np.frombuffer(p.read_bytes(), np.uint8) for p in sorted((folder / "images").rglob("*.jpg"))]
-    flags = {"IMREAD_COLOR (mmcv's 'color')": cv2.IMREAD_COLOR,
-             "IMREAD_COLOR \\| IMREAD_IGNORE_ORIENTATION (the kit's)": cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION,
-             "IMREAD_GRAYSCALE, repeated to 3 channels": cv2.IMREAD_GRAYSCALE}
+    flags = {
+        "IMREAD_COLOR (mmcv's 'color')": cv2.IMREAD_COLOR,
+        "IMREAD_COLOR \\| IMREAD_IGNORE_ORIENTATION (the kit's)": cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION,
+        "IMREAD_GRAYSCALE, repeated to 3 channels": cv2.IMREAD_GRAYSCALE,
+    }
 
     def decode_all(flag):
         decoded = [cv2.imdecode(data, flag) for data in files]
@@ -93,22 +99,35 @@ def decoding(folder: Path, repeat: int = 30) -> list[tuple[str, float, bool]]:
 
     reference = decode_all(cv2.IMREAD_COLOR)
     seconds = _interleaved({name: lambda flag=flag: decode_all(flag) for name, flag in flags.items()}, repeat)
-    return [(name, 1000 * seconds[name] / len(files),
-             all(np.array_equal(a, b) for a, b in zip(decode_all(flag), reference))) for name, flag in flags.items()]
+    return [
+        (
+            name,
+            1000 * seconds[name] / len(files),
+            all(np.array_equal(a, b) for a, b in zip(decode_all(flag), reference)),
+        )
+        for name, flag in flags.items()
+    ]
 
 
 def decoding_verdict(rows: list[tuple[str, float, bool]]) -> str:
     """What the decoding table says, in words."""
     (_, plain, _), (_, ignoring, same), (_, grey, grey_same) = rows
     gain = 1 - ignoring / plain
-    speed = (f"{100 * gain:.0f}% faster" if gain >= 0.05 else
-             "no measurable difference in speed here" if gain > -0.05 else f"{-100 * gain:.0f}% slower")
-    return (f"Ignoring EXIF orientation: {speed}, and {'the same' if same else 'DIFFERENT'} pixels on KAIST's "
-            "pictures, which carry no orientation; the kit decodes so, reading a camera pair as its sensors "
-            "recorded it. Decoding the thermal pictures as grey would "
-            f"{'keep' if grey_same else 'change'} the pixels (the sample's thermal pictures have three slightly "
-            f"different channels) and was {'faster' if grey < plain else 'not faster'} here: not used. The time that "
-            "decoding flags cannot save is elsewhere: joining the pair into six channels, below.")
+    speed = (
+        f"{100 * gain:.0f}% faster"
+        if gain >= 0.05
+        else "no measurable difference in speed here"
+        if gain > -0.05
+        else f"{-100 * gain:.0f}% slower"
+    )
+    return (
+        f"Ignoring EXIF orientation: {speed}, and {'the same' if same else 'DIFFERENT'} pixels on KAIST's "
+        "pictures, which carry no orientation; the kit decodes so, reading a camera pair as its sensors "
+        "recorded it. Decoding the thermal pictures as grey would "
+        f"{'keep' if grey_same else 'change'} the pixels (the sample's thermal pictures have three slightly "
+        f"different channels) and was {'faster' if grey < plain else 'not faster'} here: not used. The time that "
+        "decoding flags cannot save is elsewhere: joining the pair into six channels, below."
+    )
 
 
 def joining(folder: Path, repeat: int = 30) -> list[tuple[str, float, bool]]:
@@ -122,12 +141,15 @@ def joining(folder: Path, repeat: int = 30) -> list[tuple[str, float, bool]]:
     rows = []
     for dtype in (np.uint8, np.float32):
         pair = [visible.astype(dtype), lwir.astype(dtype)]
-        seconds = _interleaved({"numpy": lambda pair=pair: np.concatenate(pair, axis=2),
-                                "opencv": lambda pair=pair: join_channels(pair)}, repeat)
+        seconds = _interleaved(
+            {"numpy": lambda pair=pair: np.concatenate(pair, axis=2), "opencv": lambda pair=pair: join_channels(pair)},
+            repeat,
+        )
         same = np.array_equal(np.concatenate(pair, axis=2), join_channels(pair))
         rows.append((f"`np.concatenate(pair, axis=2)`, {np.dtype(dtype).name}", 1000 * seconds["numpy"], True))
-        rows.append((f"`cv2.merge(pair)` (the kit's `join_channels`), {np.dtype(dtype).name}",
-                     1000 * seconds["opencv"], same))
+        rows.append(
+            (f"`cv2.merge(pair)` (the kit's `join_channels`), {np.dtype(dtype).name}", 1000 * seconds["opencv"], same)
+        )
     return rows
 
 
@@ -175,8 +197,9 @@ def load_average() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=25, help="passes over the 8 pairs")
-    parser.add_argument("--config", type=Path,
-                        default=ROOT / "configs" / "faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py")
+    parser.add_argument(
+        "--config", type=Path, default=ROOT / "configs" / "faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py"
+    )
     parser.add_argument("--work", type=Path, default=ROOT / "runs" / "loader-speed")
     parser.add_argument("--doc", type=Path, nargs="+", default=[ROOT / "docs" / "benchmarks.md"])
     args = parser.parse_args()
@@ -196,40 +219,43 @@ def main() -> None:
     flag_rows += [f"| {name} | {ms:.2f} | {'yes' if same else 'no'} |" for name, ms, same in flags]
     join_rows = ["| joining the two pictures | ms per pair | same array |", "|---|---:|---|"]
     join_rows += [f"| {name} | {ms:.2f} | {'yes' if same else 'no'} |" for name, ms, same in joins]
-    publish(args.doc, SECTION, [
+    publish(
+        args.doc,
         SECTION,
-        "",
-        f"Measured by `python benchmarks/loader_speed.py --rounds {args.rounds}` on: {describe()}; load average "
-        f"{load_before} before and {load_after} after (the machine is shared: other work ran beside it).",
-        "",
-        f"The training pipeline of `{args.config.name}` (decode both JPEGs, Resize to 640 x 512, RandomFlip, "
-        "PhotoMetricDistortion per modality, PackDetInputs) over the 8 real KAIST pairs at 640 x 512, "
-        f"{frames} of which have pedestrians to train on, {args.rounds} times, in one process set up as a "
-        "data-loader worker (one torch thread, OpenCV without threads of its own).",
-        "",
-        f"**{statistics.median(speeds):.1f} pairs per second per worker** (median of {args.rounds} rounds; "
-        f"best {max(speeds):.1f}, worst {min(speeds):.1f}); the goal is {GOAL}, so that 4 workers keep a GPU "
-        f"busy: {'met' if statistics.median(speeds) >= GOAL else 'NOT met'} in this run. On a shared machine "
-        "separate runs differ by tens of percent with the work beside them; the best and worst rounds show the "
-        "spread.",
-        "",
-        *rows,
-        "",
-        f"`{top}` dominates with {100 * per_step[top] / total:.0f}% of the time. "
-        + NOTES.get(top, ""),
-        "",
-        "Decoding one 640 x 512 JPEG with OpenCV's flags (medians of 30 passes over the 16 pictures, "
-        "the flags taking turns):",
-        "",
-        *flag_rows,
-        "",
-        decoding_verdict(flags),
-        "",
-        "Joining a pair into one six-channel array (medians of 30, taking turns):",
-        "",
-        *join_rows,
-        "",
-    ])
+        [
+            SECTION,
+            "",
+            f"Measured by `python benchmarks/loader_speed.py --rounds {args.rounds}` on: {describe()}; load average "
+            f"{load_before} before and {load_after} after (the machine is shared: other work ran beside it).",
+            "",
+            f"The training pipeline of `{args.config.name}` (decode both JPEGs, Resize to 640 x 512, RandomFlip, "
+            "PhotoMetricDistortion per modality, PackDetInputs) over the 8 real KAIST pairs at 640 x 512, "
+            f"{frames} of which have pedestrians to train on, {args.rounds} times, in one process set up as a "
+            "data-loader worker (one torch thread, OpenCV without threads of its own).",
+            "",
+            f"**{statistics.median(speeds):.1f} pairs per second per worker** (median of {args.rounds} rounds; "
+            f"best {max(speeds):.1f}, worst {min(speeds):.1f}); the goal is {GOAL}, so that 4 workers keep a GPU "
+            f"busy: {'met' if statistics.median(speeds) >= GOAL else 'NOT met'} in this run. On a shared machine "
+            "separate runs differ by tens of percent with the work beside them; the best and worst rounds show the "
+            "spread.",
+            "",
+            *rows,
+            "",
+            f"`{top}` dominates with {100 * per_step[top] / total:.0f}% of the time. " + NOTES.get(top, ""),
+            "",
+            "Decoding one 640 x 512 JPEG with OpenCV's flags (medians of 30 passes over the 16 pictures, "
+            "the flags taking turns):",
+            "",
+            *flag_rows,
+            "",
+            decoding_verdict(flags),
+            "",
+            "Joining a pair into one six-channel array (medians of 30, taking turns):",
+            "",
+            *join_rows,
+            "",
+        ],
+    )
 
 
 if __name__ == "__main__":

@@ -45,30 +45,39 @@ def main() -> None:
     match_best, match_med, _ = timed(matchings, args.repeat)
     rows = []
     for protocol in PROTOCOLS:
-        best, med, results = timed(lambda protocol=protocol: evaluate(
-            gt, dets, SETTINGS, SPLITS, [protocol], "MBNet", IOUS, list(METRICS)), args.repeat)
+        best, med, results = timed(
+            lambda protocol=protocol: evaluate(gt, dets, SETTINGS, SPLITS, [protocol], "MBNet", IOUS, list(METRICS)),
+            args.repeat,
+        )
         assert len(results) == len(SETTINGS) * len(SPLITS) * len(IOUS)
         rows.append((protocol, best, med))
 
-    publish(args.doc, "## Every metric", [
+    publish(
+        args.doc,
         "## Every metric",
-        "",
-        f"Measured by `python benchmarks/metrics_speed.py` on: {describe()}.",
-        f"{FILE} ({len(dets)} detections): {len(SETTINGS)} settings x {len(SPLITS)} splits x IoU "
-        f"{', '.join(map(str, IOUS))} x the five metrics ({', '.join(METRICS)}), the matching included, reading "
-        f"the file excluded. Best of {args.repeat} runs (median in brackets).",
-        "",
-        "| step | time |",
-        "|---|---:|",
-        f"| matching at the {len(thresholds)} thresholds these need, 10 settings | "
-        f"{1000 * match_best:.1f} ms ({1000 * match_med:.1f}) |",
-        *(f"| all of it, {protocol} protocol ({len(SETTINGS) * len(SPLITS) * len(IOUS)} rows) | "
-          f"{1000 * best:.1f} ms ({1000 * med:.1f}) |" for protocol, best, med in rows),
-        "",
-        "The goal is 0.3 s. AP and AR need all ten of the 2024 challenge's thresholds (0.5, 0.6 and 0.75 among "
-        "them): one matching each, shared by every setting, split and metric.",
-        "",
-    ])
+        [
+            "## Every metric",
+            "",
+            f"Measured by `python benchmarks/metrics_speed.py` on: {describe()}.",
+            f"{FILE} ({len(dets)} detections): {len(SETTINGS)} settings x {len(SPLITS)} splits x IoU "
+            f"{', '.join(map(str, IOUS))} x the five metrics ({', '.join(METRICS)}), the matching included, reading "
+            f"the file excluded. Best of {args.repeat} runs (median in brackets).",
+            "",
+            "| step | time |",
+            "|---|---:|",
+            f"| matching at the {len(thresholds)} thresholds these need, 10 settings | "
+            f"{1000 * match_best:.1f} ms ({1000 * match_med:.1f}) |",
+            *(
+                f"| all of it, {protocol} protocol ({len(SETTINGS) * len(SPLITS) * len(IOUS)} rows) | "
+                f"{1000 * best:.1f} ms ({1000 * med:.1f}) |"
+                for protocol, best, med in rows
+            ),
+            "",
+            "The goal is 0.3 s. AP and AR need all ten of the 2024 challenge's thresholds (0.5, 0.6 and 0.75 among "
+            "them): one matching each, shared by every setting, split and metric.",
+            "",
+        ],
+    )
 
 
 if __name__ == "__main__":

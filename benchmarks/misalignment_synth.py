@@ -41,8 +41,14 @@ def plot(rows: dict, shifts: list[int], setting: str, figure: Path) -> None:
     fig, ax = plt.subplots(figsize=(6, 4))
     for axis, style in (("x", "-"), ("y", "--")):
         for split in SPLITS:
-            ax.plot(shifts, [100 * rows[(axis, s)][split] for s in shifts], style, marker="o",
-                    color=colours[split], label=f"{split}, shift in {axis}")
+            ax.plot(
+                shifts,
+                [100 * rows[(axis, s)][split] for s in shifts],
+                style,
+                marker="o",
+                color=colours[split],
+                label=f"{split}, shift in {axis}",
+            )
     ax.set_xlabel("thermal picture shifted by (pixels)")
     ax.set_ylabel(f"log-average miss rate, {setting} (%)")
     ax.set_xticks(shifts)
@@ -97,8 +103,10 @@ def main() -> None:
                 warnings.simplefilter("ignore", KitWarning)
                 scores = evaluate_files([results], gt, [args.setting], names=[f"shift {dx},{dy}"])
             rows[(axis, shift)] = {r.split: r.lamr for r in scores}
-            print(f"shift {dx},{dy}: " + ", ".join(f"{s} {100 * v:.2f}" for s, v in rows[(axis, shift)].items()),
-                  flush=True)
+            print(
+                f"shift {dx},{dy}: " + ", ".join(f"{s} {100 * v:.2f}" for s, v in rows[(axis, shift)].items()),
+                flush=True,
+            )
     after = machine()
 
     plot(rows, args.shifts, args.setting, args.figure)
@@ -107,40 +115,45 @@ def main() -> None:
     for shift in args.shifts:
         cells = " | ".join(f"{100 * rows[(axis, shift)][split]:.2f}" for axis in ("x", "y") for split in SPLITS)
         table.append(f"| {shift} | {cells} |")
-    figure = args.figure.relative_to(args.doc[0].parent) if args.figure.is_relative_to(args.doc[0].parent) \
-        else args.figure
-    publish(args.doc, SECTION, [
+    figure = (
+        args.figure.relative_to(args.doc[0].parent) if args.figure.is_relative_to(args.doc[0].parent) else args.figure
+    )
+    publish(
+        args.doc,
         SECTION,
-        "",
-        f"Measured by `python benchmarks/misalignment_synth.py --family {args.family} --size {args.size} --train "
-        f"{args.train} --test {args.test} --epochs {args.epochs} --seed {args.seed} --shifts "
-        f"{' '.join(map(str, args.shifts))}`; machine at the start: {before}; at the end: {after}.",
-        "",
-        f"The halfway-fusion model, trained as for \"Fusion on the synthetic KAIST\" (`{config.name}`, from "
-        f"scratch, {args.epochs} epochs at {size[0]} x {size[1]}; {trained}), is tested with every thermal "
-        "picture moved by the shift in x (right) or in y (down) and the uncovered border filled with the "
-        "picture's mean, the boxes left where they are: the position-shift test of AR-CNN (Zhang et al., "
-        "ICCV 2019), `kaist-kit test --shift-lwir DX,DY`. Log-average miss rate (%, lower is better), "
-        f"leaderboard protocol, setting {args.setting}; each test took {min(seconds):.0f} to "
-        f"{max(seconds):.0f} s. The machine was shared: other work ran beside this benchmark, so its times say "
-        "little about the model's speed.",
-        "",
-        *table,
-        "",
-        f"![LAMR against the shift]({figure})",
-        "",
-        f"Moved {largest} pixels, the thermal picture raises the miss rate (all) from "
-        f"{100 * rows[('x', 0)]['all']:.2f} to {100 * rows[('x', largest)]['all']:.2f} in x and to "
-        f"{100 * rows[('y', largest)]['all']:.2f} in y (night: {100 * rows[('x', 0)]['night']:.2f} to "
-        f"{100 * rows[('x', largest)]['night']:.2f} and {100 * rows[('y', largest)]['night']:.2f}). "
-        "Pedestrians are about 2.4 times as tall as wide, so a shift across them moves the thermal silhouette "
-        "off a larger part of the body than the same shift along them.",
-        "",
-        "The synthetic pedestrians have KAIST's heights in pixels (those of the reasonable setting 55 px and "
-        "taller) on smaller pictures, so a shift here weighs on a pedestrian as the same shift would on KAIST. "
-        "The model was trained on aligned pairs only.",
-        "",
-    ])
+        [
+            SECTION,
+            "",
+            f"Measured by `python benchmarks/misalignment_synth.py --family {args.family} --size {args.size} --train "
+            f"{args.train} --test {args.test} --epochs {args.epochs} --seed {args.seed} --shifts "
+            f"{' '.join(map(str, args.shifts))}`; machine at the start: {before}; at the end: {after}.",
+            "",
+            f'The halfway-fusion model, trained as for "Fusion on the synthetic KAIST" (`{config.name}`, from '
+            f"scratch, {args.epochs} epochs at {size[0]} x {size[1]}; {trained}), is tested with every thermal "
+            "picture moved by the shift in x (right) or in y (down) and the uncovered border filled with the "
+            "picture's mean, the boxes left where they are: the position-shift test of AR-CNN (Zhang et al., "
+            "ICCV 2019), `kaist-kit test --shift-lwir DX,DY`. Log-average miss rate (%, lower is better), "
+            f"leaderboard protocol, setting {args.setting}; each test took {min(seconds):.0f} to "
+            f"{max(seconds):.0f} s. The machine was shared: other work ran beside this benchmark, so its times say "
+            "little about the model's speed.",
+            "",
+            *table,
+            "",
+            f"![LAMR against the shift]({figure})",
+            "",
+            f"Moved {largest} pixels, the thermal picture raises the miss rate (all) from "
+            f"{100 * rows[('x', 0)]['all']:.2f} to {100 * rows[('x', largest)]['all']:.2f} in x and to "
+            f"{100 * rows[('y', largest)]['all']:.2f} in y (night: {100 * rows[('x', 0)]['night']:.2f} to "
+            f"{100 * rows[('x', largest)]['night']:.2f} and {100 * rows[('y', largest)]['night']:.2f}). "
+            "Pedestrians are about 2.4 times as tall as wide, so a shift across them moves the thermal silhouette "
+            "off a larger part of the body than the same shift along them.",
+            "",
+            "The synthetic pedestrians have KAIST's heights in pixels (those of the reasonable setting 55 px and "
+            "taller) on smaller pictures, so a shift here weighs on a pedestrian as the same shift would on KAIST. "
+            "The model was trained on aligned pairs only.",
+            "",
+        ],
+    )
 
 
 if __name__ == "__main__":

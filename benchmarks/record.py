@@ -39,8 +39,10 @@ def describe() -> str:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     import numpy
 
-    return (f"{cpu_model()}, {cores} cores available, {platform.system()} {platform.release()}, "
-            f"Python {sys.version.split()[0]}, numpy {numpy.__version__}")
+    return (
+        f"{cpu_model()}, {cores} cores available, {platform.system()} {platform.release()}, "
+        f"Python {sys.version.split()[0]}, numpy {numpy.__version__}"
+    )
 
 
 def write_section(doc: Path, heading: str, section: str) -> None:
@@ -52,7 +54,7 @@ def write_section(doc: Path, heading: str, section: str) -> None:
         text = text.rstrip("\n") + "\n\n" + section
     else:
         end = text.find("\n## ", start + len(heading))
-        text = text[:start] + section + ("\n" + text[end + 1:] if end >= 0 else "")
+        text = text[:start] + section + ("\n" + text[end + 1 :] if end >= 0 else "")
     doc.write_text(text)
 
 

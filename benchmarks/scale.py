@@ -47,8 +47,15 @@ SIZES = (500_000, 1_000_000, 2_000_000)
 IMAGES = 2252
 SEED = 20240601
 COPY_SCORE = 0.1
-TYPICAL = ("MBNet_result.txt", "MLPD_result.txt", "MLPD_result.json", "MBNet-per-image.tar.gz",
-           "MBNet_result.json", "MLPD-rescored_result.txt", "MLPD-submission.zip")
+TYPICAL = (
+    "MBNet_result.txt",
+    "MLPD_result.txt",
+    "MLPD_result.json",
+    "MBNet-per-image.tar.gz",
+    "MBNet_result.json",
+    "MLPD-rescored_result.txt",
+    "MLPD-submission.zip",
+)
 HEADING = "## Millions of detections, and whole commands"
 # Reads one file in a fresh process and prints the seconds the read took (imports and the ground
 # truth excluded).
@@ -64,6 +71,7 @@ print(time.perf_counter() - start, len(dets))
 
 
 # --- the files --------------------------------------------------------------------------------------
+
 
 def mbnet(kaist: Path) -> np.ndarray:
     """MBNet's shared detections as rows image_id (1-based), x, y, w, h, score."""
@@ -86,8 +94,11 @@ def jittered(rows: np.ndarray, n: int, seed: int = SEED) -> tuple[np.ndarray, np
     rank = np.arange(n) - np.repeat(np.cumsum(counts) - counts, counts)
     exact = rank < own_count[image]
     from_own = (rng.random(n) < 0.5) & (own_count[image] > 0)
-    source = np.where(from_own, own_start[image] + rng.integers(0, 1 << 30, n) % np.maximum(own_count[image], 1),
-                      rng.integers(0, len(rows), n))
+    source = np.where(
+        from_own,
+        own_start[image] + rng.integers(0, 1 << 30, n) % np.maximum(own_count[image], 1),
+        rng.integers(0, len(rows), n),
+    )
     source[exact] = (own_start[image] + rank)[exact]
     boxes = rows[source, 1:5].copy()
     scores = rows[source, 5].copy()
@@ -107,8 +118,10 @@ def write_txt(path: Path, image: np.ndarray, boxes: np.ndarray, scores: np.ndarr
     with open(path, "w") as out:
         for start in range(0, len(image), 100_000):
             part = slice(start, start + 100_000)
-            lines = [f"{i + 1},{x:.4f},{y:.4f},{w:.4f},{h:.4f},{s:.8f}\n"
-                     for i, (x, y, w, h), s in zip(image[part].tolist(), boxes[part].tolist(), scores[part].tolist())]
+            lines = [
+                f"{i + 1},{x:.4f},{y:.4f},{w:.4f},{h:.4f},{s:.8f}\n"
+                for i, (x, y, w, h), s in zip(image[part].tolist(), boxes[part].tolist(), scores[part].tolist())
+            ]
             out.write("".join(lines))
 
 
@@ -120,8 +133,10 @@ def write_json(path: Path, image: np.ndarray, boxes: np.ndarray, scores: np.ndar
         out.write("[")
         for start in range(0, len(image), 100_000):
             part = slice(start, start + 100_000)
-            records = [{"image_id": i, "category_id": 1, "bbox": b, "score": s}
-                       for i, b, s in zip(image[part].tolist(), boxes[part].tolist(), scores[part].tolist())]
+            records = [
+                {"image_id": i, "category_id": 1, "bbox": b, "score": s}
+                for i, b, s in zip(image[part].tolist(), boxes[part].tolist(), scores[part].tolist())
+            ]
             text = json.dumps(records)[1:-1]
             out.write((", " if start else "") + text)
         out.write("]")
@@ -162,12 +177,26 @@ def typical_files(kaist: Path, work: Path, python: list[str]) -> list[Path]:
         made.write_text("".join(lines))
     made = folder / "MLPD-submission.zip"
     if not made.exists():
-        run(python + ["submit", str(results / "MLPD_result.json"), "--gt", str(kaist / "test-all-20.leaderboard.json"),
-                      "--out", str(made), "--method", "MLPD"], {}, work)
+        run(
+            python
+            + [
+                "submit",
+                str(results / "MLPD_result.json"),
+                "--gt",
+                str(kaist / "test-all-20.leaderboard.json"),
+                "--out",
+                str(made),
+                "--method",
+                "MLPD",
+            ],
+            {},
+            work,
+        )
     return [results / n if (results / n).exists() else folder / n for n in TYPICAL]
 
 
 # --- running ----------------------------------------------------------------------------------------
+
 
 def run(command: list[str], env: dict, cwd: Path) -> tuple[float, float, str, float]:
     """(seconds, peak resident memory in MB, standard output, CPU seconds) of a command in a process of
@@ -204,8 +233,9 @@ def baseline_code(commit: str, work: Path) -> Path:
     return folder
 
 
-def measure(commands: dict[str, list[str]], versions: dict[str, dict], repeat: int,
-            work: Path) -> dict[tuple[str, str], tuple[float, float, list[str], float]]:
+def measure(
+    commands: dict[str, list[str]], versions: dict[str, dict], repeat: int, work: Path
+) -> dict[tuple[str, str], tuple[float, float, list[str], float]]:
     """(command, version) -> (median seconds, largest peak MB, the outputs of the runs, median CPU
     seconds), running the versions in turn."""
     runs: dict[tuple[str, str], list[tuple[float, float, str, float]]] = {}
@@ -215,8 +245,15 @@ def measure(commands: dict[str, list[str]], versions: dict[str, dict], repeat: i
                 runs.setdefault((name, version), []).append(run(command, env, work))
                 for leftover in work.glob("submission.*"):
                     leftover.unlink()
-    return {key: (statistics.median(r[0] for r in found), max(r[1] for r in found), [r[2] for r in found],
-                  statistics.median(r[3] for r in found)) for key, found in runs.items()}
+    return {
+        key: (
+            statistics.median(r[0] for r in found),
+            max(r[1] for r in found),
+            [r[2] for r in found],
+            statistics.median(r[3] for r in found),
+        )
+        for key, found in runs.items()
+    }
 
 
 def load() -> str:
@@ -225,8 +262,9 @@ def load() -> str:
 
 
 def short_commit(revision: str) -> str:
-    return subprocess.run(["git", "rev-parse", "--short", revision], cwd=ROOT, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "rev-parse", "--short", revision], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def cell(found: dict, name: str, version: str) -> str:
@@ -270,18 +308,29 @@ def main() -> None:
         commands[f"`kaist-kit eval`, {fmt}"] = python + ["eval", path, "--gt", gt]
         for out in ("zip", "json"):
             commands[f"`kaist-kit submit --out S.{out}`, {fmt}"] = python + [
-                "submit", path, "--gt", gt, "--out", str(work / f"submission.{out}")]
+                "submit",
+                path,
+                "--gt",
+                gt,
+                "--out",
+                str(work / f"submission.{out}"),
+            ]
     if "big" in parts:
         big = measure(commands, versions, args.repeat, work)
         loads.append(load())
-    reads = {(fmt, n): [sys.executable, "-c", READ_ONLY, gt, str(files[fmt, n])] for fmt in ("txt", "json")
-             for n in SIZES}
+    reads = {
+        (fmt, n): [sys.executable, "-c", READ_ONLY, gt, str(files[fmt, n])] for fmt in ("txt", "json") for n in SIZES
+    }
     if "reads" in parts:
         read = measure(reads, versions, args.repeat_read, work)
         loads.append(load())
     if "typical" in parts:
-        whole = measure({"typical": python + ["eval", *map(str, typical), "--gt", gt],
-                         "start": python + ["--version"]}, versions, args.repeat_typical, work)
+        whole = measure(
+            {"typical": python + ["eval", *map(str, typical), "--gt", gt], "start": python + ["--version"]},
+            versions,
+            args.repeat_typical,
+            work,
+        )
         loads.append(load())
 
     names = list(versions)
@@ -326,7 +375,7 @@ def main() -> None:
             f"| file | detections | {columns} |",
             "|---|---:|" + "---:|" * len(names),
         ]
-        for (fmt, n) in reads:
+        for fmt, n in reads:
             cells = []
             for v in names:
                 _, peak, outputs, _ = read[(fmt, n), v]
@@ -337,12 +386,16 @@ def main() -> None:
         lines += [
             "",
             "`kaist-kit eval` of seven typical result files as one process (`kaist-kit eval A B C D E F G --gt G`, "
-            "reasonable all / day / night): " + ", ".join(f"`{v}` {cell(whole, 'typical', v)}" for v in names)
-            + ". The seven: the four shared files (" + ", ".join(TYPICAL[:4]) + "), and three made from them: "
+            "reasonable all / day / night): "
+            + ", ".join(f"`{v}` {cell(whole, 'typical', v)}" for v in names)
+            + ". The seven: the four shared files ("
+            + ", ".join(TYPICAL[:4])
+            + "), and three made from them: "
             "MBNet's detections as COCO JSON as a detector writes it, MLPD's txt with every score squared, and "
             "MLPD's JSON packaged by `kaist-kit submit` (a zip). The goal is 0.4 s. Starting the command "
             "alone (`kaist-kit --version`: Python, numpy, typer, rich and the kit's modules): "
-            + ", ".join(f"`{v}` {cell(whole, 'start', v)}" for v in names) + ".",
+            + ", ".join(f"`{v}` {cell(whole, 'start', v)}" for v in names)
+            + ".",
         ]
     lines.append("")
     if parts >= {"big", "reads", "typical"}:

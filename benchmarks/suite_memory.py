@@ -70,8 +70,11 @@ def main() -> int:
             peak, when = sum(sizes), time.perf_counter() - start
             parts = [(size, command_line(pid)) for pid, size in zip(pids, sizes) if size]
         time.sleep(0.2)
-    print(f"peak {peak / 2**30:.2f} GiB over {len(parts)} processes, {when:.0f} s into a run of "
-          f"{time.perf_counter() - start:.0f} s; exit code {proc.returncode}", file=sys.stderr)
+    print(
+        f"peak {peak / 2**30:.2f} GiB over {len(parts)} processes, {when:.0f} s into a run of "
+        f"{time.perf_counter() - start:.0f} s; exit code {proc.returncode}",
+        file=sys.stderr,
+    )
     for size, line in parts:
         print(f"  {size / 2**30:.2f} GiB  {line}", file=sys.stderr)
     return proc.returncode

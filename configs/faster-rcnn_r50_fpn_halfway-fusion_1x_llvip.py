@@ -4,22 +4,23 @@
 # train split without validation; `kaist-kit test` scores the last epoch on the test split
 # (docs/training.md).
 _base_ = [
-    './_base_/models/faster-rcnn_r50_fpn_kaist.py',
-    './_base_/datasets/llvip.py',
-    './_base_/schedules/schedule_1x.py',
-    './_base_/default_runtime.py',
+    "./_base_/models/faster-rcnn_r50_fpn_kaist.py",
+    "./_base_/datasets/llvip.py",
+    "./_base_/schedules/schedule_1x.py",
+    "./_base_/default_runtime.py",
 ]
 
 resnet50 = dict(
-    type='ResNet',
+    type="ResNet",
     depth=50,
     num_stages=4,
     out_indices=(0, 1, 2, 3),
     frozen_stages=1,
-    norm_cfg=dict(type='BN', requires_grad=True),
+    norm_cfg=dict(type="BN", requires_grad=True),
     norm_eval=True,
-    style='pytorch',
-    init_cfg=dict(type='Pretrained', checkpoint={{_base_.resnet50_imagenet}}))
+    style="pytorch",
+    init_cfg=dict(type="Pretrained", checkpoint={{_base_.resnet50_imagenet}}),
+)
 
 # One class, pedestrians, about 2.4 times as tall as wide: the KAIST configs' anchor ratios.
 model = dict(
@@ -27,16 +28,19 @@ model = dict(
         # No statistics of LLVIP's thermal pictures are measured here: ImageNet's, which the ImageNet
         # weights of the thermal stream were trained with, for both modalities.
         mean=dict(visible=[123.675, 116.28, 103.53], lwir=[123.675, 116.28, 103.53]),
-        std=dict(visible=[58.395, 57.12, 57.375], lwir=[58.395, 57.12, 57.375])),
+        std=dict(visible=[58.395, 57.12, 57.375], lwir=[58.395, 57.12, 57.375]),
+    ),
     backbone=dict(
         _delete_=True,
-        type='TwoStreamBackbone',
+        type="TwoStreamBackbone",
         visible=resnet50,
         lwir=resnet50,
         channels=(256, 512, 1024, 2048),
-        fusion=dict(type='ConcatFusion')),
+        fusion=dict(type="ConcatFusion"),
+    ),
     rpn_head=dict(anchor_generator=dict(ratios=[1.0, 2.0, 3.0])),
-    roi_head=dict(bbox_head=dict(num_classes=1)))
+    roi_head=dict(bbox_head=dict(num_classes=1)),
+)
 
 # No validation split: the last two epochs are kept, the last one scored by kaist-kit test.
 val_cfg = None

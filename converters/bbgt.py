@@ -29,8 +29,17 @@ from .sources import text_of
 HEADER = re.compile(r"% ?bbGt version ?= ?([0-9]{1,9})")
 NUMBERS_PER_VERSION = {0: 4, 1: 9, 2: 10, 3: 11}
 KNOWN_LABELS = set(KAIST.labels)
-PROBLEMS = frozenset({"empty file", "malformed file", "missing header", "malformed line", "zero-size box",
-                      "negative-size box", "unknown label"})
+PROBLEMS = frozenset(
+    {
+        "empty file",
+        "malformed file",
+        "missing header",
+        "malformed line",
+        "zero-size box",
+        "negative-size box",
+        "unknown label",
+    }
+)
 
 
 def reads_as_bbgt(text: str) -> bool | None:
@@ -63,8 +72,9 @@ def number(token: str) -> int | float:
         return float(token)
 
 
-def parse_bbgt_files(frames: list[tuple[int, str, str]], contents: dict[str, bytes], display, problems: Problems,
-                     options: ParseOptions) -> tuple[FrameColumns, ObjectColumns]:
+def parse_bbgt_files(
+    frames: list[tuple[int, str, str]], contents: dict[str, bytes], display, problems: Problems, options: ParseOptions
+) -> tuple[FrameColumns, ObjectColumns]:
     """Frames with one bbGt file each, given as (image id, frame name, path), read from ``contents``
     ({path: bytes}); ``display(path)`` names a file in messages. See `collect_frames`."""
     return collect_frames(frames, lambda rel: parse_bbgt(text_of(contents[rel]), display(rel), problems), options)
@@ -119,8 +129,12 @@ def parse_bbgt(text: str, path: str, problems: Problems, keep_empty: bool = Fals
             continue
         label, tokens = parts[0], parts[1:]
         if len(tokens) != expected:
-            problems.add("malformed line", f"expected a label and {expected} numbers (bbGt version "
-                         f"{version}), found {len(tokens)}", path, number_)
+            problems.add(
+                "malformed line",
+                f"expected a label and {expected} numbers (bbGt version {version}), found {len(tokens)}",
+                path,
+                number_,
+            )
             raise BadFile
         try:
             values = [number(t) for t in tokens]
@@ -143,8 +157,19 @@ def parse_bbgt(text: str, path: str, problems: Problems, keep_empty: bool = Fals
     return objects
 
 
-def check_object(label, x, y, w, h, occ, path, problems: Problems, line: int | None = None,
-                 malformed: str = "malformed file", keep_empty: bool = False) -> AnnotatedObject | None | bool:
+def check_object(
+    label,
+    x,
+    y,
+    w,
+    h,
+    occ,
+    path,
+    problems: Problems,
+    line: int | None = None,
+    malformed: str = "malformed file",
+    keep_empty: bool = False,
+) -> AnnotatedObject | None | bool:
     """The object, if it passes; None to skip its box (a zero or
     negative size, reported, unless ``keep_empty``); False when its file is unusable (reported as
     ``malformed``). An unknown label is reported and kept as an ignore region."""

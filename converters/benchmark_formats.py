@@ -45,8 +45,10 @@ CVC14_PROBLEMS = LOCATING | {"malformed line", "zero-size box", "negative-size b
 # ------------------------------------------------------------------------------------------------
 # Readers: (image id, frame, file) of a chunk -> the frames kept and their objects
 
-def parse_voc_files(frames: list[tuple[int, str, str]], contents: dict[str, bytes], display, problems: Problems,
-                    options: ParseOptions) -> tuple[FrameColumns, ObjectColumns]:
+
+def parse_voc_files(
+    frames: list[tuple[int, str, str]], contents: dict[str, bytes], display, problems: Problems, options: ParseOptions
+) -> tuple[FrameColumns, ObjectColumns]:
     """VOC files, one per frame, with the benchmark's box convention; its dropped labels are noted and
     left out, a label that is none of its classes kept as an ignore region."""
     bench = options.benchmark
@@ -60,8 +62,11 @@ def parse_voc_files(frames: list[tuple[int, str, str]], contents: dict[str, byte
             continue
         size = voc.size or (options.image_size if min(options.image_size) > 0 else None)
         if size is None:
-            problems.add("malformed file", f"no image size (<size>), and {bench.title}'s frames vary in size; "
-                         "frame left out", path)
+            problems.add(
+                "malformed file",
+                f"no image size (<size>), and {bench.title}'s frames vary in size; frame left out",
+                path,
+            )
             continue
         objects = []
         for obj in voc.objects:
@@ -76,8 +81,9 @@ def parse_voc_files(frames: list[tuple[int, str, str]], contents: dict[str, byte
     return FrameColumns.of(kept), ObjectColumns.of(rows)
 
 
-def parse_cvc14_files(frames: list[tuple[int, str, str]], contents: dict[str, bytes], display, problems: Problems,
-                      options: ParseOptions) -> tuple[FrameColumns, ObjectColumns]:
+def parse_cvc14_files(
+    frames: list[tuple[int, str, str]], contents: dict[str, bytes], display, problems: Problems, options: ParseOptions
+) -> tuple[FrameColumns, ObjectColumns]:
     """CVC-14's visible annotation files: lines ``x y w h mandatory 0 0 0 0 track_id 0``, x, y the box's
     centre or corner (``options.origin``); a box whose ``mandatory`` is 0 is an ignore region
     (``person?``). The frame size is the benchmark's (the files do not record it)."""
@@ -96,8 +102,9 @@ def parse_cvc14_files(frames: list[tuple[int, str, str]], contents: dict[str, by
             if options.origin == "centre":
                 x, y = x - w / 2, y - h / 2
             mandatory = fields[4] == 1
-            checked = _checked(bench, "person" if mandatory else "person?", (x, y, w, h), path, problems, number,
-                               ignore=not mandatory)
+            checked = _checked(
+                bench, "person" if mandatory else "person?", (x, y, w, h), path, problems, number, ignore=not mandatory
+            )
             if checked is not None:
                 objects.append(checked)
         kept.append((image_id, name, *options.image_size))
@@ -105,8 +112,15 @@ def parse_cvc14_files(frames: list[tuple[int, str, str]], contents: dict[str, by
     return FrameColumns.of(kept), ObjectColumns.of(rows)
 
 
-def _checked(bench: Benchmark, label: str, box: tuple, path: str, problems: Problems, line: int | None = None,
-             ignore: bool = False) -> AnnotatedObject | None:
+def _checked(
+    bench: Benchmark,
+    label: str,
+    box: tuple,
+    path: str,
+    problems: Problems,
+    line: int | None = None,
+    ignore: bool = False,
+) -> AnnotatedObject | None:
     """The object, or None for a box of zero or negative size (reported and skipped, as every format's);
     a label the benchmark does not know is reported and kept as an ignore region."""
     x, y, w, h = (_plain(v) for v in box)
@@ -115,22 +129,29 @@ def _checked(bench: Benchmark, label: str, box: tuple, path: str, problems: Prob
         problems.add(kind, f"{kind} {label} {x} {y} {w} {h} skipped", path, line)
         return None
     if category_id(bench, label) == 0:
-        problems.add("unknown label", f"label {label!r} is none of {bench.title}'s classes "
-                     f"({', '.join(bench.class_names)}); kept as an ignore region", path, line)
+        problems.add(
+            "unknown label",
+            f"label {label!r} is none of {bench.title}'s classes "
+            f"({', '.join(bench.class_names)}); kept as an ignore region",
+            path,
+            line,
+        )
         ignore = True
     return AnnotatedObject(label, x, y, w, h, ign=int(ignore), line=line)
 
 
 def _plain(value: float) -> int | float:
     value = float(value)
-    return int(value) if value.is_integer() and abs(value) < 2 ** 53 else value
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
 
 
 # ------------------------------------------------------------------------------------------------
 # Splits: the frames of one, in order
 
-def _listed_frames(bench: Benchmark, lists: Mapping[str, str], src, located: dict, split: str | None,
-                   problems: Problems) -> tuple[str | None, list[str], list[str]]:
+
+def _listed_frames(
+    bench: Benchmark, lists: Mapping[str, str], src, located: dict, split: str | None, problems: Problems
+) -> tuple[str | None, list[str], list[str]]:
     """A split of FLIR-aligned or M3FD: the frames of its list file (``lists``: split -> the file as the
     dataset keeps it, found in the source or beside it), or of a list file given as the split; without
     a split, every frame found."""
@@ -149,13 +170,16 @@ def _listed_frames(bench: Benchmark, lists: Mapping[str, str], src, located: dic
         beside = [folder / listed for folder in src.search_dirs for listed in (wanted, name)]
         path = next((candidate for candidate in beside if candidate.is_file()), None)
         if path is None:
-            raise InputError(f"no list {wanted} in or beside the source: {bench.title}'s {split} split is the frames "
-                             "it lists", src.root)
+            raise InputError(
+                f"no list {wanted} in or beside the source: {bench.title}'s {split} split is the frames it lists",
+                src.root,
+            )
         return split, _once(frames_of_list(bench, read_text(path), path), path), []
     if split.endswith(".txt") or Path(split).is_file():
         return Path(split).stem, _once(frames_of_list(bench, read_text(split), split), split), []
-    raise InputError(f"unknown {bench.title} split {split!r}: choose {', '.join(lists)}, or give a list file (one "
-                     "frame a line)")
+    raise InputError(
+        f"unknown {bench.title} split {split!r}: choose {', '.join(lists)}, or give a list file (one frame a line)"
+    )
 
 
 def _once(frames: list[str], where) -> list[str]:
@@ -171,16 +195,28 @@ def _llvip_frames(src, located: dict, split: str | None, problems: Problems) -> 
     """An LLVIP split: the frames whose visible pictures lie in ``visible/<split>``, in the source or
     beside it (LLVIP's layout: Annotations/, visible/{train,test}/, infrared/{train,test}/)."""
     if split not in ("train", "test"):
-        raise InputError("LLVIP's frames of a split are the pictures in visible/train or visible/test: give "
-                         "--split train or --split test")
-    names = next((names for folder, names in src.folders
-                  if folder == f"visible/{split}" or folder.endswith(f"/visible/{split}")), None)
+        raise InputError(
+            "LLVIP's frames of a split are the pictures in visible/train or visible/test: give "
+            "--split train or --split test"
+        )
+    names = next(
+        (
+            names
+            for folder, names in src.folders
+            if folder == f"visible/{split}" or folder.endswith(f"/visible/{split}")
+        ),
+        None,
+    )
     if names is None:
-        folder = next((base / "visible" / split for base in src.search_dirs
-                       if (base / "visible" / split).is_dir()), None)
+        folder = next(
+            (base / "visible" / split for base in src.search_dirs if (base / "visible" / split).is_dir()), None
+        )
         if folder is None:
-            raise InputError(f"no folder visible/{split} in or beside the source (LLVIP's layout: Annotations/, "
-                             "visible/{train,test}/, infrared/{train,test}/)", src.root)
+            raise InputError(
+                f"no folder visible/{split} in or beside the source (LLVIP's layout: Annotations/, "
+                "visible/{train,test}/, infrared/{train,test}/)",
+                src.root,
+            )
         with os.scandir(folder) as entries:
             names = [entry.name for entry in entries if entry.is_file()]
     frames = sorted({frame for name in names if (frame := LLVIP.frame(Path(name).stem)) is not None})
@@ -202,19 +238,27 @@ def _cvc14_frames(src, located: dict, split: str | None, problems: Problems) -> 
         fir = f"{head}/FIR/{tail}" if head else located[frame].replace("Visible/", "FIR/", 1)
         (frames if fir in files else visible_only).append(frame)
     if visible_only:
-        problems.add("one modality only", f"{quantity(len(visible_only), 'frame')} annotated in the visible modality "
-                     f"only left out, as MS-DETR's evaluation leaves them out (first: {visible_only[0]})",
-                     str(src.root))
+        problems.add(
+            "one modality only",
+            f"{quantity(len(visible_only), 'frame')} annotated in the visible modality "
+            f"only left out, as MS-DETR's evaluation leaves them out (first: {visible_only[0]})",
+            str(src.root),
+        )
     return split or "", frames, []
 
 
 def _cvc14_layout(split: str | None) -> Layout:
     folder = CVC14.split_folders.get(split or "")
     if folder is None:
-        raise InputError("CVC-14's splits are folders: give --split train, test, day or night (test, day and night "
-                         "are the NewTest frames)")
-    return Layout(re.compile(rf"(?:^|/)(?P<period>Day|Night)/Visible/{folder}/Annotations$"),
-                  re.compile(r"(?P<stem>\d{4}(?:_\d\d){5}_\d+)\.txt"), frame="{period}/{stem}")
+        raise InputError(
+            "CVC-14's splits are folders: give --split train, test, day or night (test, day and night "
+            "are the NewTest frames)"
+        )
+    return Layout(
+        re.compile(rf"(?:^|/)(?P<period>Day|Night)/Visible/{folder}/Annotations$"),
+        re.compile(r"(?P<stem>\d{4}(?:_\d\d){5}_\d+)\.txt"),
+        frame="{period}/{stem}",
+    )
 
 
 def reads_as_cvc14(text: str) -> bool | None:
@@ -228,8 +272,10 @@ def reads_as_cvc14(text: str) -> bool | None:
 # ------------------------------------------------------------------------------------------------
 # The COCO conversions in circulation: one file
 
-def read_coco_file(path: str | os.PathLike, bench: Benchmark, split: str | None, problems: Problems,
-                   text: str) -> Annotations:
+
+def read_coco_file(
+    path: str | os.PathLike, bench: Benchmark, split: str | None, problems: Problems, text: str
+) -> Annotations:
     """A COCO ground truth of ``bench`` (string ids, ``scene`` codes, 'bike': see
     `kaist_kit.annotations.annotations_from_coco`) from its ``text``; the reader's notes (a class read
     under another name, boxes of unlisted classes left out) are reported as notes."""
@@ -238,8 +284,12 @@ def read_coco_file(path: str | os.PathLike, bench: Benchmark, split: str | None,
         problems.add("reader note", note, str(path))
     unnamed = [str(i) for i, name in zip(annotations.image_ids, annotations.image_names) if bench.frame(name) is None]
     if unnamed:
-        problems.add("unnamed frame", f"{quantity(len(unnamed), 'image')} whose names are no {bench.title} frame "
-                     f"names (first: {unnamed[0]}): the paths of their pictures are not known", str(path))
+        problems.add(
+            "unnamed frame",
+            f"{quantity(len(unnamed), 'image')} whose names are no {bench.title} frame "
+            f"names (first: {unnamed[0]}): the paths of their pictures are not known",
+            str(path),
+        )
     return annotations
 
 
@@ -253,8 +303,11 @@ def annotations_to_kit(annotations: Annotations, bench: Benchmark, split: str | 
         if bench.frame(name) is None:
             continue
         frame = bench.frame(name)
-        image.update(file_name=bench.picture_path(visible, frame, split or ""),
-                     lwir_file_name=bench.picture_path(thermal, frame, split or ""), im_name=frame)
+        image.update(
+            file_name=bench.picture_path(visible, frame, split or ""),
+            lwir_file_name=bench.picture_path(thermal, frame, split or ""),
+            im_name=frame,
+        )
     return coco
 
 
@@ -269,11 +322,20 @@ def _cvc14_conventions(options: ParseOptions) -> dict:
 # ------------------------------------------------------------------------------------------------
 # The specs
 
+
 def _voc(bench: Benchmark, folder: str, name: str, example: str, choose) -> SourceFormat:
-    return SourceFormat("voc", f"{bench.title}'s VOC XML files, {example}",
-                        Layout(re.compile(rf"(?:^|/){folder}$"), re.compile(name), frame="{frame}", flat_root=True),
-                        parse_voc_files, example, VOC_PROBLEMS, reads_as_xml, benchmark=bench, choose=choose,
-                        conventions=_voc_conventions)
+    return SourceFormat(
+        "voc",
+        f"{bench.title}'s VOC XML files, {example}",
+        Layout(re.compile(rf"(?:^|/){folder}$"), re.compile(name), frame="{frame}", flat_root=True),
+        parse_voc_files,
+        example,
+        VOC_PROBLEMS,
+        reads_as_xml,
+        benchmark=bench,
+        choose=choose,
+        conventions=_voc_conventions,
+    )
 
 
 COCO_PROBLEMS = frozenset({"reader note", "unnamed frame"})
@@ -284,32 +346,66 @@ def _one_file(text: str) -> None:
 
 
 def _coco(bench: Benchmark) -> SourceFormat:
-    return SourceFormat("coco", f"a COCO ground truth of {bench.title} (the conversions in circulation too)",
-                        None, read_coco_file, f"{bench.name}-test.json", COCO_PROBLEMS, _one_file, benchmark=bench)
+    return SourceFormat(
+        "coco",
+        f"a COCO ground truth of {bench.title} (the conversions in circulation too)",
+        None,
+        read_coco_file,
+        f"{bench.name}-test.json",
+        COCO_PROBLEMS,
+        _one_file,
+        benchmark=bench,
+    )
 
 
-BENCHMARK_FORMATS: Mapping[str, Mapping[str, SourceFormat]] = MappingProxyType({
-    FLIR_ALIGNED.name: {
-        "voc": _voc(FLIR_ALIGNED, "Annotations", r"(?P<frame>FLIR_\d{5})_PreviewData\.xml",
-                    "align/Annotations/FLIR_NNNNN_PreviewData.xml",
-                    partial(_listed_frames, FLIR_ALIGNED, {"train": "align_train.txt", "test": "align_validation.txt",
-                                                           "validation": "align_validation.txt"})),
-        "coco": _coco(FLIR_ALIGNED)},
-    LLVIP.name: {
-        "voc": _voc(LLVIP, "Annotations", r"(?P<frame>\d{6})\.xml", "Annotations/NNNNNN.xml", _llvip_frames),
-        "coco": _coco(LLVIP)},
-    CVC14.name: {
-        "cvc-14": SourceFormat("cvc-14", "CVC-14's {Day,Night}/Visible/{Train,NewTest}/Annotations/STAMP.txt",
-                               _cvc14_layout("test"), parse_cvc14_files,
-                               "Day/Visible/NewTest/Annotations/2014_05_04_23_14_18_894000.txt", CVC14_PROBLEMS,
-                               reads_as_cvc14, benchmark=CVC14, choose=_cvc14_frames, split_layout=_cvc14_layout,
-                               conventions=_cvc14_conventions),
-        "coco": _coco(CVC14)},
-    M3FD.name: {
-        "voc": _voc(M3FD, "Annotation", r"(?P<frame>\d{5})\.xml", "Annotation/NNNNN.xml",
-                    partial(_listed_frames, M3FD, {s: f"meta/{s}.txt" for s in ("train", "val", "test")})),
-        "coco": _coco(M3FD)},
-})
+BENCHMARK_FORMATS: Mapping[str, Mapping[str, SourceFormat]] = MappingProxyType(
+    {
+        FLIR_ALIGNED.name: {
+            "voc": _voc(
+                FLIR_ALIGNED,
+                "Annotations",
+                r"(?P<frame>FLIR_\d{5})_PreviewData\.xml",
+                "align/Annotations/FLIR_NNNNN_PreviewData.xml",
+                partial(
+                    _listed_frames,
+                    FLIR_ALIGNED,
+                    {"train": "align_train.txt", "test": "align_validation.txt", "validation": "align_validation.txt"},
+                ),
+            ),
+            "coco": _coco(FLIR_ALIGNED),
+        },
+        LLVIP.name: {
+            "voc": _voc(LLVIP, "Annotations", r"(?P<frame>\d{6})\.xml", "Annotations/NNNNNN.xml", _llvip_frames),
+            "coco": _coco(LLVIP),
+        },
+        CVC14.name: {
+            "cvc-14": SourceFormat(
+                "cvc-14",
+                "CVC-14's {Day,Night}/Visible/{Train,NewTest}/Annotations/STAMP.txt",
+                _cvc14_layout("test"),
+                parse_cvc14_files,
+                "Day/Visible/NewTest/Annotations/2014_05_04_23_14_18_894000.txt",
+                CVC14_PROBLEMS,
+                reads_as_cvc14,
+                benchmark=CVC14,
+                choose=_cvc14_frames,
+                split_layout=_cvc14_layout,
+                conventions=_cvc14_conventions,
+            ),
+            "coco": _coco(CVC14),
+        },
+        M3FD.name: {
+            "voc": _voc(
+                M3FD,
+                "Annotation",
+                r"(?P<frame>\d{5})\.xml",
+                "Annotation/NNNNN.xml",
+                partial(_listed_frames, M3FD, {s: f"meta/{s}.txt" for s in ("train", "val", "test")}),
+            ),
+            "coco": _coco(M3FD),
+        },
+    }
+)
 # Every format name `kaist-kit convert` takes besides KAIST's.
 BENCHMARK_FORMAT_NAMES = tuple(dict.fromkeys(name for formats in BENCHMARK_FORMATS.values() for name in formats))
 
@@ -320,8 +416,9 @@ def benchmark_format(benchmark: Benchmark, name: str) -> SourceFormat:
     if name not in formats:
         owners = [BENCHMARKS[b].name for b, specs in BENCHMARK_FORMATS.items() if name in specs]
         hint = f"; {name} annotations are {' or '.join(owners)}'s: pass --benchmark" if owners else ""
-        raise InputError(f"{benchmark.title}'s annotations are read as {', '.join(formats) or 'its own formats'}, "
-                         f"not {name}{hint}")
+        raise InputError(
+            f"{benchmark.title}'s annotations are read as {', '.join(formats) or 'its own formats'}, not {name}{hint}"
+        )
     return formats[name]
 
 

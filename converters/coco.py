@@ -27,10 +27,14 @@ LICENSE = "CC BY-NC-SA 4.0: KAIST Multispectral Pedestrian Detection Benchmark, 
 LAYOUTS = ("kit", "leaderboard")
 
 
-_IMAGE = ('{"id":%%d,"file_name":"%s/%s/visible/%%s.jpg","lwir_file_name":"%s/%s/lwir/%%s.jpg",'
-          '"im_name":"%s/%s/%%s","set":"%s","video":"%s","frame":%%d,"period":"%s","width":%%d,"height":%%d}')
-_ANNOTATION = (',"image_id":%d,"category_id":%d,"bbox":[%s,%s,%s,%s],"area":%s,"iscrowd":%d,'
-               '"label":%s,"ignore":%d,"occlusion":%d,"height":%s%s}')
+_IMAGE = (
+    '{"id":%%d,"file_name":"%s/%s/visible/%%s.jpg","lwir_file_name":"%s/%s/lwir/%%s.jpg",'
+    '"im_name":"%s/%s/%%s","set":"%s","video":"%s","frame":%%d,"period":"%s","width":%%d,"height":%%d}'
+)
+_ANNOTATION = (
+    ',"image_id":%d,"category_id":%d,"bbox":[%s,%s,%s,%s],"area":%s,"iscrowd":%d,'
+    '"label":%s,"ignore":%d,"occlusion":%d,"height":%s%s}'
+)
 _LEADERBOARD_IMAGE = '{"id":%d,"im_name":"%s","height":%d,"width":%d}'
 _LEADERBOARD_ANNOTATION = ',"image_id":%d,"category_id":1,"bbox":[%s,%s,%s,%s],"height":%s,"occlusion":%d,"ignore":%d}'
 
@@ -57,8 +61,12 @@ def format_frames(frames: FrameColumns, objects: ObjectColumns, layout: str) -> 
         images = list(map(_LEADERBOARD_IMAGE.__mod__, zip(frames.image_id, frames.name, frames.height, frames.width)))
         # The leaderboard's file: ignore is "label is not person", nothing else.
         ignore = [int(label != "person") for label in labels]
-        return images, list(map(_LEADERBOARD_ANNOTATION.__mod__, zip(
-            objects.image_id, objects.x, objects.y, w, h, h, objects.occlusion, ignore)))
+        return images, list(
+            map(
+                _LEADERBOARD_ANNOTATION.__mod__,
+                zip(objects.image_id, objects.x, objects.y, w, h, h, objects.occlusion, ignore),
+            )
+        )
 
     images: list[str] = []
     names = frames.name
@@ -69,31 +77,68 @@ def format_frames(frames: FrameColumns, objects: ObjectColumns, layout: str) -> 
         while stop < len(names) and names[stop][:10] == video:
             stop += 1
         set_name, video_name = video.split("/")
-        template = _IMAGE % (set_name, video_name, set_name, video_name, set_name, video_name,
-                             set_name, video_name, period_of(video))
+        template = _IMAGE % (
+            set_name,
+            video_name,
+            set_name,
+            video_name,
+            set_name,
+            video_name,
+            set_name,
+            video_name,
+            period_of(video),
+        )
         stems = [name[11:] for name in names[start:stop]]
-        images += map(template.__mod__, zip(frames.image_id[start:stop], stems, stems, stems,
-                                            map(int, (s[1:] for s in stems)), frames.width[start:stop],
-                                            frames.height[start:stop]))
+        images += map(
+            template.__mod__,
+            zip(
+                frames.image_id[start:stop],
+                stems,
+                stems,
+                stems,
+                map(int, (s[1:] for s in stems)),
+                frames.width[start:stop],
+                frames.height[start:stop],
+            ),
+        )
         start = stop
     quoted = {label: json.dumps(label) for label in set(labels)}
     ignore = list(map(is_ignored, labels, objects.ign))
     visible, paired = objects.visible, objects.paired
     has_extra = any(v is not None for v in visible) or any(p is not None for p in paired)
     extras = map(_extra_fields, visible, paired) if has_extra else repeat("")
-    annotations = list(map(_ANNOTATION.__mod__, zip(
-        objects.image_id, map(CATEGORY_ID.get, labels, repeat(0)), objects.x, objects.y, w, h, map(mul, w, h),
-        ignore, map(quoted.__getitem__, labels), ignore, objects.occlusion, h, extras)))
+    annotations = list(
+        map(
+            _ANNOTATION.__mod__,
+            zip(
+                objects.image_id,
+                map(CATEGORY_ID.get, labels, repeat(0)),
+                objects.x,
+                objects.y,
+                w,
+                h,
+                map(mul, w, h),
+                ignore,
+                map(quoted.__getitem__, labels),
+                ignore,
+                objects.occlusion,
+                h,
+                extras,
+            ),
+        )
+    )
     return images, annotations
 
 
 def _extra_fields(visible: tuple | None, paired: dict | None) -> str:
     out = ',"vis_bbox":[%s,%s,%s,%s]' % visible if visible is not None else ""
     if paired is not None:
-        out += (',"bbox_visible":[%s,%s,%s,%s]' % paired["bbox_visible"]
-                + ',"bbox_lwir":[%s,%s,%s,%s]' % paired["bbox_lwir"]
-                + f',"label_visible":{json.dumps(paired["label_visible"])}'
-                + f',"label_lwir":{json.dumps(paired["label_lwir"])}')
+        out += (
+            ',"bbox_visible":[%s,%s,%s,%s]' % paired["bbox_visible"]
+            + ',"bbox_lwir":[%s,%s,%s,%s]' % paired["bbox_lwir"]
+            + f',"label_visible":{json.dumps(paired["label_visible"])}'
+            + f',"label_lwir":{json.dumps(paired["label_lwir"])}'
+        )
     return out
 
 
@@ -111,8 +156,9 @@ def benchmark_categories(bench: Benchmark) -> list[dict]:
     return [{"id": c.id, "name": c.name} for c in bench.categories]
 
 
-def format_benchmark_frames(frames: FrameColumns, objects: ObjectColumns, bench: Benchmark,
-                            split: str | None) -> tuple[list[str], list[str]]:
+def format_benchmark_frames(
+    frames: FrameColumns, objects: ObjectColumns, bench: Benchmark, split: str | None
+) -> tuple[list[str], list[str]]:
     """Another benchmark's images and annotations (without their ids), as `format_frames` gives KAIST's.
 
     An image names both its pictures as the benchmark keeps them, relative to the dataset's root
@@ -125,38 +171,59 @@ def format_benchmark_frames(frames: FrameColumns, objects: ObjectColumns, bench:
     compact = {"separators": (",", ":")}
     images = []
     for image_id, name, width, height in zip(*frames):
-        record = {"id": image_id, "file_name": bench.picture_path(visible, name, split or ""),
-                  "lwir_file_name": bench.picture_path(thermal, name, split or ""), "im_name": name,
-                  "width": width, "height": height}
+        record = {
+            "id": image_id,
+            "file_name": bench.picture_path(visible, name, split or ""),
+            "lwir_file_name": bench.picture_path(thermal, name, split or ""),
+            "im_name": name,
+            "width": width,
+            "height": height,
+        }
         period = bench.frame_parts(name).get("period")
         if period:
             record["period"] = period.lower()
         images.append(json.dumps(record, **compact))
     annotations = []
-    for image_id, label, x, y, w, h, ign in zip(objects.image_id, objects.label, objects.x, objects.y, objects.w,
-                                                 objects.h, objects.ign):
+    for image_id, label, x, y, w, h, ign in zip(
+        objects.image_id, objects.label, objects.x, objects.y, objects.w, objects.h, objects.ign
+    ):
         category = category_id(bench, label)
         ignore = int(bool(ign) or category == 0)
-        record = {"image_id": image_id, "category_id": category, "bbox": [x, y, w, h], "area": _area(w, h),
-                  "iscrowd": ignore, "label": label, "ignore": ignore, "height": h}
+        record = {
+            "image_id": image_id,
+            "category_id": category,
+            "bbox": [x, y, w, h],
+            "area": _area(w, h),
+            "iscrowd": ignore,
+            "label": label,
+            "ignore": ignore,
+            "height": h,
+        }
         annotations.append("," + json.dumps(record, **compact)[1:])
     return images, annotations
 
 
 def _area(w, h):
     area = w * h
-    return int(area) if isinstance(area, float) and area.is_integer() and abs(area) < 2 ** 53 else area
+    return int(area) if isinstance(area, float) and area.is_integer() and abs(area) < 2**53 else area
 
 
-def coco_pieces(info: dict, images: list[bytes], annotations: list[bytes], layout: str,
-                classes: list[dict] | None = None) -> list[bytes]:
+def coco_pieces(
+    info: dict, images: list[bytes], annotations: list[bytes], layout: str, classes: list[dict] | None = None
+) -> list[bytes]:
     """The whole file as UTF-8 pieces, from runs of image and of annotation JSON objects (each run
     joined by ",\n"); written one after the other, they need no joining. ``classes``: another
     benchmark's categories (default: the layout's, KAIST's)."""
     return [
-        b'{\n"info": ', json.dumps(info, indent=1).encode(), b',\n"images": [\n', *_separated(images),
-        b'\n],\n"annotations": [\n', *_separated(annotations),
-        b'\n],\n"categories": ', json.dumps(categories(layout) if classes is None else classes).encode(), b"\n}\n",
+        b'{\n"info": ',
+        json.dumps(info, indent=1).encode(),
+        b',\n"images": [\n',
+        *_separated(images),
+        b'\n],\n"annotations": [\n',
+        *_separated(annotations),
+        b'\n],\n"categories": ',
+        json.dumps(categories(layout) if classes is None else classes).encode(),
+        b"\n}\n",
     ]
 
 

@@ -120,12 +120,22 @@ def _without_gc() -> Iterator[None]:
 
 
 @_without_gc()
-def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | None = None,
-            image_set: str | None = None, compat: str | None = None, strict: bool = False,
-            reference: str = "lwir", image_size: tuple[int, int] | None = None,
-            echo: Callable[[str], None] | None = None,
-            progress: Callable[[int, int], None] | None = None, workers: int | None = None,
-            benchmark: Benchmark | str = KAIST, split: str | None = None, origin: str = "centre") -> Conversion:
+def convert(
+    format: str,
+    source: str | os.PathLike,
+    out: str | os.PathLike | None = None,
+    image_set: str | None = None,
+    compat: str | None = None,
+    strict: bool = False,
+    reference: str = "lwir",
+    image_size: tuple[int, int] | None = None,
+    echo: Callable[[str], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    workers: int | None = None,
+    benchmark: Benchmark | str = KAIST,
+    split: str | None = None,
+    origin: str = "centre",
+) -> Conversion:
     """Convert an annotation source of ``benchmark`` (KAIST's by default) to COCO JSON at ``out``
     (written atomically).
 
@@ -145,19 +155,24 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
     bench = get_benchmark(benchmark)
     if bench is KAIST:
         if format in BENCHMARK_FORMAT_NAMES and format not in FORMATS:
-            raise InputError(f"{format} annotations are another benchmark's: name it, --benchmark "
-                             f"{'|'.join(name for name, specs in BENCHMARK_FORMATS.items() if format in specs)}")
+            raise InputError(
+                f"{format} annotations are another benchmark's: name it, --benchmark "
+                f"{'|'.join(name for name, specs in BENCHMARK_FORMATS.items() if format in specs)}"
+            )
         if format not in FORMATS:
             raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
         if split is not None:
-            raise InputError("KAIST's frames are chosen by an image set (--image-set, a list name or file), not a "
-                             "split")
+            raise InputError(
+                "KAIST's frames are chosen by an image set (--image-set, a list name or file), not a split"
+            )
         spec = SOURCE_FORMATS[format]
     else:
         spec = benchmark_format(bench, format)
         if image_set is not None or compat is not None:
-            raise InputError(f"{'an image set (--image-set)' if image_set is not None else 'the leaderboard layout'} "
-                             f"is KAIST's; {bench.title}'s frames are chosen by a split (--split)")
+            raise InputError(
+                f"{'an image set (--image-set)' if image_set is not None else 'the leaderboard layout'} "
+                f"is KAIST's; {bench.title}'s frames are chosen by a split (--split)"
+            )
     if compat not in (None, *COMPAT):
         raise ValueError(f"unknown layout {compat!r}; choose from {', '.join(COMPAT)}")
     if reference not in MODALITIES:
@@ -171,12 +186,24 @@ def convert(format: str, source: str | os.PathLike, out: str | os.PathLike | Non
     with input_scope():
         if spec.layout is None:
             return _convert_file(spec, source, out, split, strict, echo)
-        return _convert(spec.for_split(split), source, out, image_set, compat, strict,
-                        ParseOptions(image_size, reference, bench, origin), split, echo, progress, workers)
+        return _convert(
+            spec.for_split(split),
+            source,
+            out,
+            image_set,
+            compat,
+            strict,
+            ParseOptions(image_size, reference, bench, origin),
+            split,
+            echo,
+            progress,
+            workers,
+        )
 
 
-def _convert(spec: SourceFormat, source, out, image_set, compat, strict, options: ParseOptions, split, echo,
-             progress, workers) -> Conversion:
+def _convert(
+    spec: SourceFormat, source, out, image_set, compat, strict, options: ParseOptions, split, echo, progress, workers
+) -> Conversion:
     note_input(source)
     if out is not None:
         check_writable(out)
@@ -199,7 +226,8 @@ def _convert(spec: SourceFormat, source, out, image_set, compat, strict, options
 
     bench = spec.benchmark
     info = {
-        "description": f"{bench.title} annotations in COCO form" if bench is not KAIST
+        "description": f"{bench.title} annotations in COCO form"
+        if bench is not KAIST
         else "KAIST multispectral pedestrian annotations in COCO form",
         "source_format": spec.name,
         "source": str(Path(source).resolve()),
@@ -212,18 +240,35 @@ def _convert(spec: SourceFormat, source, out, image_set, compat, strict, options
     if spec.layout.per_modality:
         info["reference_modality"] = options.reference
     if bench is not KAIST:
-        info = {"benchmark": bench.name, **info, "split": done.list_name, **(spec.conventions(options)
-                                                                              if spec.conventions else {})}
+        info = {
+            "benchmark": bench.name,
+            **info,
+            "split": done.list_name,
+            **(spec.conventions(options) if spec.conventions else {}),
+        }
         del info["image_set"]
-    pieces = coco_pieces(info, done.images, done.annotations, layout,
-                         None if bench is KAIST else benchmark_categories(bench))
+    pieces = coco_pieces(
+        info, done.images, done.annotations, layout, None if bench is KAIST else benchmark_categories(bench)
+    )
     if src.is_folder:
         note_input_tree(src.root, done.read)
     if out is not None:
         with atomic_file(out) as f:
             f.writelines(pieces)
-    return Conversion(spec.name, str(source), None if out is None else str(out), done.kept, done.n_annotations,
-                      dict(sorted(done.labels.items())), problems, done.list_name, info, pieces, findings, bench.name)
+    return Conversion(
+        spec.name,
+        str(source),
+        None if out is None else str(out),
+        done.kept,
+        done.n_annotations,
+        dict(sorted(done.labels.items())),
+        problems,
+        done.list_name,
+        info,
+        pieces,
+        findings,
+        bench.name,
+    )
 
 
 def _licence(bench: Benchmark) -> str:
@@ -237,8 +282,10 @@ def _convert_file(spec: SourceFormat, source, out, split: str | None, strict: bo
     if out is not None:
         check_writable(out)
     if split is None and any("{split}" in m.picture for m in bench.modalities):
-        raise InputError(f"{bench.title}'s pictures lie in a folder per split: give the split the file annotates "
-                         "(--split train or --split test)")
+        raise InputError(
+            f"{bench.title}'s pictures lie in a folder per split: give the split the file annotates "
+            "(--split train or --split test)"
+        )
     problems = Problems(echo)
     raw = read_bytes(source)
     annotations = spec.parse(source, bench, split, problems, decode_text(raw, source))
@@ -250,24 +297,48 @@ def _convert_file(spec: SourceFormat, source, out, split: str | None, strict: bo
     anns = [",\n".join(json.dumps(ann, **compact) for ann in coco["annotations"]).encode()]
     findings = []
     if not coco["annotations"]:
-        findings.append(Finding("no-boxes", f"the output holds no box: {quantity(len(coco['images']), 'image')} "
-                                "written, none with an object", str(source)))
+        findings.append(
+            Finding(
+                "no-boxes",
+                f"the output holds no box: {quantity(len(coco['images']), 'image')} written, none with an object",
+                str(source),
+            )
+        )
         if strict:
             raise InputError(f"--strict: {findings[0].text}; nothing written", source)
     name = Path(source).name
-    info = {"benchmark": bench.name, "description": f"{bench.title} annotations in COCO form",
-            "source_format": spec.name, "source": str(Path(source).resolve()),
-            "inputs_sha256": hashlib.sha256(name.encode() + b"\0" + hashlib.sha256(raw).digest()).hexdigest(),
-            "layout": "kaist-kit", "kit_version": __version__, "license": _licence(bench), "split": split}
-    pieces = coco_pieces(info, images if coco["images"] else [], anns if coco["annotations"] else [], "kit",
-                         coco["categories"])
+    info = {
+        "benchmark": bench.name,
+        "description": f"{bench.title} annotations in COCO form",
+        "source_format": spec.name,
+        "source": str(Path(source).resolve()),
+        "inputs_sha256": hashlib.sha256(name.encode() + b"\0" + hashlib.sha256(raw).digest()).hexdigest(),
+        "layout": "kaist-kit",
+        "kit_version": __version__,
+        "license": _licence(bench),
+        "split": split,
+    }
+    pieces = coco_pieces(
+        info, images if coco["images"] else [], anns if coco["annotations"] else [], "kit", coco["categories"]
+    )
     if out is not None:
         with atomic_file(out) as f:
             f.writelines(pieces)
     labels = Counter(annotations.labels)
-    return Conversion(spec.name, str(source), None if out is None else str(out), annotations.n_images,
-                      len(coco["annotations"]), dict(sorted(labels.items())), problems, split, info, pieces,
-                      findings, bench.name)
+    return Conversion(
+        spec.name,
+        str(source),
+        None if out is None else str(out),
+        annotations.n_images,
+        len(coco["annotations"]),
+        dict(sorted(labels.items())),
+        problems,
+        split,
+        info,
+        pieces,
+        findings,
+        bench.name,
+    )
 
 
 def _findings(src: Source, spec: SourceFormat, done: _Done) -> list[Finding]:
@@ -277,25 +348,48 @@ def _findings(src: Source, spec: SourceFormat, done: _Done) -> list[Finding]:
     if done.located:
         sample, texts = _sample(src, spec, done.located)
         if not resembles(spec, sample, texts):
-            other = next((kind for kind in (*SOURCE_FORMATS.values(), *LOOK_ALIKES) if kind is not spec
-                          and kind.layout == spec.layout and resembles(kind, sample, texts)), None)
+            other = next(
+                (
+                    kind
+                    for kind in (*SOURCE_FORMATS.values(), *LOOK_ALIKES)
+                    if kind is not spec and kind.layout == spec.layout and resembles(kind, sample, texts)
+                ),
+                None,
+            )
             if other is not None:
-                findings.append(Finding("wrong-format", f"these files look like {other.what}, not {spec.what}: "
-                                        f"{other.advice}", str(src.root)))
+                findings.append(
+                    Finding(
+                        "wrong-format",
+                        f"these files look like {other.what}, not {spec.what}: {other.advice}",
+                        str(src.root),
+                    )
+                )
         if spec.sets is not EVERY_SET and not findings:
             outside = [name for name in done.located if set_number(name) not in spec.sets.numbers]
             if outside:
-                findings.append(Finding("other-sets", f"{len(outside)} of {len(done.located)} frames (first: "
-                                        f"{outside[0]}) are not of {spec.sets.name}, which {spec.name} annotations "
-                                        "cover", str(src.root)))
+                findings.append(
+                    Finding(
+                        "other-sets",
+                        f"{len(outside)} of {len(done.located)} frames (first: "
+                        f"{outside[0]}) are not of {spec.sets.name}, which {spec.name} annotations "
+                        "cover",
+                        str(src.root),
+                    )
+                )
     if done.n_annotations == 0:
-        findings.append(Finding("no-boxes", f"the output holds no box: {quantity(done.kept, 'frame')} written, "
-                                "none with an object", str(src.root)))
+        findings.append(
+            Finding(
+                "no-boxes",
+                f"the output holds no box: {quantity(done.kept, 'frame')} written, none with an object",
+                str(src.root),
+            )
+        )
     return findings
 
 
-def _sample(src: Source, format: SourceFormat | LookAlike,
-            located: dict[str, str | dict[str, str]]) -> tuple[list[str], list[str]]:
+def _sample(
+    src: Source, format: SourceFormat | LookAlike, located: dict[str, str | dict[str, str]]
+) -> tuple[list[str], list[str]]:
     """The frames and the texts of a few files spread over those located."""
     names = list(located)
     chosen = [names[k * len(names) // _SAMPLE] for k in range(min(_SAMPLE, len(names)))]
@@ -327,8 +421,7 @@ class _Done:
             self.images.append(chunk.images)
         if chunk.n_annotations:
             ids = range(self.n_annotations, self.n_annotations + chunk.n_annotations)
-            self.annotations.append(b",\n".join(map(b'{"id":%d%s'.__mod__,
-                                                    zip(ids, chunk.annotations.split(b"\n")))))
+            self.annotations.append(b",\n".join(map(b'{"id":%d%s'.__mod__, zip(ids, chunk.annotations.split(b"\n")))))
             self.n_annotations += chunk.n_annotations
         self.paths.append(chunk.paths)
         self.digests.append(chunk.digests)
@@ -375,8 +468,11 @@ def _convert_planned(src: Source, job: _Job, image_set: str | None, workers: int
         list_name, names, lists = job.format.choose(src, located, job.split, problems)
         missing = [n for n in names if n not in located]
         if missing:
-            problems.add("missing frame", f"{len(missing)} frames of {list_name} have no annotation file and are "
-                         f"left out (first: {missing[0]})", str(src.root))
+            problems.add(
+                "missing frame",
+                f"{len(missing)} frames of {list_name} have no annotation file and are left out (first: {missing[0]})",
+                str(src.root),
+            )
             names = [n for n in names if n in located]
     elif image_set:
         inside = src.image_list(image_set)
@@ -391,13 +487,16 @@ def _convert_planned(src: Source, job: _Job, image_set: str | None, workers: int
             # Some sets (the sanitized one) only have files for some frames of a list; for the
             # leaderboard's layout a missing frame breaks the id layout, so it is a real problem.
             kind = "missing frame" if job.layout == "leaderboard" else "no annotation file"
-            problems.add(kind, f"{len(missing)} frames of {list_name} have no annotation file and are "
-                         f"left out (first: {missing[0]})", str(src.root))
+            problems.add(
+                kind,
+                f"{len(missing)} frames of {list_name} have no annotation file and are left out (first: {missing[0]})",
+                str(src.root),
+            )
             names = [n for n in names if n in located]
     frames = list(zip(range(len(names)), names, map(located.__getitem__, names)))
     parallel = workers > 1 and len(frames) >= PARALLEL_FROM
     size = max(1, -(-len(frames) // (workers * 8))) if parallel else max(1, len(frames))
-    jobs = [replace(job, frames=frames[k:k + size]) for k in range(0, len(frames), size)]
+    jobs = [replace(job, frames=frames[k : k + size]) for k in range(0, len(frames), size)]
     done = _Done(problems, list_name, located={name: located[name] for name in names}, lists=lists)
     if parallel:
         with worker_pool(workers, _init_worker, (src,)) as pool:
@@ -464,8 +563,9 @@ def _nothing_found(src: Source, format: SourceFormat) -> InputError:
     return InputError(message, src.root)
 
 
-def _locate_frames(src: Source, format: SourceFormat, problems: Problems,
-                   probe: bool = False) -> dict[str, str | dict[str, str]]:
+def _locate_frames(
+    src: Source, format: SourceFormat, problems: Problems, probe: bool = False
+) -> dict[str, str | dict[str, str]]:
     """Frame name -> the relative path of its annotation file ({modality: path} for paired files).
     ``probe``: only to see whether files of ``format`` are there, so two files of a frame pass."""
     located: dict[str, str | dict[str, str]] = {}
@@ -476,8 +576,15 @@ def _locate_frames(src: Source, format: SourceFormat, problems: Problems,
     return located
 
 
-def _locate_in_folder(src: Source, format: SourceFormat, folder: str, names: list[str], located: dict,
-                      problems: Problems, probe: bool = False) -> list[str]:
+def _locate_in_folder(
+    src: Source,
+    format: SourceFormat,
+    folder: str,
+    names: list[str],
+    located: dict,
+    problems: Problems,
+    probe: bool = False,
+) -> list[str]:
     """Add the frames of one folder to ``located``; returns the frames added, in name order. Two
     files of one frame are an `InputError` (unless ``probe``): which one is meant cannot be told."""
     folder_pattern, name_pattern = format.layout.folder, format.layout.name
@@ -503,8 +610,7 @@ def _locate_in_folder(src: Source, format: SourceFormat, folder: str, names: lis
     added = []
     for name, match in zip(names, matches):
         if match is None:
-            problems.add("stray file", "not an annotation file of this format, skipped",
-                         src.display(prefix + name))
+            problems.add("stray file", "not an annotation file of this format, skipped", src.display(prefix + name))
             continue
         frame = head + match[1] if head else f"{match[1]}/{match[2]}/{match[3]}"
         if frame in located:
@@ -516,8 +622,9 @@ def _locate_in_folder(src: Source, format: SourceFormat, folder: str, names: lis
     return added
 
 
-def _locate_named(src: Source, layout, folder: str, names: list[str], located: dict, problems: Problems,
-                  probe: bool) -> list[str]:
+def _locate_named(
+    src: Source, layout, folder: str, names: list[str], located: dict, problems: Problems, probe: bool
+) -> list[str]:
     """`_locate_in_folder` for another benchmark's layout: only folders of its annotations are looked into
     (a dataset's root holds its pictures and lists too, which are not noted), and the source's own
     folder where its files may lie there."""
@@ -559,8 +666,11 @@ def _locate_pairs(src, located, prefix, head, modality, names, matches, problems
 
 
 def _two_files(src: Source, frame: str, first: str, second: str) -> InputError:
-    return InputError(f"a second annotation file for the frame {frame}, beside {src.display(first)}: which one "
-                      "is meant cannot be told; remove one", src.display(second))
+    return InputError(
+        f"a second annotation file for the frame {frame}, beside {src.display(first)}: which one "
+        "is meant cannot be told; remove one",
+        src.display(second),
+    )
 
 
 _SOURCE: Source | None = None  # the source, in a worker process
@@ -588,5 +698,13 @@ def _process(src: Source, job: _Job) -> _Chunk:
         images, annotations = format_frames(frames, objects, job.layout)
     else:
         images, annotations = format_benchmark_frames(frames, objects, job.format.benchmark, job.split)
-    return _Chunk("\n".join(rels), digests, ",\n".join(images).encode(), "\n".join(annotations).encode(),
-                  len(annotations), Counter(objects.label), problems.records, len(images))
+    return _Chunk(
+        "\n".join(rels),
+        digests,
+        ",\n".join(images).encode(),
+        "\n".join(annotations).encode(),
+        len(annotations),
+        Counter(objects.label),
+        problems.records,
+        len(images),
+    )

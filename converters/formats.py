@@ -115,26 +115,62 @@ _TREE = re.compile(rf"(?:^|/)({KAIST_SET})/({KAIST_VIDEO})$")
 _FLAT = re.compile(KAIST.flat_pattern.pattern + r"\.txt")
 _FLAT_LAYOUT = Layout(None, _FLAT)
 
-SOURCE_FORMATS = {spec.name: spec for spec in (
-    SourceFormat("original", "the bbGt text tree annotations/setXX/VYYY/IZZZZZ.txt",
-                 Layout(_TREE, re.compile(rf"({KAIST_IMAGE})\.txt")), bbgt.parse_bbgt_files,
-                 "set06/V000/I00019.txt", bbgt.PROBLEMS | LOCATING, bbgt.reads_as_bbgt),
-    SourceFormat("xml", "the official XML tree annotations-xml-new/setXX/VYYY/IZZZZZ.xml",
-                 Layout(_TREE, re.compile(rf"({KAIST_IMAGE})\.xml")), kaist_xml.parse_xml_files,
-                 "set06/V000/I00019.xml", kaist_xml.PROBLEMS | LOCATING, kaist_xml.reads_as_xml),
-    SourceFormat("sanitized", "flat setXX_VYYY_IZZZZZ.txt bbGt files of training frames (Li et al.)",
-                 _FLAT_LAYOUT, bbgt.parse_bbgt_files, "set00_V000_I00001.txt", bbgt.PROBLEMS | LOCATING,
-                 bbgt.reads_as_bbgt, TRAINING_SETS),
-    SourceFormat("paired", "setXX/VYYY/visible/IZZZZZ.txt and setXX/VYYY/lwir/IZZZZZ.txt (Zhang et al.)",
-                 Layout(re.compile(rf"(?:^|/)({KAIST_SET})/({KAIST_VIDEO})/(visible|lwir)$"),
-                        re.compile(rf"({KAIST_IMAGE})\.txt"),
-                        per_modality=True), paired.parse_paired_files,
-                 "set00/V000/visible/I00001.txt and set00/V000/lwir/I00001.txt", paired.PROBLEMS | LOCATING,
-                 bbgt.reads_as_bbgt),
-    SourceFormat("improved", "flat setXX_VYYY_IZZZZZ.txt bbGt files of test frames (Liu et al.)",
-                 _FLAT_LAYOUT, bbgt.parse_bbgt_files, "set06_V000_I00019.txt", bbgt.PROBLEMS | LOCATING,
-                 bbgt.reads_as_bbgt, TEST_SETS),
-)}
+SOURCE_FORMATS = {
+    spec.name: spec
+    for spec in (
+        SourceFormat(
+            "original",
+            "the bbGt text tree annotations/setXX/VYYY/IZZZZZ.txt",
+            Layout(_TREE, re.compile(rf"({KAIST_IMAGE})\.txt")),
+            bbgt.parse_bbgt_files,
+            "set06/V000/I00019.txt",
+            bbgt.PROBLEMS | LOCATING,
+            bbgt.reads_as_bbgt,
+        ),
+        SourceFormat(
+            "xml",
+            "the official XML tree annotations-xml-new/setXX/VYYY/IZZZZZ.xml",
+            Layout(_TREE, re.compile(rf"({KAIST_IMAGE})\.xml")),
+            kaist_xml.parse_xml_files,
+            "set06/V000/I00019.xml",
+            kaist_xml.PROBLEMS | LOCATING,
+            kaist_xml.reads_as_xml,
+        ),
+        SourceFormat(
+            "sanitized",
+            "flat setXX_VYYY_IZZZZZ.txt bbGt files of training frames (Li et al.)",
+            _FLAT_LAYOUT,
+            bbgt.parse_bbgt_files,
+            "set00_V000_I00001.txt",
+            bbgt.PROBLEMS | LOCATING,
+            bbgt.reads_as_bbgt,
+            TRAINING_SETS,
+        ),
+        SourceFormat(
+            "paired",
+            "setXX/VYYY/visible/IZZZZZ.txt and setXX/VYYY/lwir/IZZZZZ.txt (Zhang et al.)",
+            Layout(
+                re.compile(rf"(?:^|/)({KAIST_SET})/({KAIST_VIDEO})/(visible|lwir)$"),
+                re.compile(rf"({KAIST_IMAGE})\.txt"),
+                per_modality=True,
+            ),
+            paired.parse_paired_files,
+            "set00/V000/visible/I00001.txt and set00/V000/lwir/I00001.txt",
+            paired.PROBLEMS | LOCATING,
+            bbgt.reads_as_bbgt,
+        ),
+        SourceFormat(
+            "improved",
+            "flat setXX_VYYY_IZZZZZ.txt bbGt files of test frames (Liu et al.)",
+            _FLAT_LAYOUT,
+            bbgt.parse_bbgt_files,
+            "set06_V000_I00019.txt",
+            bbgt.PROBLEMS | LOCATING,
+            bbgt.reads_as_bbgt,
+            TEST_SETS,
+        ),
+    )
+}
 FORMATS = tuple(SOURCE_FORMATS)
 
 
@@ -146,8 +182,12 @@ def _reads_as_detections(text: str) -> bool | None:
 
 
 LOOK_ALIKES = (
-    LookAlike("per-image detection results (label x1 y1 x2 y2 score)", "score them with `kaist-kit eval`",
-              _FLAT_LAYOUT, _reads_as_detections),
+    LookAlike(
+        "per-image detection results (label x1 y1 x2 y2 score)",
+        "score them with `kaist-kit eval`",
+        _FLAT_LAYOUT,
+        _reads_as_detections,
+    ),
 )
 
 

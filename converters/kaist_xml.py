@@ -44,17 +44,58 @@ def _number(name: bytes) -> bytes:
     return _element(name, _WS + b"(" + _INT + b")" + _WS)
 
 
-_DECLARATION = (rb"(?:<\?xml version=\"1\.0\"(?: encoding=\"(?i:utf-8|us-ascii|iso-8859-1)\")?\?>)?")
-_HEAD = (_DECLARATION + _WS + b"<annotation>" + _WS + b"(?:" + _element(b"folder") + b")?(?:" + _element(b"filename")
-         + b")?(?:<source>" + _WS + b"(?:" + b"|".join(_element(n) for n in (b"database", b"annotation", b"image",
-                                                                           b"url")) + b")*</source>" + _WS + b")?"
-         + b"<size>" + _WS + _element(b"width", _WS + rb"[1-9][0-9]{0,8}" + _WS)
-         + _element(b"height", _WS + rb"[1-9][0-9]{0,8}" + _WS) + b"(?:" + _element(b"depth") + b")?</size>"
-         + _WS + b"(?:" + _element(b"segmented") + b")?")
-_OBJECT_BODY = (b"<object>" + _WS + _element(b"name", _WS + b"(" + _LABEL + b")" + _WS) + b"<bndbox>" + _WS
-                + _number(b"x") + _number(b"y") + _number(b"w") + _number(b"h") + b"</bndbox>" + _WS
-                + b"(?:" + _element(b"pose") + b")?(?:" + _element(b"truncated") + b")?(?:" + _element(b"difficult")
-                + b")?" + _number(b"occlusion") + b"</object>" + _WS)
+_DECLARATION = rb"(?:<\?xml version=\"1\.0\"(?: encoding=\"(?i:utf-8|us-ascii|iso-8859-1)\")?\?>)?"
+_HEAD = (
+    _DECLARATION
+    + _WS
+    + b"<annotation>"
+    + _WS
+    + b"(?:"
+    + _element(b"folder")
+    + b")?(?:"
+    + _element(b"filename")
+    + b")?(?:<source>"
+    + _WS
+    + b"(?:"
+    + b"|".join(_element(n) for n in (b"database", b"annotation", b"image", b"url"))
+    + b")*</source>"
+    + _WS
+    + b")?"
+    + b"<size>"
+    + _WS
+    + _element(b"width", _WS + rb"[1-9][0-9]{0,8}" + _WS)
+    + _element(b"height", _WS + rb"[1-9][0-9]{0,8}" + _WS)
+    + b"(?:"
+    + _element(b"depth")
+    + b")?</size>"
+    + _WS
+    + b"(?:"
+    + _element(b"segmented")
+    + b")?"
+)
+_OBJECT_BODY = (
+    b"<object>"
+    + _WS
+    + _element(b"name", _WS + b"(" + _LABEL + b")" + _WS)
+    + b"<bndbox>"
+    + _WS
+    + _number(b"x")
+    + _number(b"y")
+    + _number(b"w")
+    + _number(b"h")
+    + b"</bndbox>"
+    + _WS
+    + b"(?:"
+    + _element(b"pose")
+    + b")?(?:"
+    + _element(b"truncated")
+    + b")?(?:"
+    + _element(b"difficult")
+    + b")?"
+    + _number(b"occlusion")
+    + b"</object>"
+    + _WS
+)
 # One file of the usual layout, whole (groups left out: only whether it fits).
 _FILE = re.compile(_HEAD + b"(?:" + re.sub(rb"\((?!\?)", b"(?:", _OBJECT_BODY) + b")*+</annotation>" + _WS)
 # The bytes a file of the usual layout is made of: printable ASCII but '&', tab, CR and LF (and the
@@ -70,8 +111,19 @@ _SPACE = b" \t\r\n"
 # object). Any text without '<', '&' or NUL in its place keeps them fitting.
 _TEMPLATES: dict[tuple[bytes, bytes], tuple[int, int]] = {}  # -> the image size they give
 _MAX_TEMPLATES = 16
-_SIZE = re.compile(rb"<size>" + _WS + b"<width>" + _WS + rb"([1-9][0-9]{0,8})" + _WS + b"</width>" + _WS
-                   + b"<height>" + _WS + rb"([1-9][0-9]{0,8})")
+_SIZE = re.compile(
+    rb"<size>"
+    + _WS
+    + b"<width>"
+    + _WS
+    + rb"([1-9][0-9]{0,8})"
+    + _WS
+    + b"</width>"
+    + _WS
+    + b"<height>"
+    + _WS
+    + rb"([1-9][0-9]{0,8})"
+)
 _OBJECT_FIELDS = ("x", "y", "w", "h", "occlusion")
 PROBLEMS = frozenset({"malformed file", "zero-size box", "negative-size box", "unknown label"})
 
@@ -81,23 +133,27 @@ def reads_as_xml(text: str) -> bool | None:
     return "<annotation" in text if text.strip() else None
 
 
-def parse_xml_files(frames: list[tuple[int, str, str]], contents: dict[str, bytes], display, problems: Problems,
-                    options: ParseOptions) -> tuple[FrameColumns, ObjectColumns]:
+def parse_xml_files(
+    frames: list[tuple[int, str, str]], contents: dict[str, bytes], display, problems: Problems, options: ParseOptions
+) -> tuple[FrameColumns, ObjectColumns]:
     """The frames kept and their objects, of frames with one XML file each, given as (image id, frame
     name, path)."""
     image_ids = [image_id for image_id, _, _ in frames]
     rels = [rel for _, _, rel in frames]
-    widths, heights, objects = _read_files([contents[rel] for rel in rels], image_ids, lambda k: display(rels[k]),
-                                           problems, options.image_size)
+    widths, heights, objects = _read_files(
+        [contents[rel] for rel in rels], image_ids, lambda k: display(rels[k]), problems, options.image_size
+    )
     if None in widths:  # files left out
         kept = [width is not None for width in widths]
         frames, widths, heights = (list(compress(column, kept)) for column in (frames, widths, heights))
-    return FrameColumns([image_id for image_id, _, _ in frames], [name for _, name, _ in frames], widths,
-                        heights), objects
+    return FrameColumns(
+        [image_id for image_id, _, _ in frames], [name for _, name, _ in frames], widths, heights
+    ), objects
 
 
-def _read_files(contents: list[bytes], ids: list[int], path_of, problems: Problems,
-                default_size: tuple[int, int]) -> tuple[list, list, ObjectColumns]:
+def _read_files(
+    contents: list[bytes], ids: list[int], path_of, problems: Problems, default_size: tuple[int, int]
+) -> tuple[list, list, ObjectColumns]:
     """The width and the height of each file (None for a file left out), and the objects of all
     files, ordered by image id; problems are reported in file order. ``path_of(k)`` names file k."""
     n = len(contents)
@@ -190,8 +246,15 @@ def _heads(contents: list[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             # The head, its file name's text up to the first '<' (which must close it), the rest of the
             # head and all the blank space after it.
             brackets = list(map(bytes.find, chosen, repeat(b"<"), repeat(len(before))))
-            fit = np.fromiter(map(and_, map(bytes.startswith, chosen, repeat(before)),
-                                  map(bytes.startswith, chosen, repeat(after + b"<"), brackets)), bool, len(todo))
+            fit = np.fromiter(
+                map(
+                    and_,
+                    map(bytes.startswith, chosen, repeat(before)),
+                    map(bytes.startswith, chosen, repeat(after + b"<"), brackets),
+                ),
+                bool,
+                len(todo),
+            )
             fit &= np.asarray(brackets) >= 0
             heads[todo[fit]] = np.asarray(brackets)[fit] + len(after)
             widths[todo[fit]], heights[todo[fit]] = width, height
@@ -213,14 +276,15 @@ def _head(data: bytes) -> tuple[int, tuple[int, int]]:
     size = tuple(map(int, _SIZE.search(data, 0, head).groups()))
     start, end = data.find(b"<filename>"), data.find(b"</filename>")
     if 0 <= start < end < head and len(_TEMPLATES) < _MAX_TEMPLATES:
-        before, after = data[:start + len(b"<filename>")], data[end:head]
+        before, after = data[: start + len(b"<filename>")], data[end:head]
         if _HEAD_RE.fullmatch(before + b"x" + after):
             _TEMPLATES.setdefault((before, after), size)
     return head, size
 
 
-def _object_columns(found: list[tuple[bytes, ...]], owner: np.ndarray, image_ids: list[int], path_of,
-                    problems_of) -> tuple[ObjectColumns, set[int]]:
+def _object_columns(
+    found: list[tuple[bytes, ...]], owner: np.ndarray, image_ids: list[int], path_of, problems_of
+) -> tuple[ObjectColumns, set[int]]:
     """Columns of the objects found, and the files (indices) holding a value that makes them unusable.
     A file's objects are looked at in order up to the first that makes it unusable, as the reference
     reader does."""
@@ -231,8 +295,9 @@ def _object_columns(found: list[tuple[bytes, ...]], owner: np.ndarray, image_ids
     x, y, w, h, occ = (list(map(int, column)) for column in columns)  # int() reads bytes; all are integers
     if set(labels) <= KNOWN_LABELS and set(occ) <= {0, 1, 2} and min(w) > 0 and min(h) > 0:
         n = len(labels)
-        return ObjectColumns(image_ids, labels, x, y, w, h, occ, visible=[None] * n, ign=[0] * n,
-                             paired=[None] * n), set()
+        return ObjectColumns(
+            image_ids, labels, x, y, w, h, occ, visible=[None] * n, ign=[0] * n, paired=[None] * n
+        ), set()
     rows, bad = [], set()
     for file, image_id, label, *values in zip(owner.tolist(), image_ids, labels, x, y, w, h, occ):
         if file in bad:
@@ -284,8 +349,9 @@ class _TreeWithoutDTD(ET.TreeBuilder):
         raise _RefusedDTD
 
 
-def parse_with_elementtree(data: bytes, path: str, problems: Problems,
-                           default_size: tuple[int, int]) -> tuple[list[AnnotatedObject], tuple[int, int]] | None:
+def parse_with_elementtree(
+    data: bytes, path: str, problems: Problems, default_size: tuple[int, int]
+) -> tuple[list[AnnotatedObject], tuple[int, int]] | None:
     """The reference reading of one file: its objects and image size as ElementTree reads them, or None
     (the problem reported) for a file that is left out. A DTD is refused: no entity is expanded."""
     parser = ET.XMLParser(target=_TreeWithoutDTD())
@@ -297,8 +363,12 @@ def parse_with_elementtree(data: bytes, path: str, problems: Problems,
         return None
     except _RefusedDTD:
         where = data.find(b"<!DOCTYPE")
-        problems.add("malformed file", "a document type declaration (<!DOCTYPE ...>), whose entities the reader "
-                     "refuses to expand", path, data[:where].count(b"\n") + 1 if where >= 0 else None)
+        problems.add(
+            "malformed file",
+            "a document type declaration (<!DOCTYPE ...>), whose entities the reader refuses to expand",
+            path,
+            data[:where].count(b"\n") + 1 if where >= 0 else None,
+        )
         return None
     if root.tag != "annotation":
         problems.add("malformed file", f"root element <{root.tag}>, expected <annotation>", path)

@@ -10,10 +10,18 @@ from kaist_kit.errors import quantity, where
 
 # Kinds that only describe the input's surroundings: they never change the output, so --strict
 # does not fail on them.
-NOTES = {"stray file", "no annotation file", "folder link", "broken link",
-         # The other benchmarks' rules, as their evaluations apply them (FLIR-aligned's dog boxes, CVC-14's
-         # frames annotated in one modality), and what a COCO file's reader read under another name.
-         "dropped label", "one modality only", "reader note", "unnamed frame"}
+NOTES = {
+    "stray file",
+    "no annotation file",
+    "folder link",
+    "broken link",
+    # The other benchmarks' rules, as their evaluations apply them (FLIR-aligned's dog boxes, CVC-14's
+    # frames annotated in one modality), and what a COCO file's reader read under another name.
+    "dropped label",
+    "one modality only",
+    "reader note",
+    "unnamed frame",
+}
 # Kinds found while the files of any format are located and chosen, before they are read.
 LOCATING = frozenset({"stray file", "no annotation file", "missing frame", "folder link", "broken link"})
 

@@ -112,11 +112,18 @@ def walk_folders(root: Path, rel_dir: str = "", links: Problems | None = None) -
                     special.append((entry.path, entry.is_symlink(), mode))
     if special:  # the first by name, whatever order the folder lists them in
         path, link, mode = min(special)
-        raise InputError(f"{'leads to' if link else 'is'} {file_kind(mode)}, not a regular file: the kit reads only "
-                         "regular files", path)
+        raise InputError(
+            f"{'leads to' if link else 'is'} {file_kind(mode)}, not a regular file: the kit reads only regular files",
+            path,
+        )
     for path, folder in sorted(odd) if links is not None else ():
-        links.add("folder link" if folder else "broken link", "a link to a folder, not followed" if folder
-                  else "a link that leads nowhere (to itself, or to nothing), skipped", path)
+        links.add(
+            "folder link" if folder else "broken link",
+            "a link to a folder, not followed"
+            if folder
+            else "a link that leads nowhere (to itself, or to nothing), skipped",
+            path,
+        )
     if names:
         yield rel_dir, sorted(names)
     for folder in sorted(folders):

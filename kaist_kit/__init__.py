@@ -9,11 +9,25 @@ __version__ = "0.1.0"
 
 from .exports import export_lazily  # noqa: E402
 
-export_lazily(__name__, {
-    "Detections": ".detections", "RESULT_FORMATS": ".detections", "ReadOptions": ".detections",
-    "ResultFormat": ".detections", "load_detections": ".detections",
-    "InputError": ".errors", "KitWarning": ".errors",
-    "Evaluation": ".evaluate", "Result": ".evaluate", "evaluate": ".evaluate", "evaluate_files": ".evaluate",
-    "GroundTruth": ".groundtruth", "load_ground_truth": ".groundtruth",
-    "LEADERBOARD": ".settings", "MATLAB": ".settings", "PROTOCOLS": ".settings", "SETTINGS": ".settings",
-})
+export_lazily(
+    __name__,
+    {
+        "Detections": ".detections",
+        "RESULT_FORMATS": ".detections",
+        "ReadOptions": ".detections",
+        "ResultFormat": ".detections",
+        "load_detections": ".detections",
+        "InputError": ".errors",
+        "KitWarning": ".errors",
+        "Evaluation": ".evaluate",
+        "Result": ".evaluate",
+        "evaluate": ".evaluate",
+        "evaluate_files": ".evaluate",
+        "GroundTruth": ".groundtruth",
+        "load_ground_truth": ".groundtruth",
+        "LEADERBOARD": ".settings",
+        "MATLAB": ".settings",
+        "PROTOCOLS": ".settings",
+        "SETTINGS": ".settings",
+    },
+)

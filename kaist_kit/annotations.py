@@ -77,8 +77,9 @@ class Annotations:
                 return self.class_index(self.benchmark.category(name_or_id).name)
             except KeyError:
                 pass
-        raise ValueError(f"no class {name_or_id!r} in the ground truth; it has "
-                         f"{', '.join(c.name for c in self.classes)}")
+        raise ValueError(
+            f"no class {name_or_id!r} in the ground truth; it has {', '.join(c.name for c in self.classes)}"
+        )
 
     def split_mask(self, split: str | Sequence | np.ndarray = "all") -> np.ndarray:
         """(I,) bool: 'all', a scene or period of the images ('day', 'night', 'overcast', ...), a list of
@@ -93,9 +94,11 @@ class Annotations:
             mask = np.array([scene == split for scene in self.image_scenes], bool)
             if not mask.any():
                 known = sorted({s for s in self.image_scenes if s})
-                raise InputError(f"no image of the ground truth is in the split {split!r}"
-                                 + (f"; its splits are all, {', '.join(known)}" if known else "; it names none"),
-                                 self.path)
+                raise InputError(
+                    f"no image of the ground truth is in the split {split!r}"
+                    + (f"; its splits are all, {', '.join(known)}" if known else "; it names none"),
+                    self.path,
+                )
             return mask
         by_name = {name: k for k, name in enumerate(self.image_names) if name}
         mask = np.zeros(self.n_images, bool)
@@ -112,12 +115,25 @@ class Annotations:
         new_index = np.full(self.n_images, -1, np.int64)
         new_index[keep] = np.arange(len(keep))
         boxes = np.flatnonzero(images[self.ann_image])
-        return Annotations([self.image_ids[k] for k in keep], [self.image_names[k] for k in keep],
-                           self.image_sizes[keep], [self.image_scenes[k] for k in keep], list(self.classes),
-                           new_index[self.ann_image[boxes]], self.ann_class[boxes], self.ann_ids[boxes],
-                           self.boxes[boxes], self.areas[boxes], self.iscrowd[boxes], self.ignore[boxes],
-                           [self.labels[k] for k in boxes], self.benchmark, self.path, list(self.notes),
-                           self.box_origin)
+        return Annotations(
+            [self.image_ids[k] for k in keep],
+            [self.image_names[k] for k in keep],
+            self.image_sizes[keep],
+            [self.image_scenes[k] for k in keep],
+            list(self.classes),
+            new_index[self.ann_image[boxes]],
+            self.ann_class[boxes],
+            self.ann_ids[boxes],
+            self.boxes[boxes],
+            self.areas[boxes],
+            self.iscrowd[boxes],
+            self.ignore[boxes],
+            [self.labels[k] for k in boxes],
+            self.benchmark,
+            self.path,
+            list(self.notes),
+            self.box_origin,
+        )
 
     def counts(self) -> dict[str, int]:
         """Boxes per class name."""
@@ -132,6 +148,7 @@ class Annotations:
 # ------------------------------------------------------------------------------------------------
 # COCO ground truth
 
+
 def load_annotations(path: str | os.PathLike, benchmark: Benchmark | str | None = None) -> Annotations:
     """A COCO ground-truth file (see `annotations_from_coco`)."""
     raw = read_bytes(path)
@@ -139,8 +156,12 @@ def load_annotations(path: str | os.PathLike, benchmark: Benchmark | str | None 
     return annotations_from_coco(parse_json(text, path), benchmark, path, text)
 
 
-def annotations_from_coco(data: object, benchmark: Benchmark | str | None = None,
-                          path: str | os.PathLike | None = None, text: str | None = None) -> Annotations:
+def annotations_from_coco(
+    data: object,
+    benchmark: Benchmark | str | None = None,
+    path: str | os.PathLike | None = None,
+    text: str | None = None,
+) -> Annotations:
     """Parsed COCO ground truth, every field it uses checked.
 
     Image ids may be integers or strings (not both); each image may carry a ``scene`` (the
@@ -198,8 +219,9 @@ def annotations_from_coco(data: object, benchmark: Benchmark | str | None = None
         if not isinstance(ann, dict):
             raise fail("annotation is not an object", "annotations", k)
         if ann.get("image_id") not in index_of_id or not _is_id(ann.get("image_id")):
-            raise fail(f"annotation for image_id {ann.get('image_id')!r}, which is not among the images",
-                       "annotations", k)
+            raise fail(
+                f"annotation for image_id {ann.get('image_id')!r}, which is not among the images", "annotations", k
+            )
         category = ann.get("category_id")
         if not _is_int(category):
             raise fail(f"annotation with category_id {category!r}, not an integer", "annotations", k)
@@ -232,18 +254,37 @@ def annotations_from_coco(data: object, benchmark: Benchmark | str | None = None
         boxes[k], areas[k], crowd[k], ignore[k] = (x, y, w, h), float(area), bool(flags[0]), bool(flags[1])
         labels.append(str(ann.get("label") or classes[class_of_id[category]].name))
     if unlisted:
-        notes.append(f"{quantity(unlisted, 'box', 'boxes')} of classes not in 'categories' left out, as COCO's "
-                     "evaluator leaves them out")
+        notes.append(
+            f"{quantity(unlisted, 'box', 'boxes')} of classes not in 'categories' left out, as COCO's "
+            "evaluator leaves them out"
+        )
     if computed_area:
         notes.append(f"{quantity(computed_area, 'box', 'boxes')} without an 'area': width x height taken")
     if assigned_id:
         notes.append(f"{quantity(assigned_id, 'box', 'boxes')} without an 'id': numbered by position")
     if crowd[keep].any() and bench is not None and bench.name != "kaist":
-        notes.append(f"{quantity(int(crowd[keep].sum()), 'crowd box', 'crowd boxes')} (iscrowd 1): matched as "
-                     "COCO matches crowd regions")
-    return Annotations(ids, names, np.array(sizes, np.float64).reshape(-1, 2), scenes, classes, ann_image[keep],
-                       ann_class[keep], ann_ids[keep], boxes[keep], areas[keep], crowd[keep], ignore[keep], labels,
-                       bench, None if path is None else str(path), notes)
+        notes.append(
+            f"{quantity(int(crowd[keep].sum()), 'crowd box', 'crowd boxes')} (iscrowd 1): matched as "
+            "COCO matches crowd regions"
+        )
+    return Annotations(
+        ids,
+        names,
+        np.array(sizes, np.float64).reshape(-1, 2),
+        scenes,
+        classes,
+        ann_image[keep],
+        ann_class[keep],
+        ann_ids[keep],
+        boxes[keep],
+        areas[keep],
+        crowd[keep],
+        ignore[keep],
+        labels,
+        bench,
+        None if path is None else str(path),
+        notes,
+    )
 
 
 def _classes(categories: list, bench: Benchmark | None, fail, notes: list[str]) -> list[ClassInfo]:
@@ -300,10 +341,18 @@ def annotations_to_coco(annotations: Annotations) -> dict:
     anns = []
     for k in range(len(annotations.ann_ids)):
         x, y, w, h = (_plain(v) for v in annotations.boxes[k])
-        anns.append({"id": int(annotations.ann_ids[k]), "image_id": annotations.image_ids[annotations.ann_image[k]],
-                     "category_id": annotations.classes[annotations.ann_class[k]].id, "bbox": [x, y, w, h],
-                     "area": _plain(annotations.areas[k]), "iscrowd": int(annotations.iscrowd[k]),
-                     "ignore": int(annotations.ignore[k]), "label": annotations.labels[k]})
+        anns.append(
+            {
+                "id": int(annotations.ann_ids[k]),
+                "image_id": annotations.image_ids[annotations.ann_image[k]],
+                "category_id": annotations.classes[annotations.ann_class[k]].id,
+                "bbox": [x, y, w, h],
+                "area": _plain(annotations.areas[k]),
+                "iscrowd": int(annotations.iscrowd[k]),
+                "ignore": int(annotations.ignore[k]),
+                "label": annotations.labels[k],
+            }
+        )
     categories = [{"id": c.id, "name": c.name} for c in annotations.classes]
     return {"images": images, "annotations": anns, "categories": categories}
 
@@ -311,14 +360,17 @@ def annotations_to_coco(annotations: Annotations) -> dict:
 # ------------------------------------------------------------------------------------------------
 # Detections
 
-def load_box_detections(path: str | os.PathLike, annotations: Annotations,
-                        options: ReadOptions | None = None) -> BoxDetections:
+
+def load_box_detections(
+    path: str | os.PathLike, annotations: Annotations, options: ReadOptions | None = None
+) -> BoxDetections:
     """A result file of any class on ``annotations``' images (`kaist_kit.detections.load_box_detections`)."""
     return read_box_detections(path, annotations, options)
 
 
-def box_detections_from_coco(records: object, annotations: Annotations, path: str | os.PathLike | None = None,
-                             text: str | None = None) -> BoxDetections:
+def box_detections_from_coco(
+    records: object, annotations: Annotations, path: str | os.PathLike | None = None, text: str | None = None
+) -> BoxDetections:
     """COCO results ``[{image_id, category_id, bbox: [x, y, w, h], score}]`` as `json.loads` gives them
     (`kaist_kit.detections.box_detections_from_records`): the image id must be one of the ground
     truth's, written as it writes it (COCO's evaluator stops on any other); a class the ground truth
@@ -326,15 +378,21 @@ def box_detections_from_coco(records: object, annotations: Annotations, path: st
     if not isinstance(records, list):
         raise InputError("not a COCO result file: expected a list of detections", path)
     where = "" if path is None else str(path)
-    return box_detections_from_records(records, annotations, where,
-                                       lambda k: json_line(text, k) if text is not None else None)
+    return box_detections_from_records(
+        records, annotations, where, lambda k: json_line(text, k) if text is not None else None
+    )
 
 
 # ------------------------------------------------------------------------------------------------
 # One class for the KAIST evaluator
 
-def as_ground_truth(annotations: Annotations, classes: Iterable[str | int] = ("person",),
-                    frame_size: tuple[int, int] | None = None, ignore_labels: Iterable[str] = ()):
+
+def as_ground_truth(
+    annotations: Annotations,
+    classes: Iterable[str | int] = ("person",),
+    frame_size: tuple[int, int] | None = None,
+    ignore_labels: Iterable[str] = (),
+):
     """A `kaist_kit.groundtruth.GroundTruth` of the boxes of ``classes`` (other classes' boxes left out),
     for the log-average miss rate: image ids are positions (0, 1, ...) in the images' order, periods
     'day' / 'night' where the images say, heights the boxes', occlusion none. A box is an ignore region
@@ -356,8 +414,11 @@ def as_ground_truth(annotations: Annotations, classes: Iterable[str | int] = ("p
     if np.isnan(sizes).any():
         raise InputError("some images have no size, which the border rule of the miss rate needs", annotations.path)
     ignored_labels = set(ignore_labels)
-    ignore = (annotations.ignore[keep] | annotations.iscrowd[keep]
-              | np.array([annotations.labels[k] in ignored_labels for k in keep], bool))
+    ignore = (
+        annotations.ignore[keep]
+        | annotations.iscrowd[keep]
+        | np.array([annotations.labels[k] in ignored_labels for k in keep], bool)
+    )
     periods = [scene if scene in ("day", "night") else "" for scene in annotations.image_scenes]
     return GroundTruth(
         image_ids=np.arange(annotations.n_images, dtype=np.int64),
@@ -381,14 +442,16 @@ def as_detections(detections: BoxDetections, annotations: Annotations, classes: 
 
     ids = {annotations.classes[annotations.class_index(name)].id for name in classes}
     keep = np.isin(detections.category, list(ids))
-    return Detections(detections.image[keep], detections.boxes[keep], detections.scores[keep], detections.source,
-                      "coco")
+    return Detections(
+        detections.image[keep], detections.boxes[keep], detections.scores[keep], detections.source, "coco"
+    )
 
 
 # ------------------------------------------------------------------------------------------------
 
+
 def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and -(2 ** 63) <= value < 2 ** 63
+    return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
 
 
 def _is_id(value: object) -> bool:
@@ -405,4 +468,4 @@ def _size(value: object) -> float:
 
 def _plain(value: float) -> int | float:
     value = float(value)
-    return int(value) if value.is_integer() and abs(value) < 2 ** 53 else value
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value

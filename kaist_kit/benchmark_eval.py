@@ -68,8 +68,13 @@ class ClassRow:
         return self.values[metric]
 
     def to_dict(self) -> dict:
-        out = {"method": self.method, "benchmark": self.benchmark, "protocol": self.protocol, "split": self.split,
-               "category": self.category}
+        out = {
+            "method": self.method,
+            "benchmark": self.benchmark,
+            "protocol": self.protocol,
+            "split": self.split,
+            "category": self.category,
+        }
         if self.setting:
             out.update(setting=self.setting, iou=self.iou)
         out.update({name: None if math.isnan(value) else value for name, value in self.values.items()})
@@ -128,21 +133,48 @@ class BenchmarkProtocol:
         return self.name
 
 
-def coco_rows(annotations: Annotations, detections: BoxDetections, images: np.ndarray, metrics: Sequence[str],
-              bench: Benchmark, split: str, method: str = "", options: ScoringOptions | None = None,
-              protocol: BenchmarkProtocol | None = None) -> list[ClassRow]:
+def coco_rows(
+    annotations: Annotations,
+    detections: BoxDetections,
+    images: np.ndarray,
+    metrics: Sequence[str],
+    bench: Benchmark,
+    split: str,
+    method: str = "",
+    options: ScoringOptions | None = None,
+    protocol: BenchmarkProtocol | None = None,
+) -> list[ClassRow]:
     name = (protocol or COCO_AP).name
     result = coco_evaluate(annotations, detections, images)
-    rows = [ClassRow(method, bench.name, name, split, klass, result.summaries(metrics, k), result.n_images,
-                     int(result.n_gt[k, 0])) for k, klass in enumerate(result.class_names)]
+    rows = [
+        ClassRow(
+            method,
+            bench.name,
+            name,
+            split,
+            klass,
+            result.summaries(metrics, k),
+            result.n_images,
+            int(result.n_gt[k, 0]),
+        )
+        for k, klass in enumerate(result.class_names)
+    ]
     if len(rows) > 1:
         rows.append(ClassRow(method, bench.name, name, split, MEAN, result.summaries(metrics), result.n_images, None))
     return rows
 
 
-def yolov5_rows(annotations: Annotations, detections: BoxDetections, images: np.ndarray, metrics: Sequence[str],
-                bench: Benchmark, split: str, method: str = "", options: ScoringOptions | Yolov5Protocol | None = None,
-                protocol: BenchmarkProtocol | None = None) -> list[ClassRow]:
+def yolov5_rows(
+    annotations: Annotations,
+    detections: BoxDetections,
+    images: np.ndarray,
+    metrics: Sequence[str],
+    bench: Benchmark,
+    split: str,
+    method: str = "",
+    options: ScoringOptions | Yolov5Protocol | None = None,
+    protocol: BenchmarkProtocol | None = None,
+) -> list[ClassRow]:
     name = (protocol or YOLOV5_AP).name
     settings = options.yolov5 if isinstance(options, ScoringOptions) else options or YOLOV5
     result = yolov5_evaluate(annotations, detections, images, settings)
@@ -151,18 +183,40 @@ def yolov5_rows(annotations: Annotations, detections: BoxDetections, images: np.
     for info in annotations.classes:
         k = scored.get(info.id)
         values = {m: result.summary(m, k) if k is not None else float("nan") for m in metrics}
-        rows.append(ClassRow(method, bench.name, name, split, info.name, values, result.n_images,
-                             int(result.n_labels[k]) if k is not None else 0))
+        rows.append(
+            ClassRow(
+                method,
+                bench.name,
+                name,
+                split,
+                info.name,
+                values,
+                result.n_images,
+                int(result.n_labels[k]) if k is not None else 0,
+            )
+        )
     if len(rows) > 1:
-        rows.append(ClassRow(method, bench.name, name, split, MEAN, {m: result.summary(m) for m in metrics},
-                             result.n_images, None))
+        rows.append(
+            ClassRow(
+                method, bench.name, name, split, MEAN, {m: result.summary(m) for m in metrics}, result.n_images, None
+            )
+        )
     return rows
 
 
-def lamr_rows(annotations: Annotations, detections: BoxDetections, images: np.ndarray, bench: Benchmark,
-              split: str, method: str = "", protocol: str | BenchmarkProtocol = "leaderboard",
-              settings: Sequence[str] | None = None, llvip_bounds: str = "frame", klass: str = "person",
-              options: ScoringOptions | None = None) -> list[ClassRow]:
+def lamr_rows(
+    annotations: Annotations,
+    detections: BoxDetections,
+    images: np.ndarray,
+    bench: Benchmark,
+    split: str,
+    method: str = "",
+    protocol: str | BenchmarkProtocol = "leaderboard",
+    settings: Sequence[str] | None = None,
+    llvip_bounds: str = "frame",
+    klass: str = "person",
+    options: ScoringOptions | None = None,
+) -> list[ClassRow]:
     """The log-average miss rate of one class (see the module's docstring for each benchmark's rules)."""
     from .evaluate import evaluate
 
@@ -176,15 +230,36 @@ def lamr_rows(annotations: Annotations, detections: BoxDetections, images: np.nd
     name = annotations.classes[annotations.class_index(klass)].name
     wanted = list(options.settings or bench.lamr_settings[:1] or ("reasonable",))
     rows = []
-    for result in evaluate(gt, dets, wanted, [("split", images)], [spec.kaist_protocol], method, options.ious,
-                           fppi_range=options.fppi_range):
+    for result in evaluate(
+        gt,
+        dets,
+        wanted,
+        [("split", images)],
+        [spec.kaist_protocol],
+        method,
+        options.ious,
+        fppi_range=options.fppi_range,
+    ):
         lamr = result.lamr
         if spec.numpy_mean and result.n_gt:
             lamr = float(np.exp(np.mean(np.log(np.maximum(np.array(result.miss_rates), 1e-10)))))
         recall = None if math.isnan(result.recall) else result.recall
         values = {"lamr": lamr if result.n_gt else float("nan")}
-        rows.append(ClassRow(method, bench.name, spec.name, split, name, values, result.n_images, result.n_gt,
-                             result.setting, result.iou, {"recall": recall}))
+        rows.append(
+            ClassRow(
+                method,
+                bench.name,
+                spec.name,
+                split,
+                name,
+                values,
+                result.n_images,
+                result.n_gt,
+                result.setting,
+                result.iou,
+                {"recall": recall},
+            )
+        )
     return rows
 
 
@@ -192,9 +267,14 @@ def _lamr_rows(annotations, detections, images, metrics, bench, split, method=""
     return lamr_rows(annotations, detections, images, bench, split, method, protocol, options=options)
 
 
-def miss_rate_inputs(annotations: Annotations, detections: BoxDetections, bench: Benchmark,
-                     llvip_bounds: str = "frame", klass: str = "person",
-                     protocol: str | BenchmarkProtocol = "leaderboard"):
+def miss_rate_inputs(
+    annotations: Annotations,
+    detections: BoxDetections,
+    bench: Benchmark,
+    llvip_bounds: str = "frame",
+    klass: str = "person",
+    protocol: str | BenchmarkProtocol = "leaderboard",
+):
     """The KAIST evaluator's ground truth and detections of one class, with the benchmark's frame and
     ignore rules (see the module's docstring)."""
     if llvip_bounds not in BOUNDS:
@@ -203,26 +283,42 @@ def miss_rate_inputs(annotations: Annotations, detections: BoxDetections, bench:
     frame = bench.image_size
     if llvip_bounds == "kaist":
         if not spec.fixed_bounds:
-            raise ValueError(f"the {spec.name} protocol's border is the benchmark's frame: llvip_bounds='kaist' "
-                             "applies to the KAIST scripts' miss rate (leaderboard, matlab)")
+            raise ValueError(
+                f"the {spec.name} protocol's border is the benchmark's frame: llvip_bounds='kaist' "
+                "applies to the KAIST scripts' miss rate (leaderboard, matlab)"
+            )
         frame = KAIST.image_size  # the scripts' fixed bounds [5, 5, 635, 507]
     gt = as_ground_truth(annotations, [klass], frame, bench.ignore_labels)
     return gt, as_detections(detections, annotations, [klass])
 
 
-COCO_AP = BenchmarkProtocol(
-    "coco", "COCO's AP and AR as pycocotools computes them", COCO_METRICS, coco_rows)
-YOLOV5_AP = BenchmarkProtocol(
-    "yolov5", "AP as YOLOv5's val.py computes it", YOLOV5_METRICS, yolov5_rows)
+COCO_AP = BenchmarkProtocol("coco", "COCO's AP and AR as pycocotools computes them", COCO_METRICS, coco_rows)
+YOLOV5_AP = BenchmarkProtocol("yolov5", "AP as YOLOv5's val.py computes it", YOLOV5_METRICS, yolov5_rows)
 LEADERBOARD_LAMR = BenchmarkProtocol(
-    "leaderboard", "the log-average miss rate as the KAIST leaderboard's evaluator computes it", ("lamr",),
-    _lamr_rows, kaist_protocol="leaderboard", fixed_bounds=True, needs_sorted=True)
+    "leaderboard",
+    "the log-average miss rate as the KAIST leaderboard's evaluator computes it",
+    ("lamr",),
+    _lamr_rows,
+    kaist_protocol="leaderboard",
+    fixed_bounds=True,
+    needs_sorted=True,
+)
 MATLAB_LAMR = BenchmarkProtocol(
-    "matlab", "the log-average miss rate as the KAIST MATLAB devkit computes it", ("lamr",), _lamr_rows,
-    kaist_protocol="matlab", fixed_bounds=True)
+    "matlab",
+    "the log-average miss rate as the KAIST MATLAB devkit computes it",
+    ("lamr",),
+    _lamr_rows,
+    kaist_protocol="matlab",
+    fixed_bounds=True,
+)
 MS_DETR_LAMR = BenchmarkProtocol(
-    "ms-detr", "the log-average miss rate as MS-DETR's evaluation of CVC-14 computes it", ("lamr",), _lamr_rows,
-    kaist_protocol="matlab", numpy_mean=True)
+    "ms-detr",
+    "the log-average miss rate as MS-DETR's evaluation of CVC-14 computes it",
+    ("lamr",),
+    _lamr_rows,
+    kaist_protocol="matlab",
+    numpy_mean=True,
+)
 BENCHMARK_PROTOCOLS = {p.name: p for p in (COCO_AP, YOLOV5_AP, LEADERBOARD_LAMR, MATLAB_LAMR, MS_DETR_LAMR)}
 # Kept for the first wave's callers: the metrics each protocol computes, by name.
 PROTOCOL_METRICS = {name: p.metrics for name, p in BENCHMARK_PROTOCOLS.items()}
@@ -245,11 +341,18 @@ def protocols_of(bench: Benchmark) -> tuple[BenchmarkProtocol, ...]:
     return tuple(benchmark_protocol(name) for name in bench.protocols)
 
 
-def evaluate_benchmark(annotations: Annotations, detections: BoxDetections, benchmark: Benchmark | str | None = None,
-                       protocols: Iterable[str | BenchmarkProtocol] | None = None, metrics: Iterable[str] | None = None,
-                       splits: Iterable[str | tuple[str, Sequence]] = ("all",), method: str = "",
-                       yolov5: Yolov5Protocol = YOLOV5, llvip_bounds: str = "frame",
-                       options: ScoringOptions | None = None) -> list[ClassRow]:
+def evaluate_benchmark(
+    annotations: Annotations,
+    detections: BoxDetections,
+    benchmark: Benchmark | str | None = None,
+    protocols: Iterable[str | BenchmarkProtocol] | None = None,
+    metrics: Iterable[str] | None = None,
+    splits: Iterable[str | tuple[str, Sequence]] = ("all",),
+    method: str = "",
+    yolov5: Yolov5Protocol = YOLOV5,
+    llvip_bounds: str = "frame",
+    options: ScoringOptions | None = None,
+) -> list[ClassRow]:
     """Rows for every protocol (default: the benchmark's), split and class; each protocol reports the
     asked ``metrics`` it computes (default: all of them: COCO's twelve, YOLOv5's three, the LAMR)."""
     bench = get_benchmark(benchmark or annotations.benchmark or KAIST)
@@ -269,6 +372,7 @@ def evaluate_benchmark(annotations: Annotations, detections: BoxDetections, benc
 
 # ------------------------------------------------------------------------------------------------
 # CVC-14: which origin the detections fit
+
 
 @dataclass(frozen=True)
 class OriginCheck:
@@ -291,9 +395,11 @@ class OriginCheck:
         return self.close_other >= MIN_HITS and self.close_other >= READING_RATIO * max(self.close, 1)
 
     def line(self) -> str:
-        return (f"CVC-14 boxes read with x, y as the {self.origin}: the {self.considered} highest-scored detections "
-                f"overlap {self.close} pedestrians closely (IoU >= 0.7), and {self.close_other} with x, y read as the "
-                f"{self.other}")
+        return (
+            f"CVC-14 boxes read with x, y as the {self.origin}: the {self.considered} highest-scored detections "
+            f"overlap {self.close} pedestrians closely (IoU >= 0.7), and {self.close_other} with x, y read as the "
+            f"{self.other}"
+        )
 
 
 def origin_check(annotations: Annotations, detections: BoxDetections) -> OriginCheck:

@@ -54,6 +54,7 @@ def read_benchmark(benchmark: Benchmark | str, root: str | os.PathLike, split: s
 # ------------------------------------------------------------------------------------------------
 # VOC datasets
 
+
 def read_flir_aligned(root: str | os.PathLike, split: str = "test", voc_boxes: str | None = None) -> Annotations:
     """FLIR-aligned: the frames of ``align/align_train.txt`` ('train') or ``align/align_validation.txt``
     ('test', the split every paper reports)."""
@@ -75,10 +76,14 @@ def read_llvip(root: str | os.PathLike, split: str = "test", voc_boxes: str | No
         raise ValueError(f"unknown LLVIP split {split!r}; choose train or test")
     pictures = root / "visible" / split
     if not pictures.is_dir():
-        raise InputError(f"no folder visible/{split} (LLVIP's layout: Annotations/, visible/{{train,test}}/, "
-                         "infrared/{train,test}/)", root)
-    frames = sorted({frame for path in pictures.iterdir() if path.is_file()
-                     if (frame := LLVIP.frame(path.stem)) is not None})
+        raise InputError(
+            f"no folder visible/{split} (LLVIP's layout: Annotations/, visible/{{train,test}}/, "
+            "infrared/{train,test}/)",
+            root,
+        )
+    frames = sorted(
+        {frame for path in pictures.iterdir() if path.is_file() if (frame := LLVIP.frame(path.stem)) is not None}
+    )
     if not frames:
         raise InputError(f"no LLVIP picture (NNNNNN.jpg) in visible/{split}", root)
     files = [root / "Annotations" / f"{frame}.xml" for frame in frames]
@@ -88,8 +93,9 @@ def read_llvip(root: str | os.PathLike, split: str = "test", voc_boxes: str | No
     return annotations
 
 
-def read_m3fd(root: str | os.PathLike, split: str | os.PathLike | None = None,
-              voc_boxes: str | None = None) -> Annotations:
+def read_m3fd(
+    root: str | os.PathLike, split: str | os.PathLike | None = None, voc_boxes: str | None = None
+) -> Annotations:
     """M3FD: every frame of ``Annotation/``, or those of a list file (one frame name per line; M3FD has no
     official split: the public conversion's lists give its train / val / test)."""
     root = _folder(root)
@@ -97,22 +103,32 @@ def read_m3fd(root: str | os.PathLike, split: str | os.PathLike | None = None,
     if not folder.is_dir():
         raise InputError("no folder Annotation/ (M3FD's layout: Annotation/, Vis/, Ir/)", root)
     if split in (None, "all"):
-        frames = sorted({frame for path in folder.iterdir() if path.suffix == ".xml"
-                         if (frame := M3FD.frame(path.stem)) is not None})
+        frames = sorted(
+            {
+                frame
+                for path in folder.iterdir()
+                if path.suffix == ".xml"
+                if (frame := M3FD.frame(path.stem)) is not None
+            }
+        )
         where = str(folder)
     else:
         if split in ("train", "val", "test"):
             split = root / "meta" / f"{split}.txt"
             if not split.is_file():
-                raise InputError(f"no list {split.name} in meta/: M3FD has no official split; pass the list of the "
-                                 "split's frames (the public conversion's meta/train.txt, val.txt, test.txt)", root)
+                raise InputError(
+                    f"no list {split.name} in meta/: M3FD has no official split; pass the list of the "
+                    "split's frames (the public conversion's meta/train.txt, val.txt, test.txt)",
+                    root,
+                )
         frames = frames_of_list(M3FD, read_text(split), split)
         where = str(split)
     return _read_voc_files(M3FD, frames, [folder / f"{frame}.xml" for frame in frames], voc_boxes, where)
 
 
-def _read_voc_files(bench: Benchmark, frames: list[str], files: list[Path], voc_boxes: str | None,
-                    where: str) -> Annotations:
+def _read_voc_files(
+    bench: Benchmark, frames: list[str], files: list[Path], voc_boxes: str | None, where: str
+) -> Annotations:
     convention = voc_boxes or bench.voc_boxes
     if convention not in ("pascal", "as-written"):
         raise ValueError(f"unknown VOC box convention {convention!r}; use pascal or as-written")
@@ -136,10 +152,18 @@ def _read_voc_files(bench: Benchmark, frames: list[str], files: list[Path], voc_
     if unknown:
         name, path = next(iter(unknown.items()))
         raise InputError(f"label {name!r} is none of {bench.title}'s classes ({', '.join(bench.class_names)})", path)
-    notes = [f"{quantity(count, f'{label} box', f'{label} boxes')} dropped: {bench.dropped_labels[label]}"
-             for label, count in dropped.items()]
-    notes.append("VOC boxes read " + ("as 1-based inclusive pixels (x = xmin - 1, w = xmax - xmin + 1)"
-                                      if convention == "pascal" else "as written (x = xmin, w = xmax - xmin)"))
+    notes = [
+        f"{quantity(count, f'{label} box', f'{label} boxes')} dropped: {bench.dropped_labels[label]}"
+        for label, count in dropped.items()
+    ]
+    notes.append(
+        "VOC boxes read "
+        + (
+            "as 1-based inclusive pixels (x = xmin - 1, w = xmax - xmin + 1)"
+            if convention == "pascal"
+            else "as written (x = xmin, w = xmax - xmin)"
+        )
+    )
     return _annotations(bench, frames, sizes, [""] * len(frames), boxes, where, notes)
 
 
@@ -163,8 +187,11 @@ def llvip_release(annotations: Annotations, split: str) -> Release:
         return Release("unknown", f"{quantity(annotations.n_images, 'image')}, not the full {split} split's {images}")
     if n == boxes:
         return Release("2021", f"{n} boxes in the {images} {split} images, as the first release has")
-    return Release("2023", f"{n} boxes in the {images} {split} images where the 2021 release has {boxes}: the "
-                           "2023-02-21 revision, or a copy edited since")
+    return Release(
+        "2023",
+        f"{n} boxes in the {images} {split} images where the 2021 release has {boxes}: the "
+        "2023-02-21 revision, or a copy edited since",
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -225,8 +252,9 @@ def cvc14_lines(text: str, path: str | os.PathLike) -> list[tuple[int, list[floa
         if not parts:
             continue
         if len(parts) != CVC14_FIELDS:
-            raise InputError(f"{len(parts)} fields, expected {CVC14_FIELDS} (x y w h mandatory 0 0 0 0 track_id 0)",
-                             path, number)
+            raise InputError(
+                f"{len(parts)} fields, expected {CVC14_FIELDS} (x y w h mandatory 0 0 0 0 track_id 0)", path, number
+            )
         try:
             values = [float(p) for p in parts]
         except ValueError:
@@ -247,29 +275,57 @@ def switch_origin(annotations: Annotations) -> Annotations:
     shift = annotations.boxes[:, 2:] / 2 * (1 if origin == "centre" else -1)
     boxes = annotations.boxes.copy()
     boxes[:, :2] += shift
-    other = Annotations(list(annotations.image_ids), list(annotations.image_names), annotations.image_sizes.copy(),
-                        list(annotations.image_scenes), list(annotations.classes), annotations.ann_image,
-                        annotations.ann_class, annotations.ann_ids, boxes, annotations.areas,
-                        annotations.iscrowd, annotations.ignore, list(annotations.labels), annotations.benchmark,
-                        annotations.path, [n for n in annotations.notes if not n.startswith("x, y read as")],
-                        ORIGINS[1 - ORIGINS.index(origin)])
+    other = Annotations(
+        list(annotations.image_ids),
+        list(annotations.image_names),
+        annotations.image_sizes.copy(),
+        list(annotations.image_scenes),
+        list(annotations.classes),
+        annotations.ann_image,
+        annotations.ann_class,
+        annotations.ann_ids,
+        boxes,
+        annotations.areas,
+        annotations.iscrowd,
+        annotations.ignore,
+        list(annotations.labels),
+        annotations.benchmark,
+        annotations.path,
+        [n for n in annotations.notes if not n.startswith("x, y read as")],
+        ORIGINS[1 - ORIGINS.index(origin)],
+    )
     other.notes.insert(0, f"x, y read as the box's {other.box_origin}")
     return other
 
 
 # ------------------------------------------------------------------------------------------------
 
-def _annotations(bench: Benchmark, frames: list[str], sizes: list, scenes: list[str], boxes: list[_Box],
-                 where: str, notes: list[str]) -> Annotations:
+
+def _annotations(
+    bench: Benchmark, frames: list[str], sizes: list, scenes: list[str], boxes: list[_Box], where: str, notes: list[str]
+) -> Annotations:
     classes = [ClassInfo(c.id, c.name) for c in bench.categories]
     index = {c.name: k for k, c in enumerate(bench.categories)}
     class_of = [index[bench.category(b.label).name] if not b.ignore else index["person"] for b in boxes]
     array = np.array([b.box for b in boxes], np.float64).reshape(-1, 4)
     annotations = Annotations(
-        list(frames), list(frames), np.array(sizes, np.float64).reshape(-1, 2), list(scenes), classes,
-        np.array([b.image for b in boxes], np.int64), np.array(class_of, np.int64),
-        np.arange(1, len(boxes) + 1, dtype=np.int64), array, array[:, 2] * array[:, 3], np.zeros(len(boxes), bool),
-        np.array([b.ignore for b in boxes], bool), [b.label for b in boxes], bench, where, notes)
+        list(frames),
+        list(frames),
+        np.array(sizes, np.float64).reshape(-1, 2),
+        list(scenes),
+        classes,
+        np.array([b.image for b in boxes], np.int64),
+        np.array(class_of, np.int64),
+        np.arange(1, len(boxes) + 1, dtype=np.int64),
+        array,
+        array[:, 2] * array[:, 3],
+        np.zeros(len(boxes), bool),
+        np.array([b.ignore for b in boxes], bool),
+        [b.label for b in boxes],
+        bench,
+        where,
+        notes,
+    )
     return annotations
 
 

@@ -77,12 +77,25 @@ from .settings import DEFAULT_FPPI_RANGE
 from .tables import Table, markdown_sections, percent
 
 Echo = Callable[[str], None]
-METRIC_LABELS = {"lamr": "LAMR", "ap": "AP", "ap50": "AP50", "ap75": "AP75", "ap_small": "APs", "ap_medium": "APm",
-                 "ap_large": "APl", "ar1": "AR1", "ar10": "AR10", "ar100": "AR100", "ar_small": "ARs",
-                 "ar_medium": "ARm", "ar_large": "ARl"}
+METRIC_LABELS = {
+    "lamr": "LAMR",
+    "ap": "AP",
+    "ap50": "AP50",
+    "ap75": "AP75",
+    "ap_small": "APs",
+    "ap_medium": "APm",
+    "ap_large": "APl",
+    "ar1": "AR1",
+    "ar10": "AR10",
+    "ar100": "AR100",
+    "ar_small": "ARs",
+    "ar_medium": "ARm",
+    "ar_large": "ARl",
+}
 
 
 # --- the ground truth and its benchmark -----------------------------------------------------------
+
 
 @dataclass
 class BenchmarkTruth:
@@ -114,9 +127,15 @@ class BenchmarkTruth:
         return list(self.annotations.notes) if self.annotations is not None else []
 
 
-def open_truth(path: str | os.PathLike | None = None, benchmark: str | Benchmark | None = None, *,
-               split: str = "test", origin: str | None = None, echo: Echo | None = None,
-               progress: Progress | None = None) -> BenchmarkTruth:
+def open_truth(
+    path: str | os.PathLike | None = None,
+    benchmark: str | Benchmark | None = None,
+    *,
+    split: str = "test",
+    origin: str | None = None,
+    echo: Echo | None = None,
+    progress: Progress | None = None,
+) -> BenchmarkTruth:
     """The ground truth to score against and its benchmark.
 
     ``path`` a COCO ground truth (its benchmark recognised from its content when ``benchmark`` is not
@@ -129,8 +148,10 @@ def open_truth(path: str | os.PathLike | None = None, benchmark: str | Benchmark
         raise InputError(f"unknown box origin {origin!r}; use centre or corner")
     folder = path is not None and Path(path).is_dir()
     if origin is not None and not (folder and named is not None and named.annotation_format == "cvc-14"):
-        raise InputError("--origin applies to CVC-14's annotation files, read from the dataset's folder "
-                         "(--gt FOLDER --benchmark cvc-14)")
+        raise InputError(
+            "--origin applies to CVC-14's annotation files, read from the dataset's folder "
+            "(--gt FOLDER --benchmark cvc-14)"
+        )
     if path is None:
         bench = named or KAIST
         if bench is KAIST:
@@ -154,12 +175,18 @@ def open_truth(path: str | os.PathLike | None = None, benchmark: str | Benchmark
     found = _recognised(data, hashlib.md5(raw).hexdigest())
     if named is None:
         bench = found.benchmark if found else KAIST
-        why = f"recognised from the ground truth: {found.reason}" if found else \
-            "the default: the ground truth is not recognised as any benchmark's; --benchmark names another"
+        why = (
+            f"recognised from the ground truth: {found.reason}"
+            if found
+            else "the default: the ground truth is not recognised as any benchmark's; --benchmark names another"
+        )
     else:
         if found and found.benchmark is not named:  # scored by another benchmark's rules, no number would mean much
-            raise InputError(f"the ground truth is {found.benchmark.title}'s ({found.reason}), not {named.title}'s: "
-                             f"pass {named.title}'s ground truth, or --benchmark {found.benchmark.name}", path)
+            raise InputError(
+                f"the ground truth is {found.benchmark.title}'s ({found.reason}), not {named.title}'s: "
+                f"pass {named.title}'s ground truth, or --benchmark {found.benchmark.name}",
+                path,
+            )
         bench = named
         why = "as named" + (f", and recognised from the ground truth: {found.reason}" if found else "")
     if bench is KAIST:
@@ -170,10 +197,16 @@ def open_truth(path: str | os.PathLike | None = None, benchmark: str | Benchmark
 def _recognised(data: object, md5: str):
     if not isinstance(data, dict) or not isinstance(data.get("images"), list):
         return recognise([], md5=md5)  # a malformed file: its reader says what is wrong
-    names = [str(image.get("im_name") or image.get("file_name") or image.get("id")) for image in data["images"]
-             if isinstance(image, dict)]
-    categories = [c.get("name", "") for c in data.get("categories", []) or [] if isinstance(c, dict)] \
-        if isinstance(data.get("categories"), list) else []
+    names = [
+        str(image.get("im_name") or image.get("file_name") or image.get("id"))
+        for image in data["images"]
+        if isinstance(image, dict)
+    ]
+    categories = (
+        [c.get("name", "") for c in data.get("categories", []) or [] if isinstance(c, dict)]
+        if isinstance(data.get("categories"), list)
+        else []
+    )
     return recognise(names, categories, md5)
 
 
@@ -197,18 +230,23 @@ def _native_truth(root: Path, named: Benchmark | None, split: str, origin: str) 
     from .benchmark_readers import read_benchmark
 
     if named is None or named is KAIST:
-        raise InputError("a folder: name the benchmark whose layout it is (--benchmark flir-aligned, llvip, cvc-14 "
-                         "or m3fd); KAIST's annotation folders are converted with `kaist-kit convert`", root)
+        raise InputError(
+            "a folder: name the benchmark whose layout it is (--benchmark flir-aligned, llvip, cvc-14 "
+            "or m3fd); KAIST's annotation folders are converted with `kaist-kit convert`",
+            root,
+        )
     options = {"origin": origin} if named.annotation_format == "cvc-14" else {}
     try:
         annotations = read_benchmark(named, root, split, **options)
     except ValueError as exc:
         raise InputError(str(exc), root) from None
-    return BenchmarkTruth(named, f"as named; its {split} annotations read from the dataset's folder", annotations,
-                          path=root)
+    return BenchmarkTruth(
+        named, f"as named; its {split} annotations read from the dataset's folder", annotations, path=root
+    )
 
 
 # --- what is asked --------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class BenchmarkRequest:
@@ -221,9 +259,14 @@ class BenchmarkRequest:
     scoring: ScoringOptions = ScoringOptions()
 
 
-def benchmark_request(truth: BenchmarkTruth, protocols: Sequence[str] = (), metrics: Sequence[str] = (),
-                      splits: Sequence[str] = (), lists: Sequence[tuple[str, Sequence]] = (),
-                      scoring: ScoringOptions | None = None) -> BenchmarkRequest:
+def benchmark_request(
+    truth: BenchmarkTruth,
+    protocols: Sequence[str] = (),
+    metrics: Sequence[str] = (),
+    splits: Sequence[str] = (),
+    lists: Sequence[tuple[str, Sequence]] = (),
+    scoring: ScoringOptions | None = None,
+) -> BenchmarkRequest:
     """The request checked against the benchmark and its ground truth: protocols it can be scored by
     (its own; COCO's and YOLOv5's AP on any), metrics one of them computes, splits its images name
     (default: all, and day and night where its images have both). Anything else is an `InputError`
@@ -233,31 +276,42 @@ def benchmark_request(truth: BenchmarkTruth, protocols: Sequence[str] = (), metr
     for name in protocols or bench.protocols:
         spec = benchmark_protocol(name)
         if spec.miss_rate and name not in bench.protocols:
-            raise InputError(f"--protocol {name}: {bench.title} is scored by "
-                             f"{', '.join(bench.protocols)} (and COCO's or YOLOv5's AP: coco, yolov5)")
+            raise InputError(
+                f"--protocol {name}: {bench.title} is scored by "
+                f"{', '.join(bench.protocols)} (and COCO's or YOLOv5's AP: coco, yolov5)"
+            )
         specs.append(spec)
     specs = tuple(dict.fromkeys(specs))
     computed = {m for spec in specs for m in spec.metrics}
     if metrics:
         for name in metrics:
             if name not in computed:
-                raise InputError(f"--metric {name}: the protocols asked for ({', '.join(s.name for s in specs)}) "
-                                 f"compute {', '.join(sorted(computed))}")
+                raise InputError(
+                    f"--metric {name}: the protocols asked for ({', '.join(s.name for s in specs)}) "
+                    f"compute {', '.join(sorted(computed))}"
+                )
         wanted = tuple(dict.fromkeys(metrics))
     else:
         wanted = tuple(m for m in bench.metrics if m in computed) or None
     scoring = scoring or ScoringOptions()
     miss_rates = [spec for spec in specs if spec.miss_rate]
     if not miss_rates:
-        for option, given in (("--setting", scoring.settings), ("--iou", scoring.ious != (0.5,)),
-                              ("--fppi-range", scoring.fppi_range != DEFAULT_FPPI_RANGE),
-                              ("--llvip-bounds", scoring.llvip_bounds != "frame")):
+        for option, given in (
+            ("--setting", scoring.settings),
+            ("--iou", scoring.ious != (0.5,)),
+            ("--fppi-range", scoring.fppi_range != DEFAULT_FPPI_RANGE),
+            ("--llvip-bounds", scoring.llvip_bounds != "frame"),
+        ):
             if given:
-                raise InputError(f"{option} applies to the miss rate, which the protocols asked for "
-                                 f"({', '.join(s.name for s in specs)}) do not compute")
+                raise InputError(
+                    f"{option} applies to the miss rate, which the protocols asked for "
+                    f"({', '.join(s.name for s in specs)}) do not compute"
+                )
     elif scoring.llvip_bounds != "frame" and not any(spec.fixed_bounds for spec in miss_rates):
-        raise InputError(f"--llvip-bounds applies to the KAIST scripts' miss rate (leaderboard, matlab), not "
-                         f"{', '.join(spec.name for spec in miss_rates)}")
+        raise InputError(
+            f"--llvip-bounds applies to the KAIST scripts' miss rate (leaderboard, matlab), not "
+            f"{', '.join(spec.name for spec in miss_rates)}"
+        )
     scenes = set(annotations.image_scenes) if annotations is not None else set()
     chosen = list(splits) or (["all", "day", "night"] if {"day", "night"} <= scenes else ["all"])
     for name in chosen:
@@ -280,12 +334,14 @@ def select_images(path: str | os.PathLike, annotations: Annotations) -> list:
         elif (annotations.benchmark and annotations.benchmark.frame(item) in by_name) or item in by_name:
             chosen.append(by_name.get(item) or by_name[annotations.benchmark.frame(item)])
         else:
-            raise InputError(f"{item[:80]!r} is not an image of the ground truth ({annotations.describe()})", path,
-                             number)
+            raise InputError(
+                f"{item[:80]!r} is not an image of the ground truth ({annotations.describe()})", path, number
+            )
     return chosen
 
 
 # --- what is wrong with a result ------------------------------------------------------------------
+
 
 def ground_truth_findings(truth: BenchmarkTruth) -> list[Finding]:
     """What the ground truth's reader noted (dropped classes, names read as the benchmark's, crowd
@@ -322,11 +378,19 @@ def _blind(dets: BoxDetections, annotations: Annotations) -> _Blind:
     sizes[np.isnan(sizes)] = np.inf  # no border rule: the checks only overlap boxes
     class_ids = np.array([c.id for c in annotations.classes], np.int64)
     gt = GroundTruth(
-        image_ids=ids, image_names=[annotations.image_names[k] or str(annotations.image_ids[k]) for k in order],
-        image_periods=[""] * n, image_sizes=sizes, ann_image=rank[annotations.ann_image[boxes]],
-        ann_ids=annotations.ann_ids[boxes], boxes=annotations.boxes[boxes], heights=annotations.boxes[boxes, 3].copy(),
-        occlusion=np.zeros(len(boxes), np.int64), ignore=(annotations.iscrowd | annotations.ignore)[boxes],
-        labels=[annotations.labels[k] for k in boxes], path=annotations.path)
+        image_ids=ids,
+        image_names=[annotations.image_names[k] or str(annotations.image_ids[k]) for k in order],
+        image_periods=[""] * n,
+        image_sizes=sizes,
+        ann_image=rank[annotations.ann_image[boxes]],
+        ann_ids=annotations.ann_ids[boxes],
+        boxes=annotations.boxes[boxes],
+        heights=annotations.boxes[boxes, 3].copy(),
+        occlusion=np.zeros(len(boxes), np.int64),
+        ignore=(annotations.iscrowd | annotations.ignore)[boxes],
+        labels=[annotations.labels[k] for k in boxes],
+        path=annotations.path,
+    )
     blind = Detections(rank[dets.image], dets.boxes, dets.scores, dets.source, dets.format, dets.dropped, dets.facts)
     return _Blind(gt, blind, class_ids[annotations.ann_class[boxes]], dets.category, integer_ids)
 
@@ -334,12 +398,15 @@ def _blind(dets: BoxDetections, annotations: Annotations) -> _Blind:
 # What numbers written as text cost on these benchmarks: their scripts are not the KAIST leaderboard's
 # (pycocotools' loadRes multiplies the box's strings, its evaluate negates the score's; a category id
 # "1" is no category of the ground truth's).
-STRING_VALUES_COST = ("the kit reads them as numbers, but pycocotools crashes on a box or score written so and "
-                      "never scores a category written so")
+STRING_VALUES_COST = (
+    "the kit reads them as numbers, but pycocotools crashes on a box or score written so and "
+    "never scores a category written so"
+)
 
 
-def inspect_boxes(dets: BoxDetections, truth: BenchmarkTruth,
-                  protocols: Sequence[BenchmarkProtocol] = ()) -> list[Finding]:
+def inspect_boxes(
+    dets: BoxDetections, truth: BenchmarkTruth, protocols: Sequence[BenchmarkProtocol] = ()
+) -> list[Finding]:
     """Everything that is wrong with a result of any class before it is scored by these protocols,
     errors first (see the module's docstring)."""
     annotations = truth.annotations
@@ -347,8 +414,10 @@ def inspect_boxes(dets: BoxDetections, truth: BenchmarkTruth,
     found = []
     if len(dets) and (~blind.gt.ignore).any():
         found += _reading_findings(dets, blind, truth, protocols)
-    found += [replace(f, cost=STRING_VALUES_COST, fix="write numbers") if f.kind is STRING_VALUES else f
-              for f in _read_findings(blind.dets, blind.gt)]
+    found += [
+        replace(f, cost=STRING_VALUES_COST, fix="write numbers") if f.kind is STRING_VALUES else f
+        for f in _read_findings(blind.dets, blind.gt)
+    ]
     if len(dets) == 0 and not (dets.dropped and dets.dropped.total):
         found.append(Finding(EMPTY, "no detections", "every AP reads 0 and every miss rate 100.00"))
     known = np.isin(dets.category, [c.id for c in annotations.classes])
@@ -358,23 +427,32 @@ def inspect_boxes(dets: BoxDetections, truth: BenchmarkTruth,
         listed = ", ".join(f"{c.id} {c.name}" for c in annotations.classes)
         found.append(Finding(UNKNOWN_CATEGORIES, f"{shown} (the ground truth's: {listed})"))
     present = set(dets.category[known].tolist())
-    missing = [c for c in annotations.classes if c.id not in present
-               and np.any((annotations.ann_class == annotations.classes.index(c)) & ~annotations.iscrowd)]
+    missing = [
+        c
+        for c in annotations.classes
+        if c.id not in present
+        and np.any((annotations.ann_class == annotations.classes.index(c)) & ~annotations.iscrowd)
+    ]
     if len(dets) and missing:
         found.append(Finding(MISSING_CLASSES, "no detection of " + ", ".join(f"{c.name} ({c.id})" for c in missing)))
     if len(dets) and dets.format.uploadable and any(p.needs_sorted for p in protocols):
         unsorted = len(images_not_sorted(blind.dets))
         if unsorted:
             names = ", ".join(p.name for p in protocols if p.needs_sorted)
-            found.append(Finding(UNSORTED, f"detections of {quantity(unsorted, 'image')} are not sorted by "
-                                           "descending score",
-                                 f"the {names} protocol's evaluator scores such a file wrongly",
-                                 "the kit scores them sorted"))
+            found.append(
+                Finding(
+                    UNSORTED,
+                    f"detections of {quantity(unsorted, 'image')} are not sorted by descending score",
+                    f"the {names} protocol's evaluator scores such a file wrongly",
+                    "the kit scores them sorted",
+                )
+            )
     return ordered([replace(f, source=dets.source) for f in found])
 
 
-def _reading_findings(dets: BoxDetections, blind: _Blind, truth: BenchmarkTruth,
-                      protocols: Sequence[BenchmarkProtocol]) -> list[Finding]:
+def _reading_findings(
+    dets: BoxDetections, blind: _Blind, truth: BenchmarkTruth, protocols: Sequence[BenchmarkProtocol]
+) -> list[Finding]:
     annotations = truth.annotations
     if annotations.box_origin:
         check = origin_check(annotations, dets)
@@ -386,19 +464,27 @@ def _reading_findings(dets: BoxDetections, blind: _Blind, truth: BenchmarkTruth,
             return [_better_reading(dets, truth, protocols, reading, measured)]
     if measured.at_chance or measured.almost_none:
         images = len(np.unique(dets.image))
-        found = (f"the {measured.considered} highest-scored detections overlap {measured.hits} boxes of their images"
-                 + (f", and {measured.chance:.0f} on average when each image's detections are moved to a randomly "
-                    "chosen image" if measured.at_chance else f" (IoU >= 0.5), fewer than {100 * ALMOST_NONE:g} %")
-                 + f"; they lie in {images} of the ground truth's {annotations.n_images} images "
-                   f"({annotations.describe()})")
+        found = (
+            f"the {measured.considered} highest-scored detections overlap {measured.hits} boxes of their images"
+            + (
+                f", and {measured.chance:.0f} on average when each image's detections are moved to a randomly "
+                "chosen image"
+                if measured.at_chance
+                else f" (IoU >= 0.5), fewer than {100 * ALMOST_NONE:g} %"
+            )
+            + f"; they lie in {images} of the ground truth's {annotations.n_images} images "
+            f"({annotations.describe()})"
+        )
         return [Finding(WRONG_GT, found, "every AP and miss rate says nothing about the detector")]
     shift = _category_shift(dets, blind)
     if shift:
         base = "from 0" if shift > 0 else "from 1"
         moved = dets.facts.category_offset + shift
-        found = (f"the category ids look counted {base}: with --category-offset {moved}, the "
-                 f"{len(_strongest(blind.dets, blind.gt))} highest-scored detections overlap boxes of their class "
-                 "far more often")
+        found = (
+            f"the category ids look counted {base}: with --category-offset {moved}, the "
+            f"{len(_strongest(blind.dets, blind.gt))} highest-scored detections overlap boxes of their class "
+            "far more often"
+        )
         return [Finding(CATEGORY_OFFSET, found, fix=f"rerun with --category-offset {moved}")]
     return []
 
@@ -419,8 +505,9 @@ def _category_shift(dets: BoxDetections, blind: _Blind) -> int:
     return best if hits(best) >= MIN_HITS and hits(best) >= READING_RATIO * max(as_read, 1) else 0
 
 
-def _better_reading(dets: BoxDetections, truth: BenchmarkTruth, protocols: Sequence[BenchmarkProtocol], reading,
-                    measured) -> Finding:
+def _better_reading(
+    dets: BoxDetections, truth: BenchmarkTruth, protocols: Sequence[BenchmarkProtocol], reading, measured
+) -> Finding:
     """The corners or id-offset finding, with what it costs the first protocol's headline number."""
     if reading == "corners":
         option = "without --corners" if dets.facts.corners else "with --corners"
@@ -432,8 +519,10 @@ def _better_reading(dets: BoxDetections, truth: BenchmarkTruth, protocols: Seque
         found = f"the image ids look written {dets.format.other_base(reading)}"
         option, kind = f"with --id-offset {offset}", ID_OFFSET
         other = _shifted(dets, truth.annotations, reading)
-    found += (f": {option}, the {measured.considered} highest-scored detections overlap {measured.others[reading]} "
-              f"boxes closely (IoU >= {CLOSE}) instead of {measured.close}")
+    found += (
+        f": {option}, the {measured.considered} highest-scored detections overlap {measured.others[reading]} "
+        f"boxes closely (IoU >= {CLOSE}) instead of {measured.close}"
+    )
     spec = (list(protocols) or [benchmark_protocol(truth.benchmark.protocols[0])])[0]
     metric = next((m for m in truth.benchmark.metrics if m in spec.metrics), spec.metrics[0])
     values = []
@@ -441,9 +530,11 @@ def _better_reading(dets: BoxDetections, truth: BenchmarkTruth, protocols: Seque
         rows = evaluate_benchmark(truth.annotations, which, truth.benchmark, [spec], [metric])
         row = next((r for r in rows if r.category == MEAN), rows[0])
         values.append(percent(row.value(metric)))
-    cost = (f"measured ({spec.name}, all, {METRIC_LABELS.get(metric, metric)} of "
-            f"{'the mean' if len(truth.annotations.classes) > 1 else truth.annotations.classes[0].name}): "
-            f"{values[0]} as written, {values[1]} {option}")
+    cost = (
+        f"measured ({spec.name}, all, {METRIC_LABELS.get(metric, metric)} of "
+        f"{'the mean' if len(truth.annotations.classes) > 1 else truth.annotations.classes[0].name}): "
+        f"{values[0]} as written, {values[1]} {option}"
+    )
     return Finding(kind, found, cost, f"rerun {option}")
 
 
@@ -460,22 +551,36 @@ def _shifted(dets: BoxDetections, annotations: Annotations, shift: int) -> BoxDe
         inside = (moved >= 0) & (moved < annotations.n_images)
         image = np.where(inside, np.array(order, np.int64)[np.clip(moved, 0, annotations.n_images - 1)], -1)
     keep = image >= 0
-    return replace(dets, image=image[keep], category=dets.category[keep], boxes=dets.boxes[keep],
-                   scores=dets.scores[keep])
+    return replace(
+        dets, image=image[keep], category=dets.category[keep], boxes=dets.boxes[keep], scores=dets.scores[keep]
+    )
 
 
 def score_findings(rows: Sequence[ClassRow], source: str = "") -> list[Finding]:
     """Miss rates that cannot mean anything: a split and setting in which no pedestrian counts."""
-    empty = [f"{r.setting} {r.split} ({r.protocol}: the ground truth has none there)" for r in rows
-             if r.setting and r.n_gt == 0]
+    empty = [
+        f"{r.setting} {r.split} ({r.protocol}: the ground truth has none there)"
+        for r in rows
+        if r.setting and r.n_gt == 0
+    ]
     if not empty:
         return []
-    return [Finding(NO_PEDESTRIANS, "no pedestrian counts in " + "; ".join(dict.fromkeys(empty)),
-                    "its miss rate is left empty", source=source)]
+    return [
+        Finding(
+            NO_PEDESTRIANS,
+            "no pedestrian counts in " + "; ".join(dict.fromkeys(empty)),
+            "its miss rate is left empty",
+            source=source,
+        )
+    ]
 
 
-def read_box_inspected(path: str | os.PathLike, truth: BenchmarkTruth, protocols: Sequence[BenchmarkProtocol] = (),
-                       options: ReadOptions | None = None) -> tuple[BoxDetections, list[Finding]]:
+def read_box_inspected(
+    path: str | os.PathLike,
+    truth: BenchmarkTruth,
+    protocols: Sequence[BenchmarkProtocol] = (),
+    options: ReadOptions | None = None,
+) -> tuple[BoxDetections, list[Finding]]:
     """Read a result of any class as ``options`` say and inspect it; an error finding stops the read
     unless ``options.as_is`` (see `kaist_kit.findings.refuse_errors`)."""
     options = options or ReadOptions()
@@ -484,6 +589,7 @@ def read_box_inspected(path: str | os.PathLike, truth: BenchmarkTruth, protocols
 
 
 # --- rows of several files, and their output ------------------------------------------------------
+
 
 @dataclass
 class BenchmarkReport:
@@ -500,8 +606,12 @@ class BenchmarkReport:
     light: bool = field(default=False, repr=False)
 
     def to_json(self) -> dict:
-        found = {"benchmark": self.benchmark.name, "ground_truth": self.ground_truth,
-                 "results": [r.to_dict() for r in self.rows], "findings": [f.to_dict() for f in self.findings]}
+        found = {
+            "benchmark": self.benchmark.name,
+            "ground_truth": self.ground_truth,
+            "results": [r.to_dict() for r in self.rows],
+            "findings": [f.to_dict() for f in self.findings],
+        }
         if self.errors:
             found["detections_by_type"] = self.errors
         return found
@@ -509,8 +619,13 @@ class BenchmarkReport:
     def to_csv(self) -> str:
         dicts = [r.to_dict() for r in self.rows]
         headers = list(dict.fromkeys(key for d in dicts for key in d))
-        cells = [["" if d.get(key) is None else repr(d[key]) if isinstance(d[key], float) else str(d[key])
-                  for key in headers] for d in dicts]
+        cells = [
+            [
+                "" if d.get(key) is None else repr(d[key]) if isinstance(d[key], float) else str(d[key])
+                for key in headers
+            ]
+            for d in dicts
+        ]
         return Table("", headers, cells).to_csv()
 
     def to_markdown(self) -> str:
@@ -536,18 +651,27 @@ class BenchmarkReport:
         spec = benchmark_protocol(first.protocol)
         lower = spec.miss_rate
         what = "Log-average miss rate" if lower else "Average precision"
-        return (f"{self.benchmark.title}: {what} (%, {'lower' if lower else 'higher'} is better), "
-                f"{first.protocol} protocol, {first.split}")
+        return (
+            f"{self.benchmark.title}: {what} (%, {'lower' if lower else 'higher'} is better), "
+            f"{first.protocol} protocol, {first.split}"
+        )
 
     def _by_class(self, rows: Sequence[ClassRow]) -> Table:
         metrics = list(dict.fromkeys(m for r in rows for m in r.values))
         settings = len({(r.setting, r.iou) for r in rows}) > 1
         labels = ["method", "class"] + (["setting"] if settings else [])
-        body = [[r.method, r.category] + ([_setting(r)] if settings else []) + [percent(r.value(m)) for m in metrics]
-                for r in rows]
+        body = [
+            [r.method, r.category] + ([_setting(r)] if settings else []) + [percent(r.value(m)) for m in metrics]
+            for r in rows
+        ]
         note = "" if settings or not rows[0].setting else f"setting: {_setting(rows[0])}"
-        return Table(self._title(rows), labels + [METRIC_LABELS.get(m, m) for m in metrics], body, note,
-                     label_columns=len(labels))
+        return Table(
+            self._title(rows),
+            labels + [METRIC_LABELS.get(m, m) for m in metrics],
+            body,
+            note,
+            label_columns=len(labels),
+        )
 
     def _by_method(self, rows: Sequence[ClassRow]) -> Table:
         methods = list(dict.fromkeys(r.method for r in rows))
@@ -555,9 +679,13 @@ class BenchmarkReport:
         cells = {(r.method, r.category, _setting(r), m): r.value(m) for r in rows for m in r.values}
         settings = len({k[1] for k in keys}) > 1
         labels = ["class"] + (["setting"] if settings else []) + ["metric"]
-        body = [[category] + ([setting] if settings else []) + [METRIC_LABELS.get(metric, metric)]
-                + [percent(cells.get((m, category, setting, metric), math.nan)) for m in methods]
-                for category, setting, metric in keys]
+        body = [
+            [category]
+            + ([setting] if settings else [])
+            + [METRIC_LABELS.get(metric, metric)]
+            + [percent(cells.get((m, category, setting, metric), math.nan)) for m in methods]
+            for category, setting, metric in keys
+        ]
         return Table(self._title(rows), labels + methods, body, label_columns=len(labels))
 
 
@@ -567,23 +695,41 @@ def _setting(row: ClassRow) -> str:
     return row.setting + (f" IoU {row.iou:g}" if row.iou not in (None, 0.5) else "")
 
 
-def evaluate_benchmark_files(paths: Sequence[str | os.PathLike], truth: BenchmarkTruth, request: BenchmarkRequest,
-                             names: Sequence[str] | None = None, options: ReadOptions | None = None) -> BenchmarkReport:
+def evaluate_benchmark_files(
+    paths: Sequence[str | os.PathLike],
+    truth: BenchmarkTruth,
+    request: BenchmarkRequest,
+    names: Sequence[str] | None = None,
+    options: ReadOptions | None = None,
+) -> BenchmarkReport:
     """Per-class rows of every file on a benchmark other than KAIST; every file is read and inspected
     before any is scored, so that an error finding stops the call before the work."""
     names = list(names) if names else unique_method_names(paths)
     read = [read_box_inspected(path, truth, request.protocols, options) for path in paths]
     rows, findings = [], ground_truth_findings(truth)
     for name, (dets, found) in zip(names, read):
-        scored = evaluate_benchmark(truth.annotations, dets, truth.benchmark, request.protocols, request.metrics,
-                                    request.splits, name, options=request.scoring)
+        scored = evaluate_benchmark(
+            truth.annotations,
+            dets,
+            truth.benchmark,
+            request.protocols,
+            request.metrics,
+            request.splits,
+            name,
+            options=request.scoring,
+        )
         rows += scored
         findings += found + score_findings(scored, dets.source)
     return BenchmarkReport(truth.benchmark, rows, ordered(findings), truth.describe())
 
 
-def compare_benchmark_files(paths: Sequence[str | os.PathLike], truth: BenchmarkTruth, request: BenchmarkRequest,
-                            names: Sequence[str] | None = None, options: ReadOptions | None = None) -> BenchmarkReport:
+def compare_benchmark_files(
+    paths: Sequence[str | os.PathLike],
+    truth: BenchmarkTruth,
+    request: BenchmarkRequest,
+    names: Sequence[str] | None = None,
+    options: ReadOptions | None = None,
+) -> BenchmarkReport:
     """Two or more methods side by side on a benchmark other than KAIST: a column per method, a row
     per class (and the mean) and metric, for each protocol and split."""
     if len(paths) < 2:
@@ -593,13 +739,20 @@ def compare_benchmark_files(paths: Sequence[str | os.PathLike], truth: Benchmark
         raise ValueError("give each result a name of its own")
     report = evaluate_benchmark_files(paths, truth, request, names, options)
     report.by_method, report.light = True, True
-    report.after = [f"{truth.benchmark.title}: per-class numbers side by side; bootstrap intervals and paired tests "
-                    "are computed for KAIST's miss rate (`kaist-kit compare` without --benchmark)"]
+    report.after = [
+        f"{truth.benchmark.title}: per-class numbers side by side; bootstrap intervals and paired tests "
+        "are computed for KAIST's miss rate (`kaist-kit compare` without --benchmark)"
+    ]
     return report
 
 
-def diagnose_benchmark_file(path: str | os.PathLike, truth: BenchmarkTruth, request: BenchmarkRequest,
-                            name: str | None = None, options: ReadOptions | None = None) -> BenchmarkReport:
+def diagnose_benchmark_file(
+    path: str | os.PathLike,
+    truth: BenchmarkTruth,
+    request: BenchmarkRequest,
+    name: str | None = None,
+    options: ReadOptions | None = None,
+) -> BenchmarkReport:
     """One method on a benchmark other than KAIST: per-class rows of every protocol the benchmark's
     papers use, in every split its ground truth names, and per class what the detections at IoU 0.5
     are (the highest-scored as many as the class has boxes): correct, on a box of another class, near
@@ -666,13 +819,17 @@ def error_table(counted: dict[str, dict[str, int]]) -> Table:
     """`error_counts` as a table: a row per class."""
     keys = [*ERROR_TYPES, "missed"]
     rows = [[name] + [str(c[k]) for k in keys] for name, c in counted.items()]
-    return Table("Each class's highest-scored detections (as many as its boxes) at IoU 0.5",
-                 ["class", "correct", "other", "loc", "dup", "bg", "missed"], rows,
-                 "other: on a box of another class; loc: IoU 0.1 to 0.5 with a box of its class; dup: on a box of "
-                 "its class already found; bg: on the background; missed: boxes not found")
+    return Table(
+        "Each class's highest-scored detections (as many as its boxes) at IoU 0.5",
+        ["class", "correct", "other", "loc", "dup", "bg", "missed"],
+        rows,
+        "other: on a box of another class; loc: IoU 0.1 to 0.5 with a box of its class; dup: on a box of "
+        "its class already found; bg: on the background; missed: boxes not found",
+    )
 
 
 # --- a result checked as it is (submit --check) ---------------------------------------------------
+
 
 @dataclass
 class BenchmarkCheck:
@@ -695,30 +852,45 @@ class BenchmarkCheck:
         made = [self.summary, f"ground truth: {self.ground_truth}"]
         made += [f"{f.level}: {f.line(with_source=False)}" for f in self.findings]
         if not self.ok:
-            made.append(f"{self.benchmark.title}: this file looks misread; its numbers would say nothing about the "
-                        "detector (the fix is above)")
+            made.append(
+                f"{self.benchmark.title}: this file looks misread; its numbers would say nothing about the "
+                "detector (the fix is above)"
+            )
             return made
         for protocol in dict.fromkeys(r.protocol for r in self.rows):
             rows = [r for r in self.rows if r.protocol == protocol]
             metrics = list(dict.fromkeys(m for r in rows for m in r.values))
-            made.append(f"self-evaluated ({protocol} protocol, all, %): "
-                        + ", ".join(f"{METRIC_LABELS.get(m, m)}" for m in metrics))
+            made.append(
+                f"self-evaluated ({protocol} protocol, all, %): "
+                + ", ".join(f"{METRIC_LABELS.get(m, m)}" for m in metrics)
+            )
             made += [f"  {r.category:<12}" + "".join(f"{percent(r.value(m)):>8}" for m in metrics) for r in rows]
         return made
 
 
-def check_benchmark_file(path: str | os.PathLike, truth: BenchmarkTruth, request: BenchmarkRequest,
-                         options: ReadOptions | None = None) -> BenchmarkCheck:
+def check_benchmark_file(
+    path: str | os.PathLike, truth: BenchmarkTruth, request: BenchmarkRequest, options: ReadOptions | None = None
+) -> BenchmarkCheck:
     """A result of any class checked as it is (no error finding stops it) and, when nothing says it
     is misread, scored on every image by the benchmark's protocols."""
     options = options or ReadOptions()
     dets = load_box_detections(path, truth.annotations, replace(options, as_is=False))
     findings = ordered(ground_truth_findings(truth) + inspect_boxes(dets, truth, request.protocols))
     categories = len(np.unique(dets.category))
-    summary = (f"{Path(str(path)).name}: {dets.format.title}, {quantity(len(dets), 'detection')} of "
-               f"{quantity(categories, 'category', 'categories')} on {quantity(len(np.unique(dets.image)), 'image')}")
+    summary = (
+        f"{Path(str(path)).name}: {dets.format.title}, {quantity(len(dets), 'detection')} of "
+        f"{quantity(categories, 'category', 'categories')} on {quantity(len(np.unique(dets.image)), 'image')}"
+    )
     check = BenchmarkCheck(truth.benchmark, dets.source, summary, truth.describe(), findings, [])
     if check.ok:
-        check.rows = evaluate_benchmark(truth.annotations, dets, truth.benchmark, request.protocols, request.metrics,
-                                        ("all",), method_name(path), options=request.scoring)
+        check.rows = evaluate_benchmark(
+            truth.annotations,
+            dets,
+            truth.benchmark,
+            request.protocols,
+            request.metrics,
+            ("all",),
+            method_name(path),
+            options=request.scoring,
+        )
     return check

@@ -69,8 +69,9 @@ class _Frame:
     objects: list[Obj]
 
 
-def generate_benchmark(benchmark: Benchmark | str, out, config: BenchmarkSynthConfig | None = None,
-                       progress=None) -> BenchmarkSynthSummary:
+def generate_benchmark(
+    benchmark: Benchmark | str, out, config: BenchmarkSynthConfig | None = None, progress=None
+) -> BenchmarkSynthSummary:
     """Write a synthetic set of ``benchmark`` under ``out`` (which must be empty or not exist)."""
     bench = get_benchmark(benchmark)
     if bench.name not in SYNTH_BENCHMARKS:
@@ -91,8 +92,9 @@ def generate_benchmark(benchmark: Benchmark | str, out, config: BenchmarkSynthCo
         for k, (split, period, name, frame_size) in enumerate(plan):
             rng = np.random.default_rng([config.seed, k])
             width, height = frame_size
-            visible, thermal, truth = render_frame(rng, name, period, width, height,
-                                                   extra=lambda *a: _extras(bench, *a))
+            visible, thermal, truth = render_frame(
+                rng, name, period, width, height, extra=lambda *a: _extras(bench, *a)
+            )
             objects = _clipped(truth.objects, width, height)
             frame = _Frame(split, period, name, frame_size, objects)
             frames.append(frame)
@@ -108,8 +110,10 @@ def generate_benchmark(benchmark: Benchmark | str, out, config: BenchmarkSynthCo
                 progress(k + 1, len(plan))
         boxes = _WRITERS[bench.name](staging, bench, frames)
         counts = {split: sum(f.split == split for f in frames) for split in ("train", "test")}
-        truth = {f.name: [(label, list(box), counts) for obj in f.objects for label, box, counts in _labels(bench, obj)]
-                 for f in frames}
+        truth = {
+            f.name: [(label, list(box), counts) for obj in f.objects for label, box, counts in _labels(bench, obj)]
+            for f in frames
+        }
         summary = BenchmarkSynthSummary(str(out), bench.name, asdict(config), counts, boxes, truth)
         _write(staging / "synth.json", json.dumps(asdict(summary), indent=1) + "\n")
     return summary
@@ -140,6 +144,7 @@ def _plan(bench: Benchmark, config: BenchmarkSynthConfig, size: tuple[int, int])
 # ------------------------------------------------------------------------------------------------
 # The other classes
 
+
 def _extras(bench: Benchmark, rng, visible, lwir, night, horizon) -> list[Obj]:
     """Vehicles (and lamps, the odd dog) for the benchmarks that label them; none for LLVIP and CVC-14."""
     if bench.name not in ("flir-aligned", "m3fd"):
@@ -158,8 +163,12 @@ def _extras(bench: Benchmark, rng, visible, lwir, night, horizon) -> list[Obj]:
         x = rng.uniform(-0.1 * w, width - 0.9 * w)
         _draw_vehicle(rng, visible, lwir, x, y, w, h, night)
         label = {"car": "car", "bus": "Bus", "truck": "Truck", "motorcycle": "Motorcycle"}[kind]
-        objects.append(Obj(label if bench.name == "m3fd" or kind == "car" else "car",
-                           (int(round(x)), int(round(y)), int(round(w)), int(round(h)))))
+        objects.append(
+            Obj(
+                label if bench.name == "m3fd" or kind == "car" else "car",
+                (int(round(x)), int(round(y)), int(round(w)), int(round(h))),
+            )
+        )
     if bench.name == "m3fd":
         for obj in objects:
             if obj.label == "car":
@@ -167,8 +176,13 @@ def _extras(bench: Benchmark, rng, visible, lwir, night, horizon) -> list[Obj]:
         for _ in range(int(rng.poisson(0.6))):
             h = rng.uniform(0.15, 0.35) * height
             x, y, w = rng.uniform(0, width - 12), rng.uniform(0, max(1.0, horizon - h * 0.5)), max(6.0, h * 0.08)
-            _paste(visible, x, y, np.full((int(h), int(w), 3), 70 if night else 110, np.float32),
-                   np.ones((int(h), int(w)), np.float32))
+            _paste(
+                visible,
+                x,
+                y,
+                np.full((int(h), int(w), 3), 70 if night else 110, np.float32),
+                np.ones((int(h), int(w)), np.float32),
+            )
             objects.append(Obj("Lamp", (int(round(x)), int(round(y)), int(w), int(h))))
     elif rng.random() < 0.2:  # a dog, which FLIR-aligned's readers drop
         w, h = rng.uniform(20, 40), rng.uniform(12, 22)
@@ -182,12 +196,12 @@ def _draw_vehicle(rng, visible, lwir, x, y, w, h, night):
     hh, ww = max(2, int(h)), max(2, int(w))
     body = rng.uniform(30, 80, 3) if night else rng.uniform(40, 220, 3)
     colour = np.broadcast_to(body.astype(np.float32), (hh, ww, 3)).copy()
-    colour[int(hh * 0.15):int(hh * 0.45), int(ww * 0.15):int(ww * 0.85)] = 25 if night else 60  # windows
+    colour[int(hh * 0.15) : int(hh * 0.45), int(ww * 0.15) : int(ww * 0.85)] = 25 if night else 60  # windows
     if night:  # headlights
-        colour[int(hh * 0.6):int(hh * 0.75), :max(1, ww // 8)] = (255, 240, 200)
+        colour[int(hh * 0.6) : int(hh * 0.75), : max(1, ww // 8)] = (255, 240, 200)
     _paste(visible, x, y, colour, np.ones((hh, ww), np.float32))
     heat = np.full((hh, ww), rng.uniform(120, 160), np.float32)
-    heat[int(hh * 0.75):, :] += 40  # warm wheels and exhaust
+    heat[int(hh * 0.75) :, :] += 40  # warm wheels and exhaust
     _paste(lwir, x, y, heat, np.ones((hh, ww), np.float32))
 
 
@@ -208,6 +222,7 @@ def _clipped(objects: list[Obj], width: int, height: int) -> list[Obj]:
 # ------------------------------------------------------------------------------------------------
 # Annotation files
 
+
 def _labels(bench: Benchmark, obj: Obj) -> list[tuple[str, tuple[int, int, int, int], bool]]:
     """(label, box, mandatory) of an object in a benchmark's own terms."""
     x, y, w, h = obj.box
@@ -225,16 +240,36 @@ def _labels(bench: Benchmark, obj: Obj) -> list[tuple[str, tuple[int, int, int, 
 
 
 def _voc(filename: str, size: tuple[int, int], objects: list[tuple[str, tuple]], pascal: bool) -> str:
-    parts = ["<annotation>", "\t<folder>synthetic</folder>", f"\t<filename>{filename}</filename>",
-             "\t<source>", "\t\t<database>kaist-kit synthetic</database>", "\t</source>",
-             "\t<size>", f"\t\t<width>{size[0]}</width>", f"\t\t<height>{size[1]}</height>", "\t\t<depth>3</depth>",
-             "\t</size>", "\t<segmented>0</segmented>"]
+    parts = [
+        "<annotation>",
+        "\t<folder>synthetic</folder>",
+        f"\t<filename>{filename}</filename>",
+        "\t<source>",
+        "\t\t<database>kaist-kit synthetic</database>",
+        "\t</source>",
+        "\t<size>",
+        f"\t\t<width>{size[0]}</width>",
+        f"\t\t<height>{size[1]}</height>",
+        "\t\t<depth>3</depth>",
+        "\t</size>",
+        "\t<segmented>0</segmented>",
+    ]
     for label, (x, y, w, h) in objects:
         xmin, ymin = (x + 1, y + 1) if pascal else (x, y)
-        parts += ["\t<object>", f"\t\t<name>{label}</name>", "\t\t<pose>Unspecified</pose>",
-                  "\t\t<truncated>0</truncated>", "\t\t<difficult>0</difficult>", "\t\t<bndbox>",
-                  f"\t\t\t<xmin>{xmin}</xmin>", f"\t\t\t<ymin>{ymin}</ymin>", f"\t\t\t<xmax>{x + w}</xmax>",
-                  f"\t\t\t<ymax>{y + h}</ymax>", "\t\t</bndbox>", "\t</object>"]
+        parts += [
+            "\t<object>",
+            f"\t\t<name>{label}</name>",
+            "\t\t<pose>Unspecified</pose>",
+            "\t\t<truncated>0</truncated>",
+            "\t\t<difficult>0</difficult>",
+            "\t\t<bndbox>",
+            f"\t\t\t<xmin>{xmin}</xmin>",
+            f"\t\t\t<ymin>{ymin}</ymin>",
+            f"\t\t\t<xmax>{x + w}</xmax>",
+            f"\t\t\t<ymax>{y + h}</ymax>",
+            "\t\t</bndbox>",
+            "\t</object>",
+        ]
     parts.append("</annotation>")
     return "\n".join(parts) + "\n"
 
@@ -245,8 +280,10 @@ def _write_voc_set(root: Path, bench: Benchmark, frames: list[_Frame], filename)
         objects = [(label, box) for obj in frame.objects for label, box, _ in _labels(bench, obj)]
         for label, _ in objects:
             boxes[label] = boxes.get(label, 0) + 1
-        _write(root / bench.annotation_file(frame.name), _voc(filename(frame), frame.size, objects,
-                                                                bench.voc_boxes == "pascal"))
+        _write(
+            root / bench.annotation_file(frame.name),
+            _voc(filename(frame), frame.size, objects, bench.voc_boxes == "pascal"),
+        )
     return dict(sorted(boxes.items()))
 
 
@@ -282,8 +319,10 @@ def _write_cvc14(root: Path, bench: Benchmark, frames: list[_Frame]) -> dict[str
         for modality in ("Visible", "FIR"):
             _write(root / period / modality / folder / "Annotations" / f"{stem}.txt", text)
     # A test frame annotated in the visible modality only, which the test set leaves out.
-    _write(root / "Day" / "Visible" / "NewTest" / "Annotations" / "2014_05_04_10_00_00_999999.txt",
-           "320 240 40 80 1 0 0 0 0 1 0\n")
+    _write(
+        root / "Day" / "Visible" / "NewTest" / "Annotations" / "2014_05_04_10_00_00_999999.txt",
+        "320 240 40 80 1 0 0 0 0 1 0\n",
+    )
     return boxes
 
 

@@ -73,7 +73,7 @@ class Citation:
     bibtex_key: str
 
     def text(self) -> str:
-        return f"{self.authors}, \"{self.title}\", {self.venue}, {self.year}"
+        return f'{self.authors}, "{self.title}", {self.venue}, {self.year}'
 
 
 @dataclass(frozen=True)
@@ -136,15 +136,15 @@ class Benchmark:
         return template.format(frame=frame, split=self.split_folders.get(split, split), **self.frame_parts(frame))
 
     def annotation_file(self, frame: str, split: str = "") -> str:
-        return self.annotation_path.format(frame=frame, split=self.split_folders.get(split, split),
-                                           **self.frame_parts(frame))
+        return self.annotation_path.format(
+            frame=frame, split=self.split_folders.get(split, split), **self.frame_parts(frame)
+        )
 
     def modality(self, name: str) -> Modality:
         for modality in self.modalities:
             if modality.name == name:
                 return modality
-        raise ValueError(f"{self.title} has no modality {name!r}; it has "
-                         f"{', '.join(m.name for m in self.modalities)}")
+        raise ValueError(f"{self.title} has no modality {name!r}; it has {', '.join(m.name for m in self.modalities)}")
 
     def category(self, name_or_id: str | int) -> Category:
         """The class of an id or a name (an alias included, any case)."""
@@ -203,11 +203,15 @@ _KAIST_SET_NUMBER = re.compile(r"set(\d\d)")
 KAIST = Benchmark(
     name="kaist",
     title="KAIST Multispectral Pedestrian",
-    frame_pattern=re.compile(rf"(?P<set>{KAIST_SET})[/_](?P<video>{KAIST_VIDEO})[/_](?:(?:visible|lwir)/)?"
-                             rf"(?P<image>{KAIST_IMAGE})"),
+    frame_pattern=re.compile(
+        rf"(?P<set>{KAIST_SET})[/_](?P<video>{KAIST_VIDEO})[/_](?:(?:visible|lwir)/)?"
+        rf"(?P<image>{KAIST_IMAGE})"
+    ),
     frame_format="{set}/{video}/{image}",
-    modalities=(Modality("visible", "images/{set}/{video}/visible/{image}.jpg", (640, 512)),
-                Modality("lwir", "images/{set}/{video}/lwir/{image}.jpg", (640, 512))),
+    modalities=(
+        Modality("visible", "images/{set}/{video}/visible/{image}.jpg", (640, 512)),
+        Modality("lwir", "images/{set}/{video}/lwir/{image}.jpg", (640, 512)),
+    ),
     # Every frame, visible and lwir, is 640 x 512 (the often quoted 640 x 480 is wrong).
     image_size=(640, 512),
     annotation_format="kaist",
@@ -222,24 +226,41 @@ KAIST = Benchmark(
     default_split="test",
     metrics=("lamr",),
     protocols=("leaderboard", "matlab"),
-    citation=Citation("S. Hwang, J. Park, N. Kim, Y. Choi, I. S. Kweon",
-                      "Multispectral pedestrian detection: benchmark dataset and baseline", "CVPR", 2015,
-                      "hwang2015multispectral"),
+    citation=Citation(
+        "S. Hwang, J. Park, N. Kim, Y. Choi, I. S. Kweon",
+        "Multispectral pedestrian detection: benchmark dataset and baseline",
+        "CVPR",
+        2015,
+        "hwang2015multispectral",
+    ),
     download="https://github.com/SoonminHwang/rgbt-ped-detection (data/README.md)",
     licence="CC BY-NC-SA 4.0",
     ignore_labels=frozenset({"people", "person?", "cyclist"}),
     labels=KAIST_LABELS + KAIST_PAIRED_LABELS,
     flat_pattern=re.compile(rf"(?P<set>{KAIST_SET})_(?P<video>{KAIST_VIDEO})_(?P<image>{KAIST_IMAGE})"),
-    lamr_settings=("reasonable", "reasonable-small", "reasonable-heavy", "all-pedestrians", "near", "medium",
-                   "far", "occ-none", "occ-partial", "occ-heavy"),
+    lamr_settings=(
+        "reasonable",
+        "reasonable-small",
+        "reasonable-heavy",
+        "all-pedestrians",
+        "near",
+        "medium",
+        "far",
+        "occ-none",
+        "occ-partial",
+        "occ-heavy",
+    ),
     ground_truth=PinnedFile(
         "test-all-20.leaderboard.json",
         "https://raw.githubusercontent.com/sejong-rcv/MLPD-Multi-Label-Pedestrian-Detection/"
         "a0ebdc62717f52b05b75407683d51cd43a119749/evaluation_script/KAIST_annotation.json",
-        1_595_993, "6cc457f0beeea4fff5392078354e0a51",
+        1_595_993,
+        "6cc457f0beeea4fff5392078354e0a51",
         "annotations of the KAIST Multispectral Pedestrian Detection Benchmark (Hwang et al., CVPR 2015), "
         "CC BY-NC-SA 4.0, https://creativecommons.org/licenses/by-nc-sa/4.0/",
-        env="KAIST_KIT_GT", url_env="KAIST_KIT_GT_URL"),
+        env="KAIST_KIT_GT",
+        url_env="KAIST_KIT_GT_URL",
+    ),
 )
 
 
@@ -272,8 +293,10 @@ FLIR_ALIGNED = Benchmark(
     title="FLIR-aligned",
     frame_pattern=re.compile(r"(?<![A-Za-z0-9])FLIR_(?P<number>\d{5})(?!\d)"),
     frame_format="FLIR_{number}",
-    modalities=(Modality("visible", "align/JPEGImages/FLIR_{number}_RGB.jpg", (640, 512)),
-                Modality("thermal", "align/JPEGImages/FLIR_{number}_PreviewData.jpeg", (640, 512))),
+    modalities=(
+        Modality("visible", "align/JPEGImages/FLIR_{number}_RGB.jpg", (640, 512)),
+        Modality("thermal", "align/JPEGImages/FLIR_{number}_PreviewData.jpeg", (640, 512)),
+    ),
     image_size=(640, 512),
     annotation_format="voc",
     annotation_path="align/Annotations/FLIR_{number}_PreviewData.xml",
@@ -288,11 +311,15 @@ FLIR_ALIGNED = Benchmark(
     default_split="test",
     metrics=("ap", "ap50", "ap75"),
     protocols=("coco",),
-    citation=Citation("H. Zhang, E. Fromont, S. Lefèvre, B. Avignon",
-                      "Multispectral fusion for object detection with cyclic fuse-and-refine blocks",
-                      "ICIP", 2020, "zhang2020multispectral"),
+    citation=Citation(
+        "H. Zhang, E. Fromont, S. Lefèvre, B. Avignon",
+        "Multispectral fusion for object detection with cyclic fuse-and-refine blocks",
+        "ICIP",
+        2020,
+        "zhang2020multispectral",
+    ),
     download="the FLIR ADAS v1 pictures (Teledyne FLIR, free for research) registered by Zhang et al.: "
-             "the 'FLIR-aligned' archive linked from their paper's page",
+    "the 'FLIR-aligned' archive linked from their paper's page",
     licence="Teledyne FLIR's terms (free for research use)",
     dropped_labels={"dog": "the few dog boxes, which no paper scores (the public conversion drops them too)"},
     voc_boxes="pascal",
@@ -301,10 +328,13 @@ FLIR_ALIGNED = Benchmark(
         "flir-aligned-test.coco.json",
         "https://raw.githubusercontent.com/ganlumomo/voc2coco/20239ca2581e87750a83bc7e9a088e1a1c4cb8de/"
         "outputs/rgb-test-flir.json",
-        1_450_612, "f194bddb8d6bad67650812465160064c",
+        1_450_612,
+        "f194bddb8d6bad67650812465160064c",
         "the FLIR-aligned test annotations as converted by ganlumomo/voc2coco (MIT); FLIR ADAS labels by "
         "Teledyne FLIR, free for research use",
-        env="KAIST_KIT_FLIR_ALIGNED_GT", url_env="KAIST_KIT_FLIR_ALIGNED_GT_URL"),
+        env="KAIST_KIT_FLIR_ALIGNED_GT",
+        url_env="KAIST_KIT_FLIR_ALIGNED_GT_URL",
+    ),
     notes=("Another public conversion of the same 1,013 frames counts 8,604 boxes: conversions differ.",),
 )
 
@@ -317,8 +347,10 @@ LLVIP = Benchmark(
     title="LLVIP",
     frame_pattern=re.compile(r"(?<![0-9])(?P<number>\d{6})(?![0-9])"),
     frame_format="{number}",
-    modalities=(Modality("visible", "visible/{split}/{number}.jpg", (1280, 1024)),
-                Modality("infrared", "infrared/{split}/{number}.jpg", (1280, 1024))),
+    modalities=(
+        Modality("visible", "visible/{split}/{number}.jpg", (1280, 1024)),
+        Modality("infrared", "infrared/{split}/{number}.jpg", (1280, 1024)),
+    ),
     image_size=(1280, 1024),
     annotation_format="voc",
     annotation_path="Annotations/{number}.xml",
@@ -330,16 +362,22 @@ LLVIP = Benchmark(
     default_split="test",
     metrics=("ap50", "ap75", "ap", "lamr"),
     protocols=("coco", "yolov5", "leaderboard"),
-    citation=Citation("X. Jia, C. Zhu, M. Li, W. Tang, W. Zhou",
-                      "LLVIP: a visible-infrared paired dataset for low-light vision", "ICCV workshops", 2021,
-                      "jia2021llvip"),
+    citation=Citation(
+        "X. Jia, C. Zhu, M. Li, W. Tang, W. Zhou",
+        "LLVIP: a visible-infrared paired dataset for low-light vision",
+        "ICCV workshops",
+        2021,
+        "jia2021llvip",
+    ),
     download="https://bupt-ai-cz.github.io/LLVIP/ (download_dataset.md of github.com/bupt-ai-cz/LLVIP)",
     licence="non-commercial research use, no redistribution (LLVIP's Term of Use and License)",
     lamr_settings=("reasonable", "all-pedestrians"),
     voc_boxes="as-written",
-    notes=("Two annotation releases exist: the first (2021, 41,579 boxes: 33,648 train, 7,931 test) and the "
-           "2023-02-21 revision (missing pedestrians added, imprecise boxes tightened on a small part of the "
-           "images); the box counts above are the first release's.",),
+    notes=(
+        "Two annotation releases exist: the first (2021, 41,579 boxes: 33,648 train, 7,931 test) and the "
+        "2023-02-21 revision (missing pedestrians added, imprecise boxes tightened on a small part of the "
+        "images); the box counts above are the first release's.",
+    ),
 )
 
 
@@ -349,11 +387,15 @@ LLVIP = Benchmark(
 CVC14 = Benchmark(
     name="cvc-14",
     title="CVC-14",
-    frame_pattern=re.compile(r"(?i:(?P<period>day|night))[/_](?:(?:Visible|FIR)/(?:Train|NewTest)/"
-                             r"(?:Annotations|FramesPos)/)?(?P<stem>\d{4}(?:_\d\d){5}_\d+)"),
+    frame_pattern=re.compile(
+        r"(?i:(?P<period>day|night))[/_](?:(?:Visible|FIR)/(?:Train|NewTest)/"
+        r"(?:Annotations|FramesPos)/)?(?P<stem>\d{4}(?:_\d\d){5}_\d+)"
+    ),
     frame_format="{period}/{stem}",
-    modalities=(Modality("visible", "{period}/Visible/{split}/FramesPos/{stem}.tif", (640, 471)),
-                Modality("fir", "{period}/FIR/{split}/FramesPos/{stem}.tif", None)),
+    modalities=(
+        Modality("visible", "{period}/Visible/{split}/FramesPos/{stem}.tif", (640, 471)),
+        Modality("fir", "{period}/FIR/{split}/FramesPos/{stem}.tif", None),
+    ),
     image_size=(640, 471),
     annotation_format="cvc-14",
     annotation_path="{period}/Visible/{split}/Annotations/{stem}.txt",
@@ -367,18 +409,24 @@ CVC14 = Benchmark(
     default_split="test",
     metrics=("lamr",),
     protocols=("ms-detr", "matlab"),  # MS-DETR's evaluation of CVC-14, and the devkit's own sum
-    citation=Citation("A. González, Z. Fang, Y. Socarras, J. Serrat, D. Vázquez, J. Xu, A. M. López",
-                      "Pedestrian detection at day/night time with visible and FIR cameras: a comparison",
-                      "Sensors 16(6):820", 2016, "gonzalez2016pedestrian"),
+    citation=Citation(
+        "A. González, Z. Fang, Y. Socarras, J. Serrat, D. Vázquez, J. Xu, A. M. López",
+        "Pedestrian detection at day/night time with visible and FIR cameras: a comparison",
+        "Sensors 16(6):820",
+        2016,
+        "gonzalez2016pedestrian",
+    ),
     download="http://adas.cvc.uab.es/elektra/enigma-portfolio/cvc-14-visible-fir-day-night-pedestrian-sequence-"
-             "dataset/ (on request from the Computer Vision Center, UAB)",
+    "dataset/ (on request from the Computer Vision Center, UAB)",
     licence="the Computer Vision Center's terms (research use)",
     ignore_labels=frozenset({"person?"}),  # the kit's label of a box whose 'mandatory' field is 0
     split_folders={"train": "Train", "test": "NewTest", "day": "NewTest", "night": "NewTest"},
     lamr_settings=("reasonable",),
-    notes=("Lines are 'x y w h mandatory 0 0 0 0 track_id 0'; tools disagree whether x, y is the box's centre "
-           "or its top-left corner (the kit reads the centre by default, as MS-DETR does, and says so when the "
-           "other reading matches the detections far better).",),
+    notes=(
+        "Lines are 'x y w h mandatory 0 0 0 0 track_id 0'; tools disagree whether x, y is the box's centre "
+        "or its top-left corner (the kit reads the centre by default, as MS-DETR does, and says so when the "
+        "other reading matches the detections far better).",
+    ),
 )
 
 
@@ -395,8 +443,14 @@ M3FD = Benchmark(
     annotation_format="voc",
     annotation_path="Annotation/{number}.xml",
     # The ids of the public COCO conversion (ganlumomo/voc2coco).
-    categories=(Category(1, "People"), Category(2, "Car"), Category(3, "Motorcycle"), Category(4, "Bus"),
-                Category(5, "Truck"), Category(6, "Lamp")),
+    categories=(
+        Category(1, "People"),
+        Category(2, "Car"),
+        Category(3, "Motorcycle"),
+        Category(4, "Bus"),
+        Category(5, "Truck"),
+        Category(6, "Lamp"),
+    ),
     splits=(
         Split("train", "the public conversion's train list (no official split exists)", 2727),
         Split("val", "the public conversion's val list", 633),
@@ -409,9 +463,14 @@ M3FD = Benchmark(
     default_split="test",
     metrics=("ap50", "ap"),
     protocols=("yolov5", "coco"),
-    citation=Citation("J. Liu, X. Fan, Z. Huang, G. Wu, R. Liu, W. Zhong, Z. Luo",
-                      "Target-aware dual adversarial learning and a multi-scenario multi-modality benchmark to "
-                      "fuse infrared and visible for object detection", "CVPR", 2022, "liu2022target"),
+    citation=Citation(
+        "J. Liu, X. Fan, Z. Huang, G. Wu, R. Liu, W. Zhong, Z. Luo",
+        "Target-aware dual adversarial learning and a multi-scenario multi-modality benchmark to "
+        "fuse infrared and visible for object detection",
+        "CVPR",
+        2022,
+        "liu2022target",
+    ),
     download="https://github.com/JinyuanLiu-CV/TarDAL (links to the M3FD download)",
     licence="the TarDAL authors' terms (research use)",
     dropped_labels={"dog": "no M3FD class (the public conversion skips it)"},
@@ -421,16 +480,20 @@ M3FD = Benchmark(
         "m3fd-test.coco.json",
         "https://raw.githubusercontent.com/ganlumomo/voc2coco/e3cb43266efb8d2e69240d45fd00b81302e3d078/"
         "outputs/m3fd-test.json",
-        1_073_215, "9331573b290992996c4155ea1aea56f9",
+        1_073_215,
+        "9331573b290992996c4155ea1aea56f9",
         "the M3FD test annotations of the public split of ganlumomo/voc2coco (MIT); M3FD by Liu et al.",
-        env="KAIST_KIT_M3FD_GT", url_env="KAIST_KIT_M3FD_GT_URL"),
-    notes=("M3FD has no official split; the kit's named split is the public COCO conversion's "
-           "(2,727 / 633 / 840 frames), with its scene subsets.",),
+        env="KAIST_KIT_M3FD_GT",
+        url_env="KAIST_KIT_M3FD_GT_URL",
+    ),
+    notes=(
+        "M3FD has no official split; the kit's named split is the public COCO conversion's "
+        "(2,727 / 633 / 840 frames), with its scene subsets.",
+    ),
 )
 
 
-BENCHMARKS: Mapping[str, Benchmark] = MappingProxyType(
-    {b.name: b for b in (KAIST, FLIR_ALIGNED, LLVIP, CVC14, M3FD)})
+BENCHMARKS: Mapping[str, Benchmark] = MappingProxyType({b.name: b for b in (KAIST, FLIR_ALIGNED, LLVIP, CVC14, M3FD)})
 DEFAULT_BENCHMARK = KAIST
 
 
@@ -453,8 +516,9 @@ class Recognition:
     reason: str
 
 
-def recognise(image_names: Iterable[str], category_names: Iterable[str] = (),
-              md5: str | None = None) -> Recognition | None:
+def recognise(
+    image_names: Iterable[str], category_names: Iterable[str] = (), md5: str | None = None
+) -> Recognition | None:
     """The benchmark a ground truth belongs to, from its MD5 (a pinned file), else from what its
     images are called (most must be frame names of one benchmark) and its classes; None when unsure."""
     if md5:

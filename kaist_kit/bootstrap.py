@@ -108,8 +108,9 @@ def bootstrap_lamrs(curve: WeightedCurve, counts: np.ndarray, proto: Protocol) -
     return np.where(n_gt > 0, lamrs, 1.0)
 
 
-def _read_true_positives(curve: WeightedCurve, counts: np.ndarray, limits: np.ndarray, dtype,
-                         proto: Protocol) -> np.ndarray:
+def _read_true_positives(
+    curve: WeightedCurve, counts: np.ndarray, limits: np.ndarray, dtype, proto: Protocol
+) -> np.ndarray:
     """(rows, references) the weighted TP count each reference reads, for a chunk of resamples."""
     rows = counts.shape[0]
     # Cumulative weighted counts with a leading 0: column j holds the total of the first j entries.
@@ -127,8 +128,7 @@ def _read_true_positives(curve: WeightedCurve, counts: np.ndarray, limits: np.nd
     flat = (fp_cum[:, 1:] + offsets[:, None]).ravel()
     queries = offsets[:, None] + np.minimum(limits, lift - 1)[None, :]
     # first[r, k]: index of the first false positive that takes the count beyond the limit (n_fp: none).
-    first = (np.searchsorted(flat, queries.ravel(), side="right").reshape(rows, -1)
-             - (np.arange(rows) * n_fp)[:, None])
+    first = np.searchsorted(flat, queries.ravel(), side="right").reshape(rows, -1) - (np.arange(rows) * n_fp)[:, None]
 
     row = np.arange(rows)[:, None]
     beyond = first < n_fp
@@ -165,9 +165,15 @@ class Resampled:
     interval: tuple[float, float]
 
 
-def bootstrap_intervals(evaluations: Sequence[Evaluation], settings: Sequence[str], splits: Sequence[str],
-                        proto: Protocol, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                        level: float = LEVEL) -> list[dict[tuple[str, str], Resampled]]:
+def bootstrap_intervals(
+    evaluations: Sequence[Evaluation],
+    settings: Sequence[str],
+    splits: Sequence[str],
+    proto: Protocol,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = LEVEL,
+) -> list[dict[tuple[str, str], Resampled]]:
     """For each evaluation (of the same ground truth), the bootstrap of every setting on every split,
     by (setting, split). Every evaluation and setting of a split is resampled on the same images."""
     found: list[dict[tuple[str, str], Resampled]] = [{} for _ in evaluations]
@@ -193,8 +199,9 @@ class PairedTest:
     p_value: float  # two-sided
 
 
-def paired_test(point_a: float, point_b: float, lamrs_a: np.ndarray, lamrs_b: np.ndarray,
-                level: float = LEVEL) -> PairedTest:
+def paired_test(
+    point_a: float, point_b: float, lamrs_a: np.ndarray, lamrs_b: np.ndarray, level: float = LEVEL
+) -> PairedTest:
     """Two-sided p-value from the resampled differences: the share of resamples in which the
     difference does not keep the observed sign (a tie counts against it), doubled, with one added to
     count and total so that it is never 0: p = min(1, 2 (1 + flips) / (1 + resamples))."""

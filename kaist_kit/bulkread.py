@@ -45,6 +45,7 @@ Number = int | float
 
 
 if msgspec is not None:
+
     class _Record(msgspec.Struct, forbid_unknown_fields=True, gc=False):
         """A COCO result record of the usual keys, each number as json.loads reads it (an int or a float)."""
 
@@ -71,8 +72,11 @@ if msgspec is not None:
         category_id: Number
 
     _RECORDS = msgspec.json.Decoder(list[_Record])
-    _DECODERS = {(False, False): _RECORDS, (True, False): msgspec.json.Decoder(list[_ClassRecord]),
-                 (True, True): msgspec.json.Decoder(list[_NamedRecord])}
+    _DECODERS = {
+        (False, False): _RECORDS,
+        (True, False): msgspec.json.Decoder(list[_ClassRecord]),
+        (True, True): msgspec.json.Decoder(list[_NamedRecord]),
+    }
 _FIELDS = tuple(map(attrgetter, ("image_id", "category_id", "score", "bbox")))
 
 
@@ -83,8 +87,7 @@ def txt_rows(raw: bytes, ncols: int) -> tuple[np.ndarray, np.ndarray] | None:
         return None
     lines = raw.count(b"\n") + (not raw.endswith(b"\n"))
     try:
-        rows = np.loadtxt(io.BytesIO(raw), np.float64, delimiter="," if b"," in raw else None, comments=None,
-                          ndmin=2)
+        rows = np.loadtxt(io.BytesIO(raw), np.float64, delimiter="," if b"," in raw else None, comments=None, ndmin=2)
     except ValueError:  # a field that is not one number, or a line of another length
         return None
     if rows.shape != (lines, ncols):  # blank lines, which loadtxt passes over
@@ -124,15 +127,19 @@ def coco_columns(raw: bytes, *, classes: bool = False, string_ids: bool = False)
     first = _SPACES.match(raw, 0).end()
     tail = raw[-_EDGE:].rstrip(_SPACE)
     end = len(raw) - min(len(raw), _EDGE) + len(tail) - 1  # the last byte that is not white space
-    if not tail or first >= end or raw[first:first + 1] != b"[" or raw[end:end + 1] != b"]":
+    if not tail or first >= end or raw[first : first + 1] != b"[" or raw[end : end + 1] != b"]":
         return None
     # Every '}' closes a record: a decoded record holds numbers and a list of numbers, and keys
     # without braces (a piece cut at a brace within another key fails to decode).
     n = raw.count(b"}", first, end)
     if not n:
         return None
-    columns = {"image_id": np.empty(n, object if string_ids else np.float64), "category_id": np.empty(n),
-               "score": np.empty(n), "bbox": np.empty((n, 4))}
+    columns = {
+        "image_id": np.empty(n, object if string_ids else np.float64),
+        "category_id": np.empty(n),
+        "score": np.empty(n),
+        "bbox": np.empty((n, 4)),
+    }
     row, start = 0, first + 1
     while start < end:
         stop = raw.find(b"}", start + _CHUNK, end)
@@ -147,16 +154,17 @@ def coco_columns(raw: bytes, *, classes: bool = False, string_ids: bool = False)
         try:
             for name, get in zip(("image_id", "category_id", "score"), _FIELDS):
                 if name == "image_id" and string_ids:
-                    columns[name][row:row + count] = list(map(get, records))
+                    columns[name][row : row + count] = list(map(get, records))
                 else:
-                    columns[name][row:row + count] = np.fromiter(map(get, records), np.float64, count)
-            columns["bbox"][row:row + count] = np.fromiter(
-                itertools.chain.from_iterable(map(_FIELDS[3], records)), np.float64, 4 * count).reshape(count, 4)
+                    columns[name][row : row + count] = np.fromiter(map(get, records), np.float64, count)
+            columns["bbox"][row : row + count] = np.fromiter(
+                itertools.chain.from_iterable(map(_FIELDS[3], records)), np.float64, 4 * count
+            ).reshape(count, 4)
         except OverflowError:  # an integer beyond the float range: the careful reader says what it makes of it
             return None
         row, start = row + count, _SPACES.match(raw, stop, end).end()
         if start < end:  # the next piece begins after the comma between two records
-            if raw[start:start + 1] != b",":
+            if raw[start : start + 1] != b",":
                 return None
             start += 1
     return columns if row == n else None

@@ -32,15 +32,15 @@ CHALLENGE2024_COLUMNS: dict[str, tuple[str, float, str]] = {
 }
 # The names `challenge2024_scores` gives its numbers (those of data/kaist/results/reference-challenge2024.json).
 AP_KEYS = {"ap50": "AP_iou50", "ap75": "AP_iou75", "ar": "AP_iou50:95"}
-SCORE_KEYS = tuple(AP_KEYS.values()) + tuple(
-    f"MR_iou{round(100 * iou)}_{split}" for iou in MR_IOUS for split in SPLITS)
+SCORE_KEYS = tuple(AP_KEYS.values()) + tuple(f"MR_iou{round(100 * iou)}_{split}" for iou in MR_IOUS for split in SPLITS)
 # What it gives where nothing matches: a file whose detections are not category 0 (and every .txt
 # file, which it reads as category 1) scores this in every column (-100 where shown in percent).
 NO_MATCH = -1.0
 
 
-def challenge2024_scores(gt: GroundTruth, dets: Detections,
-                         category_id: float = CHALLENGE2024_CATEGORY) -> dict[str, float]:
+def challenge2024_scores(
+    gt: GroundTruth, dets: Detections, category_id: float = CHALLENGE2024_CATEGORY
+) -> dict[str, float]:
     """Every number the 2024 evaluator computes for these detections, as fractions: ``AP_iou50``,
     ``AP_iou75`` and ``AP_iou50:95`` (COCO's average recall) on reasonable / all, and
     ``MR_iou{50,60,75}_{all,day,night}``.

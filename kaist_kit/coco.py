@@ -19,8 +19,9 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 IOU_THRESHOLDS: tuple[float, ...] = tuple(
-    float(t) for t in np.linspace(.5, 0.95, int(np.round((0.95 - .5) / .05)) + 1, endpoint=True))
-RECALL_POINTS = np.linspace(.0, 1.00, int(np.round((1.00 - .0) / .01)) + 1, endpoint=True)
+    float(t) for t in np.linspace(0.5, 0.95, int(np.round((0.95 - 0.5) / 0.05)) + 1, endpoint=True)
+)
+RECALL_POINTS = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
 
 # The thresholds each metric reads; AP and AR average over all ten.
 METRIC_THRESHOLDS: dict[str, tuple[float, ...]] = {
@@ -69,8 +70,9 @@ def precision_recall(tp: np.ndarray, fp: np.ndarray, n_gt: int) -> tuple[np.ndar
     return precision, recall
 
 
-def summarize(metrics: Iterable[str], thresholds: Sequence[float], precision: np.ndarray,
-              recall: np.ndarray) -> dict[str, float]:
+def summarize(
+    metrics: Iterable[str], thresholds: Sequence[float], precision: np.ndarray, recall: np.ndarray
+) -> dict[str, float]:
     """Each metric from the accumulation at ``thresholds`` (rows of precision and recall), averaged
     as COCO's summary does (the same numpy means, so that the last bit agrees)."""
     row = {t: k for k, t in enumerate(thresholds)}

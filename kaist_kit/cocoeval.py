@@ -41,8 +41,11 @@ from .annotations import Annotations, BoxDetections
 from .matching import _rounds, pair_overlaps
 
 AREA_RANGES: tuple[tuple[str, tuple[float, float]], ...] = (
-    ("all", (0.0 ** 2, 1e5 ** 2)), ("small", (0.0 ** 2, 32.0 ** 2)), ("medium", (32.0 ** 2, 96.0 ** 2)),
-    ("large", (96.0 ** 2, 1e5 ** 2)))
+    ("all", (0.0**2, 1e5**2)),
+    ("small", (0.0**2, 32.0**2)),
+    ("medium", (32.0**2, 96.0**2)),
+    ("large", (96.0**2, 1e5**2)),
+)
 MAX_DETS = (1, 10, 100)
 # Only an overlap below this matches at a threshold of 1 (COCO's min(t, 1 - 1e-10)).
 _BELOW_ONE = 1 - 1e-10
@@ -109,11 +112,15 @@ class CocoEvaluation:
         return [-1.0 if np.isnan(v) else v for v in (self.summary(name) for name in COCO_METRICS)]
 
 
-def coco_evaluate(annotations: Annotations, detections: BoxDetections,
-                  images: np.ndarray | Sequence | str | None = None, *,
-                  thresholds: Sequence[float] = coco.IOU_THRESHOLDS,
-                  area_ranges: Sequence[tuple[str, tuple[float, float]]] = AREA_RANGES,
-                  max_dets: Sequence[int] = MAX_DETS) -> CocoEvaluation:
+def coco_evaluate(
+    annotations: Annotations,
+    detections: BoxDetections,
+    images: np.ndarray | Sequence | str | None = None,
+    *,
+    thresholds: Sequence[float] = coco.IOU_THRESHOLDS,
+    area_ranges: Sequence[tuple[str, tuple[float, float]]] = AREA_RANGES,
+    max_dets: Sequence[int] = MAX_DETS,
+) -> CocoEvaluation:
     """COCO's evaluation of ``detections`` on the images of ``images`` (a mask, a split name or a list
     of ids; default all): COCOeval with ``params.imgIds`` those images (see the module's docstring)."""
     thresholds = np.asarray(thresholds, np.float64)
@@ -125,8 +132,9 @@ def coco_evaluate(annotations: Annotations, detections: BoxDetections,
 
     # Images in sorted id order, classes in sorted id order (annotations.classes is sorted).
     rank_of_image = np.empty(annotations.n_images, np.int64)
-    rank_of_image[sorted(range(annotations.n_images), key=annotations.image_ids.__getitem__)] = \
-        np.arange(annotations.n_images)
+    rank_of_image[sorted(range(annotations.n_images), key=annotations.image_ids.__getitem__)] = np.arange(
+        annotations.n_images
+    )
 
     # Ground truths of evaluated images, grouped by (image rank, class), file order within a group.
     g_keep = np.flatnonzero(evaluated[annotations.ann_image])
@@ -192,13 +200,22 @@ def coco_evaluate(annotations: Annotations, detections: BoxDetections,
                 p, r = coco.precision_recall(tp[:, a, sel], fp[:, a, sel], n_gt[k, a])
                 precision[:, :, k, a, m] = p
                 recall[:, k, a, m] = r
-    return CocoEvaluation(precision, recall, tuple(c.id for c in annotations.classes),
-                          tuple(c.name for c in annotations.classes), thresholds, area_names, max_dets, n_gt,
-                          int(evaluated.sum()))
+    return CocoEvaluation(
+        precision,
+        recall,
+        tuple(c.id for c in annotations.classes),
+        tuple(c.name for c in annotations.classes),
+        thresholds,
+        area_names,
+        max_dets,
+        n_gt,
+        int(evaluated.sum()),
+    )
 
 
-def _pairs(d_key: np.ndarray, d_box: np.ndarray, g_key: np.ndarray, g_box: np.ndarray, g_crowd: np.ndarray,
-           min_overlap: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _pairs(
+    d_key: np.ndarray, d_box: np.ndarray, g_key: np.ndarray, g_box: np.ndarray, g_crowd: np.ndarray, min_overlap: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every detection / ground-truth pair of the same image and class whose overlap (IoU, or the
     intersection over the detection for a crowd region) reaches ``min_overlap``: ordered by detection,
     then ground truth. Built in chunks so that crowded images do not need one huge table."""
@@ -226,8 +243,15 @@ def _pairs(d_key: np.ndarray, d_box: np.ndarray, g_key: np.ndarray, g_box: np.nd
     return np.concatenate(dets), np.concatenate(gts), np.concatenate(ious)
 
 
-def _match(pair_det: np.ndarray, pair_gt: np.ndarray, pair_iou: np.ndarray, n_det: int, g_crowd: np.ndarray,
-           g_ignored: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
+def _match(
+    pair_det: np.ndarray,
+    pair_gt: np.ndarray,
+    pair_iou: np.ndarray,
+    n_det: int,
+    g_crowd: np.ndarray,
+    g_ignored: np.ndarray,
+    thresholds: np.ndarray,
+) -> np.ndarray:
     """(T, A, D): the ground truth each detection takes at each threshold and area range, -1 for none."""
     n_t, n_a = len(thresholds), g_ignored.shape[0]
     n_s = n_t * n_a  # settings, threshold-major
@@ -244,7 +268,7 @@ def _match(pair_det: np.ndarray, pair_gt: np.ndarray, pair_iou: np.ndarray, n_de
     bounds = np.searchsorted(pair_level[order], np.arange(level.max() + 2))
     taken = np.zeros((n_s, len(g_crowd)), bool)
     for lv in range(len(bounds) - 1):
-        p = order[bounds[lv]:bounds[lv + 1]]
+        p = order[bounds[lv] : bounds[lv + 1]]
         det, g, iou = pair_det[p], pair_gt[p], pair_iou[p]
         seg = np.flatnonzero(np.r_[True, det[1:] != det[:-1]])
         seg_id = np.repeat(np.arange(len(seg)), np.diff(np.r_[seg, len(det)]))

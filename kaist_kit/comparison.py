@@ -76,13 +76,22 @@ class Difference:
         # Only a difference the paired test supports is called "better".
         significant = (self.holm_p_value if adjusted else t.p_value) < 0.05
         verdict = "is better than" if significant else "scores lower than, not significantly,"
-        return (f"{better} {verdict} {worse} on {self.setting} {self.split}: LAMR difference "
-                f"{-100 * abs(t.difference):+.2f} points [{100 * low:+.2f}, {100 * high:+.2f}], {p}")
+        return (
+            f"{better} {verdict} {worse} on {self.setting} {self.split}: LAMR difference "
+            f"{-100 * abs(t.difference):+.2f} points [{100 * low:+.2f}, {100 * high:+.2f}], {p}"
+        )
 
     def to_dict(self, adjusted: bool = False) -> dict:
         t = self.test
-        out = {"a": self.a, "b": self.b, "setting": self.setting, "split": self.split,
-               "difference": t.difference, "interval": [t.low, t.high], "p_value": t.p_value}
+        out = {
+            "a": self.a,
+            "b": self.b,
+            "setting": self.setting,
+            "split": self.split,
+            "difference": t.difference,
+            "interval": [t.low, t.high],
+            "p_value": t.p_value,
+        }
         if adjusted:
             out["holm_p_value"] = self.holm_p_value
         return out
@@ -112,8 +121,13 @@ class Comparison:
         return [s.result for s in self.scores.values()]
 
     def to_dict(self) -> dict:
-        bootstrap = {"resamples": self.resamples, "seed": self.seed, "level": self.level, "interval": "percentile",
-                     "test": "paired, two-sided"}
+        bootstrap = {
+            "resamples": self.resamples,
+            "seed": self.seed,
+            "level": self.level,
+            "interval": "percentile",
+            "test": "paired, two-sided",
+        }
         if self.adjusted:
             bootstrap["adjustment"] = "Holm-Bonferroni over the pairs of each setting and split"
         fppi = {} if self.fppi_range is None else {"fppi_range": list(self.fppi_range)}
@@ -122,17 +136,34 @@ class Comparison:
             "iou": self.iou,
             **fppi,
             "bootstrap": bootstrap,
-            "methods": {m: {s: {split: {"lamr": self.scores[(m, s, split)].result.lamr,
-                                        "interval": list(self.scores[(m, s, split)].interval)}
-                                for split in self.splits} for s in self.settings} for m in self.methods},
+            "methods": {
+                m: {
+                    s: {
+                        split: {
+                            "lamr": self.scores[(m, s, split)].result.lamr,
+                            "interval": list(self.scores[(m, s, split)].interval),
+                        }
+                        for split in self.splits
+                    }
+                    for s in self.settings
+                }
+                for m in self.methods
+            },
             "differences": [d.to_dict(self.adjusted) for d in self.differences],
         }
 
 
-def compare(gt: GroundTruth, methods: Sequence[tuple[str, Detections]], protocol: str | Protocol = "leaderboard",
-            settings: Iterable[str] | None = None, splits: Iterable[str] = SPLITS,
-            resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, level: float = LEVEL,
-            iou: float = MATCH_THRESHOLD) -> Comparison:
+def compare(
+    gt: GroundTruth,
+    methods: Sequence[tuple[str, Detections]],
+    protocol: str | Protocol = "leaderboard",
+    settings: Iterable[str] | None = None,
+    splits: Iterable[str] = SPLITS,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = LEVEL,
+    iou: float = MATCH_THRESHOLD,
+) -> Comparison:
     """Score each method with an interval per setting and split, and test every pair of methods;
     matched at ``iou``, read at the reference FPPI of ``protocol`` (a Protocol for another range)."""
     proto = get_protocol(protocol)
@@ -152,23 +183,26 @@ def compare(gt: GroundTruth, methods: Sequence[tuple[str, Detections]], protocol
         for evaluation, bootstrap in zip(evaluations, bootstraps):
             for setting in settings:
                 resampled = bootstrap[(setting, split)]
-                scores[(evaluation.method, setting, split)] = Scored(evaluation.score(setting, split, proto),
-                                                                     resampled.interval, resampled.lamrs)
+                scores[(evaluation.method, setting, split)] = Scored(
+                    evaluation.score(setting, split, proto), resampled.interval, resampled.lamrs
+                )
     tests = {}
     for a, b in itertools.combinations(names, 2):
         for setting in settings:
             for split in splits:
                 x, y = scores[(a, setting, split)], scores[(b, setting, split)]
-                tests[(a, b, setting, split)] = paired_test(x.result.lamr, y.result.lamr, x.resampled, y.resampled,
-                                                            level)
+                tests[(a, b, setting, split)] = paired_test(
+                    x.result.lamr, y.result.lamr, x.resampled, y.resampled, level
+                )
     adjusted = {}
     for setting in settings:
         for split in splits:
             keys = [key for key in tests if key[2:] == (setting, split)]
             adjusted.update(zip(keys, holm([tests[key].p_value for key in keys])))
     differences = [Difference(*key, test, adjusted[key]) for key, test in tests.items()]
-    return Comparison(names, proto.name, settings, splits, resamples, seed, level, scores, differences, iou,
-                      own_fppi_range(proto))
+    return Comparison(
+        names, proto.name, settings, splits, resamples, seed, level, scores, differences, iou, own_fppi_range(proto)
+    )
 
 
 def comparison_table(comparison: Comparison) -> Table:
@@ -180,17 +214,22 @@ def comparison_table(comparison: Comparison) -> Table:
     rows = []
     for setting in c.settings:
         for split in c.splits:
-            row = [setting, split] + [with_interval(c.scores[(m, setting, split)].result.lamr,
-                                                    c.scores[(m, setting, split)].interval) for m in c.methods]
+            row = [setting, split] + [
+                with_interval(c.scores[(m, setting, split)].result.lamr, c.scores[(m, setting, split)].interval)
+                for m in c.methods
+            ]
             if pair:
                 t = tests[(setting, split)]
                 row.append(f"{t.p_value:.3g}")
             rows.append(row)
-    return Table(f"LAMR (%){lamr_variant(c.iou, c.fppi_range)}, {c.protocol} protocol, with {100 * c.level:g} % "
-                 "intervals", headers, rows,
-                 f"Percentile intervals from {c.resamples} image-level bootstrap resamples (seed {c.seed}); "
-                 "every method is resampled on the same images" + (", and p tests their difference on them "
-                 "(paired bootstrap, two-sided)." if pair else "."))
+    return Table(
+        f"LAMR (%){lamr_variant(c.iou, c.fppi_range)}, {c.protocol} protocol, with {100 * c.level:g} % intervals",
+        headers,
+        rows,
+        f"Percentile intervals from {c.resamples} image-level bootstrap resamples (seed {c.seed}); "
+        "every method is resampled on the same images"
+        + (", and p tests their difference on them (paired bootstrap, two-sided)." if pair else "."),
+    )
 
 
 def p_value_tables(comparison: Comparison) -> list[Table]:
@@ -205,19 +244,31 @@ def p_value_tables(comparison: Comparison) -> list[Table]:
     n_pairs = len(c.methods) * (len(c.methods) - 1) // 2
     out = []
     for setting in c.settings:
-        rows = [[split if k == 0 else "", a] + ["-" if a == b else f"{p_values[(a, b, setting, split)]:.3g}"
-                                                for b in c.methods]
-                for split in c.splits for k, a in enumerate(c.methods)]
-        out.append(Table(f"Holm-adjusted p-values, {setting}", ["split", "method"] + c.methods, rows,
-                         f"Paired bootstrap tests (two-sided) of every pair of methods, Holm-Bonferroni adjusted "
-                         f"over the {n_pairs} pairs of each split.", label_columns=2))
+        rows = [
+            [split if k == 0 else "", a]
+            + ["-" if a == b else f"{p_values[(a, b, setting, split)]:.3g}" for b in c.methods]
+            for split in c.splits
+            for k, a in enumerate(c.methods)
+        ]
+        out.append(
+            Table(
+                f"Holm-adjusted p-values, {setting}",
+                ["split", "method"] + c.methods,
+                rows,
+                f"Paired bootstrap tests (two-sided) of every pair of methods, Holm-Bonferroni adjusted "
+                f"over the {n_pairs} pairs of each split.",
+                label_columns=2,
+            )
+        )
     return out
 
 
 def tests_heading(comparison: Comparison) -> str:
     if comparison.adjusted:
-        return ("Paired bootstrap tests (two-sided p, and p Holm-adjusted over the pairs of each setting and split; "
-                "see docs/diagnosis.md)")
+        return (
+            "Paired bootstrap tests (two-sided p, and p Holm-adjusted over the pairs of each setting and split; "
+            "see docs/diagnosis.md)"
+        )
     return "Paired bootstrap tests (two-sided p; see docs/diagnosis.md)"
 
 
@@ -232,8 +283,11 @@ def numbers_table(comparison: Comparison) -> Table:
                 rows += [[setting, split, method, q, v] for q, v in flatten(numbers)]
     for difference in data["differences"]:
         name = f"{difference['a']} - {difference['b']}"
-        rows += [[difference["setting"], difference["split"], name, q, v] for q, v in flatten(difference)
-                 if q not in ("a", "b", "setting", "split")]
+        rows += [
+            [difference["setting"], difference["split"], name, q, v]
+            for q, v in flatten(difference)
+            if q not in ("a", "b", "setting", "split")
+        ]
     return Table("Comparison", ["setting", "split", "method", "quantity", "value"], rows, label_columns=4)
 
 
@@ -266,14 +320,23 @@ class ComparedFiles:
         return [comparison_table(self.comparison)] + p_value_tables(self.comparison)
 
     def lines(self) -> list[str]:
-        return [f"{tests_heading(self.comparison)}:"] + [f"  {d.sentence(self.comparison.adjusted)}"
-                                                         for d in self.comparison.differences]
+        return [f"{tests_heading(self.comparison)}:"] + [
+            f"  {d.sentence(self.comparison.adjusted)}" for d in self.comparison.differences
+        ]
 
 
-def compare_files(paths: Sequence[str | os.PathLike], gt: GroundTruth, names: Sequence[str] | None = None,
-                  protocol: str | Protocol = "leaderboard", settings: Iterable[str] | None = None,
-                  splits: Iterable[str] = SPLITS, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                  iou: float = MATCH_THRESHOLD, options: ReadOptions | None = None) -> ComparedFiles:
+def compare_files(
+    paths: Sequence[str | os.PathLike],
+    gt: GroundTruth,
+    names: Sequence[str] | None = None,
+    protocol: str | Protocol = "leaderboard",
+    settings: Iterable[str] | None = None,
+    splits: Iterable[str] = SPLITS,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    iou: float = MATCH_THRESHOLD,
+    options: ReadOptions | None = None,
+) -> ComparedFiles:
     """`compare` of result files, each read (as ``options`` say) and inspected before any is scored;
     method names default to the file names. A file that looks misread stops with its fix (see
     `findings.refuse_errors`)."""
@@ -288,9 +351,13 @@ def compare_files(paths: Sequence[str | os.PathLike], gt: GroundTruth, names: Se
     for split in splits:
         gt.split_mask(split)  # before any result is read
     read = [read_inspected(path, gt, settings, splits, [proto.name], options) for path in paths]
-    found = compare(gt, [(n, dets) for n, (dets, _) in zip(names, read)], proto, settings, splits, resamples, seed,
-                    iou=iou)
+    found = compare(
+        gt, [(n, dets) for n, (dets, _) in zip(names, read)], proto, settings, splits, resamples, seed, iou=iou
+    )
     scored = found.results()
-    findings = [f for (dets, inspected), n in zip(read, names)
-                for f in inspected + inspect_scores([r for r in scored if r.method == n], dets)]
+    findings = [
+        f
+        for (dets, inspected), n in zip(read, names)
+        for f in inspected + inspect_scores([r for r in scored if r.method == n], dets)
+    ]
     return ComparedFiles(found, findings)

@@ -74,16 +74,22 @@ class DataCheck:
 
     def error(self) -> InputError:
         """The check's failure as one line: the first problem, and how many there are."""
-        more = f" (and {quantity(len(self.problems) - 1, 'more problem')}: kaist-kit check-data lists them)" \
-            if len(self.problems) > 1 else ""
+        more = (
+            f" (and {quantity(len(self.problems) - 1, 'more problem')}: kaist-kit check-data lists them)"
+            if len(self.problems) > 1
+            else ""
+        )
         return InputError(self.problems[0] + more)
 
 
 def missing_annotations_message(path: str | os.PathLike, make_with: str | None = None) -> str:
     """What to say of an annotation file that is not there: how to make it."""
     how = make_with or _trainset_command(path)
-    return f"{path}: no such annotation file; make it with: {how}" if how else \
-        f"{path}: no such annotation file (docs/training.md says how to make the annotation files)"
+    return (
+        f"{path}: no such annotation file; make it with: {how}"
+        if how
+        else f"{path}: no such annotation file (docs/training.md says how to make the annotation files)"
+    )
 
 
 def _trainset_command(path) -> str | None:
@@ -131,15 +137,19 @@ def picture_names(image: dict, benchmark=None) -> tuple[str, str]:
     if benchmark is not None and benchmark.name != "kaist":
         frame = benchmark.frame(str(image.get("im_name") or image.get("file_name") or image.get("id") or ""))
         if frame is None or any("{split}" in m.picture for m in benchmark.modalities):
-            raise ValueError(f"image {image.get('id')!r} has neither file_name and lwir_file_name nor a "
-                             f"{benchmark.title} frame name whose pictures can be found; kaist-kit convert "
-                             f"--benchmark {benchmark.name} writes both")
+            raise ValueError(
+                f"image {image.get('id')!r} has neither file_name and lwir_file_name nor a "
+                f"{benchmark.title} frame name whose pictures can be found; kaist-kit convert "
+                f"--benchmark {benchmark.name} writes both"
+            )
         return tuple(benchmark.picture_path(m.name, frame) for m in benchmark.modalities)
     name = str(image.get("im_name") or image.get("file_name") or "")
     frame = find_frame(name)
     if frame is None:
-        raise ValueError(f"image {image.get('id')!r} has neither file_name and lwir_file_name nor a KAIST frame "
-                         "name (setXX/VYYY/IZZZZZ) in im_name")
+        raise ValueError(
+            f"image {image.get('id')!r} has neither file_name and lwir_file_name nor a KAIST frame "
+            "name (setXX/VYYY/IZZZZZ) in im_name"
+        )
     set_name, video, stem = frame.split("/")
     return f"{set_name}/{video}/visible/{stem}.jpg", f"{set_name}/{video}/lwir/{stem}.jpg"
 
@@ -151,8 +161,13 @@ def files_under(root: Path, benchmark: str = "kaist") -> list[DatasetFiles]:
     return [DatasetFiles("annotations", path, pictures, benchmark=benchmark) for path in found]
 
 
-def check_data(root: str | os.PathLike, datasets: Sequence[DatasetFiles] | None = None, decode: int = 32,
-               roles_needed: Sequence[str] = ("train", "val"), benchmark: str = "kaist") -> DataCheck:
+def check_data(
+    root: str | os.PathLike,
+    datasets: Sequence[DatasetFiles] | None = None,
+    decode: int = 32,
+    roles_needed: Sequence[str] = ("train", "val"),
+    benchmark: str = "kaist",
+) -> DataCheck:
     """Check the annotation files ``datasets`` (by default those under ``root``, of ``benchmark``) and their
     pictures. Another benchmark's files are read as its COCO ground truths (any class), its pictures
     found where the files name them (else where it keeps them) under its root.
@@ -173,19 +188,26 @@ def check_data(root: str | os.PathLike, datasets: Sequence[DatasetFiles] | None 
         check.annotations.append(annotation)
         if not files.ann_file.is_file():
             message = missing_annotations_message(files.ann_file, files.make_with)
-            (check.problems if files.role in roles_needed or files.role == "annotations" else check.warnings) \
-                .append(message)
+            (check.problems if files.role in roles_needed or files.role == "annotations" else check.warnings).append(
+                message
+            )
             continue
         annotation.exists = True
         _read_annotations(annotation, check, wanted)
     if from_root and not wanted and benchmark != "kaist":
-        raise InputError("no annotation files (*.json, annotations/*.json) found here: kaist-kit convert "
-                         f"--benchmark {benchmark} writes them", root)
+        raise InputError(
+            "no annotation files (*.json, annotations/*.json) found here: kaist-kit convert "
+            f"--benchmark {benchmark} writes them",
+            root,
+        )
     if from_root and not wanted:
         wanted = pictures_in_tree(root / "images")
         if not wanted:
-            raise InputError("no annotation files (*.json, annotations/*.json) and no pictures "
-                             "(images/setXX/VYYY/{visible,lwir}/) found here", root)
+            raise InputError(
+                "no annotation files (*.json, annotations/*.json) and no pictures "
+                "(images/setXX/VYYY/{visible,lwir}/) found here",
+                root,
+            )
     _check_roles(check)
     _check_pictures(check, wanted, decode)
     check.seconds = time.perf_counter() - start
@@ -212,8 +234,9 @@ def _read_annotations(annotation: AnnotationCheck, check: DataCheck, wanted: dic
     periods = Counter(gt.image_periods)
     annotation.day, annotation.night = periods["day"], periods["night"]
     info = data.get("info") if isinstance(data.get("info"), dict) else {}
-    annotation.claimed = claimed_set(path) or (info.get("training_set") if isinstance(info.get("training_set"), str)
-                                               else None)
+    annotation.claimed = claimed_set(path) or (
+        info.get("training_set") if isinstance(info.get("training_set"), str) else None
+    )
     annotation.recognised = recognise(annotation.frames) if len(annotation.frames) == gt.n_images else None
     if annotation.recognised is None and annotation.claimed == "sanitized-7601" and gt.n_images == 7601:
         annotation.recognised = "sanitized-7601"  # no list of it is published: known by its count
@@ -266,10 +289,15 @@ def _not_the_set(annotation: AnnotationCheck) -> str:
         listed, held = set(expected), set(annotation.frames)
         extra = [f for f in annotation.frames if f not in listed]
         missing = [f for f in expected if f not in held]
-        parts = [f"{len(missing):,} of its frames missing (first: {missing[0]})" if missing else "",
-                 f"{len(extra):,} frames not in it (first: {extra[0]})" if extra else ""]
-        what += f", not {name}'s {len(expected):,}: " + "; ".join(p for p in parts if p) \
-            if missing or extra else f" in another order than {name}"
+        parts = [
+            f"{len(missing):,} of its frames missing (first: {missing[0]})" if missing else "",
+            f"{len(extra):,} frames not in it (first: {extra[0]})" if extra else "",
+        ]
+        what += (
+            f", not {name}'s {len(expected):,}: " + "; ".join(p for p in parts if p)
+            if missing or extra
+            else f" in another order than {name}"
+        )
     else:
         what += f", not those of {name}"
     how = _trainset_command(path)
@@ -289,27 +317,33 @@ def _check_roles(check: DataCheck) -> None:
         if annotation.files.benchmark != "kaist":  # another benchmark's: no frame of the test file
             shared = [frame for frame in annotation.frames if frame in tested]
             if shared:
-                check.warnings.append(f"{annotation.files.ann_file}: the {role} annotations hold "
-                                      f"{quantity(len(shared), 'frame')} of the test annotations (first: {shared[0]}): "
-                                      "a model that sees them cannot be scored on them")
+                check.warnings.append(
+                    f"{annotation.files.ann_file}: the {role} annotations hold "
+                    f"{quantity(len(shared), 'frame')} of the test annotations (first: {shared[0]}): "
+                    "a model that sees them cannot be scored on them"
+                )
             continue
         test = frames_of_test_sets(annotation.frames)
         if test:
-            check.warnings.append(f"{annotation.files.ann_file}: the {role} annotations hold "
-                                  f"{quantity(len(test), 'frame')} of the test sets set06-11 (first: {test[0]}): a "
-                                  "model that sees them cannot be scored on test-all-20")
+            check.warnings.append(
+                f"{annotation.files.ann_file}: the {role} annotations hold "
+                f"{quantity(len(test), 'frame')} of the test sets set06-11 (first: {test[0]}): a "
+                "model that sees them cannot be scored on test-all-20"
+            )
         videos[role] = {frame[:10] for frame in annotation.frames}
     shared = sorted(videos.get("train", set()) & videos.get("val", set()))
     if shared:
-        check.warnings.append(f"training and validation share {quantity(len(shared), 'video')} ({', '.join(shared[:4])}"
-                              f"{', ...' if len(shared) > 4 else ''}): neighbouring frames on both sides make the "
-                              "validation miss rate too good")
+        check.warnings.append(
+            f"training and validation share {quantity(len(shared), 'video')} ({', '.join(shared[:4])}"
+            f"{', ...' if len(shared) > 4 else ''}): neighbouring frames on both sides make the "
+            "validation miss rate too good"
+        )
 
 
 def _check_pictures(check: DataCheck, wanted: dict[str, tuple[int, int]], decode: int) -> None:
     paths = list(wanted)
     check.pictures = len(paths)
-    chunks = [paths[k:k + _CHUNK] for k in range(0, len(paths), _CHUNK)]
+    chunks = [paths[k : k + _CHUNK] for k in range(0, len(paths), _CHUNK)]
     with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
         for chunk, headers in zip(chunks, pool.map(lambda chunk: [read_header(p) for p in chunk], chunks)):
             for path, header in zip(chunk, headers):
@@ -322,8 +356,12 @@ def _check_pictures(check: DataCheck, wanted: dict[str, tuple[int, int]], decode
                 size = (header.width, header.height)
                 check.sizes[size] += 1
                 if wanted[path] is not None and size != wanted[path]:
-                    check.broken.append((path, f"{size[0]} x {size[1]}, not the {wanted[path][0]} x "
-                                               f"{wanted[path][1]} of its annotations"))
+                    check.broken.append(
+                        (
+                            path,
+                            f"{size[0]} x {size[1]}, not the {wanted[path][0]} x {wanted[path][1]} of its annotations",
+                        )
+                    )
     unusable = set(check.missing) | {path for path, _ in check.broken}
     whole = [p for p in paths if p not in unusable] if unusable else paths
     sample = [whole[k * len(whole) // decode] for k in range(min(decode, len(whole)))] if decode > 0 else []
@@ -335,8 +373,9 @@ def _check_pictures(check: DataCheck, wanted: dict[str, tuple[int, int]], decode
     if check.missing:
         frames = {find_frame(p) for p in check.missing}
         of = f" of {_count(len(frames), 'frame')}" if None not in frames else ""  # another benchmark's names
-        check.problems.append(f"{_count(len(check.missing), 'picture')}{of} missing (first: {check.missing[0]}); is "
-                              "the data root right?")
+        check.problems.append(
+            f"{_count(len(check.missing), 'picture')}{of} missing (first: {check.missing[0]}); is the data root right?"
+        )
     if len(check.sizes) > 1 and None in wanted.values():
         sizes = ", ".join(f"{w} x {h} ({n})" for (w, h), n in check.sizes.most_common())
         check.problems.append(f"the pictures are of several sizes: {sizes}")
@@ -360,8 +399,11 @@ def pictures_in_tree(images: Path) -> dict[str, None]:
         for video in sorted(os.scandir(set_entry.path), key=lambda e: e.name):
             if not video.is_dir():
                 continue
-            names = {m: {e.name for e in os.scandir(os.path.join(video.path, m)) if e.is_file()}
-                     for m in ("visible", "lwir") if os.path.isdir(os.path.join(video.path, m))}
+            names = {
+                m: {e.name for e in os.scandir(os.path.join(video.path, m)) if e.is_file()}
+                for m in ("visible", "lwir")
+                if os.path.isdir(os.path.join(video.path, m))
+            }
             for name in sorted(set().union(*names.values())) if names else []:
                 if find_frame(f"{set_entry.name}/{video.name}/{name}") is None:
                     continue
@@ -384,21 +426,33 @@ def check_lines(check: DataCheck) -> list[str]:
         if a.files.role == "annotations" and not a.exists:
             continue  # a JSON file of the root that is not an annotation file
         name = a.recognised or ("not there" if not a.exists else "not a named set")
-        rows.append([a.files.role, str(a.files.ann_file), name] + ([f"{v:,}" for v in (
-            a.images, a.day, a.night, a.with_pedestrians, a.pedestrians, a.ignore_regions)] if a.exists else [""] * 6))
+        rows.append(
+            [a.files.role, str(a.files.ann_file), name]
+            + (
+                [f"{v:,}" for v in (a.images, a.day, a.night, a.with_pedestrians, a.pedestrians, a.ignore_regions)]
+                if a.exists
+                else [""] * 6
+            )
+        )
     lines = []
     if rows:
         kaist = all(a.files.benchmark == "kaist" for a in check.annotations)
         counted = ["with ped.", "pedestrians"] if kaist else ["with box", "boxes"]  # another benchmark's: any class
-        table = Table(f"Data root {check.root}", ["role", "annotations", "set", "frames", "day", "night", *counted,
-                                                  "ignore"], rows, label_columns=3)
+        table = Table(
+            f"Data root {check.root}",
+            ["role", "annotations", "set", "frames", "day", "night", *counted, "ignore"],
+            rows,
+            label_columns=3,
+        )
         lines += table.to_text().splitlines()
     sizes = ", ".join(f"{w} x {h}" for (w, h), _ in check.sizes.most_common()) or "none read"
     bad = len(check.missing) + len(check.broken)
     state = "all there and whole" if not bad else f"{_count(bad, 'picture')} missing or unusable"
     if check.pictures:
-        lines.append(f"pictures: {check.pictures:,} checked ({sizes}), {state}; sizes and ends read from every "
-                     f"file, {check.decoded} decoded whole; {check.seconds:.1f} s")
+        lines.append(
+            f"pictures: {check.pictures:,} checked ({sizes}), {state}; sizes and ends read from every "
+            f"file, {check.decoded} decoded whole; {check.seconds:.1f} s"
+        )
     else:
         lines.append("pictures: none checked")
     lines += [f"problem: {p}" for p in check.problems]

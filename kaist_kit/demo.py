@@ -46,8 +46,9 @@ class DemoRun:
     comparison: Comparison | None = None
 
 
-def run_demo(out: str | os.PathLike = "kaist-kit-demo", frames: int = 200, seed: int = 0,
-             say: Callable[[str], None] = print) -> DemoRun:
+def run_demo(
+    out: str | os.PathLike = "kaist-kit-demo", frames: int = 200, seed: int = 0, say: Callable[[str], None] = print
+) -> DemoRun:
     """Synthesise a test set, convert it, simulate three detectors, score and draw them.
 
     ``out`` must be new, empty, or a previous demo's folder holding nothing else: what the previous
@@ -90,8 +91,14 @@ def _run(out: Path, frames: int, seed: int, say: Callable[[str], None], made: _M
     figure = out / "mr-fppi.png"
     plot_results(scores, figure)
 
-    frame = next((k for k in range(gt.n_images) if gt.image_periods[k] == "night"
-                  and (~gt.ignore[gt.ann_start[k]:gt.ann_start[k + 1]]).sum() >= 2), 0)
+    frame = next(
+        (
+            k
+            for k in range(gt.n_images)
+            if gt.image_periods[k] == "night" and (~gt.ignore[gt.ann_start[k] : gt.ann_start[k + 1]]).sum() >= 2
+        ),
+        0,
+    )
     picture = out / "night-frame.png"
     say(f"5/7 drawing {gt.image_names[frame]} with every method's detections")
     visible, lwir = find_pictures(gt.image_names[frame], [dataset / "images"])
@@ -104,16 +111,20 @@ def _run(out: Path, frames: int, seed: int, say: Callable[[str], None], made: _M
     made.write_marker()
 
     diagnosis = out / "diagnosis"
-    say(f"7/7 diagnosing {best} (intervals, false positives by type, misses, oracles) in {diagnosis}, "
-        "and testing the differences between the methods")
+    say(
+        f"7/7 diagnosing {best} (intervals, false positives by type, misses, oracles) in {diagnosis}, "
+        "and testing the differences between the methods"
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", KitWarning)  # step 4 has said it
-        found = diagnose(gt, detections[best], DiagnosisParams(settings=("reasonable", "all-pedestrians"), examples=1),
-                         best)
+        found = diagnose(
+            gt, detections[best], DiagnosisParams(settings=("reasonable", "all-pedestrians"), examples=1), best
+        )
         write_report(found, gt, detections[best], diagnosis, [dataset / "images"])
         comparison = compare(gt, list(detections.items()), settings=["reasonable"])
-    return DemoRun(out, gt_path, results, scores, figure, picture,
-                   {"submission": submission, "diagnosis": diagnosis}, comparison)
+    return DemoRun(
+        out, gt_path, results, scores, figure, picture, {"submission": submission, "diagnosis": diagnosis}, comparison
+    )
 
 
 class _Made:
@@ -140,8 +151,16 @@ class _Made:
             self.write_marker()
 
     def write_marker(self) -> None:
-        write_json_atomic(self.out / MARKER, {"kaist_kit_demo": MARKER_FORMAT, **self.settings,
-                                              "files": list(self.files), "folders": list(self.folders)}, indent=1)
+        write_json_atomic(
+            self.out / MARKER,
+            {
+                "kaist_kit_demo": MARKER_FORMAT,
+                **self.settings,
+                "files": list(self.files),
+                "folders": list(self.folders),
+            },
+            indent=1,
+        )
 
 
 def _prepare(out: Path) -> None:
@@ -158,8 +177,11 @@ def _prepare(out: Path) -> None:
         return
     owned = _marker(out)
     if owned is None:
-        raise InputError("the folder exists and is not a previous demo's (no demo.json listing what the demo "
-                         "wrote); choose another with --out", out)
+        raise InputError(
+            "the folder exists and is not a previous demo's (no demo.json listing what the demo "
+            "wrote); choose another with --out",
+            out,
+        )
     files, folders = owned
     for folder, names, file_names in os.walk(out):
         for name in names + file_names:
@@ -167,8 +189,11 @@ def _prepare(out: Path) -> None:
             rel = path.relative_to(out).as_posix()
             mine = rel in folders if name in names and not path.is_symlink() else rel in files or rel == MARKER
             if not mine:
-                raise InputError(f"the folder holds {rel}, which the previous demo did not write: nothing was "
-                                 "removed; move it, or choose another folder with --out", out)
+                raise InputError(
+                    f"the folder holds {rel}, which the previous demo did not write: nothing was "
+                    "removed; move it, or choose another folder with --out",
+                    out,
+                )
     remove_outputs(out, [*files, MARKER], folders)
 
 
@@ -185,8 +210,9 @@ def _marker(out: Path) -> tuple[set[str], set[str]] | None:
     if not isinstance(data, dict) or data.get("kaist_kit_demo") != MARKER_FORMAT:
         return None
     lists = [data.get("files"), data.get("folders")]
-    if not all(isinstance(names, list) and all(isinstance(rel, str) and _inside(rel) for rel in names)
-               for names in lists):
+    if not all(
+        isinstance(names, list) and all(isinstance(rel, str) and _inside(rel) for rel in names) for names in lists
+    ):
         return None
     return set(lists[0]), set(lists[1])
 

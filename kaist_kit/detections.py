@@ -72,9 +72,9 @@ _FRAME_FILE = re.compile(KAIST.flat_pattern.pattern + r"\.txt$")
 # is no longer a finite number.
 FAR_LIMIT = 1e6
 # Image ids are int64; a written id beyond this cannot be one.
-_ID_LIMIT = 2.0 ** 62
+_ID_LIMIT = 2.0**62
 # --id-offset moves ids by at most this much (a written id plus the offset stays an int64).
-ID_OFFSET_LIMIT = 10 ** 9
+ID_OFFSET_LIMIT = 10**9
 # A JSON number, as json.loads reads one (a string that holds exactly this is read as the number).
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 
@@ -175,10 +175,12 @@ class ReadOptions:
             raise ValueError(f"unknown result format {self.format!r}; choose from {', '.join(FORMATS)}")
         for name in ("id_offset", "category_offset"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
-                    or not abs(int(value)) <= ID_OFFSET_LIMIT:
-                raise ValueError(f"{name} {value!r} is not a whole number from {-ID_OFFSET_LIMIT} to "
-                                 f"{ID_OFFSET_LIMIT}")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, np.integer))
+                or not abs(int(value)) <= ID_OFFSET_LIMIT
+            ):
+                raise ValueError(f"{name} {value!r} is not a whole number from {-ID_OFFSET_LIMIT} to {ID_OFFSET_LIMIT}")
         for name in ("devkit_shift", "corners", "as_is"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be True or False, not {getattr(self, name)!r}")
@@ -278,8 +280,9 @@ def method_name(path: str | os.PathLike) -> str:
     return name[:cut] if cut > 0 else name
 
 
-def load_detections(path: str | os.PathLike, gt: GroundTruth, options: ReadOptions | None = None, *,
-                    on_invalid: str = "error") -> Detections:
+def load_detections(
+    path: str | os.PathLike, gt: GroundTruth, options: ReadOptions | None = None, *, on_invalid: str = "error"
+) -> Detections:
     """Read a result file, folder or archive and map its detections onto ``gt``'s images, as
     ``options`` say (default: the format told from the file, the devkit's shift, ids and boxes as
     written).
@@ -318,8 +321,7 @@ def _listed(name: str) -> bool:
     return not any(part.startswith(".") for part in name.split("/")) and "__MACOSX" not in name.split("/")
 
 
-def _read_single(raw: bytes, where: str, gt: GroundTruth, dropped: Dropped | None,
-                 options: ReadOptions) -> Detections:
+def _read_single(raw: bytes, where: str, gt: GroundTruth, dropped: Dropped | None, options: ReadOptions) -> Detections:
     # An ASCII file's bytes are its text: the readers take them as they are, and decode them only
     # to read them the careful way.
     text = raw if raw.isascii() else decode_text(raw, where)
@@ -332,8 +334,14 @@ def _read_single(raw: bytes, where: str, gt: GroundTruth, dropped: Dropped | Non
     return fmt.read(text, where, gt, dropped, options)
 
 
-def _read_members(members: dict[str, tuple[str, Callable[[], bytes]]], where: Path, gt: GroundTruth,
-                  dropped: Dropped | None, options: ReadOptions, folder: bool = False) -> Detections:
+def _read_members(
+    members: dict[str, tuple[str, Callable[[], bytes]]],
+    where: Path,
+    gt: GroundTruth,
+    dropped: Dropped | None,
+    options: ReadOptions,
+    folder: bool = False,
+) -> Detections:
     """The result of a folder's or an archive's files (``members``: name -> (where, reader)): its
     per-image files, or its one result file (a submission's manifest aside)."""
     frames: dict[str, str] = {}
@@ -341,23 +349,35 @@ def _read_members(members: dict[str, tuple[str, Callable[[], bytes]]], where: Pa
         base = name.rpartition("/")[2]
         if _FRAME_FILE.search(base):
             if base in frames:
-                raise InputError(f"two per-image files of frame {_frame(base)}: {members[frames[base]][0]} and "
-                                 f"{members[name][0]}; keep one", where)
+                raise InputError(
+                    f"two per-image files of frame {_frame(base)}: {members[frames[base]][0]} and "
+                    f"{members[name][0]}; keep one",
+                    where,
+                )
             frames[base] = name
     framed = set(frames.values())
-    others = [n for n in members if n not in framed and n.lower().endswith((".json", ".txt"))
-              and n.rpartition("/")[2] != SUBMISSION_MANIFEST]
+    others = [
+        n
+        for n in members
+        if n not in framed and n.lower().endswith((".json", ".txt")) and n.rpartition("/")[2] != SUBMISSION_MANIFEST
+    ]
     if frames and others:
-        raise InputError(f"holds per-image files ({members[next(iter(frames.values()))][0]}, ...) and a result "
-                         f"file of another layout ({members[others[0]][0]}): keep one", where)
+        raise InputError(
+            f"holds per-image files ({members[next(iter(frames.values()))][0]}, ...) and a result "
+            f"file of another layout ({members[others[0]][0]}): keep one",
+            where,
+        )
     fmt = options.result_format
     if frames and (fmt is None or fmt.image_ids == FRAME_NAMES):
         return PER_IMAGE.read({base: members[name] for base, name in frames.items()}, where, gt, dropped, options)
     if folder:
         raise InputError("a folder of results must hold per-image setXX_VYYY_IZZZZZ.txt files", where)
     if len(others) != 1:
-        raise InputError(f"an archive must hold one result file (.json or .txt) or per-image files; found "
-                         f"{len(others)} result files", where)
+        raise InputError(
+            f"an archive must hold one result file (.json or .txt) or per-image files; found "
+            f"{len(others)} result files",
+            where,
+        )
     member, read = members[others[0]]
     return _read_single(read(), member, gt, dropped, options)
 
@@ -368,8 +388,9 @@ def _frame(file_name: str) -> str:
 
 def _per_image_options(options: ReadOptions, where) -> None:
     if options.corners:
-        raise InputError("per-image files are read as corners x1 y1 x2 y2 already: --corners applies to "
-                         "COCO and txt results", where)
+        raise InputError(
+            "per-image files are read as corners x1 y1 x2 y2 already: --corners applies to COCO and txt results", where
+        )
 
 
 def _sniff(text: str | bytes, where: str) -> ResultFormat:
@@ -389,7 +410,10 @@ def _sniff(text: str | bytes, where: str) -> ResultFormat:
             if line.lstrip()[:1].isalpha():
                 raise InputError(
                     "looks like a single per-image file (label x1 y1 x2 y2 score); pass the folder that holds "
-                    "all of them", where, number)
+                    "all of them",
+                    where,
+                    number,
+                )
             return TXT
         if whole:
             return TXT
@@ -410,8 +434,10 @@ class _LazyFile:
 
 # --- COCO result JSON ------------------------------------------------------------------------------
 
-def read_coco_results(text: str | bytes, where: str, gt: GroundTruth, dropped: Dropped | None = None,
-                      options: ReadOptions | None = None) -> Detections:
+
+def read_coco_results(
+    text: str | bytes, where: str, gt: GroundTruth, dropped: Dropped | None = None, options: ReadOptions | None = None
+) -> Detections:
     """Detections of a COCO result JSON text; given as the bytes of an ASCII file, a list of records
     that hold only the usual keys with numbers is read in bulk (`kaist_kit.bulkread`)."""
     options = options or ReadOptions()
@@ -419,9 +445,18 @@ def read_coco_results(text: str | bytes, where: str, gt: GroundTruth, dropped: D
     if columns is not None and _plain_columns(columns, dropped):
         decoded = functools.cache(lambda: _decoded(text, where))
         facts = ReadFacts(id_offset=options.id_offset, corners=options.corners)
-        return _coco_detections(columns["image_id"].astype(np.int64), columns["bbox"], columns["score"],
-                                columns["category_id"], gt, where, lambda k: json_line(decoded(), k), dropped,
-                                options, facts)
+        return _coco_detections(
+            columns["image_id"].astype(np.int64),
+            columns["bbox"],
+            columns["score"],
+            columns["category_id"],
+            gt,
+            where,
+            lambda k: json_line(decoded(), k),
+            dropped,
+            options,
+            facts,
+        )
     text = _decoded(text, where)
     data = parse_json(text, where)
     keys: tuple[str, ...] = ()
@@ -437,13 +472,23 @@ def _plain_columns(columns: dict[str, np.ndarray], dropped: Dropped | None) -> b
     themselves: image ids that are not integers an int64 holds exactly, or (in a strict read)
     categories other than person, or the 2024 challenge's for every detection."""
     ids, categories = columns["image_id"], columns["category_id"]
-    return bool(np.all(np.abs(ids) < 2.0 ** 53) and np.array_equal(ids, np.floor(ids))
-                and (dropped is not None or np.all(categories == PERSON_CATEGORY)
-                     or np.all(categories == CHALLENGE2024_CATEGORY)))
+    return bool(
+        np.all(np.abs(ids) < 2.0**53)
+        and np.array_equal(ids, np.floor(ids))
+        and (
+            dropped is not None or np.all(categories == PERSON_CATEGORY) or np.all(categories == CHALLENGE2024_CATEGORY)
+        )
+    )
 
 
-def detections_from_coco(records: list, gt: GroundTruth, where: str = "", line_of=lambda k: None,
-                         dropped: Dropped | None = None, options: ReadOptions | None = None) -> Detections:
+def detections_from_coco(
+    records: list,
+    gt: GroundTruth,
+    where: str = "",
+    line_of=lambda k: None,
+    dropped: Dropped | None = None,
+    options: ReadOptions | None = None,
+) -> Detections:
     """Detections from COCO result records (dicts with image_id, bbox, score and, optionally,
     category_id), as `json.loads` gives them.
 
@@ -480,8 +525,10 @@ def detections_from_coco(records: list, gt: GroundTruth, where: str = "", line_o
             except OverflowError:  # an integer beyond the float range
                 plain = False
         if not plain:
-            read = [_number(value, name, k, where, line_of)
-                    for value, name in zip(values, ("bbox",) * 4 + ("score", "category_id"))]
+            read = [
+                _number(value, name, k, where, line_of)
+                for value, name in zip(values, ("bbox",) * 4 + ("score", "category_id"))
+            ]
             boxes[k] = [number for number, _ in read[:4]]
             scores[k], categories[k] = read[4][0], read[5][0]
             if any(as_text for _, as_text in read):
@@ -490,14 +537,29 @@ def detections_from_coco(records: list, gt: GroundTruth, where: str = "", line_o
         if not _whole(image_id):
             raise _record_error(f"image_id {_json_type(image_id)} is not an integer", k, where, line_of)
         if not abs(image_id) < _ID_LIMIT:
-            raise _record_error(f"image id {image_id!r} is not in the ground truth: it is too large to be an "
-                                "image id", k, where, line_of)
+            raise _record_error(
+                f"image id {image_id!r} is not in the ground truth: it is too large to be an image id",
+                k,
+                where,
+                line_of,
+            )
         ids[k] = int(image_id)
     facts = ReadFacts(id_offset=options.id_offset, corners=options.corners, string_values=texts)
     if first_text is not None:
         facts.first["string_values"] = location(where, line_of(first_text))
-    return _coco_detections(ids, boxes, scores, categories, gt, where, line_of, dropped, options, facts,
-                            lambda k: records[k].get("category_id"))
+    return _coco_detections(
+        ids,
+        boxes,
+        scores,
+        categories,
+        gt,
+        where,
+        line_of,
+        dropped,
+        options,
+        facts,
+        lambda k: records[k].get("category_id"),
+    )
 
 
 def _whole(value) -> bool:
@@ -536,9 +598,19 @@ def _record_error(message: str, k: int, where: str, line_of) -> InputError:
     return InputError(message if where else f"detection {k}: {message}", where or None, line_of(k))
 
 
-def _coco_detections(ids: np.ndarray, boxes: np.ndarray, scores: np.ndarray, categories: np.ndarray,
-                     gt: GroundTruth, where: str, line_of, dropped: Dropped | None, options: ReadOptions,
-                     facts: ReadFacts, category_of=None) -> Detections:
+def _coco_detections(
+    ids: np.ndarray,
+    boxes: np.ndarray,
+    scores: np.ndarray,
+    categories: np.ndarray,
+    gt: GroundTruth,
+    where: str,
+    line_of,
+    dropped: Dropped | None,
+    options: ReadOptions,
+    facts: ReadFacts,
+    category_of=None,
+) -> Detections:
     """Detections of a COCO result's columns: values checked, categories judged, ids mapped.
     ``category_of(k)`` is detection k's category as written, for the error of a strict read."""
     if options.corners:
@@ -558,20 +630,31 @@ def _coco_detections(ids: np.ndarray, boxes: np.ndarray, scores: np.ndarray, cat
         raise _record_error(
             f"category_id {category_of(k)!r} is not person ({PERSON_CATEGORY}); "
             f"{len(bad)} detections have another category (the leaderboard crashes on them; "
-            "`kaist-kit submit` rewrites every category to person)", k, where, line_of)
+            "`kaist-kit submit` rewrites every category to person)",
+            k,
+            where,
+            line_of,
+        )
     image, known = _map_ids(ids + options.id_offset, gt, line_of, where, COCO, dropped, keep, options.id_offset)
     keep &= known
     return _kept(image, boxes, scores, keep, where, COCO, dropped, facts)
 
 
-def _kept(image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, keep: np.ndarray, where: str,
-          fmt: ResultFormat, dropped: Dropped | None, facts: ReadFacts) -> Detections:
+def _kept(
+    image: np.ndarray,
+    boxes: np.ndarray,
+    scores: np.ndarray,
+    keep: np.ndarray,
+    where: str,
+    fmt: ResultFormat,
+    dropped: Dropped | None,
+    facts: ReadFacts,
+) -> Detections:
     """The detections of ``keep``: the arrays themselves when every one is kept (a copy of millions
     of boxes saved)."""
     if not keep.all():
         image, boxes, scores = image[keep], boxes[keep], scores[keep]
-    return Detections(image, np.ascontiguousarray(boxes), np.ascontiguousarray(scores), where, fmt, dropped,
-                      facts)
+    return Detections(image, np.ascontiguousarray(boxes), np.ascontiguousarray(scores), where, fmt, dropped, facts)
 
 
 def _layout(fmt: ResultFormat, corners: bool) -> str:
@@ -581,8 +664,10 @@ def _layout(fmt: ResultFormat, corners: bool) -> str:
 
 # --- leaderboard txt -------------------------------------------------------------------------------
 
-def read_txt_results(text: str | bytes, where: str, gt: GroundTruth, dropped: Dropped | None = None,
-                     options: ReadOptions | None = None) -> Detections:
+
+def read_txt_results(
+    text: str | bytes, where: str, gt: GroundTruth, dropped: Dropped | None = None, options: ReadOptions | None = None
+) -> Detections:
     """Detections of a leaderboard txt text; given as the bytes of an ASCII file whose every line is
     a detection, it is read in bulk (`kaist_kit.bulkread`)."""
     options = options or ReadOptions()
@@ -596,8 +681,12 @@ def read_txt_results(text: str | bytes, where: str, gt: GroundTruth, dropped: Dr
     huge = ~(np.abs(ids) < _ID_LIMIT)
     if huge.any():
         k = int(np.flatnonzero(huge)[0])
-        raise InputError(f"image id {_field(text, lines[k], where)} is not in the ground truth (ids "
-                         f"1..{gt.n_images}, 1-based): it is too large to be an image id", where, int(lines[k]))
+        raise InputError(
+            f"image id {_field(text, lines[k], where)} is not in the ground truth (ids "
+            f"1..{gt.n_images}, 1-based): it is too large to be an image id",
+            where,
+            int(lines[k]),
+        )
     boxes, scores = rows[:, 1:5].copy(), rows[:, 5].copy()
 
     def line_of(k: int) -> int:
@@ -631,7 +720,7 @@ def _parse_rows(text: str, where: str, ncols: int, label: bool = False) -> tuple
             labels.append(parts[0])
             parts = parts[1:]
         if len(parts) != ncols:
-            expected = ("label x1 y1 x2 y2 score" if label else "image_id,x,y,w,h,score")
+            expected = "label x1 y1 x2 y2 score" if label else "image_id,x,y,w,h,score"
             raise InputError(f"expected {expected}, found {len(parts) + label} fields", where, number)
         try:
             values.extend(float(p) for p in parts)
@@ -657,9 +746,14 @@ def _header_error(line: str, where, number: int) -> InputError:
     return InputError(f"a header line ({line.strip()[:60]!r}); result files have none: remove it", where, number)
 
 
-def _check_values(boxes: np.ndarray, scores: np.ndarray, locate, dropped: Dropped | None = None,
-                  facts: ReadFacts | None = None,
-                  layout: str = "boxes are [x, y, width, height]") -> np.ndarray:
+def _check_values(
+    boxes: np.ndarray,
+    scores: np.ndarray,
+    locate,
+    dropped: Dropped | None = None,
+    facts: ReadFacts | None = None,
+    layout: str = "boxes are [x, y, width, height]",
+) -> np.ndarray:
     """Mask of the detections with finite numbers and sizes >= 0; any other stops a strict read.
 
     ``locate(k)`` gives the (file, line) of detection k; ``layout`` says how its lines are written,
@@ -668,16 +762,16 @@ def _check_values(boxes: np.ndarray, scores: np.ndarray, locate, dropped: Droppe
     if not finite.all():
         k = int(np.flatnonzero(~finite)[0])
         if dropped is None:
-            raise InputError(f"non-finite number in a detection ({(~finite).sum()} such detections)",
-                             *locate(k))
+            raise InputError(f"non-finite number in a detection ({(~finite).sum()} such detections)", *locate(k))
         dropped.record("non_finite", (~finite).sum(), *locate(k))
     negative = finite & ((boxes[:, 2] < 0) | (boxes[:, 3] < 0))
     if negative.any():
         k = int(np.flatnonzero(negative)[0])
         if dropped is None:
             raise InputError(
-                f"negative box size w={boxes[k, 2]:g}, h={boxes[k, 3]:g} ({negative.sum()} such "
-                f"detections); {layout}", *locate(k))
+                f"negative box size w={boxes[k, 2]:g}, h={boxes[k, 3]:g} ({negative.sum()} such detections); {layout}",
+                *locate(k),
+            )
         dropped.record("negative_size", negative.sum(), *locate(k))
     far = finite & ~((boxes <= FAR_LIMIT) & (boxes >= -FAR_LIMIT)).all(axis=1)  # no float copy of the boxes
     if far.any() and facts is not None:
@@ -686,9 +780,16 @@ def _check_values(boxes: np.ndarray, scores: np.ndarray, locate, dropped: Droppe
     return finite & ~negative
 
 
-def _map_ids(ids: np.ndarray, gt: GroundTruth, line_of, where: str, fmt: ResultFormat,
-             dropped: Dropped | None = None, valid: np.ndarray | None = None,
-             id_offset: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def _map_ids(
+    ids: np.ndarray,
+    gt: GroundTruth,
+    line_of,
+    where: str,
+    fmt: ResultFormat,
+    dropped: Dropped | None = None,
+    valid: np.ndarray | None = None,
+    id_offset: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
     """Ground-truth image index of every detection, and which ids are known.
 
     An unknown id stops a strict read; a lenient one counts the unknown ids (as written, before
@@ -701,8 +802,7 @@ def _map_ids(ids: np.ndarray, gt: GroundTruth, line_of, where: str, fmt: ResultF
     else:
         pos = np.searchsorted(gt.image_ids, ids)
         pos_clipped = np.minimum(pos, max(gt.n_images - 1, 0))
-        known = (pos < gt.n_images) & (gt.image_ids[pos_clipped] == ids) if gt.n_images else \
-            np.zeros(len(ids), bool)
+        known = (pos < gt.n_images) & (gt.image_ids[pos_clipped] == ids) if gt.n_images else np.zeros(len(ids), bool)
         index = pos_clipped
     if not known.all() and dropped is not None:
         unknown = ~known if valid is None else ~known & valid
@@ -714,23 +814,39 @@ def _map_ids(ids: np.ndarray, gt: GroundTruth, line_of, where: str, fmt: ResultF
         k = int(np.flatnonzero(~known)[0])
         if one_based:
             valid = f"1..{gt.n_images}, 1-based"
-            hint = (" (ids of this format are 1-based: if they were written 0-based, read them with "
-                    "--id-offset 1)" if ids[k] == 0 else "")
+            hint = (
+                " (ids of this format are 1-based: if they were written 0-based, read them with --id-offset 1)"
+                if ids[k] == 0
+                else ""
+            )
         else:
             lo, hi = (int(gt.image_ids[0]), int(gt.image_ids[-1])) if gt.n_images else (0, -1)
             valid = f"{lo}..{hi}"
-            hint = (" (COCO results use the ground truth's 0-based ids: if they were written 1-based, "
-                    "read them with --id-offset -1)" if gt.n_images and ids[k] == hi + 1 else "")
+            hint = (
+                " (COCO results use the ground truth's 0-based ids: if they were written 1-based, "
+                "read them with --id-offset -1)"
+                if gt.n_images and ids[k] == hi + 1
+                else ""
+            )
         raise InputError(
             f"image id {ids[k]} is not in the ground truth (ids {valid}); {(~known).sum()} detections "
-            f"have unknown ids{hint}", where, line_of(k))
+            f"have unknown ids{hint}",
+            where,
+            line_of(k),
+        )
     return index.astype(np.int64), known
 
 
 # --- per-image files -------------------------------------------------------------------------------
 
-def read_per_image(files: dict[str, tuple[str, Callable[[], bytes]]], where, gt: GroundTruth,
-                   dropped: Dropped | None = None, options: ReadOptions | None = None) -> Detections:
+
+def read_per_image(
+    files: dict[str, tuple[str, Callable[[], bytes]]],
+    where,
+    gt: GroundTruth,
+    dropped: Dropped | None = None,
+    options: ReadOptions | None = None,
+) -> Detections:
     """Detections of per-image files (``files``: file name -> (where, reader)), each file's lines
     ``label x1 y1 x2 y2 score`` for the frame its name gives; read in bulk when every line is a
     person's (`kaist_kit.bulkread`)."""
@@ -762,28 +878,37 @@ def read_per_image(files: dict[str, tuple[str, Callable[[], bytes]]], where, gt:
     x1, y1, x2, y2, score = found.T
     names = [files[n][0] for n in known]
 
-    keep = _check_values(np.stack([x1, y1, x2 - x1, y2 - y1], 1), score,
-                         lambda k: (names[file_of[k]], int(line_of[k])), dropped, facts,
-                         "corner x2, y2 before x1, y1; lines are label x1 y1 x2 y2 score")
+    keep = _check_values(
+        np.stack([x1, y1, x2 - x1, y2 - y1], 1),
+        score,
+        lambda k: (names[file_of[k]], int(line_of[k])),
+        dropped,
+        facts,
+        "corner x2, y2 before x1, y1; lines are label x1 y1 x2 y2 score",
+    )
     image = image[keep]
     x1, y1, x2, y2, score = x1[keep], y1[keep], x2[keep], y2[keep], score[keep]
     if options.devkit_shift:
         # The devkit's aggregator prints x1+1, y1+1, x2-x1, y2-y1 with %.4f and the score with %.8f,
         # then scores the printed numbers: round the same way.
-        box = np.stack([_printed(x1 + 1, 4), _printed(y1 + 1, 4), _printed(x2 - x1, 4),
-                        _printed(y2 - y1, 4)], 1)
+        box = np.stack([_printed(x1 + 1, 4), _printed(y1 + 1, 4), _printed(x2 - x1, 4), _printed(y2 - y1, 4)], 1)
         score = _printed(score, 8)
     else:
         box = np.stack([x1, y1, x2 - x1, y2 - y1], 1)
     return Detections(image, box, score, str(where), PER_IMAGE, dropped, facts)
 
 
-def _read_per_image_files(files: dict, known: list[str], texts: list[bytes] | None, frame_of: dict,
-                          gt: GroundTruth, dropped: Dropped | None) -> tuple[np.ndarray, ...]:
+def _read_per_image_files(
+    files: dict, known: list[str], texts: list[bytes] | None, frame_of: dict, gt: GroundTruth, dropped: Dropped | None
+) -> tuple[np.ndarray, ...]:
     """Rows, image indices, file and line of each detection of per-image files read one by one
     (``texts`` holds them when they have been read)."""
-    rows, images, sources, lines = [np.zeros((0, 5))], [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], \
-        [np.zeros(0, np.int64)]
+    rows, images, sources, lines = (
+        [np.zeros((0, 5))],
+        [np.zeros(0, np.int64)],
+        [np.zeros(0, np.int64)],
+        [np.zeros(0, np.int64)],
+    )
     for number, name in enumerate(known):
         source, read = files[name]
         text = texts[number] if texts is not None else read()
@@ -822,6 +947,7 @@ def _printed(values: np.ndarray, decimals: int) -> np.ndarray:
 # coerced; a string that holds exactly a JSON number is read as that number and counted; files of the
 # usual layout read in bulk, anything else by json.loads.
 
+
 class ClassedTruth(Protocol):
     """What the readers need of a ground truth of any class (`kaist_kit.annotations.Annotations`)."""
 
@@ -855,8 +981,9 @@ class BoxDetections:
         return len(self.scores)
 
 
-def load_box_detections(path: str | os.PathLike, truth: ClassedTruth, options: ReadOptions | None = None, *,
-                        on_invalid: str = "error") -> BoxDetections:
+def load_box_detections(
+    path: str | os.PathLike, truth: ClassedTruth, options: ReadOptions | None = None, *, on_invalid: str = "error"
+) -> BoxDetections:
     """Read a result file (or an archive of one) of any class and map it onto ``truth``'s images, as
     ``options`` say: COCO result JSON whose image ids are the ground truth's, written as it writes
     them (integers or strings), with each detection's category_id; or, on a ground truth of one
@@ -875,20 +1002,23 @@ def load_box_detections(path: str | os.PathLike, truth: ClassedTruth, options: R
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", path) from None
     if is_folder:
-        raise InputError("a folder of per-image files is the KAIST devkit's format; give the result file (COCO "
-                         "result JSON)", path)
+        raise InputError(
+            "a folder of per-image files is the KAIST devkit's format; give the result file (COCO result JSON)", path
+        )
     if is_archive(path):
         contents = {n: data for n, data in read_archive(path).items() if _listed(n)}
-        files = [n for n in contents if n.lower().endswith((".json", ".txt"))
-                 and n.rpartition("/")[2] != SUBMISSION_MANIFEST]
+        files = [
+            n for n in contents if n.lower().endswith((".json", ".txt")) and n.rpartition("/")[2] != SUBMISSION_MANIFEST
+        ]
         if len(files) != 1:
             raise InputError(f"an archive must hold one result file (.json or .txt); found {len(files)}", path)
         return _read_classes(contents[files[0]], f"{path}/{files[0]}", truth, dropped, options)
     return _read_classes(read_bytes(path), str(path), truth, dropped, options)
 
 
-def _read_classes(raw: bytes, where: str, truth: ClassedTruth, dropped: Dropped | None,
-                  options: ReadOptions) -> BoxDetections:
+def _read_classes(
+    raw: bytes, where: str, truth: ClassedTruth, dropped: Dropped | None, options: ReadOptions
+) -> BoxDetections:
     text = raw if raw.isascii() else decode_text(raw, where)
     fmt = options.result_format or _sniff(text, where)
     if fmt.read_classes is None:
@@ -896,8 +1026,13 @@ def _read_classes(raw: bytes, where: str, truth: ClassedTruth, dropped: Dropped 
     return fmt.read_classes(text, where, truth, dropped, options)
 
 
-def read_coco_boxes(text: str | bytes, where: str, truth: ClassedTruth, dropped: Dropped | None = None,
-                    options: ReadOptions | None = None) -> BoxDetections:
+def read_coco_boxes(
+    text: str | bytes,
+    where: str,
+    truth: ClassedTruth,
+    dropped: Dropped | None = None,
+    options: ReadOptions | None = None,
+) -> BoxDetections:
     """Detections of any class of a COCO result JSON text; given as the bytes of an ASCII file, a list
     of records that hold only the usual keys with numbers (and string image ids where the ground
     truth's are strings) is read in bulk (`kaist_kit.bulkread`)."""
@@ -906,14 +1041,22 @@ def read_coco_boxes(text: str | bytes, where: str, truth: ClassedTruth, dropped:
     if string_ids and options.id_offset:
         raise InputError("--id-offset moves integer image ids; this ground truth's ids are strings", where)
     columns = coco_columns(text, classes=True, string_ids=string_ids) if isinstance(text, bytes) else None
-    if columns is not None and (string_ids or _whole_ids(columns["image_id"])) \
-            and _whole_ids(columns["category_id"]):
+    if columns is not None and (string_ids or _whole_ids(columns["image_id"])) and _whole_ids(columns["category_id"]):
         decoded = functools.cache(lambda: _decoded(text, where))
         ids = columns["image_id"] if string_ids else columns["image_id"].astype(np.int64)
-        facts = ReadFacts(id_offset=options.id_offset, corners=options.corners,
-                          category_offset=options.category_offset)
-        return _box_detections(ids, columns["bbox"], columns["score"], columns["category_id"].astype(np.int64),
-                               truth, where, lambda k: json_line(decoded(), k), dropped, options, facts)
+        facts = ReadFacts(id_offset=options.id_offset, corners=options.corners, category_offset=options.category_offset)
+        return _box_detections(
+            ids,
+            columns["bbox"],
+            columns["score"],
+            columns["category_id"].astype(np.int64),
+            truth,
+            where,
+            lambda k: json_line(decoded(), k),
+            dropped,
+            options,
+            facts,
+        )
     text = _decoded(text, where)
     data = parse_json(text, where)
     keys: tuple[str, ...] = ()
@@ -930,12 +1073,17 @@ def _string_ids(truth: ClassedTruth) -> bool:
 
 def _whole_ids(ids: np.ndarray) -> bool:
     """Whether numbers read in bulk are whole and held exactly (ids, categories)."""
-    return bool(np.all(np.abs(ids) < 2.0 ** 53) and np.array_equal(ids, np.floor(ids)))
+    return bool(np.all(np.abs(ids) < 2.0**53) and np.array_equal(ids, np.floor(ids)))
 
 
-def box_detections_from_records(records: list, truth: ClassedTruth, where: str = "", line_of=lambda k: None,
-                                dropped: Dropped | None = None,
-                                options: ReadOptions | None = None) -> BoxDetections:
+def box_detections_from_records(
+    records: list,
+    truth: ClassedTruth,
+    where: str = "",
+    line_of=lambda k: None,
+    dropped: Dropped | None = None,
+    options: ReadOptions | None = None,
+) -> BoxDetections:
     """Detections of any class from COCO result records as `json.loads` gives them: the rules of
     `detections_from_coco`, with an image_id written as the ground truth writes its ids (a string where
     they are strings, else a whole number) and a category_id that is a whole number (COCO's evaluator
@@ -958,45 +1106,75 @@ def box_detections_from_records(records: list, truth: ClassedTruth, where: str =
         if not isinstance(bbox, (list, tuple)) or len(bbox) != 4:
             what = f"a list of {len(bbox)}" if isinstance(bbox, list) else _json_type(bbox)
             raise _record_error(f"bbox must be a list of 4 numbers [x, y, w, h], not {what}", k, where, line_of)
-        read = [_number(value, name, k, where, line_of)
-                for value, name in zip((*bbox, score, category), ("bbox",) * 4 + ("score", "category_id"))]
+        read = [
+            _number(value, name, k, where, line_of)
+            for value, name in zip((*bbox, score, category), ("bbox",) * 4 + ("score", "category_id"))
+        ]
         boxes[k] = [number for number, _ in read[:4]]
         scores[k] = read[4][0]
         number = read[5][0]
-        if not (math.isfinite(number) and number == math.floor(number) and abs(number) < 2.0 ** 53):
-            raise _record_error(f"category_id {_json_type(category)} is not a whole number (a class id)", k, where,
-                                line_of)
+        if not (math.isfinite(number) and number == math.floor(number) and abs(number) < 2.0**53):
+            raise _record_error(
+                f"category_id {_json_type(category)} is not a whole number (a class id)", k, where, line_of
+            )
         categories[k] = int(number)
         if any(as_text for _, as_text in read):
             texts += 1
             first_text = k if first_text is None else first_text
         if string_ids:
             if not isinstance(image_id, str):
-                raise _record_error(f"image_id {_json_type(image_id)} is not among the ground truth's images (written "
-                                    f"as {'an integer' if _whole(image_id) else 'no string'}; the ground truth's ids "
-                                    f"are strings, {truth.image_ids[0]!r}, ..., and COCO's evaluator matches them as "
-                                    "written)", k, where, line_of)
+                raise _record_error(
+                    f"image_id {_json_type(image_id)} is not among the ground truth's images (written "
+                    f"as {'an integer' if _whole(image_id) else 'no string'}; the ground truth's ids "
+                    f"are strings, {truth.image_ids[0]!r}, ..., and COCO's evaluator matches them as "
+                    "written)",
+                    k,
+                    where,
+                    line_of,
+                )
             ids[k] = image_id
         else:
             if isinstance(image_id, str):
-                raise _record_error(f"image_id {image_id[:40]!r} is not among the ground truth's images (written as "
-                                    "a string; the ground truth's ids are integers)", k, where, line_of)
-            if not _whole(image_id) or (isinstance(image_id, float) and not abs(image_id) < 2.0 ** 53):
+                raise _record_error(
+                    f"image_id {image_id[:40]!r} is not among the ground truth's images (written as "
+                    "a string; the ground truth's ids are integers)",
+                    k,
+                    where,
+                    line_of,
+                )
+            if not _whole(image_id) or (isinstance(image_id, float) and not abs(image_id) < 2.0**53):
                 raise _record_error(f"image_id {_json_type(image_id)} is not an integer", k, where, line_of)
             if not abs(image_id) < _ID_LIMIT:
-                raise _record_error(f"image id {image_id!r} is not in the ground truth: it is too large to be an "
-                                    "image id", k, where, line_of)
+                raise _record_error(
+                    f"image id {image_id!r} is not in the ground truth: it is too large to be an image id",
+                    k,
+                    where,
+                    line_of,
+                )
             ids[k] = int(image_id)
-    facts = ReadFacts(id_offset=options.id_offset, corners=options.corners, string_values=texts,
-                      category_offset=options.category_offset)
+    facts = ReadFacts(
+        id_offset=options.id_offset,
+        corners=options.corners,
+        string_values=texts,
+        category_offset=options.category_offset,
+    )
     if first_text is not None:
         facts.first["string_values"] = location(where, line_of(first_text))
     return _box_detections(ids, boxes, scores, categories, truth, where, line_of, dropped, options, facts)
 
 
-def _box_detections(ids: np.ndarray, boxes: np.ndarray, scores: np.ndarray, categories: np.ndarray,
-                    truth: ClassedTruth, where: str, line_of, dropped: Dropped | None, options: ReadOptions,
-                    facts: ReadFacts) -> BoxDetections:
+def _box_detections(
+    ids: np.ndarray,
+    boxes: np.ndarray,
+    scores: np.ndarray,
+    categories: np.ndarray,
+    truth: ClassedTruth,
+    where: str,
+    line_of,
+    dropped: Dropped | None,
+    options: ReadOptions,
+    facts: ReadFacts,
+) -> BoxDetections:
     """Detections of any class from a result's columns: values checked, ids mapped, categories moved."""
     if options.corners:
         boxes[:, 2:] -= boxes[:, :2]
@@ -1013,9 +1191,12 @@ def _box_detections(ids: np.ndarray, boxes: np.ndarray, scores: np.ndarray, cate
         if dropped is None:
             k = int(np.flatnonzero(~known)[0])
             written = ids[k] if strings else int(ids[k])
-            raise InputError(f"image_id {written!r} is not among the ground truth's images ({_id_span(truth)}); "
-                             f"{int((~known).sum())} detections have unknown image ids{_box_id_hint(written, truth)}",
-                             where, line_of(k))
+            raise InputError(
+                f"image_id {written!r} is not among the ground truth's images ({_id_span(truth)}); "
+                f"{int((~known).sum())} detections have unknown image ids{_box_id_hint(written, truth)}",
+                where,
+                line_of(k),
+            )
         unknown = ~known & keep
         if unknown.any():
             counted: dict = {}
@@ -1027,8 +1208,9 @@ def _box_detections(ids: np.ndarray, boxes: np.ndarray, scores: np.ndarray, cate
     categories = categories + options.category_offset
     if not keep.all():
         image, categories, boxes, scores = image[keep], categories[keep], boxes[keep], scores[keep]
-    return BoxDetections(image, categories, np.ascontiguousarray(boxes), np.ascontiguousarray(scores), where, COCO,
-                         dropped, facts)
+    return BoxDetections(
+        image, categories, np.ascontiguousarray(boxes), np.ascontiguousarray(scores), where, COCO, dropped, facts
+    )
 
 
 def _index_of_ints(ids: np.ndarray, truth: ClassedTruth) -> np.ndarray:
@@ -1061,37 +1243,52 @@ def _box_id_hint(image_id, truth: ClassedTruth) -> str:
     return ""
 
 
-def read_txt_boxes(text: str | bytes, where: str, truth: ClassedTruth, dropped: Dropped | None = None,
-                   options: ReadOptions | None = None) -> BoxDetections:
+def read_txt_boxes(
+    text: str | bytes,
+    where: str,
+    truth: ClassedTruth,
+    dropped: Dropped | None = None,
+    options: ReadOptions | None = None,
+) -> BoxDetections:
     """Detections of a leaderboard txt text on a ground truth of one class: the image id is the
     1-based position in the ground truth's id order, as the KAIST leaderboard's script reads it."""
     options = options or ReadOptions()
     if len(truth.classes) != 1:
-        raise InputError(f"the leaderboard's txt holds no category, and this ground truth has "
-                         f"{len(truth.classes)} classes: write COCO result JSON (each detection's category_id)", where)
+        raise InputError(
+            f"the leaderboard's txt holds no category, and this ground truth has "
+            f"{len(truth.classes)} classes: write COCO result JSON (each detection's category_id)",
+            where,
+        )
     found = txt_rows(text, 6) if isinstance(text, bytes) else None
     rows, lines = found if found is not None else _parse_rows(_decoded(text, where), where, 6)
     ids = rows[:, 0]
     bad = ~((np.floor(ids) == ids) & (np.abs(ids) < _ID_LIMIT))
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        raise InputError(f"image id {_field(text, lines[k], where)} is not a position 1..{truth.n_images}", where,
-                         int(lines[k]))
+        raise InputError(
+            f"image id {_field(text, lines[k], where)} is not a position 1..{truth.n_images}", where, int(lines[k])
+        )
     boxes, scores = rows[:, 1:5].copy(), rows[:, 5].copy()
     facts = ReadFacts(id_offset=options.id_offset, corners=options.corners)
     if options.corners:
         boxes[:, 2:] -= boxes[:, :2]
-    keep = _check_values(boxes, scores, lambda k: (where, int(lines[k])), dropped, facts,
-                         _layout(TXT, options.corners))
+    keep = _check_values(boxes, scores, lambda k: (where, int(lines[k])), dropped, facts, _layout(TXT, options.corners))
     position = ids.astype(np.int64) + options.id_offset - 1
     inside = (position >= 0) & (position < truth.n_images)
     if not inside.all():
         if dropped is None:
             k = int(np.flatnonzero(~inside)[0])
-            hint = (" (ids of this format are 1-based: if they were written 0-based, read them with --id-offset 1)"
-                    if ids[k] == 0 else "")
-            raise InputError(f"image id {int(ids[k])} is not in the ground truth (ids 1..{truth.n_images}, 1-based); "
-                             f"{int((~inside).sum())} detections have unknown ids{hint}", where, int(lines[k]))
+            hint = (
+                " (ids of this format are 1-based: if they were written 0-based, read them with --id-offset 1)"
+                if ids[k] == 0
+                else ""
+            )
+            raise InputError(
+                f"image id {int(ids[k])} is not in the ground truth (ids 1..{truth.n_images}, 1-based); "
+                f"{int((~inside).sum())} detections have unknown ids{hint}",
+                where,
+                int(lines[k]),
+            )
         unknown = ~inside & keep
         if unknown.any():
             written, counts = np.unique(ids[unknown].astype(np.int64), return_counts=True)
@@ -1099,26 +1296,63 @@ def read_txt_boxes(text: str | bytes, where: str, truth: ClassedTruth, dropped: 
             dropped.record("unknown_ids", 0, where, int(lines[np.flatnonzero(unknown)[0]]))
     keep &= inside
     order = np.array(sorted(range(truth.n_images), key=truth.image_ids.__getitem__), np.int64)
-    image = order[np.clip(position, 0, max(truth.n_images - 1, 0))] if truth.n_images else \
-        np.zeros(len(ids), np.int64)
+    image = order[np.clip(position, 0, max(truth.n_images - 1, 0))] if truth.n_images else np.zeros(len(ids), np.int64)
     category = np.full(len(ids), truth.classes[0].id, np.int64)
-    return BoxDetections(image[keep], category[keep], np.ascontiguousarray(boxes[keep]),
-                         np.ascontiguousarray(scores[keep]), where, TXT, dropped, facts)
+    return BoxDetections(
+        image[keep],
+        category[keep],
+        np.ascontiguousarray(boxes[keep]),
+        np.ascontiguousarray(scores[keep]),
+        where,
+        TXT,
+        dropped,
+        facts,
+    )
 
 
 # --- the formats ----------------------------------------------------------------------------------
 
 COCO = ResultFormat(
-    "coco", "COCO result JSON", "JSON", read_coco_results, GT_IDS, 0, "x, y, width, height",
-    rereadable=True, devkit_shift=False, upload_suffix=".json", carries_category=True,
-    read_classes=read_coco_boxes)
+    "coco",
+    "COCO result JSON",
+    "JSON",
+    read_coco_results,
+    GT_IDS,
+    0,
+    "x, y, width, height",
+    rereadable=True,
+    devkit_shift=False,
+    upload_suffix=".json",
+    carries_category=True,
+    read_classes=read_coco_boxes,
+)
 TXT = ResultFormat(
-    "txt", "leaderboard txt", "txt", read_txt_results, POSITIONS, 1, "x, y, width, height",
-    rereadable=True, devkit_shift=False, upload_suffix=".txt", carries_category=False,
-    read_classes=read_txt_boxes)
+    "txt",
+    "leaderboard txt",
+    "txt",
+    read_txt_results,
+    POSITIONS,
+    1,
+    "x, y, width, height",
+    rereadable=True,
+    devkit_shift=False,
+    upload_suffix=".txt",
+    carries_category=False,
+    read_classes=read_txt_boxes,
+)
 PER_IMAGE = ResultFormat(
-    "per-image", "per-image files", "per-image files", read_per_image, FRAME_NAMES, None,
-    "corners x1, y1, x2, y2", rereadable=False, devkit_shift=True, upload_suffix=None, carries_category=False)
+    "per-image",
+    "per-image files",
+    "per-image files",
+    read_per_image,
+    FRAME_NAMES,
+    None,
+    "corners x1, y1, x2, y2",
+    rereadable=False,
+    devkit_shift=True,
+    upload_suffix=None,
+    carries_category=False,
+)
 RESULT_FORMATS = {spec.name: spec for spec in (COCO, TXT, PER_IMAGE)}
 FORMATS = (AUTO, *RESULT_FORMATS)
 

@@ -23,8 +23,15 @@ def downloads_forbidden() -> bool:
     return os.environ.get(OFFLINE_ENV, "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
-def download_verified(url: str, size: int, md5: str, progress: Progress | None = None, *,
-                      chunk_bytes: int = CHUNK_BYTES, timeout: float = TIMEOUT_S) -> bytes:
+def download_verified(
+    url: str,
+    size: int,
+    md5: str,
+    progress: Progress | None = None,
+    *,
+    chunk_bytes: int = CHUNK_BYTES,
+    timeout: float = TIMEOUT_S,
+) -> bytes:
     """The ``size`` bytes at ``url`` (any URL urllib opens), if their MD5 is ``md5``.
 
     ``progress(done, size)`` is called once the source answers (``done`` 0) and after every chunk.

@@ -99,11 +99,13 @@ class Result:
         }
         if "lamr" in self.metrics:
             out.update({"lamr": self.lamr, "miss_rates": list(self.miss_rates), "fppi_refs": list(self.fppi_refs)})
-        out.update({
-            "recall": None if math.isnan(self.recall) else self.recall,
-            "n_images": self.n_images,
-            "n_gt": self.n_gt,
-        })
+        out.update(
+            {
+                "recall": None if math.isnan(self.recall) else self.recall,
+                "n_images": self.n_images,
+                "n_gt": self.n_gt,
+            }
+        )
         for name in self.metrics:
             if name != "lamr":
                 value = self.coco_values[name]
@@ -126,8 +128,14 @@ class Evaluation:
     squarify the pedestrians share a matching of their own (their boxes differ).
     """
 
-    def __init__(self, gt: GroundTruth, dets: Detections, settings: Iterable[str | Setting] = tuple(SETTINGS),
-                 method: str = "", iou: float = MATCH_THRESHOLD):
+    def __init__(
+        self,
+        gt: GroundTruth,
+        dets: Detections,
+        settings: Iterable[str | Setting] = tuple(SETTINGS),
+        method: str = "",
+        iou: float = MATCH_THRESHOLD,
+    ):
         self.gt = gt
         self.method = method
         self.iou = iou
@@ -163,8 +171,10 @@ class Evaluation:
         """The row of a setting (by name, or spelled as a custom setting) in the matchings."""
         name = setting if isinstance(setting, str) and setting in self.setting_row else get_setting(setting).name
         if name not in self.setting_row:
-            raise ValueError(f"setting {name!r} is not among this evaluation's ({', '.join(self.settings)}); "
-                             "pass it to Evaluation(gt, dets, settings)")
+            raise ValueError(
+                f"setting {name!r} is not among this evaluation's ({', '.join(self.settings)}); "
+                "pass it to Evaluation(gt, dets, settings)"
+            )
         return self.setting_row[name]
 
     @property
@@ -186,8 +196,9 @@ class Evaluation:
             matches = greedy_match(self.image, self.pairs_at(iou, ratio), self.ignored, iou)
         else:
             n_det = len(self.image)
-            matches = Matches(np.empty((len(self.settings), n_det), np.int8),
-                              np.empty((len(self.settings), n_det), np.int32))
+            matches = Matches(
+                np.empty((len(self.settings), n_det), np.int8), np.empty((len(self.settings), n_det), np.int32)
+            )
             for ratio, rows in groups.items():
                 part = greedy_match(self.image, self.pairs_at(iou, ratio), self.ignored[rows], iou)
                 matches.status[rows], matches.matched_gt[rows] = part.status, part.matched_gt
@@ -213,30 +224,55 @@ class Evaluation:
         self._pairs[squarify] = (computed_at, pairs)
         return pairs if computed_at == min_overlap else pairs.at_least(min_overlap)
 
-    def score(self, setting: str | Setting, split: str | Sequence = "all",
-              protocol: str | Protocol = "leaderboard", split_name: str | None = None,
-              iou: float | None = None) -> Result:
+    def score(
+        self,
+        setting: str | Setting,
+        split: str | Sequence = "all",
+        protocol: str | Protocol = "leaderboard",
+        split_name: str | None = None,
+        iou: float | None = None,
+    ) -> Result:
         """The LAMR and curve of a setting and split under a protocol, matched at ``iou`` (default: the
         evaluation's own)."""
         iou = self.iou if iou is None else iou
         proto = get_protocol(protocol)
         name = split_name or (split if isinstance(split, str) else "subset")
         terms = self.curve_terms(setting, split, proto, iou)
-        result = score_curve(terms.positive, self.scores[terms.sequence], terms.n_gt, terms.n_images, proto,
-                             self.method, self.settings[self.row(setting)], name)
+        result = score_curve(
+            terms.positive,
+            self.scores[terms.sequence],
+            terms.n_gt,
+            terms.n_images,
+            proto,
+            self.method,
+            self.settings[self.row(setting)],
+            name,
+        )
         result.iou = iou
         return result
 
-    def curve_terms(self, setting: str | Setting, split: str | Sequence = "all",
-                    protocol: str | Protocol = "leaderboard", iou: float | None = None) -> CurveTerms:
+    def curve_terms(
+        self,
+        setting: str | Setting,
+        split: str | Sequence = "all",
+        protocol: str | Protocol = "leaderboard",
+        iou: float | None = None,
+    ) -> CurveTerms:
         """What the curve of a setting and split is built from, under a protocol's rules."""
         row = self.row(setting)
         matches = self.matches_at(self.iou if iou is None else iou)
-        return self.curve_terms_of(matches.status[row], matches.matched_gt[row], self.ignored[row],
-                                   self.gt.split_mask(split), protocol)
+        return self.curve_terms_of(
+            matches.status[row], matches.matched_gt[row], self.ignored[row], self.gt.split_mask(split), protocol
+        )
 
-    def curve_terms_of(self, status: np.ndarray, matched_gt: np.ndarray, ignored: np.ndarray,
-                       images: np.ndarray, protocol: str | Protocol = "leaderboard") -> CurveTerms:
+    def curve_terms_of(
+        self,
+        status: np.ndarray,
+        matched_gt: np.ndarray,
+        ignored: np.ndarray,
+        images: np.ndarray,
+        protocol: str | Protocol = "leaderboard",
+    ) -> CurveTerms:
         """Curve terms of one matching of these detections (a row of `greedy_match`) on an image mask.
 
         The diagnosis uses it for matchings of its own (the foreground, every person box).
@@ -254,8 +290,9 @@ class Evaluation:
             kept &= self.rank < proto.max_detections_per_image
         return kept
 
-    def _positive(self, status: np.ndarray, matched_gt: np.ndarray, sequence: np.ndarray,
-                  proto: Protocol) -> np.ndarray:
+    def _positive(
+        self, status: np.ndarray, matched_gt: np.ndarray, sequence: np.ndarray, proto: Protocol
+    ) -> np.ndarray:
         """Whether each detection of ``sequence`` is a true positive as the protocol counts it."""
         positive = status[sequence] == TRUE_POSITIVE
         if proto.id_zero_is_unmatched:
@@ -270,9 +307,13 @@ class Evaluation:
             counted_images = images & (self.dets_per_image > 0)
         return ~ignored & counted_images[self.gt.ann_image]
 
-    def precision_recall(self, setting: str | Setting, split: str | Sequence = "all",
-                         protocol: str | Protocol = "leaderboard",
-                         thresholds: Sequence[float] = coco.IOU_THRESHOLDS) -> tuple[np.ndarray, np.ndarray, int]:
+    def precision_recall(
+        self,
+        setting: str | Setting,
+        split: str | Sequence = "all",
+        protocol: str | Protocol = "leaderboard",
+        thresholds: Sequence[float] = coco.IOU_THRESHOLDS,
+    ) -> tuple[np.ndarray, np.ndarray, int]:
         """COCO's accumulation at each IoU threshold: precision at the 101 recall points (T, 101),
         final recall (T,), and the number of pedestrians that count (see `coco.precision_recall`);
         nan when none counts."""
@@ -281,8 +322,7 @@ class Evaluation:
         images = self.gt.split_mask(split)
         n_gt = int(self._counted(self.ignored[row], images, proto).sum())
         if n_gt == 0:
-            return (np.full((len(thresholds), len(coco.RECALL_POINTS)), np.nan),
-                    np.full(len(thresholds), np.nan), 0)
+            return (np.full((len(thresholds), len(coco.RECALL_POINTS)), np.nan), np.full(len(thresholds), np.nan), 0)
         # COCO's curve: every scored detection of the split, in curve order; those matched to an ignore
         # region are neither true nor false positives.
         in_curve = self._scored(images, proto)[self.score_order]
@@ -306,8 +346,13 @@ class Evaluation:
             self._flags[key] = (positive, (status != IGNORED) & ~positive)
         return self._flags[key]
 
-    def metric_values(self, metrics: Iterable[str], setting: str | Setting, split: str | Sequence = "all",
-                      protocol: str | Protocol = "leaderboard") -> dict[str, float]:
+    def metric_values(
+        self,
+        metrics: Iterable[str],
+        setting: str | Setting,
+        split: str | Sequence = "all",
+        protocol: str | Protocol = "leaderboard",
+    ) -> dict[str, float]:
         """AP and AR metrics (ap50, ap75, ap, ar) of a setting and split; nan when no pedestrian counts."""
         names = [m for m in metrics if m != "lamr"]
         for name in names:
@@ -343,8 +388,16 @@ class CurveTerms:
         return int(self.counted.sum())
 
 
-def score_curve(positive: np.ndarray, scores: np.ndarray, n_gt: int, n_images: int, proto: Protocol,
-                method: str = "", setting: str = "", split: str = "") -> Result:
+def score_curve(
+    positive: np.ndarray,
+    scores: np.ndarray,
+    n_gt: int,
+    n_images: int,
+    proto: Protocol,
+    method: str = "",
+    setting: str = "",
+    split: str = "",
+) -> Result:
     """Score a sequence of true/false positives (in descending score) under a protocol."""
     refs = np.array(proto.fppi_refs, np.float64)
     curve = Curve(scores, positive, n_gt, n_images)
@@ -352,8 +405,19 @@ def score_curve(positive: np.ndarray, scores: np.ndarray, n_gt: int, n_images: i
         # No pedestrian counts: the devkit reads miss rate 1 everywhere; the leaderboard prints -1.
         miss = np.ones(len(refs))
         recall = float("nan")
-        return Result(method, proto.name, setting, split, 1.0, tuple(miss.tolist()), proto.fppi_refs,
-                      recall, n_images, n_gt, curve)
+        return Result(
+            method,
+            proto.name,
+            setting,
+            split,
+            1.0,
+            tuple(miss.tolist()),
+            proto.fppi_refs,
+            recall,
+            n_images,
+            n_gt,
+            curve,
+        )
 
     recall_curve = np.cumsum(positive, dtype=np.float64) / n_gt
     fppi = curve.fppi
@@ -366,8 +430,9 @@ def score_curve(positive: np.ndarray, scores: np.ndarray, n_gt: int, n_images: i
     miss = 1.0 - at_refs
     lamr = log_average(miss, proto)
     recall = float(recall_curve[-1]) if len(recall_curve) else 0.0
-    return Result(method, proto.name, setting, split, lamr, tuple(miss.tolist()), proto.fppi_refs,
-                  recall, n_images, n_gt, curve)
+    return Result(
+        method, proto.name, setting, split, lamr, tuple(miss.tolist()), proto.fppi_refs, recall, n_images, n_gt, curve
+    )
 
 
 def log_average(miss: np.ndarray, proto: Protocol) -> float:
@@ -391,10 +456,17 @@ def _split(spec: SplitSpec) -> tuple[str, str | Sequence]:
     return (spec, spec) if isinstance(spec, str) else (spec[0], spec[1])
 
 
-def evaluate(gt: GroundTruth, dets: Detections, settings: Iterable[str | Setting] = ("reasonable",),
-             splits: Iterable[SplitSpec] = SPLITS, protocols: Iterable[str] = ("leaderboard",),
-             method: str = "", ious: Iterable[float] = (MATCH_THRESHOLD,), metrics: Iterable[str] = ("lamr",),
-             fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE) -> list[Result]:
+def evaluate(
+    gt: GroundTruth,
+    dets: Detections,
+    settings: Iterable[str | Setting] = ("reasonable",),
+    splits: Iterable[SplitSpec] = SPLITS,
+    protocols: Iterable[str] = ("leaderboard",),
+    method: str = "",
+    ious: Iterable[float] = (MATCH_THRESHOLD,),
+    metrics: Iterable[str] = ("lamr",),
+    fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE,
+) -> list[Result]:
     """Score one method in each protocol, setting, IoU threshold and split (`kaist_kit.findings` says
     what in the input a protocol mishandles). Results come in that order; each holds the requested
     ``metrics``."""
@@ -419,12 +491,18 @@ def evaluate(gt: GroundTruth, dets: Detections, settings: Iterable[str | Setting
     return results
 
 
-def evaluate_files(paths: Sequence[str | os.PathLike], gt: GroundTruth,
-                   settings: Iterable[str | Setting] = ("reasonable",), splits: Iterable[SplitSpec] = SPLITS,
-                   protocols: Iterable[str] = ("leaderboard",), names: Sequence[str] | None = None,
-                   options: ReadOptions | None = None, ious: Iterable[float] = (MATCH_THRESHOLD,),
-                   metrics: Iterable[str] = ("lamr",),
-                   fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE) -> list[Result]:
+def evaluate_files(
+    paths: Sequence[str | os.PathLike],
+    gt: GroundTruth,
+    settings: Iterable[str | Setting] = ("reasonable",),
+    splits: Iterable[SplitSpec] = SPLITS,
+    protocols: Iterable[str] = ("leaderboard",),
+    names: Sequence[str] | None = None,
+    options: ReadOptions | None = None,
+    ious: Iterable[float] = (MATCH_THRESHOLD,),
+    metrics: Iterable[str] = ("lamr",),
+    fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE,
+) -> list[Result]:
     """Read (as ``options`` say) and score several result files; method names default to the file
     names."""
     names = list(names) if names else unique_method_names(paths)

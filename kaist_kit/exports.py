@@ -37,11 +37,13 @@ def export_lazily(package: str, exports: dict[str, str]) -> None:
     # the submodule sets the package's attribute to the module, whoever imports it first, so
     # `from kaist_kit import evaluate` would then give the module. A property of the package's class
     # keeps the name on its export, and leaves the module in sys.modules.
-    shadowed = [name for name in exports if os.path.isfile(os.path.join(folder, f"{name}.py"))
-                or os.path.isdir(os.path.join(folder, name))]
+    shadowed = [
+        name
+        for name in exports
+        if os.path.isfile(os.path.join(folder, f"{name}.py")) or os.path.isdir(os.path.join(folder, name))
+    ]
     if shadowed:
-        properties = {name: property(lambda self, name=name: load(name), lambda self, value: None)
-                      for name in shadowed}
+        properties = {name: property(lambda self, name=name: load(name), lambda self, value: None) for name in shadowed}
         module.__class__ = type("Package", (ModuleType,), properties)
     module.__getattr__ = __getattr__
     module.__dir__ = __dir__

@@ -59,8 +59,10 @@ class InputLimits:
         """The most an archive of ``packed`` bytes may unpack to, and what passing it means."""
         by_ratio = max(RATIO_FREE_BYTES, int(self.max_ratio * packed))
         if by_ratio < self.max_bytes:
-            return by_ratio, (f"more than {self.max_ratio:g} times the archive's own size, as a decompression "
-                              f"bomb does (set {MAX_RATIO_ENV} to allow a higher ratio)")
+            return by_ratio, (
+                f"more than {self.max_ratio:g} times the archive's own size, as a decompression "
+                f"bomb does (set {MAX_RATIO_ENV} to allow a higher ratio)"
+            )
         return self.max_bytes, f"more than the {human_size(self.max_bytes)} the kit reads ({_raise_hint()})"
 
 
@@ -73,16 +75,20 @@ def input_limits() -> InputLimits:
     given = _LIMITS.get()
     if given is not None:
         return given
-    return InputLimits(_env_number(MAX_BYTES_ENV, DEFAULT_MAX_BYTES, size=True),
-                       _env_number(MAX_RATIO_ENV, DEFAULT_MAX_RATIO, size=False))
+    return InputLimits(
+        _env_number(MAX_BYTES_ENV, DEFAULT_MAX_BYTES, size=True),
+        _env_number(MAX_RATIO_ENV, DEFAULT_MAX_RATIO, size=False),
+    )
 
 
 @contextlib.contextmanager
 def limited(max_bytes: int | None = None, max_ratio: float | None = None) -> Iterator[InputLimits]:
     """Other limits for the reads within the block (library use; the CLI reads the environment)."""
     base = input_limits()
-    limits = InputLimits(base.max_bytes if max_bytes is None else int(max_bytes),
-                         base.max_ratio if max_ratio is None else float(max_ratio))
+    limits = InputLimits(
+        base.max_bytes if max_bytes is None else int(max_bytes),
+        base.max_ratio if max_ratio is None else float(max_ratio),
+    )
     token = _LIMITS.set(limits)
     try:
         yield limits
@@ -148,7 +154,7 @@ class InputScope:
                 return found
         for root, rels, given in self.trees:
             if real.startswith(root + os.sep):
-                rel = real[len(root) + 1:].replace(os.sep, "/")
+                rel = real[len(root) + 1 :].replace(os.sep, "/")
                 if rel in rels:
                     return f"{given}/{rel}"
         return None
@@ -192,17 +198,27 @@ def note_input_tree(root: str | os.PathLike, rels: Collection[str]) -> None:
 # Reading
 
 # Never block on open (a FIFO without a writer) nor take a terminal as the controlling one.
-_READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-               | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+_READ_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
 _BATCH = 256  # files open at once in read_many
 _READ_SIZE = 1 << 16  # read_many's first read of each file
 
 
 def file_kind(mode: int) -> str:
     """What a stat's mode says a path is, for messages: 'a folder', 'a FIFO (named pipe)', ..."""
-    for test, what in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a link")):
+    for test, what in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a link"),
+    ):
         if test(mode):
             return what
     return "not a regular file"
@@ -215,8 +231,9 @@ def _not_regular(path, mode: int) -> InputError:
 
 
 def _too_large(path, size: int, limit: int) -> InputError:
-    return InputError(f"is {human_size(size)}, more than the {human_size(limit)} the kit reads from one file "
-                      f"({_raise_hint()})", path)
+    return InputError(
+        f"is {human_size(size)}, more than the {human_size(limit)} the kit reads from one file ({_raise_hint()})", path
+    )
 
 
 def _cannot_read(path, exc: OSError) -> InputError:
@@ -333,7 +350,7 @@ def read_ends(path: str | os.PathLike, head: int, tail: int = 0, *, note: bool =
             raise _not_regular(path, st.st_mode)
         first = os.read(fd, head) if head else b""
         if len(first) >= st.st_size or not tail:  # the whole file is read, or no end is asked for
-            last = first[max(0, len(first) - tail):]
+            last = first[max(0, len(first) - tail) :]
         else:
             last = os.pread(fd, tail, max(0, st.st_size - tail))
     except OSError as exc:
@@ -358,7 +375,7 @@ def read_many(paths: Sequence[str], name: Callable[[int], str] | None = None) ->
     name = name or paths.__getitem__
     out: list[bytes] = []
     for start in range(0, len(paths), _BATCH):
-        batch = paths[start:start + _BATCH]
+        batch = paths[start : start + _BATCH]
         fds: list[int] = []
         try:
             try:
@@ -368,8 +385,9 @@ def read_many(paths: Sequence[str], name: Callable[[int], str] | None = None) ->
             try:
                 data = list(map(os.read, fds, repeat(first)))
                 lengths = list(map(len, data))
-                looked_at = [k for k, n in enumerate(lengths) if n in (0, first)] if (
-                    0 in lengths or first in lengths) else []
+                looked_at = (
+                    [k for k, n in enumerate(lengths) if n in (0, first)] if (0 in lengths or first in lengths) else []
+                )
                 for k in looked_at:
                     st = os.fstat(fds[k])
                     if not stat.S_ISREG(st.st_mode):
@@ -436,7 +454,7 @@ def parse_json(text: str, path: str | os.PathLike) -> Any:
         # An error in the text's last, unfinished token (a number or a word cut short, or a string
         # still open) means the document stopped early: say so, it is the usual cause. Not any error
         # on the last line: a detector's results are often one line.
-        stopped = bool(re.fullmatch(r"[\w.+-]*", text[exc.pos:].rstrip())) or exc.msg.startswith("Unterminated string")
+        stopped = bool(re.fullmatch(r"[\w.+-]*", text[exc.pos :].rstrip())) or exc.msg.startswith("Unterminated string")
         what = "truncated JSON" if stopped else f"invalid JSON: {exc.msg}"
         raise InputError(what, path, exc.lineno) from None
     except RecursionError:
@@ -538,8 +556,17 @@ def read_archive(path: str | os.PathLike) -> dict[str, bytes]:
             if str(path).lower().endswith(".zip"):
                 return _read_zip(handle, packed, path, limits)
             return _read_tar(handle, packed, path, limits)
-        except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, RuntimeError, NotImplementedError,
-                ValueError, zlib.error, lzma.LZMAError) as exc:
+        except (
+            zipfile.BadZipFile,
+            tarfile.TarError,
+            EOFError,
+            OSError,
+            RuntimeError,
+            NotImplementedError,
+            ValueError,
+            zlib.error,
+            lzma.LZMAError,
+        ) as exc:
             # zipfile raises RuntimeError and NotImplementedError for entries it cannot decrypt or
             # decompress, ValueError for some malformed headers.
             raise InputError(f"cannot read the archive: {exc}", path) from None
@@ -559,8 +586,11 @@ def _read_zip(handle: BinaryIO, packed: int, path, limits: InputLimits) -> dict[
         _check_member_names([info.filename for info in infos], path)
         encrypted = [i.filename for i in infos if i.flag_bits & 0x1]
         if encrypted:
-            raise InputError(f"the archive's entries are encrypted ({encrypted[0]}); results are read "
-                             "from archives without a password", path)
+            raise InputError(
+                f"the archive's entries are encrypted ({encrypted[0]}); results are read "
+                "from archives without a password",
+                path,
+            )
         declared = sum(info.file_size for info in infos)
         if declared > bound:
             raise _bomb(path, declared, why, declared=True)
@@ -631,8 +661,7 @@ def _read_tar(handle: BinaryIO, packed: int, path, limits: InputLimits) -> dict[
 
 
 def _duplicate_member(name: str, path) -> InputError:
-    return InputError(f"the archive holds two entries named {name[:120]!r}; which one is meant cannot be told",
-                      path)
+    return InputError(f"the archive holds two entries named {name[:120]!r}; which one is meant cannot be told", path)
 
 
 def _check_member_names(names: list[str], path: str | os.PathLike) -> None:
@@ -640,8 +669,11 @@ def _check_member_names(names: list[str], path: str | os.PathLike) -> None:
     for name in names:
         parts = name.replace("\\", "/").split("/")
         if name.startswith(("/", "\\")) or ".." in parts or (parts[0][1:2] == ":"):
-            raise InputError(f"the archive's entry {name[:80]!r} lies outside the archive's folder ('..' or an "
-                             "absolute name), which no extraction may write: refused", path)
+            raise InputError(
+                f"the archive's entry {name[:80]!r} lies outside the archive's folder ('..' or an "
+                "absolute name), which no extraction may write: refused",
+                path,
+            )
         if name in seen:
             raise _duplicate_member(name, path)
         seen.add(name)
@@ -661,8 +693,7 @@ _WRITE_ERRORS = {getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 # Told of what the writer is about to make (see `recording_outputs`).
-_RECORDER: ContextVar[Callable[[list[tuple[str, Path]]], None] | None] = ContextVar("kaist_kit_outputs",
-                                                                                     default=None)
+_RECORDER: ContextVar[Callable[[list[tuple[str, Path]]], None] | None] = ContextVar("kaist_kit_outputs", default=None)
 
 
 @contextlib.contextmanager
@@ -698,8 +729,12 @@ def _output_target(path: str | os.PathLike, folder: bool = False) -> tuple[Path,
         raise InputError(f"cannot write there: {exc.strerror or exc}", given) from None
     if st is not None:
         if folder and not stat.S_ISDIR(st.st_mode):
-            raise InputError("is a file; give a folder to write into" if stat.S_ISREG(st.st_mode) else
-                             f"is {file_kind(st.st_mode)}, not a folder: refusing to write there", given)
+            raise InputError(
+                "is a file; give a folder to write into"
+                if stat.S_ISREG(st.st_mode)
+                else f"is {file_kind(st.st_mode)}, not a folder: refusing to write there",
+                given,
+            )
         if not folder and stat.S_ISDIR(st.st_mode):
             raise InputError("is a folder; give a file name to write", given)
         if not folder and not stat.S_ISREG(st.st_mode):
@@ -708,8 +743,9 @@ def _output_target(path: str | os.PathLike, folder: bool = False) -> tuple[Path,
     found = None if folder or scope is None else scope.input_at(str(real), st)
     if found is not None:
         same = "" if os.path.abspath(found) == os.path.abspath(given) else f" ({found})"
-        raise InputError(f"is one of this command's inputs{same}: refusing to overwrite it; write the output "
-                         "elsewhere", given)
+        raise InputError(
+            f"is one of this command's inputs{same}: refusing to overwrite it; write the output elsewhere", given
+        )
     return real, st
 
 
@@ -763,8 +799,9 @@ def _create_temporary(folder: Path, name: str) -> tuple[int, Path | None]:
     while True:
         named = folder / _temporary_name(name)
         try:
-            return os.open(named, os.O_CREAT | os.O_EXCL | os.O_RDWR | _CLOEXEC | getattr(os, "O_BINARY", 0),
-                           0o600), named
+            return os.open(
+                named, os.O_CREAT | os.O_EXCL | os.O_RDWR | _CLOEXEC | getattr(os, "O_BINARY", 0), 0o600
+            ), named
         except FileExistsError:
             continue
 
@@ -880,8 +917,10 @@ def check_outputs(paths: Iterable[str | os.PathLike]) -> list[Path]:
 
 def _write_error(exc: OSError, tmp: Path, folder: Path) -> bool:
     """Whether an error within a write is the write's: the disk, or the temporary or its folder."""
-    return exc.errno in _WRITE_ERRORS or (exc.filename is not None and (
-        str(exc.filename) == str(tmp) or os.path.dirname(str(exc.filename)) == str(folder)))
+    return exc.errno in _WRITE_ERRORS or (
+        exc.filename is not None
+        and (str(exc.filename) == str(tmp) or os.path.dirname(str(exc.filename)) == str(folder))
+    )
 
 
 def _link_unnamed(fd: int, named: Path) -> None:
@@ -1037,10 +1076,17 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
                 raise InputError(f"cannot write: {exc.strerror or exc}", given) from None
         try:
             yield staging
-            _recorded([("folder", real), *((kind, real / os.path.relpath(os.path.join(folder, name), staging))
-                                            for folder, folders, files in os.walk(staging)
-                                            for kind, names in (("folder", folders), ("file", files))
-                                            for name in names)])
+            _recorded(
+                [
+                    ("folder", real),
+                    *(
+                        (kind, real / os.path.relpath(os.path.join(folder, name), staging))
+                        for folder, folders, files in os.walk(staging)
+                        for kind, names in (("folder", folders), ("file", files))
+                        for name in names
+                    ),
+                ]
+            )
             with _holding_interrupts():
                 if real.is_dir():
                     real.rmdir()  # empty, as checked: the staging folder takes its place

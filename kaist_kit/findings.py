@@ -109,144 +109,303 @@ class Finding:
         return f"[{self.code}] {where}{self.message}"
 
     def to_dict(self) -> dict:
-        return {"code": self.code, "level": self.level, "leaderboard": self.leaderboard or None,
-                "source": self.source, "message": self.message}
+        return {
+            "code": self.code,
+            "level": self.level,
+            "leaderboard": self.leaderboard or None,
+            "source": self.source,
+            "message": self.message,
+        }
 
 
 # --- the kinds ------------------------------------------------------------------------------------
 # Readings of the file: the confident checks.
 CORNERS = Kind(
-    "corners", ERROR, "boxes written as corners x1, y1, x2, y2 where x, y, width, height is read (or the reverse)",
-    "read this way nearly no box can match a pedestrian", "rerun with --corners")
+    "corners",
+    ERROR,
+    "boxes written as corners x1, y1, x2, y2 where x, y, width, height is read (or the reverse)",
+    "read this way nearly no box can match a pedestrian",
+    "rerun with --corners",
+)
 ID_OFFSET = Kind(
-    "id-offset", ERROR, "image ids written with the other base (1-based in COCO JSON, 0-based in txt)",
-    "every detection is scored against the wrong image", "rerun with --id-offset")
+    "id-offset",
+    ERROR,
+    "image ids written with the other base (1-based in COCO JSON, 0-based in txt)",
+    "every detection is scored against the wrong image",
+    "rerun with --id-offset",
+)
 WRONG_GT = Kind(
-    "wrong-gt", ERROR, "detections whose strongest overlap almost no pedestrian of their images, or no more "
+    "wrong-gt",
+    ERROR,
+    "detections whose strongest overlap almost no pedestrian of their images, or no more "
     "than those of randomly chosen images: made for another image set or ground truth",
-    "the miss rate says nothing about the detector", "score them against the ground truth of the images they "
-    "were made for (test-all-20 results against the leaderboard's test-all-20, say)")
+    "the miss rate says nothing about the detector",
+    "score them against the ground truth of the images they "
+    "were made for (test-all-20 results against the leaderboard's test-all-20, say)",
+)
 # What the reader counted.
 STRING_VALUES = Kind(
-    "string-values", WARNING, "box, score or category numbers written as JSON strings",
+    "string-values",
+    WARNING,
+    "box, score or category numbers written as JSON strings",
     "the kit reads them as numbers, but the leaderboard's evaluator crashes on a box or score written so (and "
     "never scores a category written so)",
-    "write numbers; `kaist-kit submit` packages them as numbers", CRASH)
+    "write numbers; `kaist-kit submit` packages them as numbers",
+    CRASH,
+)
 FAR_BOXES = Kind(
-    "far-boxes", WARNING, f"boxes with a coordinate or size beyond {FAR_LIMIT:g} pixels",
+    "far-boxes",
+    WARNING,
+    f"boxes with a coordinate or size beyond {FAR_LIMIT:g} pixels",
     "no frame reaches that far, so each is a false positive (and its area overflows the arithmetic)",
-    "check the units and the box layout the detector writes")
+    "check the units and the box layout the detector writes",
+)
 UNKNOWN_FRAMES = Kind(
-    "unknown-frames", WARNING, "per-image files of frames that are not in the ground truth",
-    "they are not scored", "check that the ground truth is the one of the detected images")
+    "unknown-frames",
+    WARNING,
+    "per-image files of frames that are not in the ground truth",
+    "they are not scored",
+    "check that the ground truth is the one of the detected images",
+)
 MISSING_FILES = Kind(
-    "missing-files", WARNING, "ground-truth images without a per-image file",
+    "missing-files",
+    WARNING,
+    "ground-truth images without a per-image file",
     "read as images without detections; the devkit's aggregator would instead shift the id of every later "
-    "image and score the folder wrongly", "write a file, empty if need be, for every image")
+    "image and score the folder wrongly",
+    "write a file, empty if need be, for every image",
+)
 # What a lenient read (the packager's) left out or rewrote.
 CATEGORY = Kind(
-    "category", WARNING, "category_id other than person (1)",
+    "category",
+    WARNING,
+    "category_id other than person (1)",
     "the leaderboard's evaluator scores category 1 alone: it never scores the others (and crashes on a file "
     "with none of category 1)",
-    "read and packaged as person, so remove detections of other classes first if that is what they are", MISSCORE)
+    "read and packaged as person, so remove detections of other classes first if that is what they are",
+    MISSCORE,
+)
 CHALLENGE_CATEGORY = Kind(
-    "challenge-category", NOTE, "every detection with category_id 0, the 2024 challenge's category for "
-    "pedestrians", "read as pedestrians; the public leaderboard's evaluator crashes on any category other than "
-    "person (1)", "for the leaderboard, package it with `kaist-kit submit` (category 1)", CRASH)
+    "challenge-category",
+    NOTE,
+    "every detection with category_id 0, the 2024 challenge's category for pedestrians",
+    "read as pedestrians; the public leaderboard's evaluator crashes on any category other than person (1)",
+    "for the leaderboard, package it with `kaist-kit submit` (category 1)",
+    CRASH,
+)
 UNKNOWN_IDS = Kind(
-    "unknown-ids", WARNING, "image ids that are not in the ground truth",
-    "the leaderboard's evaluator crashes on them", "left out of what is scored and packaged", CRASH)
+    "unknown-ids",
+    WARNING,
+    "image ids that are not in the ground truth",
+    "the leaderboard's evaluator crashes on them",
+    "left out of what is scored and packaged",
+    CRASH,
+)
 NON_FINITE = Kind(
-    "non-finite", WARNING, "nan or infinite numbers", "the leaderboard's evaluator has no defined result for them",
-    "left out of what is scored and packaged", MISSCORE)
+    "non-finite",
+    WARNING,
+    "nan or infinite numbers",
+    "the leaderboard's evaluator has no defined result for them",
+    "left out of what is scored and packaged",
+    MISSCORE,
+)
 NEGATIVE_SIZE = Kind(
-    "negative-size", WARNING, "boxes with a negative width or height", "no evaluator scores them meaningfully",
-    "left out of what is scored and packaged (boxes are [x, y, width, height])", MISSCORE)
+    "negative-size",
+    WARNING,
+    "boxes with a negative width or height",
+    "no evaluator scores them meaningfully",
+    "left out of what is scored and packaged (boxes are [x, y, width, height])",
+    MISSCORE,
+)
 OTHER_LABELS = Kind(
-    "other-labels", WARNING, "per-image lines labelled other than person", "they are not pedestrian detections",
-    "left out of what is scored and packaged")
+    "other-labels",
+    WARNING,
+    "per-image lines labelled other than person",
+    "they are not pedestrian detections",
+    "left out of what is scored and packaged",
+)
 # What the detections hold, and what the leaderboard protocol makes of it.
 EMPTY = Kind(
-    "empty", WARNING, "a result without detections",
+    "empty",
+    WARNING,
+    "a result without detections",
     "scored as miss rate 1 everywhere; the leaderboard's evaluator crashes on an empty result",
-    "check that the detector wrote its detections", CRASH)
+    "check that the detector wrote its detections",
+    CRASH,
+)
 ZERO_SIZE = Kind(
-    "zero-size", WARNING, "boxes without area (width or height 0)",
+    "zero-size",
+    WARNING,
+    "boxes without area (width or height 0)",
     "they cannot match a pedestrian, so each is a false positive",
-    "`kaist-kit submit` leaves them out of the package, which can only lower its miss rate")
+    "`kaist-kit submit` leaves them out of the package, which can only lower its miss rate",
+)
 UNSORTED = Kind(
-    "unsorted", WARNING, "detections of an image not in descending score order",
+    "unsorted",
+    WARNING,
+    "detections of an image not in descending score order",
     "the leaderboard's evaluator scores such a file wrongly, often far above its own miss rate",
     "`kaist-kit eval` scores them sorted, and `kaist-kit submit` packages them sorted, which changes no number "
-    "of `kaist-kit eval`", MISSCORE)
+    "of `kaist-kit eval`",
+    MISSCORE,
+)
 OVER_1000 = Kind(
-    "over-1000", WARNING, "images with more than 1,000 detections", "the leaderboard's evaluator crashes on them",
+    "over-1000",
+    WARNING,
+    "images with more than 1,000 detections",
+    "the leaderboard's evaluator crashes on them",
     "the leaderboard protocol scores the 1,000 highest-scoring of each, as `kaist-kit submit` packages them "
-    "(the devkit's protocol, which has no cap, can give another number)", CRASH)
+    "(the devkit's protocol, which has no cap, can give another number)",
+    CRASH,
+)
 # What the scored curves show.
 THRESHOLD = Kind(
-    "threshold", WARNING, "a detector score threshold that cuts the curve short of 1 false positive per image",
+    "threshold",
+    WARNING,
+    "a detector score threshold that cuts the curve short of 1 false positive per image",
     "the log-average miss rate reads the curve up to 1 false positive per image and beyond its end reads its "
     "last point, so detections below the lowest score would lower the miss rate",
-    "keep the low-scored detections (no score threshold)")
+    "keep the low-scored detections (no score threshold)",
+)
 LOWEST_SCORE = Kind(
-    "lowest-score", NOTE, "a high lowest score on a curve that passes 1 false positive per image",
-    "lower-scored detections would not change the number", "")
+    "lowest-score",
+    NOTE,
+    "a high lowest score on a curve that passes 1 false positive per image",
+    "lower-scored detections would not change the number",
+    "",
+)
 EMPTY_IMAGES = Kind(
-    "empty-images", WARNING, "images without any detection that hold pedestrians",
+    "empty-images",
+    WARNING,
+    "images without any detection that hold pedestrians",
     "the leaderboard protocol leaves their pedestrians out of the miss rate, which lowers it; the devkit that "
-    "most papers quote counts them as misses", "compare with papers under --protocol matlab")
+    "most papers quote counts them as misses",
+    "compare with papers under --protocol matlab",
+)
 NO_PEDESTRIANS = Kind(
-    "no-pedestrians", WARNING, "a split and setting in which no pedestrian counts",
+    "no-pedestrians",
+    WARNING,
+    "a split and setting in which no pedestrian counts",
     "its miss rate reads 100.00 whatever the detections (the leaderboard's evaluator prints -1)",
-    "leave the number out, or score splits and settings with pedestrians")
+    "leave the number out, or score splits and settings with pedestrians",
+)
 # A submission's own (`kaist-kit submit`): the package and the file as uploaded.
 UPLOAD_LIMIT_BYTES = 30_000_000
-SIZE = Kind("size", WARNING, "an upload larger than the leaderboard reliably takes",
-            f"uploads over about {UPLOAD_LIMIT_BYTES / 1e6:.0f} MB are at risk of being refused",
-            "fewer low-scored detections per image make it smaller")
+SIZE = Kind(
+    "size",
+    WARNING,
+    "an upload larger than the leaderboard reliably takes",
+    f"uploads over about {UPLOAD_LIMIT_BYTES / 1e6:.0f} MB are at risk of being refused",
+    "fewer low-scored detections per image make it smaller",
+)
 MANIFEST = Kind("manifest", NOTE, "a submission zip's manifest that matches its results file", "", "")
 MANIFEST_MISMATCH = Kind(
-    "manifest-mismatch", WARNING, "a submission zip's manifest that does not match its results file",
+    "manifest-mismatch",
+    WARNING,
+    "a submission zip's manifest that does not match its results file",
     "the results were changed after packaging, and its counts and miss rates do not hold",
-    "package the results again with `kaist-kit submit`")
+    "package the results again with `kaist-kit submit`",
+)
 NOT_TEST_SET = Kind(
-    "not-test-all-20", WARNING, "a ground truth other than the leaderboard's test-all-20",
+    "not-test-all-20",
+    WARNING,
+    "a ground truth other than the leaderboard's test-all-20",
     "the package is scored against it, and the public leaderboard would not accept it",
-    "package results of test-all-20 against its ground truth for the leaderboard")
+    "package results of test-all-20 against its ground truth for the leaderboard",
+)
 IDS_REMAPPED = Kind(
-    "ids-remapped", NOTE, "a ground truth whose image ids are not the leaderboard's",
-    "the package writes each image's position in name order (the leaderboard's ids)", "")
+    "ids-remapped",
+    NOTE,
+    "a ground truth whose image ids are not the leaderboard's",
+    "the package writes each image's position in name order (the leaderboard's ids)",
+    "",
+)
 NO_GROUND_TRUTH = Kind(
-    "no-ground-truth", NOTE, "a check without ground truth",
+    "no-ground-truth",
+    NOTE,
+    "a check without ground truth",
     "only the ids (by their range) and the boxes (by their shape) are checked, and no miss rate is predicted",
-    "pass --gt FILE (or set KAIST_KIT_GT) for the self-evaluated miss rate and the overlap checks")
+    "pass --gt FILE (or set KAIST_KIT_GT) for the self-evaluated miss rate and the overlap checks",
+)
 # The other benchmarks: results of any class, and their ground truths.
 CATEGORY_OFFSET = Kind(
-    "category-offset", ERROR, "category ids counted from another base than the ground truth's (class indices "
+    "category-offset",
+    ERROR,
+    "category ids counted from another base than the ground truth's (class indices "
     "from 0, as YOLOv5's JSON writes them, where the ground truth's ids count from 1, or the reverse)",
-    "every detection is scored as another class, or as none", "rerun with --category-offset")
+    "every detection is scored as another class, or as none",
+    "rerun with --category-offset",
+)
 ORIGIN = Kind(
-    "origin", ERROR, "CVC-14 boxes read with x, y as the centre where the detections were made for x, y as the "
-    "top-left corner, or the reverse", "nearly no detection can match its pedestrian", "rerun with --origin")
+    "origin",
+    ERROR,
+    "CVC-14 boxes read with x, y as the centre where the detections were made for x, y as the "
+    "top-left corner, or the reverse",
+    "nearly no detection can match its pedestrian",
+    "rerun with --origin",
+)
 UNKNOWN_CATEGORIES = Kind(
-    "unknown-categories", WARNING, "detections of categories the ground truth does not list",
-    "they score nothing (COCO's evaluator leaves them out)", "check the class ids the detector writes")
+    "unknown-categories",
+    WARNING,
+    "detections of categories the ground truth does not list",
+    "they score nothing (COCO's evaluator leaves them out)",
+    "check the class ids the detector writes",
+)
 MISSING_CLASSES = Kind(
-    "missing-classes", WARNING, "classes of the ground truth without any detection",
-    "their AP is 0, which lowers the mean over the classes", "check that the detector writes every class")
+    "missing-classes",
+    WARNING,
+    "classes of the ground truth without any detection",
+    "their AP is 0, which lowers the mean over the classes",
+    "check that the detector writes every class",
+)
 GROUND_TRUTH_NOTE = Kind(
-    "ground-truth", NOTE, "what the ground truth's reader left out, renamed or found (dropped classes, names "
-    "read as the benchmark's, crowd regions, the annotation release)", "", "")
+    "ground-truth",
+    NOTE,
+    "what the ground truth's reader left out, renamed or found (dropped classes, names "
+    "read as the benchmark's, crowd regions, the annotation release)",
+    "",
+    "",
+)
 
 # Every kind, in the order findings are listed (after their level). A plain declaration: importing
 # a module twice (as kaist_kit.submission and as submission, say) declares nothing again.
-KINDS: dict[str, Kind] = {k.code: k for k in (
-    CORNERS, ID_OFFSET, WRONG_GT, STRING_VALUES, FAR_BOXES, UNKNOWN_FRAMES, MISSING_FILES, CATEGORY,
-    CHALLENGE_CATEGORY, UNKNOWN_IDS, NON_FINITE, NEGATIVE_SIZE, OTHER_LABELS, EMPTY, ZERO_SIZE, UNSORTED,
-    OVER_1000, THRESHOLD, LOWEST_SCORE, EMPTY_IMAGES, NO_PEDESTRIANS, SIZE, MANIFEST, MANIFEST_MISMATCH,
-    NOT_TEST_SET, IDS_REMAPPED, NO_GROUND_TRUTH, CATEGORY_OFFSET, ORIGIN, UNKNOWN_CATEGORIES, MISSING_CLASSES,
-    GROUND_TRUTH_NOTE)}
+KINDS: dict[str, Kind] = {
+    k.code: k
+    for k in (
+        CORNERS,
+        ID_OFFSET,
+        WRONG_GT,
+        STRING_VALUES,
+        FAR_BOXES,
+        UNKNOWN_FRAMES,
+        MISSING_FILES,
+        CATEGORY,
+        CHALLENGE_CATEGORY,
+        UNKNOWN_IDS,
+        NON_FINITE,
+        NEGATIVE_SIZE,
+        OTHER_LABELS,
+        EMPTY,
+        ZERO_SIZE,
+        UNSORTED,
+        OVER_1000,
+        THRESHOLD,
+        LOWEST_SCORE,
+        EMPTY_IMAGES,
+        NO_PEDESTRIANS,
+        SIZE,
+        MANIFEST,
+        MANIFEST_MISMATCH,
+        NOT_TEST_SET,
+        IDS_REMAPPED,
+        NO_GROUND_TRUTH,
+        CATEGORY_OFFSET,
+        ORIGIN,
+        UNKNOWN_CATEGORIES,
+        MISSING_CLASSES,
+        GROUND_TRUTH_NOTE,
+    )
+}
 
 
 def _first(where: str) -> str:
@@ -255,8 +414,14 @@ def _first(where: str) -> str:
 
 # --- the inspection -------------------------------------------------------------------------------
 
-def inspect(dets: Detections, gt: GroundTruth, settings: Iterable[str] = ("reasonable",),
-            splits: Iterable[SplitSpec] = SPLITS, protocols: Iterable[str] = ("leaderboard",)) -> list[Finding]:
+
+def inspect(
+    dets: Detections,
+    gt: GroundTruth,
+    settings: Iterable[str] = ("reasonable",),
+    splits: Iterable[SplitSpec] = SPLITS,
+    protocols: Iterable[str] = ("leaderboard",),
+) -> list[Finding]:
     """Everything that is wrong with ``dets`` before they are scored in these settings, splits and
     protocols, errors first. A ground truth without pedestrians (only images) limits the checks to
     what the ids and boxes show by themselves."""
@@ -272,8 +437,10 @@ def ordered(findings: Iterable[Finding]) -> list[Finding]:
     """Errors first, then what the leaderboard would crash on, then what it would mis-score, each in
     the order the kinds are declared."""
     rank = {code: k for k, code in enumerate(KINDS)}
-    return sorted(findings, key=lambda f: (LEVELS.index(f.level), (CRASH, MISSCORE, "").index(f.leaderboard),
-                                           rank.get(f.code, len(rank))))
+    return sorted(
+        findings,
+        key=lambda f: (LEVELS.index(f.level), (CRASH, MISSCORE, "").index(f.leaderboard), rank.get(f.code, len(rank))),
+    )
 
 
 def inspect_scores(results: Sequence[Result], dets: Detections) -> list[Finding]:
@@ -287,18 +454,30 @@ def inspect_scores(results: Sequence[Result], dets: Detections) -> list[Finding]
     results = [r for r in results if r.n_gt]
     if results:
         first = (results[0].protocol, results[0].setting)
-        ends = {r.split: float(r.curve.fppi[-1]) if len(r.curve.fppi) else 0.0
-                for r in results if (r.protocol, r.setting) == first}
+        ends = {
+            r.split: float(r.curve.fppi[-1]) if len(r.curve.fppi) else 0.0
+            for r in results
+            if (r.protocol, r.setting) == first
+        }
         short = {split: end for split, end in ends.items() if end < 1.0}
         if lowest < LOW_SCORE_LIMIT:
             return []
         if short:
             where = ", ".join(f"{split} {end:.2f}" for split, end in short.items())
-            found = [Finding(THRESHOLD, f"the lowest score is {lowest:.3g} and the curve stops short of 1 false "
-                                        f"positive per image ({first[1]}: {where})")]
+            found = [
+                Finding(
+                    THRESHOLD,
+                    f"the lowest score is {lowest:.3g} and the curve stops short of 1 false "
+                    f"positive per image ({first[1]}: {where})",
+                )
+            ]
         else:
-            found = [Finding(LOWEST_SCORE, f"the lowest score is {lowest:.3g}, but the curve passes 1 false "
-                                           "positive per image in every split")]
+            found = [
+                Finding(
+                    LOWEST_SCORE,
+                    f"the lowest score is {lowest:.3g}, but the curve passes 1 false positive per image in every split",
+                )
+            ]
     elif lowest >= LOW_SCORE_LIMIT:
         found = [Finding(THRESHOLD, f"the lowest score is {lowest:.3g}, the mark of a score threshold")]
     else:
@@ -312,14 +491,20 @@ def refuse_errors(findings: list[Finding], as_is: bool = False) -> list[Finding]
     errors = [f for f in findings if f.level == ERROR]
     if errors and not as_is:
         first = errors[0]
-        raise InputError(f"[{first.code}] {first.message}; or pass --as-is to score the file as read",
-                         first.source or None)
+        raise InputError(
+            f"[{first.code}] {first.message}; or pass --as-is to score the file as read", first.source or None
+        )
     return [replace(f, as_is=True) if f.level == ERROR else f for f in findings]
 
 
-def read_inspected(path: str | os.PathLike, gt: GroundTruth, settings: Iterable[str] = ("reasonable",),
-                   splits: Iterable[SplitSpec] = SPLITS, protocols: Iterable[str] = ("leaderboard",),
-                   options: ReadOptions | None = None) -> tuple[Detections, list[Finding]]:
+def read_inspected(
+    path: str | os.PathLike,
+    gt: GroundTruth,
+    settings: Iterable[str] = ("reasonable",),
+    splits: Iterable[SplitSpec] = SPLITS,
+    protocols: Iterable[str] = ("leaderboard",),
+    options: ReadOptions | None = None,
+) -> tuple[Detections, list[Finding]]:
     """Read a result as ``options`` say and inspect it for scoring in these settings, splits and
     protocols; an error finding stops the read unless ``options.as_is`` (see `refuse_errors`)."""
     options = options or ReadOptions()
@@ -335,12 +520,19 @@ class Inspected:
     findings: list[Finding]
 
 
-def evaluate_inspected(paths: Sequence[str | os.PathLike], gt: GroundTruth,
-                       settings: Iterable[str] = ("reasonable",), splits: Iterable[SplitSpec] = SPLITS,
-                       protocols: Iterable[str] = ("leaderboard",), names: Sequence[str] | None = None, *,
-                       options: ReadOptions | None = None, ious: Iterable[float] = (MATCH_THRESHOLD,),
-                       metrics: Iterable[str] = ("lamr",),
-                       fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE) -> Inspected:
+def evaluate_inspected(
+    paths: Sequence[str | os.PathLike],
+    gt: GroundTruth,
+    settings: Iterable[str] = ("reasonable",),
+    splits: Iterable[SplitSpec] = SPLITS,
+    protocols: Iterable[str] = ("leaderboard",),
+    names: Sequence[str] | None = None,
+    *,
+    options: ReadOptions | None = None,
+    ious: Iterable[float] = (MATCH_THRESHOLD,),
+    metrics: Iterable[str] = ("lamr",),
+    fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE,
+) -> Inspected:
     """`evaluate_files` with the inspection: every file is read and inspected before any is scored,
     so that an error finding stops the call before the work (see `refuse_errors`)."""
     names = list(names) if names else unique_method_names(paths)
@@ -355,6 +547,7 @@ def evaluate_inspected(paths: Sequence[str | os.PathLike], gt: GroundTruth,
 
 
 # --- readings: corners, ids shifted by one, another ground truth ---------------------------------
+
 
 def pedestrians_hit(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth, iou: float = 0.5) -> int:
     """How many detections overlap a pedestrian of their image at ``iou`` or more (a plausibility test)."""
@@ -412,23 +605,32 @@ class Readings:
 
     @property
     def at_chance(self) -> bool:
-        return (self.chance >= MIN_CHANCE_HITS and self.hits < CHANCE_RATIO * self.chance
-                and self.hits < FEW_HITS * self.considered)
+        return (
+            self.chance >= MIN_CHANCE_HITS
+            and self.hits < CHANCE_RATIO * self.chance
+            and self.hits < FEW_HITS * self.considered
+        )
 
     def margins(self) -> dict[str, float]:
         """How far the result is from each check's verdict flipping, as a factor (>= 1): the change of
         the measure (the best other reading's close hits, the hits as read) that would flip it."""
+
         def ratio(a: float, b: float) -> float:
             return a / b if b else float("inf")
 
         best = self.others.get(self.best, 0)
         reading = (ratio(MIN_HITS, best), ratio(READING_RATIO * max(self.close, 1), best))
-        chance = (ratio(self.chance, MIN_CHANCE_HITS), ratio(CHANCE_RATIO * self.chance, self.hits),
-                  ratio(FEW_HITS * self.considered, self.hits))
+        chance = (
+            ratio(self.chance, MIN_CHANCE_HITS),
+            ratio(CHANCE_RATIO * self.chance, self.hits),
+            ratio(FEW_HITS * self.considered, self.hits),
+        )
         few = ratio(ALMOST_NONE * self.judged, self.hits)
-        return {"reading": min(ratio(1, r) for r in reading) if self.far_better(self.best) else max(reading),
-                "chance": min(chance) if self.at_chance else max(ratio(1, c) for c in chance),
-                "almost_none": few if self.almost_none else ratio(1, few)}
+        return {
+            "reading": min(ratio(1, r) for r in reading) if self.far_better(self.best) else max(reading),
+            "chance": min(chance) if self.at_chance else max(ratio(1, c) for c in chance),
+            "almost_none": few if self.almost_none else ratio(1, few),
+        }
 
 
 def readings(dets: Detections, gt: GroundTruth, shifts: bool = True) -> Readings:
@@ -442,10 +644,15 @@ def readings(dets: Detections, gt: GroundTruth, shifts: bool = True) -> Readings
         for shift in (-1, 1) if shifts else ():
             others[shift] = pedestrians_hit(dets.format.shifted(image, shift, gt), boxes, gt, CLOSE)
     rng = np.random.default_rng(_SHUFFLE_SEED)
-    chance = float(np.mean([pedestrians_hit(rng.permutation(gt.n_images)[image], boxes, gt)
-                            for _ in range(_SHUFFLES)]))
-    return Readings(len(strongest), pedestrians_hit(image, boxes, gt, CLOSE), others,
-                    pedestrians_hit(image, boxes, gt), chance, int((~gt.ignore).sum()))
+    chance = float(np.mean([pedestrians_hit(rng.permutation(gt.n_images)[image], boxes, gt) for _ in range(_SHUFFLES)]))
+    return Readings(
+        len(strongest),
+        pedestrians_hit(image, boxes, gt, CLOSE),
+        others,
+        pedestrians_hit(image, boxes, gt),
+        chance,
+        int((~gt.ignore).sum()),
+    )
 
 
 def _reading_findings(dets: Detections, gt: GroundTruth, protocol: str) -> list[Finding]:
@@ -459,18 +666,22 @@ def _reading_findings(dets: Detections, gt: GroundTruth, protocol: str) -> list[
             return [_better_reading(dets, gt, protocol, reading, measured)]
     if measured.at_chance:
         images = len(np.unique(dets.image))
-        found = (f"the {measured.considered} highest-scored detections overlap {measured.hits} pedestrians of "
-                 f"their images, and {measured.chance:.0f} on average when each image's detections are moved to "
-                 f"a randomly chosen image; they lie in {images} of the ground truth's {gt.n_images} images "
-                 f"({gt.describe()})")
+        found = (
+            f"the {measured.considered} highest-scored detections overlap {measured.hits} pedestrians of "
+            f"their images, and {measured.chance:.0f} on average when each image's detections are moved to "
+            f"a randomly chosen image; they lie in {images} of the ground truth's {gt.n_images} images "
+            f"({gt.describe()})"
+        )
         return [Finding(WRONG_GT, found)]
     if measured.almost_none:
         images = len(np.unique(dets.image))
-        found = (f"the {measured.considered} highest-scored detections overlap {measured.hits} pedestrians of their "
-                 f"images (IoU >= 0.5), fewer than {100 * ALMOST_NONE:g} % of "
-                 f"{'them' if measured.considered <= measured.pedestrians else 'the pedestrians'}, where a "
-                 f"detector's strongest detections overlap many; they lie in {images} of the ground truth's "
-                 f"{gt.n_images} images ({gt.describe()})")
+        found = (
+            f"the {measured.considered} highest-scored detections overlap {measured.hits} pedestrians of their "
+            f"images (IoU >= 0.5), fewer than {100 * ALMOST_NONE:g} % of "
+            f"{'them' if measured.considered <= measured.pedestrians else 'the pedestrians'}, where a "
+            f"detector's strongest detections overlap many; they lie in {images} of the ground truth's "
+            f"{gt.n_images} images ({gt.describe()})"
+        )
         return [Finding(WRONG_GT, found, "the miss rate reads about 100.00 and says nothing about the detector")]
     return []
 
@@ -505,10 +716,14 @@ def _better_reading(dets: Detections, gt: GroundTruth, protocol: str, reading, m
         found = f"the image ids look written {dets.format.other_base(reading)}"
         option = f"with --id-offset {offset}"
         kind_, fix = ID_OFFSET, f"rerun {option}"
-    found += (f": {option}, the {measured.considered} highest-scored detections overlap {measured.others[reading]} "
-              f"pedestrians closely (IoU >= {CLOSE}) instead of {measured.close}")
-    lamr = [100 * evaluate(gt, which, ["reasonable"], ["all"], [protocol])[0].lamr
-            for which in (dets, _reread(dets, gt, reading))]
+    found += (
+        f": {option}, the {measured.considered} highest-scored detections overlap {measured.others[reading]} "
+        f"pedestrians closely (IoU >= {CLOSE}) instead of {measured.close}"
+    )
+    lamr = [
+        100 * evaluate(gt, which, ["reasonable"], ["all"], [protocol])[0].lamr
+        for which in (dets, _reread(dets, gt, reading))
+    ]
     cost = f"measured (reasonable, all, {protocol} protocol): {lamr[0]:.2f} as written, {lamr[1]:.2f} {option}"
     return Finding(kind_, found, cost, fix)
 
@@ -521,9 +736,14 @@ def _shape_findings(dets: Detections, gt: GroundTruth) -> list[Finding]:
     corner_like = float(np.mean((w > x) & (h > y)))
     outside = float(np.mean((x + w > width) | (y + h > height)))
     if corner_like >= 0.8 and outside >= 0.2 and not dets.facts.corners and dets.format.rereadable:
-        found.append(Finding(CORNERS, f"the boxes look like corners x1, y1, x2, y2: "
-                                      f"{100 * corner_like:.0f}% of them have a width above their x and a height "
-                                      f"above their y, and {100 * outside:.0f}% reach past the frame"))
+        found.append(
+            Finding(
+                CORNERS,
+                f"the boxes look like corners x1, y1, x2, y2: "
+                f"{100 * corner_like:.0f}% of them have a width above their x and a height "
+                f"above their y, and {100 * outside:.0f}% reach past the frame",
+            )
+        )
     dropped = dets.dropped
     if dropped is None or not dropped.unknown_ids or gt.n_images < 2:
         return found
@@ -538,27 +758,52 @@ def _shape_findings(dets: Detections, gt: GroundTruth) -> list[Finding]:
         span, fix = f"{first - 1}..{last - 1}", dets.facts.id_offset + 1
     else:
         return found
-    found.append(Finding(ID_OFFSET, f"the image ids run {span}, but this format's ids are {fmt.written_ids(gt)}",
-                         fix=f"rerun with --id-offset {fix}"))
+    found.append(
+        Finding(
+            ID_OFFSET,
+            f"the image ids run {span}, but this format's ids are {fmt.written_ids(gt)}",
+            fix=f"rerun with --id-offset {fix}",
+        )
+    )
     return found
 
 
 # --- what the reader counted ----------------------------------------------------------------------
 
+
 def _read_findings(dets: Detections, gt: GroundTruth) -> list[Finding]:
     facts, found = dets.facts, []
     if facts.string_values:
-        found.append(Finding(STRING_VALUES, f"{quantity(facts.string_values, 'detection')} with numbers written as "
-                                            f"text{_first(facts.first.get('string_values', ''))}"))
+        found.append(
+            Finding(
+                STRING_VALUES,
+                f"{quantity(facts.string_values, 'detection')} with numbers written as "
+                f"text{_first(facts.first.get('string_values', ''))}",
+            )
+        )
     if facts.far_boxes:
-        found.append(Finding(FAR_BOXES, f"{quantity(facts.far_boxes, 'box', 'boxes')} with a number beyond "
-                                        f"{FAR_LIMIT:g} pixels{_first(facts.first.get('far_boxes', ''))}"))
+        found.append(
+            Finding(
+                FAR_BOXES,
+                f"{quantity(facts.far_boxes, 'box', 'boxes')} with a number beyond "
+                f"{FAR_LIMIT:g} pixels{_first(facts.first.get('far_boxes', ''))}",
+            )
+        )
     if facts.unknown_frames:
-        found.append(Finding(UNKNOWN_FRAMES, f"{quantity(len(facts.unknown_frames), 'per-image file')} of frames "
-                                             f"that are not in the ground truth (first: {facts.unknown_frames[0]})"))
+        found.append(
+            Finding(
+                UNKNOWN_FRAMES,
+                f"{quantity(len(facts.unknown_frames), 'per-image file')} of frames "
+                f"that are not in the ground truth (first: {facts.unknown_frames[0]})",
+            )
+        )
     if facts.images_without_file:
-        found.append(Finding(MISSING_FILES, f"{facts.images_without_file} of the {gt.n_images} ground-truth "
-                                            "images have no per-image file"))
+        found.append(
+            Finding(
+                MISSING_FILES,
+                f"{facts.images_without_file} of the {gt.n_images} ground-truth images have no per-image file",
+            )
+        )
     if facts.challenge_category:
         found.append(Finding(CHALLENGE_CATEGORY, "every detection has category_id 0"))
     dropped = dets.dropped
@@ -566,28 +811,46 @@ def _read_findings(dets: Detections, gt: GroundTruth) -> list[Finding]:
         return found
     first = dropped.first
     if dropped.recategorised and not facts.challenge_category:
-        kinds = ", ".join(f"{quantity(n, 'detection')} with category_id {c!r}"
-                          for c, n in dropped.recategorised.items())
+        kinds = ", ".join(
+            f"{quantity(n, 'detection')} with category_id {c!r}" for c, n in dropped.recategorised.items()
+        )
         found.append(Finding(CATEGORY, f"{kinds}{_first(first['recategorised'])}"))
     if dropped.unknown_ids:
         ids = sorted(dropped.unknown_ids)
         shown = ", ".join(map(str, ids[:3])) + (", ..." if len(ids) > 3 else "")
-        found.append(Finding(UNKNOWN_IDS, f"{quantity(dropped.unknown_image, 'detection')} with an image id that "
-                                          f"is not in the ground truth ({shown}; first at {first['unknown_ids']})"))
+        found.append(
+            Finding(
+                UNKNOWN_IDS,
+                f"{quantity(dropped.unknown_image, 'detection')} with an image id that "
+                f"is not in the ground truth ({shown}; first at {first['unknown_ids']})",
+            )
+        )
     if dropped.non_finite:
-        found.append(Finding(NON_FINITE, f"{quantity(dropped.non_finite, 'detection')} with a nan or infinite "
-                                         f"number{_first(first['non_finite'])}"))
+        found.append(
+            Finding(
+                NON_FINITE,
+                f"{quantity(dropped.non_finite, 'detection')} with a nan or infinite "
+                f"number{_first(first['non_finite'])}",
+            )
+        )
     if dropped.negative_size:
-        found.append(Finding(NEGATIVE_SIZE, f"{quantity(dropped.negative_size, 'box', 'boxes')} with a negative "
-                                            f"width or height{_first(first['negative_size'])}"))
+        found.append(
+            Finding(
+                NEGATIVE_SIZE,
+                f"{quantity(dropped.negative_size, 'box', 'boxes')} with a negative "
+                f"width or height{_first(first['negative_size'])}",
+            )
+        )
     if dropped.other_labels:
         labels = ", ".join(f"{n} {label!r}" for label, n in dropped.other_labels.items())
-        found.append(Finding(OTHER_LABELS, f"lines labelled other than person ({labels}; first at "
-                                           f"{first['other_labels']})"))
+        found.append(
+            Finding(OTHER_LABELS, f"lines labelled other than person ({labels}; first at {first['other_labels']})")
+        )
     return found
 
 
 # --- the detections, and the leaderboard protocol ------------------------------------------------
+
 
 def images_not_sorted(dets: Detections) -> np.ndarray:
     """Indices of the images whose detections, in file order, do not descend in score.
@@ -600,8 +863,9 @@ def images_not_sorted(dets: Detections) -> np.ndarray:
     return np.unique(image[1:][rising])
 
 
-def _structure_findings(dets: Detections, gt: GroundTruth, settings: list[str], splits: list[SplitSpec],
-                        protocols: list[str]) -> list[Finding]:
+def _structure_findings(
+    dets: Detections, gt: GroundTruth, settings: list[str], splits: list[SplitSpec], protocols: list[str]
+) -> list[Finding]:
     found = []
     if len(dets) == 0 and not (dets.dropped and dets.dropped.total):
         found.append(Finding(EMPTY, "no detections"))
@@ -613,15 +877,21 @@ def _structure_findings(dets: Detections, gt: GroundTruth, settings: list[str], 
     if leaderboard and len(dets) and dets.format.uploadable:
         unsorted = len(images_not_sorted(dets))
         if unsorted:
-            found.append(Finding(UNSORTED, f"detections of {quantity(unsorted, 'image')} are not sorted by "
-                                           "descending score"))
+            found.append(
+                Finding(UNSORTED, f"detections of {quantity(unsorted, 'image')} are not sorted by descending score")
+            )
     cap = LEADERBOARD.max_detections_per_image
     crowded = per_image > cap
     if leaderboard and crowded.any():
         over = int((per_image[crowded] - cap).sum())
-        found.append(Finding(OVER_1000, f"{quantity(int(crowded.sum()), 'image')} with more than {cap:,} "
-                                        f"detections (most: {int(per_image.max()):,}; {over:,} beyond the "
-                                        f"{cap:,} highest-scoring)"))
+        found.append(
+            Finding(
+                OVER_1000,
+                f"{quantity(int(crowded.sum()), 'image')} with more than {cap:,} "
+                f"detections (most: {int(per_image.max()):,}; {over:,} beyond the "
+                f"{cap:,} highest-scoring)",
+            )
+        )
     if not settings:
         return found
     # A ground truth without a single pedestrian still gets the no-pedestrians finding below: its
@@ -635,11 +905,14 @@ def _structure_findings(dets: Detections, gt: GroundTruth, settings: list[str], 
         for row, setting in enumerate(settings):
             lost = without & ~ignored[row] & scored[gt.ann_image]
             if lost.any():
-                parts.append(f"{setting} {quantity(int(lost.sum()), 'pedestrian')} in "
-                             f"{quantity(len(np.unique(gt.ann_image[lost])), 'image')}")
+                parts.append(
+                    f"{setting} {quantity(int(lost.sum()), 'pedestrian')} in "
+                    f"{quantity(len(np.unique(gt.ann_image[lost])), 'image')}"
+                )
         if parts:
-            found.append(Finding(EMPTY_IMAGES, "images without any detection hold pedestrians that count: "
-                                               + ", ".join(parts)))
+            found.append(
+                Finding(EMPTY_IMAGES, "images without any detection hold pedestrians that count: " + ", ".join(parts))
+            )
     empty = []
     for protocol in protocols:
         skips = get_protocol(protocol).skips_images_without_detections
@@ -649,9 +922,10 @@ def _structure_findings(dets: Detections, gt: GroundTruth, settings: list[str], 
                 if not present.any():
                     empty.append(f"{setting} {name} ({protocol}: the ground truth has none there)")
                 elif skips and not (present & ~without).any():
-                    empty.append(f"{setting} {name} ({protocol}: its {quantity(int(present.sum()), 'pedestrian')} "
-                                 "are all in images without detections, which this protocol leaves out)")
+                    empty.append(
+                        f"{setting} {name} ({protocol}: its {quantity(int(present.sum()), 'pedestrian')} "
+                        "are all in images without detections, which this protocol leaves out)"
+                    )
     if empty:
         found.append(Finding(NO_PEDESTRIANS, "no pedestrian counts in " + "; ".join(empty)))
     return found
-

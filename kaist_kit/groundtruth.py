@@ -46,8 +46,10 @@ class GroundTruthUnavailable(InputError):
 
     def for_fetch(self, target: str | os.PathLike) -> InputError:
         """The same failure as `fetch` says it, which has no --gt: the ways to have the file there."""
-        return InputError(f"{self.why}; try again with the network, set {GT_URL_ENV}=URL to a mirror serving the "
-                          f"same file, or copy the file to {target}")
+        return InputError(
+            f"{self.why}; try again with the network, set {GT_URL_ENV}=URL to a mirror serving the "
+            f"same file, or copy the file to {target}"
+        )
 
 
 def default_gt_path() -> Path:
@@ -59,8 +61,9 @@ def gt_url() -> str:
     return os.environ.get(GT_URL_ENV) or GT_URL
 
 
-def find_gt(path: str | os.PathLike | None = None, *, echo: Echo | None = None,
-            progress: Progress | None = None) -> Path:
+def find_gt(
+    path: str | os.PathLike | None = None, *, echo: Echo | None = None, progress: Progress | None = None
+) -> Path:
     """The ground-truth file to use: the given path, else `default_ground_truth`."""
     if path:
         return Path(path)
@@ -81,8 +84,9 @@ def default_ground_truth(*, echo: Echo | None = None, progress: Progress | None 
     return fetch_gt(echo=echo, progress=progress)
 
 
-def fetch_gt(to: str | os.PathLike | None = None, *, echo: Echo | None = None,
-             progress: Progress | None = None) -> Path:
+def fetch_gt(
+    to: str | os.PathLike | None = None, *, echo: Echo | None = None, progress: Progress | None = None
+) -> Path:
     """Download the leaderboard's ground truth into the folder ``to`` (default: the cache of
     `default_gt_path`) unless the pinned file is there already, and return its path.
 
@@ -100,8 +104,10 @@ def fetch_gt(to: str | os.PathLike | None = None, *, echo: Echo | None = None,
     def announce_then_report(done: int, total: int) -> None:
         # Announced once the source answers, so that without network the error is the only line.
         if done == 0 and echo is not None:
-            echo(f"downloading the leaderboard's ground truth ({total / 1e6:.1f} MB) from {url} to {target}: "
-                 f"{GT_ATTRIBUTION}")
+            echo(
+                f"downloading the leaderboard's ground truth ({total / 1e6:.1f} MB) from {url} to {target}: "
+                f"{GT_ATTRIBUTION}"
+            )
         if progress is not None:
             progress(done, total)
 
@@ -112,8 +118,7 @@ def fetch_gt(to: str | os.PathLike | None = None, *, echo: Echo | None = None,
     try:
         write_bytes_atomic(target, data)
     except InputError as exc:  # the writer's: the cache cannot be written
-        raise GroundTruthUnavailable(f"cannot save the leaderboard's ground truth to {target} "
-                                     f"({exc.reason})") from None
+        raise GroundTruthUnavailable(f"cannot save the leaderboard's ground truth to {target} ({exc.reason})") from None
     return target
 
 
@@ -136,9 +141,12 @@ def check_cached_gt(path: str | os.PathLike, data: bytes) -> None:
     if len(data) == LEADERBOARD_GT_BYTES and hashlib.md5(data).hexdigest() == LEADERBOARD_GT_MD5:
         return
     md5 = hashlib.md5(data).hexdigest()
-    raise InputError(f"the cached ground truth is not the leaderboard's ({len(data)} bytes, MD5 {md5}; expected "
-                     f"{LEADERBOARD_GT_BYTES} bytes, MD5 {LEADERBOARD_GT_MD5}): it was changed or damaged; run "
-                     "`kaist-kit fetch` to download it again", path)
+    raise InputError(
+        f"the cached ground truth is not the leaderboard's ({len(data)} bytes, MD5 {md5}; expected "
+        f"{LEADERBOARD_GT_BYTES} bytes, MD5 {LEADERBOARD_GT_MD5}): it was changed or damaged; run "
+        "`kaist-kit fetch` to download it again",
+        path,
+    )
 
 
 @dataclass
@@ -204,14 +212,18 @@ class GroundTruth:
         if not np.all(np.isin(periods, ["day", "night"])):
             raise InputError(
                 f"cannot form the {split} split: some images are neither day nor night "
-                "(no set number in im_name and no 'period' field)", self.path)
+                "(no set number in im_name and no 'period' field)",
+                self.path,
+            )
         return periods == split
 
     def _scene_or_set_mask(self, split: str, scene: str, period: str, set_number: int | None) -> np.ndarray:
         sets = np.array([-1 if (n := set_of(name)) is None else n for name in self.image_names])
         if np.any(sets < 0):
-            raise InputError(f"cannot form the {split} split: some images have no set number in their name "
-                             "(setXX/VYYY/IZZZZZ)", self.path)
+            raise InputError(
+                f"cannot form the {split} split: some images have no set number in their name (setXX/VYYY/IZZZZZ)",
+                self.path,
+            )
         if set_number is not None:
             mask = sets == set_number
         else:
@@ -235,8 +247,9 @@ class GroundTruth:
         return self.index_of_name[key]
 
 
-def load_ground_truth(path: str | os.PathLike | None = None, *, echo: Echo | None = None,
-                      progress: Progress | None = None) -> GroundTruth:
+def load_ground_truth(
+    path: str | os.PathLike | None = None, *, echo: Echo | None = None, progress: Progress | None = None
+) -> GroundTruth:
     """The ground truth in ``path``; without one, the default (`default_ground_truth`: $KAIST_KIT_GT,
     else the leaderboard's, downloaded on first use, which ``echo`` and ``progress`` report)."""
     if path is None:
@@ -244,8 +257,9 @@ def load_ground_truth(path: str | os.PathLike | None = None, *, echo: Echo | Non
     return ground_truth_from_bytes(read_bytes(path), path)
 
 
-def ground_truth_from_bytes(raw: bytes, path: str | os.PathLike, data: object = None,
-                            text: str | None = None) -> GroundTruth:
+def ground_truth_from_bytes(
+    raw: bytes, path: str | os.PathLike, data: object = None, text: str | None = None
+) -> GroundTruth:
     """The ground truth of a file's bytes (the cache checked against the pinned file); ``data`` and
     ``text``: the file already parsed, not parsed again."""
     if is_cached_gt(path):
@@ -258,8 +272,7 @@ def ground_truth_from_bytes(raw: bytes, path: str | os.PathLike, data: object = 
     return gt
 
 
-def ground_truth_from_coco(data: object, path: str | os.PathLike | None = None,
-                           text: str | None = None) -> GroundTruth:
+def ground_truth_from_coco(data: object, path: str | os.PathLike | None = None, text: str | None = None) -> GroundTruth:
     """Build a `GroundTruth` from parsed COCO-style data.
 
     Every field used is checked for its type and never coerced: ids and occlusion are integers, a
@@ -428,12 +441,22 @@ def _is_int(value: object) -> bool:
     """An integer, and not a boolean (JSON's true is no 1). JSON's own types are told first: the
     check through the abstract classes (numpy's integers) takes a microsecond."""
     kind = type(value)
-    return kind is int or (kind is not bool and kind is not float and kind is not str
-                           and isinstance(value, numbers.Integral) and not isinstance(value, np.bool_))
+    return kind is int or (
+        kind is not bool
+        and kind is not float
+        and kind is not str
+        and isinstance(value, numbers.Integral)
+        and not isinstance(value, np.bool_)
+    )
 
 
 def _is_number(value: object) -> bool:
     """A number, and not a boolean."""
     kind = type(value)
-    return kind is int or kind is float or (kind is not bool and kind is not str and isinstance(value, numbers.Real)
-                                            and not isinstance(value, np.bool_))
+    return (
+        kind is int
+        or kind is float
+        or (
+            kind is not bool and kind is not str and isinstance(value, numbers.Real) and not isinstance(value, np.bool_)
+        )
+    )

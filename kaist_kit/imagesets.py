@@ -46,8 +46,9 @@ def select_images(path: str | os.PathLike, gt: GroundTruth) -> list[int]:
         try:
             ids.append(int(gt.image_ids[gt.image_index(item)]))
         except InputError:
-            raise InputError(f"{item[:80]!r} is not an image of the ground truth ({gt.describe()})", path,
-                             number) from None
+            raise InputError(
+                f"{item[:80]!r} is not an image of the ground truth ({gt.describe()})", path, number
+            ) from None
     return ids
 
 
@@ -62,8 +63,12 @@ def list_split_names(paths: Iterable[str | os.PathLike], taken: Iterable[str] = 
     used = set(taken)
     names = []
     for path in map(Path, paths):
-        candidates = [path.stem, path.name, f"{path.parent.name}/{path.name}" if path.parent.name else path.name,
-                      str(path)]
+        candidates = [
+            path.stem,
+            path.name,
+            f"{path.parent.name}/{path.name}" if path.parent.name else path.name,
+            str(path),
+        ]
         name = next((c for c in candidates if c not in used and not _is_builtin_split(c)), None)
         k = 2
         while name is None or name in used:
@@ -118,8 +123,9 @@ def resolve_image_set(spec: str, frames: Iterable[str], search: Iterable[Path] =
             return spec, _frames_of(candidate)
     if is_standard_list(spec):
         return spec, standard_list(spec, frames)
-    raise InputError(f"image set {spec!r} is neither a list file nor a known list name "
-                     "(train|test)-(all|day|night)-(01|02|04|20)")
+    raise InputError(
+        f"image set {spec!r} is neither a list file nor a known list name (train|test)-(all|day|night)-(01|02|04|20)"
+    )
 
 
 def _frames_of(path: Path) -> list[str]:

@@ -51,8 +51,9 @@ class Pairs:
         return Pairs(self.det[keep], self.gt[keep], self.iou[keep], self.iod[keep])
 
 
-def overlaps_by_image(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth,
-                      min_overlap: float = 0.0, gt_boxes: np.ndarray | None = None) -> Pairs:
+def overlaps_by_image(
+    image: np.ndarray, boxes: np.ndarray, gt: GroundTruth, min_overlap: float = 0.0, gt_boxes: np.ndarray | None = None
+) -> Pairs:
     """All pairs whose intersection over the detection's area is at least ``min_overlap`` (and > 0).
 
     Pairs come ordered by detection, then by ground truth in file order. The arithmetic follows
@@ -68,8 +69,17 @@ def overlaps_by_image(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth,
         base = total[start - 1] if start else 0
         stop = int(np.searchsorted(total, base + _PAIR_CHUNK, side="right"))
         stop = max(stop, start + 1)
-        chunks.append(_pairs(np.arange(start, stop), image, boxes, counts, gt, min_overlap,
-                             gt.boxes if gt_boxes is None else gt_boxes))
+        chunks.append(
+            _pairs(
+                np.arange(start, stop),
+                image,
+                boxes,
+                counts,
+                gt,
+                min_overlap,
+                gt.boxes if gt_boxes is None else gt_boxes,
+            )
+        )
         start = stop
     if not chunks:
         empty = np.zeros(0, np.int64)
@@ -77,8 +87,15 @@ def overlaps_by_image(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth,
     return Pairs(*(np.concatenate([getattr(c, f) for c in chunks]) for f in ("det", "gt", "iou", "iod")))
 
 
-def _pairs(dets: np.ndarray, image: np.ndarray, boxes: np.ndarray, counts: np.ndarray,
-           gt: GroundTruth, min_overlap: float, gt_boxes: np.ndarray) -> Pairs:
+def _pairs(
+    dets: np.ndarray,
+    image: np.ndarray,
+    boxes: np.ndarray,
+    counts: np.ndarray,
+    gt: GroundTruth,
+    min_overlap: float,
+    gt_boxes: np.ndarray,
+) -> Pairs:
     n = counts[dets]
     det = np.repeat(dets, n)
     # Each detection's image's ground truths: the first's index, plus the pair's place among them.
@@ -125,8 +142,7 @@ def ignore_masks(gt: GroundTruth, settings: list[Setting]) -> np.ndarray:
     masks = np.empty((len(settings), len(gt.ignore)), bool)
     for k, s in enumerate(settings):
         lo, hi = s.height
-        masks[k] = (base[s.border] | (gt.heights < lo) | (gt.heights > hi)
-                    | ~np.isin(gt.occlusion, list(s.occlusions)))
+        masks[k] = base[s.border] | (gt.heights < lo) | (gt.heights > hi) | ~np.isin(gt.occlusion, list(s.occlusions))
     return masks
 
 
@@ -179,8 +195,9 @@ def _rounds(pair_det: np.ndarray, pair_gt: np.ndarray, can_be_taken: np.ndarray,
     return rounds
 
 
-def greedy_match(det_image: np.ndarray, pairs: Pairs, ignored: np.ndarray,
-                 threshold: float = MATCH_THRESHOLD) -> Matches:
+def greedy_match(
+    det_image: np.ndarray, pairs: Pairs, ignored: np.ndarray, threshold: float = MATCH_THRESHOLD
+) -> Matches:
     """Match detections (sorted by image, then by descending score) for each row of ``ignored``,
     taking an overlap of at least ``threshold``.
 
@@ -203,7 +220,7 @@ def greedy_match(det_image: np.ndarray, pairs: Pairs, ignored: np.ndarray,
 
     taken = np.zeros_like(ignored)  # (S, N) ground truths already matched
     for lv in range(len(level_bounds) - 1):
-        p = order[level_bounds[lv]:level_bounds[lv + 1]]
+        p = order[level_bounds[lv] : level_bounds[lv + 1]]
         det, g, iou, iod = pairs.det[p], pairs.gt[p], pairs.iou[p], pairs.iod[p]
         seg = np.flatnonzero(np.r_[True, det[1:] != det[:-1]])
         seg_id = np.repeat(np.arange(len(seg)), np.diff(np.r_[seg, len(det)]))

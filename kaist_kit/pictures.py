@@ -74,7 +74,7 @@ def _jpeg(path: str | os.PathLike, ends: FileEnds) -> Header:
     def in_head(pos: int, n: int) -> bytes:
         if pos + n > len(head) and len(head) < ends.size:
             raise _Further
-        return head[pos:pos + n]
+        return head[pos : pos + n]
 
     try:
         found = _frame_size(in_head)
@@ -97,7 +97,7 @@ def _windows(fd: int):
         nonlocal data, start
         if not (start <= pos and pos + n <= start + len(data)):
             data, start = os.pread(fd, max(_HEAD, n), pos), pos
-        return data[pos - start:pos - start + n]
+        return data[pos - start : pos - start + n]
 
     return window
 

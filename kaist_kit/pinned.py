@@ -34,9 +34,11 @@ def cache_folder() -> Path:
 def pinned_file(benchmark: Benchmark | str) -> PinnedFile:
     bench = get_benchmark(benchmark)
     if bench.ground_truth is None:
-        raise PinnedUnavailable(f"{bench.title}'s ground truth is in no public file the kit can fetch: "
-                                f"download the dataset ({bench.download}) and pass its annotations with --gt "
-                                "(the dataset's folder, or a COCO conversion)")
+        raise PinnedUnavailable(
+            f"{bench.title}'s ground truth is in no public file the kit can fetch: "
+            f"download the dataset ({bench.download}) and pass its annotations with --gt "
+            "(the dataset's folder, or a COCO conversion)"
+        )
     return bench.ground_truth
 
 
@@ -49,8 +51,13 @@ def is_pinned(path: str | os.PathLike, pinned: PinnedFile) -> bool:
     return len(data) == pinned.size and hashlib.md5(data).hexdigest() == pinned.md5
 
 
-def find_pinned(benchmark: Benchmark | str, to: str | os.PathLike | None = None, *, echo: Echo | None = None,
-                progress: Progress | None = None) -> Path:
+def find_pinned(
+    benchmark: Benchmark | str,
+    to: str | os.PathLike | None = None,
+    *,
+    echo: Echo | None = None,
+    progress: Progress | None = None,
+) -> Path:
     """The benchmark's pinned ground truth: the file its variable names, else the cached copy in ``to``
     (default `cache_folder`), downloaded there first when it is missing or not the pinned file."""
     pinned = pinned_file(benchmark)
@@ -70,8 +77,11 @@ def find_pinned(benchmark: Benchmark | str, to: str | os.PathLike | None = None,
         if progress is not None:
             progress(done, total)
 
-    others = ("the scoring verbs take the file with --gt" + (f", set {pinned.env}=FILE" if pinned.env else "")
-              + f", or place it at {target}")
+    others = (
+        "the scoring verbs take the file with --gt"
+        + (f", set {pinned.env}=FILE" if pinned.env else "")
+        + f", or place it at {target}"
+    )
     try:
         data = download_verified(url, pinned.size, pinned.md5, announce_then_report)
     except DownloadFailed as exc:

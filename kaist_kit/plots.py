@@ -21,8 +21,7 @@ def check_figure_path(path: str | os.PathLike) -> Path:
     """``path`` if a figure can be written there (a known type, a place that takes a file)."""
     path = Path(path)
     if path.suffix.lower() not in FIGURE_TYPES:
-        raise InputError(f"figure type {path.suffix or '(none)'} not supported; use "
-                         f"{', '.join(FIGURE_TYPES)}", path)
+        raise InputError(f"figure type {path.suffix or '(none)'} not supported; use {', '.join(FIGURE_TYPES)}", path)
     return check_writable(path)
 
 
@@ -63,8 +62,7 @@ def series_colours(names: Iterable[str]) -> dict[str, str]:
 
 def legend_outside(ax, **options) -> None:
     """The legend to the right of the axes, where it cannot hide what they show."""
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize=8, frameon=False,
-              **options)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize=8, frameon=False, **options)
 
 
 def draw_mr_fppi(ax, results: Sequence[Result], title: str = "", colours: dict[str, str] | None = None) -> None:

@@ -24,9 +24,9 @@ FORMATS = ("table", "json", "csv", "markdown")
 
 PROTOCOL_NOTE = {
     "leaderboard": "leaderboard protocol: the numbers the public KAIST leaderboard gives. Most papers "
-                   "quote the MATLAB devkit instead: compare with them using --protocol matlab.",
+    "quote the MATLAB devkit instead: compare with them using --protocol matlab.",
     "matlab": "matlab protocol: the KAIST MATLAB devkit, as most papers report. The public "
-              "leaderboard reads the curve differently: --protocol leaderboard gives its numbers.",
+    "leaderboard reads the curve differently: --protocol leaderboard gives its numbers.",
 }
 
 
@@ -92,8 +92,10 @@ class EvalReport:
     light: bool = field(default=False, repr=False)
 
     def to_json(self) -> dict:
-        return {"results": [r.to_dict(self.curves) for r in self.results],
-                "findings": [f.to_dict() for f in self.findings]}
+        return {
+            "results": [r.to_dict(self.curves) for r in self.results],
+            "findings": [f.to_dict() for f in self.findings],
+        }
 
     def to_csv(self) -> str:
         return to_csv(self.results)
@@ -102,8 +104,11 @@ class EvalReport:
         return to_markdown(self.results)
 
     def tables(self) -> list[Table]:
-        caption = ([f"ground truth: {self.ground_truth}"] if self.ground_truth else []) + \
-            protocol_notes(self.results) + variant_notes(self.results)
+        caption = (
+            ([f"ground truth: {self.ground_truth}"] if self.ground_truth else [])
+            + protocol_notes(self.results)
+            + variant_notes(self.results)
+        )
         return [lamr_table(self.results, "\n".join(caption))]
 
     def lines(self) -> list[str]:
@@ -121,13 +126,25 @@ def to_csv(results: Sequence[Result]) -> str:
     metrics = list(dict.fromkeys(m for r in results for m in r.metrics))
     others = [m for m in metrics if m != "lamr"]
     lamr = "lamr" in metrics
-    headers = (["method", "protocol", "setting", "split", "iou"] + (["lamr"] if lamr else [])
-               + ["recall", "n_images", "n_gt"] + others
-               + ([f"mr_at_{k + 1}" for k in range(len(refs))] + [f"fppi_ref_{k + 1}" for k in range(len(refs))]
-                  if lamr else []))
-    rows = [[r.method, r.protocol, r.setting, r.split, repr(r.iou)] + ([repr(r.lamr)] if lamr else [])
-            + [repr(r.recall), str(r.n_images), str(r.n_gt)] + [repr(r.value(m)) for m in others]
-            + ([*map(repr, r.miss_rates), *map(repr, r.fppi_refs)] if lamr else []) for r in results]
+    headers = (
+        ["method", "protocol", "setting", "split", "iou"]
+        + (["lamr"] if lamr else [])
+        + ["recall", "n_images", "n_gt"]
+        + others
+        + (
+            [f"mr_at_{k + 1}" for k in range(len(refs))] + [f"fppi_ref_{k + 1}" for k in range(len(refs))]
+            if lamr
+            else []
+        )
+    )
+    rows = [
+        [r.method, r.protocol, r.setting, r.split, repr(r.iou)]
+        + ([repr(r.lamr)] if lamr else [])
+        + [repr(r.recall), str(r.n_images), str(r.n_gt)]
+        + [repr(r.value(m)) for m in others]
+        + ([*map(repr, r.miss_rates), *map(repr, r.fppi_refs)] if lamr else [])
+        for r in results
+    ]
     return Table("", headers, rows).to_csv()
 
 
@@ -190,19 +207,25 @@ def variant_notes(results: Sequence[Result]) -> list[str]:
     fppi = _fppi_range(results)
     if fppi:
         refs = next(r.fppi_refs for r in results if (r.fppi_refs[0], r.fppi_refs[-1]) == fppi)
-        note = (f"LAMR over {len(refs)} reference FPPI, exact powers of 10 from {fppi[0]:g} to {fppi[1]:g} in steps "
-                "of 10^0.25")
+        note = (
+            f"LAMR over {len(refs)} reference FPPI, exact powers of 10 from {fppi[0]:g} to {fppi[1]:g} in steps "
+            "of 10^0.25"
+        )
         if any(r.protocol == "leaderboard" for r in results):
             note += "; the leaderboard itself reads only its nine rounded values from 0.01 to 1"
         notes.append(note + ".")
     if any(r.iou != DEFAULT_IOU and "lamr" in r.metrics for r in results):
-        notes.append("IoU: the matching threshold of the LAMR (the benchmark's is 0.5); the 2024 challenge's "
-                     "evaluator reports 0.6 and 0.75 too, under the leaderboard protocol.")
+        notes.append(
+            "IoU: the matching threshold of the LAMR (the benchmark's is 0.5); the 2024 challenge's "
+            "evaluator reports 0.6 and 0.75 too, under the leaderboard protocol."
+        )
     if any(m != "lamr" for r in results for m in r.metrics):
-        notes.append("AP and AR: COCO's accumulation at IoU 0.50:0.05:0.95 (1,000 detections per image under the "
-                     "leaderboard protocol), as the 2024 KAIST challenge computes them; its columns AP_iou50, "
-                     "AP_iou75 and AP_iou50:95 are ap50, ap75 and ar (an average recall), reasonable, all, "
-                     "leaderboard protocol.")
+        notes.append(
+            "AP and AR: COCO's accumulation at IoU 0.50:0.05:0.95 (1,000 detections per image under the "
+            "leaderboard protocol), as the 2024 KAIST challenge computes them; its columns AP_iou50, "
+            "AP_iou75 and AP_iou50:95 are ap50, ap75 and ar (an average recall), reasonable, all, "
+            "leaderboard protocol."
+        )
     custom = [name for name in dict.fromkeys(r.setting for r in results) if name not in SETTINGS]
     for name in custom:
         setting = get_setting(name) if name not in PRESETS else PRESETS[name]

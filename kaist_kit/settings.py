@@ -45,22 +45,18 @@ class Setting:
 SETTINGS: dict[str, Setting] = {
     s.name: s
     for s in (
-        Setting("reasonable", (55, math.inf), frozenset({0, 1}), "both",
-                "height >= 55, no or partial occlusion"),
-        Setting("reasonable-small", (50, 75), frozenset({0, 1}), "leaderboard",
-                "height 50-75, no or partial occlusion"),
-        Setting("reasonable-heavy", (50, math.inf), frozenset({2}), "leaderboard",
-                "height >= 50, heavy occlusion"),
-        Setting("all-pedestrians", (20, math.inf), frozenset({0, 1, 2}), "leaderboard",
-                "height >= 20, any occlusion"),
+        Setting("reasonable", (55, math.inf), frozenset({0, 1}), "both", "height >= 55, no or partial occlusion"),
+        Setting(
+            "reasonable-small", (50, 75), frozenset({0, 1}), "leaderboard", "height 50-75, no or partial occlusion"
+        ),
+        Setting("reasonable-heavy", (50, math.inf), frozenset({2}), "leaderboard", "height >= 50, heavy occlusion"),
+        Setting("all-pedestrians", (20, math.inf), frozenset({0, 1, 2}), "leaderboard", "height >= 20, any occlusion"),
         Setting("near", (115, math.inf), frozenset({0}), "matlab", "height >= 115, no occlusion"),
         Setting("medium", (45, 115), frozenset({0}), "matlab", "height 45-115, no occlusion"),
         Setting("far", (1, 45), frozenset({0}), "matlab", "height 1-45, no occlusion"),
         Setting("occ-none", (1, math.inf), frozenset({0}), "matlab", "height >= 1, no occlusion"),
-        Setting("occ-partial", (1, math.inf), frozenset({1}), "matlab",
-                "height >= 1, partial occlusion"),
-        Setting("occ-heavy", (1, math.inf), frozenset({2}), "matlab",
-                "height >= 1, heavy occlusion"),
+        Setting("occ-partial", (1, math.inf), frozenset({1}), "matlab", "height >= 1, partial occlusion"),
+        Setting("occ-heavy", (1, math.inf), frozenset({2}), "matlab", "height >= 1, heavy occlusion"),
     )
 }
 
@@ -68,8 +64,13 @@ SETTINGS: dict[str, Setting] = {
 PRESETS: dict[str, Setting] = {
     s.name: s
     for s in (
-        Setting("reasonable-h50", (50, math.inf), frozenset({0, 1}), "papers",
-                "height >= 50, no or partial occlusion (the 'reasonable' of several papers)"),
+        Setting(
+            "reasonable-h50",
+            (50, math.inf),
+            frozenset({0, 1}),
+            "papers",
+            "height >= 50, no or partial occlusion (the 'reasonable' of several papers)",
+        ),
     )
 }
 
@@ -127,7 +128,6 @@ SCENE_SPLITS = SCENES + tuple(f"{scene}-{period}" for scene in SCENES for period
 SET_SPLITS = tuple(f"set{n:02d}" for n in sorted(KAIST_TEST_SETS))
 
 
-
 def parse_split(name: str) -> tuple[str, str, int | None]:
     """(scene, period, set number) a named split selects, '' / None where it does not restrict:
     'all', 'day', 'night', a scene ('campus', 'road-night') or a set ('set06')."""
@@ -140,8 +140,10 @@ def parse_split(name: str) -> tuple[str, str, int | None]:
     scene, _, period = name.partition("-")
     if scene in SCENES and period in ("", "day", "night"):
         return scene, period, None
-    raise ValueError(f"unknown split {name!r}; use all, day, night, a scene ({', '.join(SCENES)}, alone or as "
-                     "campus-day, campus-night, ...), a set (set06 ... set11) or a list of images")
+    raise ValueError(
+        f"unknown split {name!r}; use all, day, night, a scene ({', '.join(SCENES)}, alone or as "
+        "campus-day, campus-night, ...), a set (set06 ... set11) or a list of images"
+    )
 
 
 # What `kaist-kit eval --metric` computes. AP and AR follow COCO's accumulation as the 2024 KAIST
@@ -156,8 +158,13 @@ METRICS = {
 LOWER_IS_BETTER = frozenset({"lamr"})
 # The IoU thresholds each metric is defined at: the LAMR at the one chosen (0.5 unless told), AP and
 # AR at their own.
-METRIC_IOUS = {"lamr": "the one chosen with --iou", "ap50": "0.5", "ap75": "0.75", "ap": "0.50:0.05:0.95",
-               "ar": "0.50:0.05:0.95"}
+METRIC_IOUS = {
+    "lamr": "the one chosen with --iou",
+    "ap50": "0.5",
+    "ap75": "0.75",
+    "ap": "0.50:0.05:0.95",
+    "ar": "0.50:0.05:0.95",
+}
 
 
 def metric_iou_conflict(metrics: list[str], ious: list[float]) -> str:
@@ -167,9 +174,11 @@ def metric_iou_conflict(metrics: list[str], ious: list[float]) -> str:
     if "lamr" in metrics or not moved:
         return ""
     asked = ", ".join(f"{m} at IoU {METRIC_IOUS[m]}" for m in metrics)
-    return (f"--iou {' '.join(f'{t:g}' for t in moved)} sets the matching threshold of the log-average miss rate "
-            f"alone, which is not asked for, and the metrics asked for are defined at their own thresholds "
-            f"({asked}): add --metric lamr, or leave --iou out")
+    return (
+        f"--iou {' '.join(f'{t:g}' for t in moved)} sets the matching threshold of the log-average miss rate "
+        f"alone, which is not asked for, and the metrics asked for are defined at their own thresholds "
+        f"({asked}): add --metric lamr, or leave --iou out"
+    )
 
 
 # Reference FPPI range of the LAMR; the points are 10^k for k from log10(low) to log10(high) in
@@ -192,8 +201,10 @@ def get_setting(name: str | Setting) -> Setting:
         return PRESETS[name]
     if "=" in name or "," in name:
         return parse_setting(name)
-    raise ValueError(f"unknown setting {name!r}; choose from {', '.join([*SETTINGS, *PRESETS])}, "
-                     "or define one as height=50:inf,occlusion=none+partial")
+    raise ValueError(
+        f"unknown setting {name!r}; choose from {', '.join([*SETTINGS, *PRESETS])}, "
+        "or define one as height=50:inf,occlusion=none+partial"
+    )
 
 
 @lru_cache(maxsize=256)
@@ -214,8 +225,9 @@ def parse_setting(spec: str) -> Setting:
     base = None
     if "=" not in items[0] and items[0] != "squarify":
         if items[0] not in SETTINGS and items[0] not in PRESETS:
-            raise ValueError(f"unknown setting {items[0]!r} in {spec!r}; choose from "
-                             f"{', '.join([*SETTINGS, *PRESETS])}")
+            raise ValueError(
+                f"unknown setting {items[0]!r} in {spec!r}; choose from {', '.join([*SETTINGS, *PRESETS])}"
+            )
         base = get_setting(items.pop(0))
     height = base.height if base else (0.0, math.inf)
     occlusions = base.occlusions if base else frozenset(OCCLUSION_NAMES)
@@ -243,24 +255,28 @@ def parse_setting(spec: str) -> Setting:
             if border < 0:
                 raise ValueError(f"border must not be negative in {spec!r}")
     name = setting_name(height, occlusions, border, squarify)
-    return Setting(name, height, occlusions, "custom", describe_setting(height, occlusions, border, squarify),
-                   border, squarify)
+    return Setting(
+        name, height, occlusions, "custom", describe_setting(height, occlusions, border, squarify), border, squarify
+    )
 
 
-def setting_name(height: tuple[float, float], occlusions: frozenset[int], border: float,
-                 squarify: float | None) -> str:
+def setting_name(height: tuple[float, float], occlusions: frozenset[int], border: float, squarify: float | None) -> str:
     """The name of a custom setting, which spells out its parameters (and reads back as the same setting)."""
     occlusion = "+".join(OCCLUSION_NAMES[k] for k in sorted(occlusions))
     name = f"height={_plain(height[0])}:{_plain(height[1])},occlusion={occlusion},border={_plain(border)}"
     return name + (f",squarify={_plain(squarify)}" if squarify is not None else "")
 
 
-def describe_setting(height: tuple[float, float], occlusions: frozenset[int], border: float,
-                     squarify: float | None) -> str:
+def describe_setting(
+    height: tuple[float, float], occlusions: frozenset[int], border: float, squarify: float | None
+) -> str:
     lo, hi = height
     size = f"height >= {_plain(lo)}" if math.isinf(hi) else f"height {_plain(lo)}-{_plain(hi)}"
-    occlusion = ("any occlusion" if len(occlusions) == len(OCCLUSION_NAMES)
-                 else "occlusion " + " or ".join(OCCLUSION_NAMES[k] for k in sorted(occlusions)))
+    occlusion = (
+        "any occlusion"
+        if len(occlusions) == len(OCCLUSION_NAMES)
+        else "occlusion " + " or ".join(OCCLUSION_NAMES[k] for k in sorted(occlusions))
+    )
     parts = [size, occlusion, f"border margin {_plain(border)}"]
     if squarify is not None:
         parts.append(f"pedestrians squarified to width {_plain(squarify)} x height")

@@ -25,21 +25,35 @@ def find_pictures(frame: str, roots: Sequence[str | os.PathLike]) -> tuple[Path,
     for root in roots:
         root = Path(root)
         for suffix in PICTURE_SUFFIXES:
-            for pattern in ("{set}/{video}/{m}/{stem}{suffix}", "images/{set}/{video}/{m}/{stem}{suffix}",
-                            "{set}_{video}_{stem}_{m}{suffix}"):
-                pair = [root / pattern.format(set=set_name, video=video, stem=stem, m=m, suffix=suffix)
-                        for m in ("visible", "lwir")]
+            for pattern in (
+                "{set}/{video}/{m}/{stem}{suffix}",
+                "images/{set}/{video}/{m}/{stem}{suffix}",
+                "{set}_{video}_{stem}_{m}{suffix}",
+            ):
+                pair = [
+                    root / pattern.format(set=set_name, video=video, stem=stem, m=m, suffix=suffix)
+                    for m in ("visible", "lwir")
+                ]
                 tried.append(pair[0])
                 if pair[0].is_file() and pair[1].is_file():
                     return pair[0], pair[1]
     where = ", ".join(str(Path(r)) for r in roots) or "(no folder given)"
-    raise InputError(f"no visible/lwir pictures of {frame} under {where} (looked for names like "
-                     f"{tried[0].name if tried else 'setXX/VYYY/visible/IZZZZZ.jpg'}); pass --images")
+    raise InputError(
+        f"no visible/lwir pictures of {frame} under {where} (looked for names like "
+        f"{tried[0].name if tried else 'setXX/VYYY/visible/IZZZZZ.jpg'}); pass --images"
+    )
 
 
-def draw_frame(gt: GroundTruth, frame: int, visible: Path, lwir: Path, out: str | os.PathLike,
-               detections: Sequence[tuple[str, Detections]] = (), score_threshold: float = 0.0,
-               colours: dict[str, str] | None = None) -> None:
+def draw_frame(
+    gt: GroundTruth,
+    frame: int,
+    visible: Path,
+    lwir: Path,
+    out: str | os.PathLike,
+    detections: Sequence[tuple[str, Detections]] = (),
+    score_threshold: float = 0.0,
+    colours: dict[str, str] | None = None,
+) -> None:
     """Ground truth (pedestrians solid green, ignore regions dashed grey) and detections (one colour
     per method, ``colours`` or `series_colours` in order, with scores) on both pictures of image index
     ``frame``."""
@@ -52,23 +66,39 @@ def draw_frame(gt: GroundTruth, frame: int, visible: Path, lwir: Path, out: str 
     draw_pair(visible, lwir, out, gt.image_names[frame], truth, boxes, score_threshold, colours)
 
 
-def draw_pair(visible: str | os.PathLike, lwir: str | os.PathLike, out: str | os.PathLike, title: str = "",
-              truth: Sequence[tuple[Sequence[float], str, bool]] = (),
-              detections: Sequence[tuple] = (), score_threshold: float = 0.0,
-              colours: dict[str, str] | None = None, class_colours: dict[str, str] | None = None,
-              modalities: Sequence[str] = ("visible", "lwir")) -> None:
+def draw_pair(
+    visible: str | os.PathLike,
+    lwir: str | os.PathLike,
+    out: str | os.PathLike,
+    title: str = "",
+    truth: Sequence[tuple[Sequence[float], str, bool]] = (),
+    detections: Sequence[tuple] = (),
+    score_threshold: float = 0.0,
+    colours: dict[str, str] | None = None,
+    class_colours: dict[str, str] | None = None,
+    modalities: Sequence[str] = ("visible", "lwir"),
+) -> None:
     """Boxes on a visible/lwir picture pair side by side, written to ``out`` (see `pair_figure`)."""
     from .plots import save_figure
 
-    save_figure(pair_figure(visible, lwir, title, truth, detections, score_threshold, colours, class_colours,
-                            modalities), out, layout=False)
+    save_figure(
+        pair_figure(visible, lwir, title, truth, detections, score_threshold, colours, class_colours, modalities),
+        out,
+        layout=False,
+    )
 
 
-def pair_figure(visible: str | os.PathLike, lwir: str | os.PathLike, title: str = "",
-                truth: Sequence[tuple[Sequence[float], str, bool]] = (),
-                detections: Sequence[tuple] = (), score_threshold: float = 0.0,
-                colours: dict[str, str] | None = None, class_colours: dict[str, str] | None = None,
-                modalities: Sequence[str] = ("visible", "lwir")):
+def pair_figure(
+    visible: str | os.PathLike,
+    lwir: str | os.PathLike,
+    title: str = "",
+    truth: Sequence[tuple[Sequence[float], str, bool]] = (),
+    detections: Sequence[tuple] = (),
+    score_threshold: float = 0.0,
+    colours: dict[str, str] | None = None,
+    class_colours: dict[str, str] | None = None,
+    modalities: Sequence[str] = ("visible", "lwir"),
+):
     """The figure of `draw_pair`.
 
     ``truth`` holds (box x, y, w, h, label, ignored): pedestrians solid green, ignore regions
@@ -112,8 +142,17 @@ def pair_figure(visible: str | os.PathLike, lwir: str | os.PathLike, title: str 
             texts = np.asarray(named[0], dtype=object)[shown] if named else [""] * int(shown.sum())
             for (x, y, w, h), s, what in zip(np.asarray(boxes)[shown], np.asarray(scores)[shown], texts):
                 ax.add_patch(Rectangle((x, y), w, h, fill=False, lw=1.0, ec=colours[name]))
-                text = ax.text(x + w, y + h + 1, f"{what} {s:.2f}" if what else f"{s:.2f}", color=colours[name],
-                               fontsize=6, ha="right", va="top", bbox=SCORE_GROUND, clip_on=True)
+                text = ax.text(
+                    x + w,
+                    y + h + 1,
+                    f"{what} {s:.2f}" if what else f"{s:.2f}",
+                    color=colours[name],
+                    fontsize=6,
+                    ha="right",
+                    va="top",
+                    bbox=SCORE_GROUND,
+                    clip_on=True,
+                )
                 text.set_in_layout(False)
                 scored.append((float(s), text))
         labels.append((ax, [text for _, text in sorted(scored, key=lambda item: -item[0])]))
@@ -179,9 +218,14 @@ def _picture(path: str | os.PathLike) -> np.ndarray:
         raise InputError(f"cannot read the picture: {exc}", path) from None
 
 
-def show_frames(gt: GroundTruth, frames: Sequence[str], results: Sequence[str | os.PathLike],
-                roots: Sequence[str | os.PathLike], out: str | os.PathLike,
-                score_threshold: float = 0.0) -> list[tuple[str, Path]]:
+def show_frames(
+    gt: GroundTruth,
+    frames: Sequence[str],
+    results: Sequence[str | os.PathLike],
+    roots: Sequence[str | os.PathLike],
+    out: str | os.PathLike,
+    score_threshold: float = 0.0,
+) -> list[tuple[str, Path]]:
     """Draw each frame (a setXX/VYYY/IZZZZZ name or an image id) with the detections of each result
     file; one frame is drawn to ``out``, several to ``out`` with each frame's name added. Returns each
     frame's name and its figure."""
@@ -189,8 +233,10 @@ def show_frames(gt: GroundTruth, frames: Sequence[str], results: Sequence[str | 
 
     for frame in frames:
         if not frame.isdigit() and frame.replace("_", "/") not in gt.index_of_name and Path(frame).exists():
-            raise InputError(f"{frame!r} is a file, not a frame: give each result its own --det "
-                             "(--det A_result.txt --det B_result.json)")
+            raise InputError(
+                f"{frame!r} is a file, not a frame: give each result its own --det "
+                "(--det A_result.txt --det B_result.json)"
+            )
     out = Path(out)
     drawn = [(method_name(p), load_detections(p, gt)) for p in results]
     planned = []
@@ -206,6 +252,7 @@ def show_frames(gt: GroundTruth, frames: Sequence[str], results: Sequence[str | 
     for index, _, target, (visible, lwir) in planned:
         draw_frame(gt, index, visible, lwir, target, drawn, score_threshold)
     return [(name, target) for _, name, target, _ in planned]
+
 
 # ------------------------------------------------------------------------------------------------
 # The other benchmarks
@@ -235,13 +282,20 @@ def find_benchmark_pictures(bench, frame: str, roots: Sequence[str | os.PathLike
             if pair[0].is_file() and pair[1].is_file():
                 return pair[0], pair[1]
     where = ", ".join(str(Path(r)) for r in roots) or "(no folder given)"
-    raise InputError(f"no {' and '.join(m.name for m in bench.modalities)} pictures of {bench.title} frame {frame} "
-                     f"under {where} (looked for {tried[0] if tried else frame}); pass --images, the dataset's root")
+    raise InputError(
+        f"no {' and '.join(m.name for m in bench.modalities)} pictures of {bench.title} frame {frame} "
+        f"under {where} (looked for {tried[0] if tried else frame}); pass --images, the dataset's root"
+    )
 
 
-def show_benchmark_frames(annotations, frames: Sequence[str], results: Sequence[str | os.PathLike],
-                          roots: Sequence[str | os.PathLike], out: str | os.PathLike,
-                          score_threshold: float = 0.0) -> list[tuple[str, Path]]:
+def show_benchmark_frames(
+    annotations,
+    frames: Sequence[str],
+    results: Sequence[str | os.PathLike],
+    roots: Sequence[str | os.PathLike],
+    out: str | os.PathLike,
+    score_threshold: float = 0.0,
+) -> list[tuple[str, Path]]:
     """`show_frames` for another benchmark's ground truth (`kaist_kit.annotations.Annotations`): each frame
     (its name, or an image id as the file writes it) with its boxes in their classes' colours and the
     detections of each COCO result file (with their class names), on both pictures side by side."""
@@ -256,8 +310,11 @@ def show_benchmark_frames(annotations, frames: Sequence[str], results: Sequence[
     for frame in frames:
         k = by_name.get(bench.frame(frame) or frame, by_id.get(frame))
         if k is None:
-            kind = "a file, not a frame: give each result its own --det" if Path(frame).is_file() else \
-                f"neither a frame nor an image id of {annotations.describe()}"
+            kind = (
+                "a file, not a frame: give each result its own --det"
+                if Path(frame).is_file()
+                else f"neither a frame nor an image id of {annotations.describe()}"
+            )
             raise InputError(f"{frame!r} is {kind}")
         chosen.append(k)
     results = [(method_name(path), load_box_detections(path, annotations)) for path in results]
@@ -275,14 +332,28 @@ def show_benchmark_frames(annotations, frames: Sequence[str], results: Sequence[
     check_outputs(target for _, _, target, _ in planned)  # every input known, before the first is drawn
     for k, name, target, (visible, thermal) in planned:
         boxes = np.flatnonzero(annotations.ann_image == k)
-        truth = [(annotations.boxes[b], annotations.labels[b] if annotations.ignore[b] or annotations.iscrowd[b]
-                  else annotations.classes[annotations.ann_class[b]].name,
-                  bool(annotations.ignore[b] or annotations.iscrowd[b])) for b in boxes]
+        truth = [
+            (
+                annotations.boxes[b],
+                annotations.labels[b]
+                if annotations.ignore[b] or annotations.iscrowd[b]
+                else annotations.classes[annotations.ann_class[b]].name,
+                bool(annotations.ignore[b] or annotations.iscrowd[b]),
+            )
+            for b in boxes
+        ]
         drawn = []
         for method, dets in results:
             mine = dets.image == k
-            drawn.append((method, dets.boxes[mine], dets.scores[mine],
-                          [name_of_id.get(int(c), str(int(c))) for c in dets.category[mine]]))
-        draw_pair(visible, thermal, target, name, truth, drawn, score_threshold, class_colours=colours,
-                  modalities=modalities)
+            drawn.append(
+                (
+                    method,
+                    dets.boxes[mine],
+                    dets.scores[mine],
+                    [name_of_id.get(int(c), str(int(c))) for c in dets.category[mine]],
+                )
+            )
+        draw_pair(
+            visible, thermal, target, name, truth, drawn, score_threshold, class_colours=colours, modalities=modalities
+        )
     return [(name, target) for _, name, target, _ in planned]

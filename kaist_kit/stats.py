@@ -23,8 +23,9 @@ def dataset_stats(gt: GroundTruth) -> dict:
     "Pedestrians" are the boxes labelled person (the class to detect); the other labels are
     regions that evaluation ignores.
     """
-    labels, label_counts = np.unique(np.array(gt.labels, dtype=object), return_counts=True) \
-        if gt.labels else (np.array([]), np.array([]))
+    labels, label_counts = (
+        np.unique(np.array(gt.labels, dtype=object), return_counts=True) if gt.labels else (np.array([]), np.array([]))
+    )
     person = np.array([label == "person" for label in gt.labels], bool)
     heights = gt.heights[person]
     periods = np.array(gt.image_periods)
@@ -35,9 +36,11 @@ def dataset_stats(gt: GroundTruth) -> dict:
         images = periods == period
         if images.any():
             by_period[period] = {"images": int(images.sum()), "pedestrians": int(per_image[images].sum())}
-    quantiles = (np.quantile(heights, [0.1, 0.5, 0.9]).tolist() if len(heights) else [None] * 3)
-    scales = {name: (float(np.mean((heights > lo) & (heights <= hi))) if len(heights) else 0.0)
-              for name, lo, hi in CALTECH_SCALES}
+    quantiles = np.quantile(heights, [0.1, 0.5, 0.9]).tolist() if len(heights) else [None] * 3
+    scales = {
+        name: (float(np.mean((heights > lo) & (heights <= hi))) if len(heights) else 0.0)
+        for name, lo, hi in CALTECH_SCALES
+    }
     if len(heights):  # far is "30 px or less": include the lower bound
         scales["far"] = float(np.mean(heights <= 30))
     return {
@@ -60,9 +63,11 @@ def dataset_stats(gt: GroundTruth) -> dict:
 
 def stats_table(stats: dict) -> Table:
     """What `kaist-kit stats` prints: the statistics of `dataset_stats` as a list of named values."""
-    rows = [["labels", ", ".join(f"{label} {n}" for label, n in stats["labels"].items())],
-            ["pedestrians", f"{stats['pedestrians']} (boxes labelled person)"],
-            ["occlusion", ", ".join(f"{k} {v}" for k, v in stats["occlusion"].items())]]
+    rows = [
+        ["labels", ", ".join(f"{label} {n}" for label, n in stats["labels"].items())],
+        ["pedestrians", f"{stats['pedestrians']} (boxes labelled person)"],
+        ["occlusion", ", ".join(f"{k} {v}" for k, v in stats["occlusion"].items())],
+    ]
     for period, values in stats["periods"].items():
         rows.append([period, f"{values['images']} images, {values['pedestrians']} pedestrians"])
     per = stats["pedestrians_per_image"]
@@ -71,8 +76,13 @@ def stats_table(stats: dict) -> Table:
     if q["50%"] is not None:
         rows.append(["height", f"10% {q['10%']:.0f} px, median {q['50%']:.0f} px, 90% {q['90%']:.0f} px"])
     scales = stats["caltech_scales"]
-    rows.append(["scale (Caltech)", f"near (80 px and up) {100 * scales['near']:.1f}%, medium "
-                                    f"{100 * scales['medium']:.1f}%, far (30 px or less) {100 * scales['far']:.1f}%"])
+    rows.append(
+        [
+            "scale (Caltech)",
+            f"near (80 px and up) {100 * scales['near']:.1f}%, medium "
+            f"{100 * scales['medium']:.1f}%, far (30 px or less) {100 * scales['far']:.1f}%",
+        ]
+    )
     return Table(f"{stats['source']}: {stats['images']} images, {stats['boxes']} boxes", [], rows, label_columns=2)
 
 
@@ -103,7 +113,7 @@ def plot_heights(gt: GroundTruth, path: str | os.PathLike) -> None:
 
 # COCO's area ranges (pixels of box area), by which its AP_small, _medium and _large are reported; COCO's
 # evaluator takes both bounds in (a box of 32 x 32 is small and medium).
-COCO_AREAS = (("small", 0, 32 ** 2), ("medium", 32 ** 2, 96 ** 2), ("large", 96 ** 2, np.inf))
+COCO_AREAS = (("small", 0, 32**2), ("medium", 32**2, 96**2), ("large", 96**2, np.inf))
 
 
 def benchmark_stats(annotations) -> dict:
@@ -126,16 +136,22 @@ def benchmark_stats(annotations) -> dict:
             "images": len(set(annotations.ann_image[boxes].tolist())),
             "per_image": float(boxes.sum() / annotations.n_images) if annotations.n_images else 0.0,
             "height_quantiles": dict(zip(("10%", "50%", "90%"), quantiles)),
-            "coco_areas": {name: float(np.mean((areas >= lo) & (areas <= hi))) if len(areas) else 0.0
-                           for name, lo, hi in COCO_AREAS},
+            "coco_areas": {
+                name: float(np.mean((areas >= lo) & (areas <= hi))) if len(areas) else 0.0
+                for name, lo, hi in COCO_AREAS
+            },
         }
     scenes = {}
     for scene in sorted({s for s in annotations.image_scenes if s}):
         images = np.array([s == scene for s in annotations.image_scenes], bool)
         boxes = images[annotations.ann_image] & counted
-        scenes[scene] = {"images": int(images.sum()),
-                         "boxes": {info.name: int((boxes & (annotations.ann_class == k)).sum())
-                                   for k, info in enumerate(annotations.classes)}}
+        scenes[scene] = {
+            "images": int(images.sum()),
+            "boxes": {
+                info.name: int((boxes & (annotations.ann_class == k)).sum())
+                for k, info in enumerate(annotations.classes)
+            },
+        }
     return {
         "source": annotations.path,
         "benchmark": annotations.benchmark.name if annotations.benchmark else None,
@@ -158,17 +174,36 @@ def benchmark_stats_tables(stats: dict) -> list[Table]:
     def shares(a: dict) -> str:
         return "/".join(f"{100 * a[name]:.0f}" for name, _, _ in COCO_AREAS)
 
-    title = (f"{stats['source']}: {stats['images']:,} images ({stats['images_without_boxes']:,} without a box), "
-             f"{stats['boxes']:,} boxes" + (f", {stats['ignored']:,} ignore regions" if stats["ignored"] else ""))
-    rows = [[name, f"{c['boxes']:,}", f"{c['ignored']:,}", f"{c['images']:,}", f"{c['per_image']:.2f}",
-             height(c["height_quantiles"]), shares(c["coco_areas"])] for name, c in stats["classes"].items()]
+    title = (
+        f"{stats['source']}: {stats['images']:,} images ({stats['images_without_boxes']:,} without a box), "
+        f"{stats['boxes']:,} boxes" + (f", {stats['ignored']:,} ignore regions" if stats["ignored"] else "")
+    )
+    rows = [
+        [
+            name,
+            f"{c['boxes']:,}",
+            f"{c['ignored']:,}",
+            f"{c['images']:,}",
+            f"{c['per_image']:.2f}",
+            height(c["height_quantiles"]),
+            shares(c["coco_areas"]),
+        ]
+        for name, c in stats["classes"].items()
+    ]
     key = "heights: 10 %, median, 90 % (px); sizes: COCO's small/medium/large shares (%)"
-    tables = [Table(title, ["class", "boxes", "ignored", "images", "per image", "heights", "sizes"], rows,
-                    "\n".join([key, *stats["notes"]]))]
+    tables = [
+        Table(
+            title,
+            ["class", "boxes", "ignored", "images", "per image", "heights", "sizes"],
+            rows,
+            "\n".join([key, *stats["notes"]]),
+        )
+    ]
     if stats["scenes"]:
         names = list(stats["classes"])
-        rows = [[scene, f"{s['images']:,}", *(f"{s['boxes'][n]:,}" for n in names)]
-                for scene, s in stats["scenes"].items()]
+        rows = [
+            [scene, f"{s['images']:,}", *(f"{s['boxes'][n]:,}" for n in names)] for scene, s in stats["scenes"].items()
+        ]
         tables.append(Table("by scene: images, and boxes of each class", ["scene", "images", *names], rows))
     return tables
 

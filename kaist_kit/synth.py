@@ -84,8 +84,7 @@ class SynthSummary:
     labels: dict[str, int]
 
 
-SETS = {("train", "day"): "set00", ("train", "night"): "set03",
-        ("test", "day"): "set06", ("test", "night"): "set09"}
+SETS = {("train", "day"): "set00", ("train", "night"): "set03", ("test", "day"): "set06", ("test", "night"): "set09"}
 
 
 def frame_names(config: SynthConfig) -> list[tuple[str, str, str]]:
@@ -202,8 +201,11 @@ def _background(rng, width, height, horizon, night):
         ground = np.full(3, rng.uniform(90, 130), np.float32)
     t = np.clip((yy - horizon) / max(1, height - horizon), 0, 1)[..., None]
     visible[:] = np.where(yy[..., None] < horizon, sky, ground * (0.85 + 0.3 * t))
-    lwir[:] = np.where(yy < horizon, rng.uniform(20, 50) if night else rng.uniform(60, 100),
-                       (rng.uniform(45, 75) if night else rng.uniform(105, 150)) + 20 * t[..., 0])
+    lwir[:] = np.where(
+        yy < horizon,
+        rng.uniform(20, 50) if night else rng.uniform(60, 100),
+        (rng.uniform(45, 75) if night else rng.uniform(105, 150)) + 20 * t[..., 0],
+    )
     # Buildings along the horizon, each with its own colour and temperature.
     x = 0.0
     while x < width:
@@ -211,22 +213,27 @@ def _background(rng, width, height, horizon, night):
         top = horizon - rng.uniform(0.05, 0.3) * height
         x0, x1, y0 = int(x), int(min(width, x + bw)), int(max(0, top))
         colour = rng.uniform(25, 45, 3) if night else rng.uniform(70, 200, 3)
-        visible[y0:horizon + 2, x0:x1] = colour
-        lwir[y0:horizon + 2, x0:x1] = rng.uniform(50, 95) if night else rng.uniform(90, 170)
+        visible[y0 : horizon + 2, x0:x1] = colour
+        lwir[y0 : horizon + 2, x0:x1] = rng.uniform(50, 95) if night else rng.uniform(90, 170)
         if night:  # lit windows
             for _ in range(int(rng.integers(0, 6))):
                 wx, wy = int(rng.uniform(x0, max(x0 + 1, x1 - 6))), int(rng.uniform(y0, max(y0 + 1, horizon - 6)))
-                visible[wy:wy + 5, wx:wx + 4] = (200, 180, 110)
+                visible[wy : wy + 5, wx : wx + 4] = (200, 180, 110)
         x += bw
     # Lane markings and kerb.
     for _ in range(int(rng.integers(1, 4))):
         ly = int(rng.uniform(horizon + 0.2 * (height - horizon), height - 4))
-        visible[ly:ly + 2] = visible[ly:ly + 2] * 0.5 + (60 if night else 200) * 0.5
-        lwir[ly:ly + 2] += 6
+        visible[ly : ly + 2] = visible[ly : ly + 2] * 0.5 + (60 if night else 200) * 0.5
+        lwir[ly : ly + 2] += 6
     if night:  # street lamps: bright in colour, warm in thermal
         for _ in range(int(rng.integers(1, 4))):
-            _glow(visible, rng.uniform(0, width), rng.uniform(horizon * 0.3, horizon),
-                  rng.uniform(0.03, 0.08) * height, (255, 220, 140))
+            _glow(
+                visible,
+                rng.uniform(0, width),
+                rng.uniform(horizon * 0.3, horizon),
+                rng.uniform(0.03, 0.08) * height,
+                (255, 220, 140),
+            )
     return visible, lwir
 
 
@@ -237,7 +244,7 @@ def _glow(image, cx, cy, radius, colour):
     if x0 >= x1 or y0 >= y1:
         return
     yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
-    weight = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * radius ** 2))[..., None]
+    weight = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * radius**2))[..., None]
     image[y0:y1, x0:x1] = image[y0:y1, x0:x1] * (1 - weight) + np.array(colour, np.float32) * weight
 
 
@@ -255,8 +262,7 @@ def _silhouette(rng, w, h):
     mask = (head | torso | arms | left | right).astype(np.float32)
     # Soften the edge by one pixel so that small figures are not jagged.
     soft = mask.copy()
-    soft[1:-1, 1:-1] = (mask[1:-1, 1:-1] * 4 + mask[:-2, 1:-1] + mask[2:, 1:-1] + mask[1:-1, :-2]
-                        + mask[1:-1, 2:]) / 8
+    soft[1:-1, 1:-1] = (mask[1:-1, 1:-1] * 4 + mask[:-2, 1:-1] + mask[2:, 1:-1] + mask[1:-1, :-2] + mask[1:-1, 2:]) / 8
     return soft, head
 
 
@@ -270,7 +276,7 @@ def _paste(image, x, y, layer, alpha):
     if cx0 >= cx1 or cy0 >= cy1:
         return
     a = alpha[cy0:cy1, cx0:cx1]
-    region = image[y0 + cy0:y0 + cy1, x0 + cx0:x0 + cx1]
+    region = image[y0 + cy0 : y0 + cy1, x0 + cx0 : x0 + cx1]
     piece = layer[cy0:cy1, cx0:cx1]
     if image.ndim == 3:
         a = a[..., None]
@@ -330,8 +336,7 @@ def _draw_pedestrian(rng, visible, lwir, label, x, y, w, h, night):
         return _clip_obj("cyclist", x - 0.35 * w, y, 1.7 * w, h, width, height)
     if label == "person?":
         # Far, blurred or half hidden: annotators were unsure.
-        _draw_figure(rng, visible, lwir, x, y, w, h, night, colour_gain=0.4 if not night else 0.05,
-                     heat=heat * 0.8)
+        _draw_figure(rng, visible, lwir, x, y, w, h, night, colour_gain=0.4 if not night else 0.05, heat=heat * 0.8)
         return _clip_obj("person?", x, y, w, h, width, height)
     _draw_figure(rng, visible, lwir, x, y, w, h, night, heat=None if unpaired else heat, glass=unpaired)
     occlusion = int(rng.choice([0, 1, 2], p=[0.77, 0.15, 0.08]))
@@ -388,7 +393,7 @@ def _draw_warm_post(rng, visible, lwir, x, y, w, h, night):
     _paste(lwir, x, y, np.full(mask.shape, heat, np.float32) + 12 * head, mask)
     hh, ww = mask.shape
     post = np.zeros((hh, ww), np.float32)
-    post[:, int(ww * 0.3):max(int(ww * 0.3) + 1, int(ww * 0.7))] = 1
+    post[:, int(ww * 0.3) : max(int(ww * 0.3) + 1, int(ww * 0.7))] = 1
     if night:
         _paste(visible, x, y, np.full((hh, ww, 3), 45, np.float32), post)
         _glow(visible, x + ww / 2, y + hh * 0.1, max(2.0, 0.25 * ww), (255, 225, 150))
@@ -406,8 +411,9 @@ def _finish_lwir(rng, lwir, shift):
     from PIL import Image, ImageFilter
 
     # Thermal cameras see less sharply; and the lwir camera sits a few pixels off the colour one.
-    blurred = np.asarray(Image.fromarray(np.clip(lwir, 0, 255).astype(np.uint8))
-                         .filter(ImageFilter.GaussianBlur(1.0)), np.float32)
+    blurred = np.asarray(
+        Image.fromarray(np.clip(lwir, 0, 255).astype(np.uint8)).filter(ImageFilter.GaussianBlur(1.0)), np.float32
+    )
     blurred = np.roll(blurred, shift=(shift[1], shift[0]), axis=(0, 1))
     noise = rng.normal(0, 3, blurred.shape).astype(np.float32)
     return np.clip(blurred + noise, 0, 255).astype(np.uint8)
@@ -430,17 +436,36 @@ def _bbgt(lines, crlf=False):
 
 def _xml(name, width, height, objects):
     parts = [
-        "<annotation>", "  <folder>KAIST Multispectral Ped Benchmark (synthetic)</folder>",
-        f"  <filename>{name}</filename>", "  <source>", "    <database>kaist-kit synthetic</database>",
-        "  </source>", "  <size>", f"    <width>{width}</width>", f"    <height>{height}</height>",
-        "    <depth>4</depth>", "  </size>", "  <segmented>0</segmented>",
+        "<annotation>",
+        "  <folder>KAIST Multispectral Ped Benchmark (synthetic)</folder>",
+        f"  <filename>{name}</filename>",
+        "  <source>",
+        "    <database>kaist-kit synthetic</database>",
+        "  </source>",
+        "  <size>",
+        f"    <width>{width}</width>",
+        f"    <height>{height}</height>",
+        "    <depth>4</depth>",
+        "  </size>",
+        "  <segmented>0</segmented>",
     ]
     for obj in objects:
         x, y, w, h = obj.box
-        parts += ["  <object>", f"    <name>{obj.label}</name>", "    <bndbox>", f"      <x>{x}</x>",
-                  f"      <y>{y}</y>", f"      <w>{w}</w>", f"      <h>{h}</h>", "    </bndbox>",
-                  "    <pose>unknown</pose>", "    <truncated>0</truncated>", "    <difficult>0</difficult>",
-                  f"    <occlusion>{obj.occlusion}</occlusion>", "  </object>"]
+        parts += [
+            "  <object>",
+            f"    <name>{obj.label}</name>",
+            "    <bndbox>",
+            f"      <x>{x}</x>",
+            f"      <y>{y}</y>",
+            f"      <w>{w}</w>",
+            f"      <h>{h}</h>",
+            "    </bndbox>",
+            "    <pose>unknown</pose>",
+            "    <truncated>0</truncated>",
+            "    <difficult>0</difficult>",
+            f"    <occlusion>{obj.occlusion}</occlusion>",
+            "  </object>",
+        ]
     parts.append("</annotation>")
     return "\n".join(parts) + "\n"
 
@@ -460,14 +485,17 @@ def _write_annotations(root: Path, truths: list[tuple[str, FrameTruth]], config:
         standard = [(("person?" if o.unpaired else o.label), o) for o in truth.objects]
         lines = [_bbgt_line(label, o.box, o.occlusion, o.visible_part) for label, o in standard]
         _write(root / "annotations" / set_name / video / f"{stem}.txt", _bbgt(lines, crlf=quirky and k % 3 == 0))
-        _write(root / "annotations-xml-new" / set_name / video / f"{stem}.xml",
-               _xml(truth.name, config.width, config.height,
-                    [Obj(label, o.box, o.occlusion) for label, o in standard]))
+        _write(
+            root / "annotations-xml-new" / set_name / video / f"{stem}.xml",
+            _xml(truth.name, config.width, config.height, [Obj(label, o.box, o.occlusion) for label, o in standard]),
+        )
         if split == "test":
             _write(root / "annotations-improved" / flat, _bbgt(lines))
             continue
-        sanitized = [_bbgt_line("person?a" if label == "person?" else label, o.box, o.occlusion, o.visible_part)
-                     for label, o in standard]
+        sanitized = [
+            _bbgt_line("person?a" if label == "person?" else label, o.box, o.occlusion, o.visible_part)
+            for label, o in standard
+        ]
         if quirky and k % 4 == 1:
             sanitized.append(_bbgt_line("person", (10, 10, 0, 40)))  # a zero-size box, as in the real set
         _write(root / "annotations-sanitized" / flat, _bbgt(sanitized))
@@ -483,8 +511,10 @@ def _write_annotations(root: Path, truths: list[tuple[str, FrameTruth]], config:
         _write(root / "annotations-paired" / set_name / video / "visible" / f"{stem}.txt", _bbgt(visible_lines))
         _write(root / "annotations-paired" / set_name / video / "lwir" / f"{stem}.txt", _bbgt(lwir_lines))
     if quirky:
-        _write(root / "annotations-xml-new" / "set00" / "V000" / "annotations-xml-new - shortcut.lnk",
-               "L\x00\x00\x00\x01\x14\x02\x00")
+        _write(
+            root / "annotations-xml-new" / "set00" / "V000" / "annotations-xml-new - shortcut.lnk",
+            "L\x00\x00\x00\x01\x14\x02\x00",
+        )
     lists: dict[str, list[str]] = {}
     for split, truth in truths:
         step = "02" if split == "train" else "20"

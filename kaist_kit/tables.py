@@ -26,8 +26,10 @@ class Table:
     def to_markdown(self) -> str:
         """A Markdown table (without title or note), with no newline at the end."""
         n = len(self.headers)
-        lines = ["| " + " | ".join(self.headers) + " |",
-                 "|" + "|".join(["---"] * min(self.label_columns, n) + ["---:"] * (n - self.label_columns)) + "|"]
+        lines = [
+            "| " + " | ".join(self.headers) + " |",
+            "|" + "|".join(["---"] * min(self.label_columns, n) + ["---:"] * (n - self.label_columns)) + "|",
+        ]
         lines += ["| " + " | ".join(row) + " |" for row in self.rows]
         return "\n".join(lines)
 
@@ -51,8 +53,9 @@ class Table:
             return max(len(row[k]) for row in [self.headers, *self.rows] if k < len(row)) + 2
 
         def line(cells: Sequence[str]) -> str:
-            return " " * indent + "".join(cell.ljust(width(k)) if k < self.label_columns else cell.rjust(width(k))
-                                          for k, cell in enumerate(cells))
+            return " " * indent + "".join(
+                cell.ljust(width(k)) if k < self.label_columns else cell.rjust(width(k)) for k, cell in enumerate(cells)
+            )
 
         lines = [self.title] if self.title else []
         if self.headers:
@@ -70,19 +73,30 @@ class Table:
 
         caption = self.note or None
         if light:
-            table = RichTable(title=self.title, caption=caption, caption_justify="left", title_justify="left",
-                              box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False, show_edge=False)
+            table = RichTable(
+                title=self.title,
+                caption=caption,
+                caption_justify="left",
+                title_justify="left",
+                box=box.SIMPLE_HEAD,
+                padding=(0, 0),
+                pad_edge=False,
+                show_edge=False,
+            )
         elif not self.headers:
-            table = RichTable(title=self.title, caption=caption, caption_justify="left", title_justify="left",
-                              show_header=False)
+            table = RichTable(
+                title=self.title, caption=caption, caption_justify="left", title_justify="left", show_header=False
+            )
         else:
             table = RichTable(title=self.title, caption=caption, caption_justify="left")
         n_columns = len(self.headers) or max((len(row) for row in self.rows), default=0)
         for k in range(n_columns):
-            table.add_column(self.headers[k] if self.headers else "",
-                             justify="left" if k < self.label_columns else "right",
-                             style="bold" if not self.headers and k == 0 else None,
-                             overflow="fold" if k < self.label_columns else "ellipsis")  # names stay whole
+            table.add_column(
+                self.headers[k] if self.headers else "",
+                justify="left" if k < self.label_columns else "right",
+                style="bold" if not self.headers and k == 0 else None,
+                overflow="fold" if k < self.label_columns else "ellipsis",
+            )  # names stay whole
         for row in self.rows:
             table.add_row(*row)
         return table

@@ -102,8 +102,18 @@ def parse_voc(data: bytes, path: str | os.PathLike = "") -> VocFile:
         xmin, ymin, xmax, ymax = corners
         if xmax < xmin or ymax < ymin:
             raise InputError(f"{where} has xmax < xmin or ymax < ymin ({xmin:g}, {ymin:g}, {xmax:g}, {ymax:g})", path)
-        objects.append(VocObject(name, xmin, ymin, xmax, ymax, _flag(obj, "difficult", where, path),
-                                 _flag(obj, "truncated", where, path), (_text(obj, "pose", where, path) or "").strip()))
+        objects.append(
+            VocObject(
+                name,
+                xmin,
+                ymin,
+                xmax,
+                ymax,
+                _flag(obj, "difficult", where, path),
+                _flag(obj, "truncated", where, path),
+                (_text(obj, "pose", where, path) or "").strip(),
+            )
+        )
     return VocFile((_text(root, "filename", "the annotation", path) or "").strip(), size, objects)
 
 

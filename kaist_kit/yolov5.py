@@ -75,13 +75,15 @@ class Yolov5Evaluation:
         raise ValueError(f"the yolov5 protocol computes ap50, ap75 and ap, not {metric!r}")
 
 
-def yolov5_evaluate(annotations: Annotations, detections: BoxDetections, images=None,
-                    protocol: Yolov5Protocol = Yolov5Protocol()) -> Yolov5Evaluation:
+def yolov5_evaluate(
+    annotations: Annotations, detections: BoxDetections, images=None, protocol: Yolov5Protocol = Yolov5Protocol()
+) -> Yolov5Evaluation:
     """YOLOv5's AP of ``detections`` on the images of ``images`` (see the module's docstring)."""
     evaluated = annotations.split_mask("all" if images is None else images)
     rank_of_image = np.empty(annotations.n_images, np.int64)
-    rank_of_image[sorted(range(annotations.n_images), key=annotations.image_ids.__getitem__)] = \
-        np.arange(annotations.n_images)
+    rank_of_image[sorted(range(annotations.n_images), key=annotations.image_ids.__getitem__)] = np.arange(
+        annotations.n_images
+    )
     class_of_id = {info.id: k for k, info in enumerate(annotations.classes)}
 
     labels = np.flatnonzero(evaluated[annotations.ann_image] & ~annotations.iscrowd)
@@ -123,8 +125,13 @@ def yolov5_evaluate(annotations: Annotations, detections: BoxDetections, images=
             precision = tpc / (tpc + fpc)
             for j in range(len(THRESHOLDS)):
                 ap[c, j] = _integrated(recall[:, j], precision[:, j])
-    return Yolov5Evaluation(ap, tuple(annotations.classes[k].id for k in classes),
-                            tuple(annotations.classes[k].name for k in classes), n_labels, int(evaluated.sum()))
+    return Yolov5Evaluation(
+        ap,
+        tuple(annotations.classes[k].id for k in classes),
+        tuple(annotations.classes[k].name for k in classes),
+        n_labels,
+        int(evaluated.sum()),
+    )
 
 
 def _integrated(recall: np.ndarray, precision: np.ndarray) -> float:
@@ -166,7 +173,7 @@ def _correct(d_image, d_class, d_box, l_image, l_class, l_box) -> np.ndarray:
         # Each label keeps the first (highest-scored) detection among those that kept it.
         by_label = np.lexsort((chosen_d, chosen_l))
         chosen_d, chosen_l = chosen_d[by_label], chosen_l[by_label]
-        correct[chosen_d[np.r_[True, chosen_l[1:] != chosen_l[:-1]][:len(chosen_l)]], i] = True
+        correct[chosen_d[np.r_[True, chosen_l[1:] != chosen_l[:-1]][: len(chosen_l)]], i] = True
         for image in tied_images:
             in_image = d_image[pd] == image
             correct[_process_image(pd[in_image], pl[in_image], pi[in_image]), i] = True

@@ -7,5 +7,16 @@ manifest; ``check(path, gt)`` says what the leaderboard would do with a file as 
 from .checks import CRASH, MISSCORE, NOTE, WARNING, Finding, Inspection, inspect_result
 from .submit import CheckReport, PackageReport, check, package
 
-__all__ = ["CRASH", "MISSCORE", "NOTE", "WARNING", "CheckReport", "Finding", "Inspection",
-           "PackageReport", "check", "inspect_result", "package"]
+__all__ = [
+    "CRASH",
+    "MISSCORE",
+    "NOTE",
+    "WARNING",
+    "CheckReport",
+    "Finding",
+    "Inspection",
+    "PackageReport",
+    "check",
+    "inspect_result",
+    "package",
+]

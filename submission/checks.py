@@ -46,8 +46,21 @@ from kaist_kit.settings import KAIST_FRAME_SIZE, LEADERBOARD, LEADERBOARD_SETTIN
 TEST_IMAGES = KAIST.test_images
 MAX_PER_IMAGE = LEADERBOARD.max_detections_per_image
 
-__all__ = ["CRASH", "ERROR", "MANIFEST", "MANIFEST_MISMATCH", "MISSCORE", "NOTE", "SIZE", "UPLOAD_LIMIT_BYTES",
-           "WARNING", "Finding", "Inspection", "inspect_result"]
+__all__ = [
+    "CRASH",
+    "ERROR",
+    "MANIFEST",
+    "MANIFEST_MISMATCH",
+    "MISSCORE",
+    "NOTE",
+    "SIZE",
+    "UPLOAD_LIMIT_BYTES",
+    "WARNING",
+    "Finding",
+    "Inspection",
+    "inspect_result",
+]
+
 
 @dataclass
 class Inspection:
@@ -73,8 +86,7 @@ class Inspection:
 def stand_in_ground_truth() -> GroundTruth:
     """The test images known by id alone: enough to read ids 0..2251 (1..2252 in txt) without labels."""
     width, height = KAIST_FRAME_SIZE
-    return ground_truth_from_coco(
-        {"images": [{"id": i, "width": width, "height": height} for i in range(TEST_IMAGES)]})
+    return ground_truth_from_coco({"images": [{"id": i, "width": width, "height": height} for i in range(TEST_IMAGES)]})
 
 
 def submission_ids(gt: GroundTruth) -> np.ndarray:
@@ -90,8 +102,11 @@ def submission_ids(gt: GroundTruth) -> np.ndarray:
         return ids
     if np.array_equal(gt.image_ids, np.arange(TEST_IMAGES)):
         return gt.image_ids.copy()
-    raise InputError("the ground truth's images have neither frame names nor the ids 0..2251, so they "
-                     "cannot be mapped to the leaderboard's ids", gt.path)
+    raise InputError(
+        "the ground truth's images have neither frame names nor the ids 0..2251, so they "
+        "cannot be mapped to the leaderboard's ids",
+        gt.path,
+    )
 
 
 def normalise(dets: Detections) -> tuple[Detections, dict]:
@@ -122,8 +137,7 @@ def normalise(dets: Detections) -> tuple[Detections, dict]:
     return packaged, counts
 
 
-def inspect_result(path: str | Path, gt: GroundTruth | None = None,
-                   options: ReadOptions | None = None) -> Inspection:
+def inspect_result(path: str | Path, gt: GroundTruth | None = None, options: ReadOptions | None = None) -> Inspection:
     """Read a result leniently (as ``options`` say), normalise it, and list what is wrong with it and
     what each costs."""
     path = Path(path)
@@ -132,8 +146,11 @@ def inspect_result(path: str | Path, gt: GroundTruth | None = None,
     ids = submission_ids(gt) if gt is not None else np.arange(TEST_IMAGES)
     dets = load_detections(path, reference, options, on_invalid="drop")
     if gt is None and dets.format.image_ids == FRAME_NAMES:
-        raise InputError("per-image files are matched to images by frame name, which needs the ground "
-                         "truth: pass --gt FILE (or set KAIST_KIT_GT)", path)
+        raise InputError(
+            "per-image files are matched to images by frame name, which needs the ground "
+            "truth: pass --gt FILE (or set KAIST_KIT_GT)",
+            path,
+        )
     packaged, normalised = normalise(dets)
     dropped = dets.dropped
     counts = {
@@ -152,17 +169,29 @@ def inspect_result(path: str | Path, gt: GroundTruth | None = None,
     }
     # Without labels, what a setting or a split holds is unknown: no finding of theirs.
     findings = inspect(dets, reference, LEADERBOARD_SETTINGS if gt is not None else (), SPLITS, ["leaderboard"])
-    inspection = Inspection(path, dets.format, gt, dets, packaged, ids, counts, findings,
-                            options={"id_offset": options.id_offset, "corners": options.corners,
-                                     "devkit_shift": options.devkit_shift})
+    inspection = Inspection(
+        path,
+        dets.format,
+        gt,
+        dets,
+        packaged,
+        ids,
+        counts,
+        findings,
+        options={"id_offset": options.id_offset, "corners": options.corners, "devkit_shift": options.devkit_shift},
+    )
     if gt is not None and len(packaged):
         inspection.results = score_leaderboard(gt, packaged)
     findings += inspect_scores(inspection.results, packaged)
     if gt is None:
         findings += _without_gt_findings(inspection)
     elif gt.n_images != TEST_IMAGES:
-        findings.append(Finding(NOT_TEST_SET, f"the ground truth has {gt.n_images} images, not the {TEST_IMAGES} "
-                                              "of the leaderboard's test-all-20"))
+        findings.append(
+            Finding(
+                NOT_TEST_SET,
+                f"the ground truth has {gt.n_images} images, not the {TEST_IMAGES} of the leaderboard's test-all-20",
+            )
+        )
     elif not np.array_equal(ids, gt.image_ids):
         findings.append(Finding(IDS_REMAPPED, "this ground truth's image ids are not the leaderboard's"))
     findings[:] = ordered(findings)

@@ -120,27 +120,40 @@ class Loaded:
 
 # --- loading: the file's name, then its text -----------------------------------------------------
 
-def load_upload(path: str | os.PathLike, name: str | None = None, data: bytes | None = None,
-                image_ids=range(TEST_IMAGES)) -> Crash | Loaded:
+
+def load_upload(
+    path: str | os.PathLike, name: str | None = None, data: bytes | None = None, image_ids=range(TEST_IMAGES)
+) -> Crash | Loaded:
     """What both scripts make of the file at ``path`` uploaded as ``name`` (its own name by default):
     the exception they raise in loading it, or the detections they hold. ``data`` gives the bytes
     (an archive member's, say) instead of reading them; ``image_ids`` are the ground truth's ids."""
     path = Path(path)
     name = path.name if name is None else name
     if data is None and path.is_dir():
-        return Crash("", "", "a folder: the evaluators take one uploaded file, .json or .txt",
-                     "upload one results file (`kaist-kit submit` writes it)")
+        return Crash(
+            "",
+            "",
+            "a folder: the evaluators take one uploaded file, .json or .txt",
+            "upload one results file (`kaist-kit submit` writes it)",
+        )
     # The loader is chosen by the end of the name, case-sensitively (str.endswith).
     if name.endswith(TXT_LOADER.suffix):
         return _load_txt(read_bytes(path) if data is None else data, image_ids)
     if name.endswith(JSON_LOADER.suffix):
         return _load_json(read_bytes(path) if data is None else data, image_ids)
     extension = name.split(".")[-1]
-    fix = ("rename it with a lower-case extension" if name.lower().endswith((".txt", ".json"))
-           else "upload the results file itself, NAME.json or NAME.txt")
-    return Crash(f"Exception: [Error] Exception extension : {extension}", "",
-                 "the evaluators choose their reader by the file name's end, '.txt' or '.json' "
-                 "(case-sensitive), and raise on anything else", fix)
+    fix = (
+        "rename it with a lower-case extension"
+        if name.lower().endswith((".txt", ".json"))
+        else "upload the results file itself, NAME.json or NAME.txt"
+    )
+    return Crash(
+        f"Exception: [Error] Exception extension : {extension}",
+        "",
+        "the evaluators choose their reader by the file name's end, '.txt' or '.json' "
+        "(case-sensitive), and raise on anything else",
+        fix,
+    )
 
 
 def _text_lines(data: bytes) -> list[str] | Crash:
@@ -152,9 +165,10 @@ def _text_lines(data: bytes) -> list[str] | Crash:
     try:
         data.decode("utf-8")  # the error's position in the whole file, not in a chunk of it
     except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        return Crash(f"UnicodeDecodeError: {exc}", f"line {line}", "bytes that are not UTF-8 text",
-                     "save the file as UTF-8 text")
+        line = data[: exc.start].count(b"\n") + 1
+        return Crash(
+            f"UnicodeDecodeError: {exc}", f"line {line}", "bytes that are not UTF-8 text", "save the file as UTF-8 text"
+        )
     raise AssertionError("a text that does not decode in pieces decodes whole")
 
 
@@ -173,15 +187,20 @@ def _load_txt(data: bytes, image_ids) -> Crash | Loaded:
             except ValueError as exc:
                 return Crash(f"ValueError: {exc}", f"line {number}", *_not_a_number(lines, number, piece))
         if len(values) < TXT_FIELDS:
-            return Crash("IndexError: list index out of range", f"line {number}",
-                         f"a line of {quantity(len(values), 'field')}, where the evaluator reads six "
-                         "(image_id,x,y,w,h,score)", "write six comma-separated fields on every line")
+            return Crash(
+                "IndexError: list index out of range",
+                f"line {number}",
+                f"a line of {quantity(len(values), 'field')}, where the evaluator reads six (image_id,x,y,w,h,score)",
+                "write six comma-separated fields on every line",
+            )
         longer += len(values) > TXT_FIELDS
         rows.append((values[0] - 1, values[1], values[2], values[3], values[4], values[5]))
     loaded = Loaded(TXT_LOADER, rows)
     if longer:
-        loaded.notes.append(f"{quantity(longer, 'line')} with more than six fields: the evaluator reads the "
-                            "first six and ignores the rest")
+        loaded.notes.append(
+            f"{quantity(longer, 'line')} with more than six fields: the evaluator reads the "
+            "first six and ignores the rest"
+        )
     return _load_res_txt(loaded, image_ids)
 
 
@@ -191,16 +210,21 @@ def _not_a_number(lines: list[str], number: int, piece: str) -> tuple[str, str]:
     if not line.strip():
         rest = all(not later.strip() for later in lines[number:])
         if rest:
-            return ("a blank line at the end of the file (a second newline after the last line): the evaluator "
-                    "reads every line, blank ones included", "end the file with a single newline")
+            return (
+                "a blank line at the end of the file (a second newline after the last line): the evaluator "
+                "reads every line, blank ones included",
+                "end the file with a single newline",
+            )
         return "a blank line: the evaluator reads every line, blank ones included", "remove the blank lines"
     if number == 1 and line.startswith("\ufeff"):
         return "a UTF-8 byte-order mark at the start of the file", "save the file without a byte-order mark"
     if not piece.strip() and line.rstrip("\r\n").endswith(","):
         return "a trailing comma: the empty field after it is not a number", "remove the trailing commas"
     if len(piece.split()) > 1 and all(_reads(p) for p in piece.split()):
-        return ("fields separated by spaces or tabs, where the evaluator splits at commas alone",
-                "separate the fields with commas")
+        return (
+            "fields separated by spaces or tabs, where the evaluator splits at commas alone",
+            "separate the fields with commas",
+        )
     if line.lstrip().startswith(("#", "%", "//")):
         return "a comment line", "remove the comment lines"
     if any(c.isalpha() for c in line) and not _reads(line.split(",")[0]):
@@ -226,8 +250,12 @@ def _load_json(data: bytes, image_ids) -> Crash | Loaded:
         records = json.loads(text)
     except json.JSONDecodeError as exc:
         if text.startswith("\ufeff"):
-            return Crash(f"JSONDecodeError: {exc}", "", "a UTF-8 byte-order mark at the start of the file",
-                         "save the file without a byte-order mark")
+            return Crash(
+                f"JSONDecodeError: {exc}",
+                "",
+                "a UTF-8 byte-order mark at the start of the file",
+                "save the file without a byte-order mark",
+            )
         return Crash(f"JSONDecodeError: {exc}", f"line {exc.lineno}", "not valid JSON")
     except RecursionError:
         return Crash("RecursionError: maximum recursion depth exceeded", "", "JSON nested too deeply")
@@ -238,6 +266,7 @@ def _load_json(data: bytes, image_ids) -> Crash | Loaded:
 
 # --- loading: COCO's loadRes and createIndex -------------------------------------------------------
 
+
 def _load_res_txt(loaded: Loaded, image_ids) -> Crash | Loaded:
     """`loadRes` of the records a txt file gives (written to JSON and read back unchanged): the ids
     must be the ground truth's, and the list must not be empty."""
@@ -246,8 +275,12 @@ def _load_res_txt(loaded: Loaded, image_ids) -> Crash | Loaded:
         if row[0] not in known:
             return _unknown_id(loaded, k, row[0] + 1, known, one_based=True)
     if not loaded.records:
-        return Crash("IndexError: list index out of range", "", "an empty file: the evaluator reads the first "
-                     "detection to decide what the file holds", "write the detections")
+        return Crash(
+            "IndexError: list index out of range",
+            "",
+            "an empty file: the evaluator reads the first detection to decide what the file holds",
+            "write the detections",
+        )
     return loaded
 
 
@@ -255,17 +288,27 @@ def _load_res_json(loaded: Loaded, image_ids) -> Crash | Loaded:
     anns = loaded.records
     if type(anns) is not list:
         what = "a JSON object" if isinstance(anns, dict) else f"a JSON {type(anns).__name__}"
-        fix = ("upload the list alone (the value of 'annotations')" if isinstance(anns, dict)
-               and isinstance(anns.get("annotations"), list) else "write a list of detections")
-        return Crash("AssertionError: results in not an array of objects", "",
-                     f"{what} at the top level, where the evaluator asserts a list of detections", fix)
+        fix = (
+            "upload the list alone (the value of 'annotations')"
+            if isinstance(anns, dict) and isinstance(anns.get("annotations"), list)
+            else "write a list of detections"
+        )
+        return Crash(
+            "AssertionError: results in not an array of objects",
+            "",
+            f"{what} at the top level, where the evaluator asserts a list of detections",
+            fix,
+        )
     ids = []
     for k, ann in enumerate(anns):
         try:
             ids.append(ann["image_id"])
         except (KeyError, TypeError, IndexError) as exc:
-            cause = ("a detection without 'image_id'" if isinstance(exc, KeyError)
-                     else f"an element that is a JSON {_json_type(ann)}, not an object")
+            cause = (
+                "a detection without 'image_id'"
+                if isinstance(exc, KeyError)
+                else f"an element that is a JSON {_json_type(ann)}, not an object"
+            )
             return Crash(_exception(exc), loaded.where(k), cause)
     try:
         written = set(ids)
@@ -277,8 +320,12 @@ def _load_res_json(loaded: Loaded, image_ids) -> Crash | Loaded:
         k = next(k for k, i in enumerate(ids) if i not in known)
         return _unknown_id(loaded, k, ids[k], known, one_based=False)
     if not anns:
-        return Crash("IndexError: list index out of range", "", "an empty list: the evaluator reads the first "
-                     "detection to decide what the file holds", "write the detections")
+        return Crash(
+            "IndexError: list index out of range",
+            "",
+            "an empty list: the evaluator reads the first detection to decide what the file holds",
+            "write the detections",
+        )
     # The first element alone decides what every element is taken for.
     first = anns[0]
     if "caption" in first:
@@ -287,9 +334,14 @@ def _load_res_json(loaded: Loaded, image_ids) -> Crash | Loaded:
         branch = "bbox"
     elif "segmentation" in first or "keypoints" in first:
         kind = "segmentation" if "segmentation" in first else "keypoints"
-        return Crash("TypeError", loaded.where(0), f"the first detection has no box but '{kind}': the evaluator "
-                     f"reads every element as {kind} results (pycocotools' masks), which a detection file does "
-                     "not hold", "give every detection its bbox")
+        return Crash(
+            "TypeError",
+            loaded.where(0),
+            f"the first detection has no box but '{kind}': the evaluator "
+            f"reads every element as {kind} results (pycocotools' masks), which a detection file does "
+            "not hold",
+            "give every detection its bbox",
+        )
     else:
         branch = "none"
     if branch == "bbox":
@@ -300,8 +352,12 @@ def _load_res_json(loaded: Loaded, image_ids) -> Crash | Loaded:
                 box[0] + box[2], box[1] + box[3]
                 _times(box[2], box[3])
             except (KeyError, TypeError, IndexError, OverflowError) as exc:
-                return Crash(_exception(exc), loaded.where(k), _box_cause(ann, exc), "write every bbox as four "
-                             "numbers [x, y, w, h]")
+                return Crash(
+                    _exception(exc),
+                    loaded.where(k),
+                    _box_cause(ann, exc),
+                    "write every bbox as four numbers [x, y, w, h]",
+                )
     # createIndex: every result is indexed by its id (given above, but not to results the first element
     # left untaken) and, with the ground truth's categories copied (bbox results), by its category.
     for k, ann in enumerate(anns):
@@ -309,16 +365,23 @@ def _load_res_json(loaded: Loaded, image_ids) -> Crash | Loaded:
             try:
                 {ann["id"]: ann}
             except (KeyError, TypeError) as exc:
-                return Crash(_exception(exc), loaded.where(k), "the first detection has an empty bbox or none, so "
-                             "the evaluator leaves every result without an 'id' and then indexes them by it",
-                             "give every detection its bbox")
+                return Crash(
+                    _exception(exc),
+                    loaded.where(k),
+                    "the first detection has an empty bbox or none, so "
+                    "the evaluator leaves every result without an 'id' and then indexes them by it",
+                    "give every detection its bbox",
+                )
     for k, ann in enumerate(anns):
         if branch == "bbox" or "category_id" not in ann:
             try:
                 {ann["category_id"]: ann}
             except (KeyError, TypeError) as exc:
-                cause = ("a detection without 'category_id'" if isinstance(exc, KeyError)
-                         else f"a category_id that is a JSON {_json_type(ann['category_id'])}")
+                cause = (
+                    "a detection without 'category_id'"
+                    if isinstance(exc, KeyError)
+                    else f"a category_id that is a JSON {_json_type(ann['category_id'])}"
+                )
                 return Crash(_exception(exc), loaded.where(k), cause, "give every detection its category_id")
     return loaded
 
@@ -335,9 +398,13 @@ def _unknown_id(loaded: Loaded, k: int, written, known: set, one_based: bool) ->
         fix = "write whole image ids"
     else:
         cause = f"the image id {_plain(written)} is not among the ground truth's, {span}"
-        fix = ("the ids of a txt file are 1-based" if one_based and written == first
-               else "the ids of COCO results are the ground truth's, 0-based" if not one_based and written == last + 1
-               else "")
+        fix = (
+            "the ids of a txt file are 1-based"
+            if one_based and written == first
+            else "the ids of COCO results are the ground truth's, 0-based"
+            if not one_based and written == last + 1
+            else ""
+        )
     return Crash(exception, loaded.where(k), cause, fix)
 
 
@@ -367,8 +434,7 @@ def _exception(exc: BaseException) -> str:
 
 
 def _json_type(value) -> str:
-    return {dict: "object", list: "list", str: "string", bool: "boolean", type(None): "null"}.get(
-        type(value), "number")
+    return {dict: "object", list: "list", str: "string", bool: "boolean", type(None): "null"}.get(type(value), "number")
 
 
 def _hashable(value) -> bool:
@@ -384,6 +450,7 @@ def _plain(value) -> str:
 
 
 # --- what each evaluator does with the detections it holds --------------------------------------
+
 
 @dataclass
 class Outcome:
@@ -401,8 +468,9 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
 
 
-def outcome(upload: Crash | Loaded, evaluator: Evaluator, gt: GroundTruth | None = None,
-            server_ids: np.ndarray | None = None) -> Outcome:
+def outcome(
+    upload: Crash | Loaded, evaluator: Evaluator, gt: GroundTruth | None = None, server_ids: np.ndarray | None = None
+) -> Outcome:
     """What ``evaluator`` does with an upload loaded by `load_upload`. ``gt`` (the test set's ground
     truth) gives the numbers it prints; ``server_ids`` is the evaluator's id of each of its images
     (default: the image ids)."""
@@ -422,27 +490,48 @@ def outcome(upload: Crash | Loaded, evaluator: Evaluator, gt: GroundTruth | None
         return Outcome(evaluator, CRASH, problem, notes=notes)
     reasons = []
     if others and scored:
-        reasons.append(f"{quantity(others, 'detection')} of other categories than {evaluator.category}, which it "
-                       "never scores")
+        reasons.append(
+            f"{quantity(others, 'detection')} of other categories than {evaluator.category}, which it never scores"
+        )
     if not scored:
         given = upload.loader.category
-        what = (f"a {upload.loader.suffix[1:]} file's detections are category {given}" if given is not None
-                else f"no detection has category_id {evaluator.category}")
+        what = (
+            f"a {upload.loader.suffix[1:]} file's detections are category {given}"
+            if given is not None
+            else f"no detection has category_id {evaluator.category}"
+        )
         if evaluator.prints_recall:
-            return Outcome(evaluator, CRASH, Crash("IndexError: list index out of range", "",
-                                                   f"it scores category {evaluator.category} alone, and {what}: its "
-                                                   "curve is empty, and it reads the curve's last point"), notes=notes)
-        reasons.append(f"it scores category {evaluator.category} alone, and {what}: it prints -1 in every AP "
-                       "column and -100 in every MR column")
+            return Outcome(
+                evaluator,
+                CRASH,
+                Crash(
+                    "IndexError: list index out of range",
+                    "",
+                    f"it scores category {evaluator.category} alone, and {what}: its "
+                    "curve is empty, and it reads the curve's last point",
+                ),
+                notes=notes,
+            )
+        reasons.append(
+            f"it scores category {evaluator.category} alone, and {what}: it prints -1 in every AP "
+            "column and -100 in every MR column"
+        )
     columns = _columns(upload, scored)
     reasons += _value_reasons(columns)
     unsorted = _unsorted_images(columns)
     if gt is None:
         if unsorted:
-            reasons.append(f"detections of {quantity(unsorted, 'image')} not in descending score order: it matches "
-                           "each detection with the overlaps of another of its image")
-        return Outcome(evaluator, MISSCORE if reasons else CORRECT, reasons=reasons,
-                       unpredicted="pass --gt FILE for the numbers it prints", notes=notes)
+            reasons.append(
+                f"detections of {quantity(unsorted, 'image')} not in descending score order: it matches "
+                "each detection with the overlaps of another of its image"
+            )
+        return Outcome(
+            evaluator,
+            MISSCORE if reasons else CORRECT,
+            reasons=reasons,
+            unpredicted="pass --gt FILE for the numbers it prints",
+            notes=notes,
+        )
     return _scored_outcome(evaluator, gt, server_ids, columns, reasons, unsorted, notes)
 
 
@@ -454,8 +543,11 @@ def _scored(upload: Loaded, evaluator: Evaluator) -> tuple[list[int] | Crash, in
     for k, ann in enumerate(upload.records):
         category = ann["category_id"]  # loadRes has checked that every result has one, or has none of it
         if not _hashable(category):
-            return Crash(_exception(TypeError(f"unhashable type: '{type(category).__name__}'")), upload.where(k),
-                         "a category_id that is not a number"), 0
+            return Crash(
+                _exception(TypeError(f"unhashable type: '{type(category).__name__}'")),
+                upload.where(k),
+                "a category_id that is not a number",
+            ), 0
         if category == evaluator.category:
             scored.append(k)
     return scored, len(upload) - len(scored)
@@ -476,8 +568,11 @@ def _evaluation_crash(upload: Loaded, scored: list[int], annotated: set | None) 
         try:
             -ann["score"]
         except (KeyError, TypeError) as exc:
-            cause = "a detection without 'score'" if isinstance(exc, KeyError) else \
-                f"a score that is a JSON {_json_type(ann['score'])}, not a number"
+            cause = (
+                "a detection without 'score'"
+                if isinstance(exc, KeyError)
+                else f"a score that is a JSON {_json_type(ann['score'])}, not a number"
+            )
             return Crash(_exception(exc), upload.where(k), cause, "write every score as a number")
         image = ann["image_id"]
         box = ann.get("bbox")
@@ -491,9 +586,12 @@ def _evaluation_crash(upload: Loaded, scored: list[int], annotated: set | None) 
     ragged = next((image for image, sizes in lengths.items() if len(sizes) > 1), None)
     if ragged is not None:
         k = next(k for k in scored if upload.records[k]["image_id"] == ragged)
-        return Crash("ValueError: setting an array element with a sequence", upload.where(k),
-                     "boxes of different lengths in one image (numpy 1.24 and later refuse them)",
-                     "write every bbox as four numbers")
+        return Crash(
+            "ValueError: setting an array element with a sequence",
+            upload.where(k),
+            "boxes of different lengths in one image (numpy 1.24 and later refuse them)",
+            "write every bbox as four numbers",
+        )
     return _crowded(upload, per_image)
 
 
@@ -502,10 +600,13 @@ def _crowded(upload: Loaded, per_image: dict) -> Crash | None:
     if not crowded:
         return None
     image, most = max(crowded.items(), key=lambda item: item[1])
-    return Crash(f"IndexError: index {MAX_PER_IMAGE} is out of bounds for axis 0 with size {MAX_PER_IMAGE}", "",
-                 f"{quantity(len(crowded), 'image')} with more than {MAX_PER_IMAGE:,} detections (image "
-                 f"{_plain(image)}: {most:,}); the script then stops in its debugger",
-                 f"keep the {MAX_PER_IMAGE:,} highest-scored of each image")
+    return Crash(
+        f"IndexError: index {MAX_PER_IMAGE} is out of bounds for axis 0 with size {MAX_PER_IMAGE}",
+        "",
+        f"{quantity(len(crowded), 'image')} with more than {MAX_PER_IMAGE:,} detections (image "
+        f"{_plain(image)}: {most:,}); the script then stops in its debugger",
+        f"keep the {MAX_PER_IMAGE:,} highest-scored of each image",
+    )
 
 
 def _is_number(value) -> bool:
@@ -548,8 +649,7 @@ def _value_reasons(columns: _Columns) -> list[str]:
         reasons.append(f"{quantity(non_finite, 'detection')} with a nan or infinite number")
     negative = int(((columns.boxes[:, 2] < 0) | (columns.boxes[:, 3] < 0)).sum())
     if negative:
-        reasons.append(f"{quantity(negative, 'box', 'boxes')} with a negative width or height, each a false "
-                       "positive")
+        reasons.append(f"{quantity(negative, 'box', 'boxes')} with a negative width or height, each a false positive")
     return reasons
 
 
@@ -570,16 +670,27 @@ def _unsorted_images(columns: _Columns) -> int:
     return len(np.unique(columns.image[order[order != by_file]]))
 
 
-def _scored_outcome(evaluator: Evaluator, gt: GroundTruth, server_ids, columns: _Columns, reasons: list[str],
-                    unsorted: int, notes: list[str]) -> Outcome:
+def _scored_outcome(
+    evaluator: Evaluator,
+    gt: GroundTruth,
+    server_ids,
+    columns: _Columns,
+    reasons: list[str],
+    unsorted: int,
+    notes: list[str],
+) -> Outcome:
     """The numbers the evaluator prints for these detections, and whether they are the protocol's."""
     ids = gt.image_ids if server_ids is None else np.asarray(server_ids)
     index_of = {int(i): k for k, i in enumerate(ids)}
     image = np.array([index_of[int(i)] for i in columns.image], np.int64)
     if columns.huge:
-        return Outcome(evaluator, MISSCORE, reasons=reasons + [
-            f"{quantity(columns.huge, 'detection')} with an integer beyond the float range"],
-            unpredicted="the evaluator's arithmetic on integers beyond the float range is not modelled", notes=notes)
+        return Outcome(
+            evaluator,
+            MISSCORE,
+            reasons=reasons + [f"{quantity(columns.huge, 'detection')} with an integer beyond the float range"],
+            unpredicted="the evaluator's arithmetic on integers beyond the float range is not modelled",
+            notes=notes,
+        )
     order, by_file = _evaluator_order(_Columns(image, columns.boxes, columns.scores))
     overlaps_of = _overlap_rows(image, order, by_file)
     # Scores only order the detections; nan ones come last: ranks keep that order in numbers.
@@ -597,24 +708,36 @@ def _scored_outcome(evaluator: Evaluator, gt: GroundTruth, server_ids, columns: 
         return Outcome(evaluator, MISSCORE, reasons=reasons, unpredicted=why_not, notes=notes)
     printed = _printed(evaluator, gt, as_taken, ids)
     if unsorted and printed != _printed(evaluator, gt, as_sorted, ids):
-        reasons.append(f"detections of {quantity(unsorted, 'image')} not in descending score order: it matches "
-                       "each detection with the overlaps of another of its image")
+        reasons.append(
+            f"detections of {quantity(unsorted, 'image')} not in descending score order: it matches "
+            "each detection with the overlaps of another of its image"
+        )
     if evaluator.prints_recall and printed["recall_all"] is None:
-        return Outcome(evaluator, CRASH, Crash(
-            "IndexError: list index out of range" if printed["MR_all"] == -100.0 else
-            "IndexError: index -1 is out of bounds for axis 0 with size 0", "",
-            "no detection it scores lies in an image with a pedestrian that counts, or every one falls in an "
-            "ignore region: its curve over all images is empty, and it prints that curve's last recall"),
-            notes=notes)
+        return Outcome(
+            evaluator,
+            CRASH,
+            Crash(
+                "IndexError: list index out of range"
+                if printed["MR_all"] == -100.0
+                else "IndexError: index -1 is out of bounds for axis 0 with size 0",
+                "",
+                "no detection it scores lies in an image with a pedestrian that counts, or every one falls in an "
+                "ignore region: its curve over all images is empty, and it prints that curve's last recall",
+            ),
+            notes=notes,
+        )
     empty = [name for name, value in printed.items() if value in (-100.0, NO_MATCH)]
     if empty and not any("alone" in r for r in reasons):
-        reasons.append(f"no detection it scores lies in an image with a pedestrian that counts there: it prints "
-                       f"{', '.join(f'{name} {value:g}' for name, value in printed.items() if name in empty)}")
+        reasons.append(
+            f"no detection it scores lies in an image with a pedestrian that counts there: it prints "
+            f"{', '.join(f'{name} {value:g}' for name, value in printed.items() if name in empty)}"
+        )
     results = []
     if not reasons:
         results = evaluate(gt, as_sorted, LEADERBOARD_SETTINGS, protocols=["leaderboard"])
-    return Outcome(evaluator, MISSCORE if reasons else CORRECT, reasons=reasons, printed=printed, results=results,
-                   notes=notes)
+    return Outcome(
+        evaluator, MISSCORE if reasons else CORRECT, reasons=reasons, printed=printed, results=results, notes=notes
+    )
 
 
 def _overlap_rows(image: np.ndarray, order: np.ndarray, by_file: np.ndarray) -> np.ndarray:
@@ -674,8 +797,10 @@ def _nan_overlaps(dets: Detections, gt: GroundTruth) -> str:
                 iou = inter / union if union else math.nan
                 iod = inter / area if area else math.nan
             if math.isnan(iou) or math.isnan(iod):
-                return ("a box with a nan or infinite number overlaps a box of its image by nan, which the evaluator's "
-                        "matching takes as a match: the number it prints is not predicted")
+                return (
+                    "a box with a nan or infinite number overlaps a box of its image by nan, which the evaluator's "
+                    "matching takes as a match: the number it prints is not predicted"
+                )
     return ""
 
 

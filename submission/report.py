@@ -26,8 +26,7 @@ def summary(inspection: Inspection) -> list[str]:
     counts = inspection.counts
     dets = inspection.read
     scores = f", scores {dets.scores.min():.3g} to {dets.scores.max():.3g}" if len(dets) else ""
-    lines = [f"{inspection.source.name}: {inspection.format.title}, "
-             f"{counts['in_source']} detections{scores}"]
+    lines = [f"{inspection.source.name}: {inspection.format.title}, {counts['in_source']} detections{scores}"]
     if inspection.gt is not None:
         lines.append(f"ground truth: {inspection.gt.describe()}")
     return lines
@@ -42,8 +41,11 @@ def findings(inspection: Inspection) -> list[str]:
 def lamr_table(results: list[Result], title: str) -> list[str]:
     splits = list(dict.fromkeys(r.split for r in results))
     cells = {(r.setting, r.split): r.lamr for r in results}
-    rows = [[setting] + [percent(cells[(setting, s)]) for s in splits]
-            for setting in LEADERBOARD_SETTINGS if (setting, splits[0]) in cells]
+    rows = [
+        [setting] + [percent(cells[(setting, s)]) for s in splits]
+        for setting in LEADERBOARD_SETTINGS
+        if (setting, splits[0]) in cells
+    ]
     return Table(title, ["setting"] + splits, rows).to_text(indent=2, widths=(18, 8)).split("\n")
 
 
@@ -57,16 +59,22 @@ def challenge_table(evaluation: dict, title: str) -> list[str]:
 def package_lines(report: PackageReport) -> list[str]:
     inspection = report.inspection
     lines = summary(inspection) + findings(inspection)
-    what = (f"{inspection.counts['packaged']} detections in {inspection.counts['images_with_detections']} images, "
-            f"category_id {report.target.category_id}")
+    what = (
+        f"{inspection.counts['packaged']} detections in {inspection.counts['images_with_detections']} images, "
+        f"category_id {report.target.category_id}"
+    )
     if report.zip_bytes is None:
-        lines.append(f"wrote {report.out} ({what}, {report.results_bytes / 1e3:.0f} kB): the file to upload to "
-                     f"{report.target.description}; its manifest, for your records: {report.manifest_path}")
+        lines.append(
+            f"wrote {report.out} ({what}, {report.results_bytes / 1e3:.0f} kB): the file to upload to "
+            f"{report.target.description}; its manifest, for your records: {report.manifest_path}"
+        )
     else:
-        lines.append(f"wrote {report.out}: {report.results_name} ({what}, {report.results_bytes / 1e3:.0f} kB) "
-                     f"and manifest.json; {report.zip_bytes / 1e3:.0f} kB in all. Upload {report.results_name} "
-                     f"from inside it to {report.target.description}: the evaluators read .json and .txt files, "
-                     "not a zip")
+        lines.append(
+            f"wrote {report.out}: {report.results_name} ({what}, {report.results_bytes / 1e3:.0f} kB) "
+            f"and manifest.json; {report.zip_bytes / 1e3:.0f} kB in all. Upload {report.results_name} "
+            f"from inside it to {report.target.description}: the evaluators read .json and .txt files, "
+            "not a zip"
+        )
     if report.target is CHALLENGE2024 and report.manifest.get("target_evaluation"):
         lines += challenge_table(report.manifest["target_evaluation"], "self-evaluated, the 2024 challenge's columns:")
     elif report.results:
@@ -87,7 +95,8 @@ def check_lines(report: CheckReport) -> list[str]:
     target = report.target
     if target is not None:
         json_file = report.path.name.lower().endswith(COCO.upload_suffix) or (
-            inspection is not None and inspection.format is COCO)
+            inspection is not None and inspection.format is COCO
+        )
         kind = (COCO if json_file else TXT).kind
         lines.append(f"written for: {target.description} (category_id {target.category_id}, {kind})")
     first = (target or LEADERBOARD).name
@@ -101,8 +110,10 @@ def check_lines(report: CheckReport) -> list[str]:
         member, outcomes = report.inner
         judged = outcomes[first]
         verdict = VERDICTS[judged.verdict] if judged.verdict != CRASH else "its evaluator would crash on it"
-        lines.append(f"inside it, {member}: {judged.evaluator.label}: {verdict}"
-                     + (f": {_why(judged)}" if judged.verdict != CORRECT else "; upload that file"))
+        lines.append(
+            f"inside it, {member}: {judged.evaluator.label}: {verdict}"
+            + (f": {_why(judged)}" if judged.verdict != CORRECT else "; upload that file")
+        )
     lines += _tables(report)
     return lines
 
@@ -142,8 +153,11 @@ def _why(outcome: Outcome) -> str:
 
 def _printed(outcome: Outcome) -> str:
     values = outcome.printed or {}
-    return ", ".join(f"{name} {value:.4f}" if name.startswith("AP") else f"{name} {value:.2f}"
-                     for name, value in values.items() if value is not None)
+    return ", ".join(
+        f"{name} {value:.4f}" if name.startswith("AP") else f"{name} {value:.2f}"
+        for name, value in values.items()
+        if value is not None
+    )
 
 
 def _fix(report: CheckReport, outcome: Outcome) -> str:
@@ -167,7 +181,7 @@ def _fix(report: CheckReport, outcome: Outcome) -> str:
     if errors:
         fix = errors[0].fix or errors[0].kind.fix
         if fix.startswith("rerun with --"):  # the option that reads the file right
-            command = command[:-1] + " " + fix[len("rerun with "):] + "`"
+            command = command[:-1] + " " + fix[len("rerun with ") :] + "`"
         else:
             command += f" once the [{errors[0].code}] error above is resolved"
     by_hand = outcome.crash.fix if outcome.crash is not None and outcome.crash.fix else ""
@@ -192,11 +206,15 @@ def _tables(report: CheckReport) -> list[str]:
             lines += lamr_table(report.packaged, "once packaged by `kaist-kit submit` (%):")
         return lines
     if report.ok:
-        return [] if inspection is None or inspection.gt is not None else \
-            [f"{name}: pass --gt FILE for the predicted score"]
+        return (
+            []
+            if inspection is None or inspection.gt is not None
+            else [f"{name}: pass --gt FILE for the predicted score"]
+        )
     if report.packaged and target is not None:
-        return lamr_table(report.packaged, "once packaged (as written), log-average miss rate (%), "
-                                           "leaderboard protocol:")
+        return lamr_table(
+            report.packaged, "once packaged (as written), log-average miss rate (%), leaderboard protocol:"
+        )
     if inspection is not None and inspection.gt is None:
         return [f"{name}: pass --gt FILE for the predicted score"]
     return []

@@ -126,9 +126,15 @@ class CheckReport:
         return self.inspection.results if self.inspection is not None else []
 
 
-def package(result: str | os.PathLike, out: str | os.PathLike,
-            gt: GroundTruth | str | os.PathLike | None = None, method: str | None = None, *,
-            target: str = LEADERBOARD.name, options: ReadOptions | None = None) -> PackageReport:
+def package(
+    result: str | os.PathLike,
+    out: str | os.PathLike,
+    gt: GroundTruth | str | os.PathLike | None = None,
+    method: str | None = None,
+    *,
+    target: str = LEADERBOARD.name,
+    options: ReadOptions | None = None,
+) -> PackageReport:
     """Write the result normalised for ``target``'s evaluator, with a manifest.
 
     ``out`` is ``NAME.json``, the file to upload, written with ``NAME.manifest.json`` beside it;
@@ -149,8 +155,10 @@ def package(result: str | os.PathLike, out: str | os.PathLike,
             check_writable(path)
     _not_anothers_manifest(manifest_path, out)
     if method is not None and len(method) > MAX_METHOD_CHARS:
-        raise InputError(f"the method name has {len(method)} characters; at most {MAX_METHOD_CHARS}, so that "
-                         "the zip's file names can be extracted everywhere")
+        raise InputError(
+            f"the method name has {len(method)} characters; at most {MAX_METHOD_CHARS}, so that "
+            "the zip's file names can be extracted everywhere"
+        )
     options = options or ReadOptions()
     inspection = inspect_result(result, _ground_truth(gt), options)
     inspection.findings[:] = refuse_errors(_for_target(inspection.findings, chosen), options.as_is)
@@ -199,8 +207,9 @@ def _not_anothers_manifest(manifest_path: Path | None, out: Path) -> None:
     except (InputError, ValueError, AttributeError):
         return  # not a manifest of the kit's: check_writable has judged it
     if owner not in (None, out.name):
-        raise InputError(f"{manifest_path.name} beside it is the manifest of {owner}; write this entry under "
-                         "another name", out)
+        raise InputError(
+            f"{manifest_path.name} beside it is the manifest of {owner}; write this entry under another name", out
+        )
 
 
 def _entry_kind(out: Path, target: Target) -> str:
@@ -210,16 +219,25 @@ def _entry_kind(out: Path, target: Target) -> str:
     if suffix.lower() == ".zip":
         return ".zip"
     if suffix.lower() in (UPLOAD_SUFFIX, TXT_SUFFIX) and suffix not in (UPLOAD_SUFFIX, TXT_SUFFIX):
-        raise InputError(f"the evaluators read a file named NAME{suffix.lower()}, not NAME{suffix}: they pick their "
-                         f"reader by the name's end, case-sensitively; write NAME{suffix.lower()}", out)
+        raise InputError(
+            f"the evaluators read a file named NAME{suffix.lower()}, not NAME{suffix}: they pick their "
+            f"reader by the name's end, case-sensitively; write NAME{suffix.lower()}",
+            out,
+        )
     if suffix not in (UPLOAD_SUFFIX, TXT_SUFFIX):
-        raise InputError(f"write the entry as NAME{UPLOAD_SUFFIX} (COCO result JSON) or NAME{TXT_SUFFIX} (the "
-                         "leaderboard's txt), the files the evaluators read, with NAME.manifest.json beside it; or "
-                         "as NAME.zip, an archive for records", out)
+        raise InputError(
+            f"write the entry as NAME{UPLOAD_SUFFIX} (COCO result JSON) or NAME{TXT_SUFFIX} (the "
+            "leaderboard's txt), the files the evaluators read, with NAME.manifest.json beside it; or "
+            "as NAME.zip, an archive for records",
+            out,
+        )
     if suffix == TXT_SUFFIX and target is not LEADERBOARD:
-        raise InputError(f"the 2024 challenge's evaluator reads every line of a {TXT_SUFFIX} file as category 1 and "
-                         f"scores category 0 alone, so a {TXT_SUFFIX} entry gets -1 in every column there; write "
-                         f"NAME{UPLOAD_SUFFIX} for it", out)
+        raise InputError(
+            f"the 2024 challenge's evaluator reads every line of a {TXT_SUFFIX} file as category 1 and "
+            f"scores category 0 alone, so a {TXT_SUFFIX} entry gets -1 in every column there; write "
+            f"NAME{UPLOAD_SUFFIX} for it",
+            out,
+        )
     return suffix
 
 
@@ -240,8 +258,9 @@ def _write_chunks(chunks: Iterable[bytes], write: Callable[[bytes], object]) -> 
     return size, digest.hexdigest()
 
 
-def check(path: str | os.PathLike, gt: GroundTruth | str | os.PathLike | None = None,
-          options: ReadOptions | None = None) -> CheckReport:
+def check(
+    path: str | os.PathLike, gt: GroundTruth | str | os.PathLike | None = None, options: ReadOptions | None = None
+) -> CheckReport:
     """Validate a result file or a submission as it is: which target it is written for, what each
     target's evaluator would do with it as uploaded (`kaist_kit.submission.evaluators`, a model of
     their loaders on the file's bytes) and what kaist-kit finds in it, read as ``options`` say
@@ -278,14 +297,16 @@ def check(path: str | os.PathLike, gt: GroundTruth | str | os.PathLike | None = 
     errors = [f for f in (inspection.findings if inspection is not None else []) if f.level == ERROR]
     if errors and mine.verdict == CORRECT:
         mine.verdict = MISSCORE
-        mine.reasons.append(f"it scores the file as it is written, which is not what it means ([{errors[0].code}] "
-                            "above)")
+        mine.reasons.append(
+            f"it scores the file as it is written, which is not what it means ([{errors[0].code}] above)"
+        )
         mine.results = []
     challenge = None
     if mine.verdict == CORRECT and judged is CHALLENGE2024 and mine.printed is not None:
         challenge = {"columns": mine.printed}
-    return CheckReport(path, inspection, mine.verdict, mine.results, manifest, judged, challenge, outcomes,
-                       refused, inner, extra)
+    return CheckReport(
+        path, inspection, mine.verdict, mine.results, manifest, judged, challenge, outcomes, refused, inner, extra
+    )
 
 
 def _target_of_upload(upload: Crash | Loaded) -> Target | None:
@@ -293,8 +314,11 @@ def _target_of_upload(upload: Crash | Loaded) -> Target | None:
     detection says category 0 is the 2024 challenge's; anything else the leaderboard's."""
     if isinstance(upload, Crash):
         return None if upload.exception == "" else LEADERBOARD
-    if not upload.loader.rows and upload.records and all(
-            isinstance(r, dict) and r.get("category_id") == CHALLENGE2024.category_id for r in upload.records):
+    if (
+        not upload.loader.rows
+        and upload.records
+        and all(isinstance(r, dict) and r.get("category_id") == CHALLENGE2024.category_id for r in upload.records)
+    ):
         return CHALLENGE2024
     return LEADERBOARD
 
@@ -304,8 +328,14 @@ def _archive_member(path: Path) -> tuple[str, bytes] | None:
     if not path.is_file() or not is_archive(path):
         return None
     members = read_archive(path)
-    results = [n for n in members if n.lower().endswith((".json", ".txt")) and Path(n).name != SUBMISSION_MANIFEST
-               and not Path(n).name.startswith(".") and "__MACOSX" not in n]
+    results = [
+        n
+        for n in members
+        if n.lower().endswith((".json", ".txt"))
+        and Path(n).name != SUBMISSION_MANIFEST
+        and not Path(n).name.startswith(".")
+        and "__MACOSX" not in n
+    ]
     if len(results) != 1:
         return None
     return Path(results[0]).name, members[results[0]]
@@ -362,8 +392,7 @@ def source_sha256(path: Path) -> tuple[str, str]:
     return digest.hexdigest(), "the folder: each file's relative path, a NUL byte and its sha256, in path order"
 
 
-def _manifest(inspection: Inspection, method: str, results_name: str, results_sha256: str,
-              target: Target) -> dict:
+def _manifest(inspection: Inspection, method: str, results_name: str, results_sha256: str, target: Target) -> dict:
     source_hash, hashed = source_sha256(inspection.source)
     gt = inspection.gt
     evaluation = None
@@ -371,27 +400,41 @@ def _manifest(inspection: Inspection, method: str, results_name: str, results_sh
         lamr: dict = {}
         for r in inspection.results:
             lamr.setdefault(r.setting, {})[r.split] = r.lamr
-        evaluation = {"protocol": "leaderboard",
-                      "protocol_description": "the public KAIST leaderboard's evaluator, as `kaist-kit eval "
-                                              "--protocol leaderboard` reproduces it",
-                      "lamr_is": "log-average miss rate as a fraction, lower is better",
-                      "lamr": lamr}
+        evaluation = {
+            "protocol": "leaderboard",
+            "protocol_description": "the public KAIST leaderboard's evaluator, as `kaist-kit eval "
+            "--protocol leaderboard` reproduces it",
+            "lamr_is": "log-average miss rate as a fraction, lower is better",
+            "lamr": lamr,
+        }
     return {
         "kaist_kit_submission": MANIFEST_FORMAT,
         "method": method,
         "kit_version": __version__,
-        "target": {"name": target.name, "description": target.description, "category_id": target.category_id,
-                   "evaluator": target.evaluator},
+        "target": {
+            "name": target.name,
+            "description": target.description,
+            "category_id": target.category_id,
+            "evaluator": target.evaluator,
+        },
         "results_file": results_name,
         "results_sha256": results_sha256,
-        "source": {"name": inspection.source.name, "format": inspection.format.name, "sha256": source_hash,
-                   "sha256_of": hashed},
+        "source": {
+            "name": inspection.source.name,
+            "format": inspection.format.name,
+            "sha256": source_hash,
+            "sha256_of": hashed,
+        },
         "options": inspection.options,
         "counts": inspection.counts,
         "lowest_score": inspection.lowest_score,
-        "ground_truth": None if gt is None else {
-            "name": Path(gt.path).name if gt.path else None, "md5": gt.md5,
-            "leaderboard_file": gt.is_leaderboard_file},
+        "ground_truth": None
+        if gt is None
+        else {
+            "name": Path(gt.path).name if gt.path else None,
+            "md5": gt.md5,
+            "leaderboard_file": gt.is_leaderboard_file,
+        },
         "self_evaluation": evaluation,
         "target_evaluation": target.self_evaluation(gt, inspection.packaged) if gt is not None else None,
         "findings": [f.to_dict() for f in inspection.findings],
@@ -432,9 +475,13 @@ def _matching(manifest: object, data: bytes, findings: list[Finding], where) -> 
     if not isinstance(manifest, dict):
         raise InputError("the manifest is not a JSON object", where)
     if manifest.get("results_sha256") == hashlib.sha256(data).hexdigest():
-        findings.append(Finding(MANIFEST, f"packaged by kaist-kit {manifest.get('kit_version')} as "
-                                          f"{manifest.get('method')!r}; the manifest matches its results file"))
+        findings.append(
+            Finding(
+                MANIFEST,
+                f"packaged by kaist-kit {manifest.get('kit_version')} as "
+                f"{manifest.get('method')!r}; the manifest matches its results file",
+            )
+        )
     else:
         findings.append(Finding(MANIFEST_MISMATCH, "the manifest does not match the results file beside it"))
     return manifest
-

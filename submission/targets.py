@@ -33,18 +33,27 @@ class Target:
         if self.name != CHALLENGE2024.name:
             return None
         scores = challenge2024_scores(gt, packaged)
-        return {"scores": scores, "columns": challenge2024_leaderboard(scores),
-                "columns_are": "the leaderboard's six columns in its units: MR_-2 in percent (lower is better), "
-                               "AP_iou50 and AP_iou75 as fractions, AP_iou50:95 is COCO's average recall"}
+        return {
+            "scores": scores,
+            "columns": challenge2024_leaderboard(scores),
+            "columns_are": "the leaderboard's six columns in its units: MR_-2 in percent (lower is better), "
+            "AP_iou50 and AP_iou75 as fractions, AP_iou50:95 is COCO's average recall",
+        }
 
 
 LEADERBOARD = Target(
-    "leaderboard", PERSON_CATEGORY, "the public KAIST multispectral pedestrian leaderboard",
-    "the leaderboard's evaluator: log-average miss rate, reasonable all / day / night")
+    "leaderboard",
+    PERSON_CATEGORY,
+    "the public KAIST multispectral pedestrian leaderboard",
+    "the leaderboard's evaluator: log-average miss rate, reasonable all / day / night",
+)
 CHALLENGE2024 = Target(
-    "challenge2024", CHALLENGE2024_CATEGORY, "the 2024 KAIST RGB-T pedestrian challenge (EvalAI)",
+    "challenge2024",
+    CHALLENGE2024_CATEGORY,
+    "the 2024 KAIST RGB-T pedestrian challenge (EvalAI)",
     "the 2024 challenge's evaluator: the leaderboard's with category 0, IoU 0.50 to 0.95, AP and AR "
-    f"({', '.join(CHALLENGE2024_COLUMNS)})")
+    f"({', '.join(CHALLENGE2024_COLUMNS)})",
+)
 TARGETS = {t.name: t for t in (LEADERBOARD, CHALLENGE2024)}
 
 
@@ -68,8 +77,12 @@ def target_of_file(fmt: ResultFormat, challenge_category: bool) -> Target | None
 def on_the_other(target: Target) -> str:
     """What the other evaluator makes of a file written for ``target``."""
     if target is LEADERBOARD:
-        return ("the 2024 challenge's evaluator scores category 0 alone, so it would give this file -1 in every "
-                "AP column and -100 in every MR column; for it, package with `kaist-kit submit --target "
-                "challenge2024` (category 0, as JSON)")
-    return ("the leaderboard's evaluator crashes on any category other than person (1); for it, package with "
-            "`kaist-kit submit --target leaderboard` (category 1)")
+        return (
+            "the 2024 challenge's evaluator scores category 0 alone, so it would give this file -1 in every "
+            "AP column and -100 in every MR column; for it, package with `kaist-kit submit --target "
+            "challenge2024` (category 0, as JSON)"
+        )
+    return (
+        "the leaderboard's evaluator crashes on any category other than person (1); for it, package with "
+        "`kaist-kit submit --target leaderboard` (category 1)"
+    )

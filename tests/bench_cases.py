@@ -56,8 +56,9 @@ def detections_for(gt: dict, seed: int, crowd=0.05, reshape_area=0.05, crowded_i
         width, height = image.get("width", 640), image.get("height", 512)
         for _ in range(int(rng.poisson(3))):
             w, h = rng.uniform(5, 120, 2)
-            dets.append((image["id"], int(rng.choice(classes)),
-                         [rng.uniform(0, width - w), rng.uniform(0, height - h), w, h]))
+            dets.append(
+                (image["id"], int(rng.choice(classes)), [rng.uniform(0, width - w), rng.uniform(0, height - h), w, h])
+            )
         if rng.random() < 0.01:
             dets.append((image["id"], max(classes) + 7, [10.0, 10.0, 30.0, 30.0]))  # a class not listed
         if k < crowded_images:  # more than 100 detections of one class in an image
@@ -67,8 +68,9 @@ def detections_for(gt: dict, seed: int, crowd=0.05, reshape_area=0.05, crowded_i
     records = []
     for image_id, category, box in dets:
         score = float(rng.choice(pool)) if rng.random() < 0.3 else float(np.round(rng.random(), 3))
-        records.append({"image_id": image_id, "category_id": int(category), "bbox": [float(v) for v in box],
-                        "score": score})
+        records.append(
+            {"image_id": image_id, "category_id": int(category), "bbox": [float(v) for v in box], "score": score}
+        )
     order = rng.permutation(len(records))
     return gt, [records[k] for k in order]
 
@@ -88,10 +90,16 @@ def random_ground_truth(rng, string_ids: bool, n_classes: int = 3):
             box = [float(rng.uniform(0, 320 - w)), float(rng.uniform(0, 256 - h)), w, h]
             copies = 2 if rng.random() < 0.1 else 1  # duplicated boxes: exact IoU ties
             for _ in range(copies):
-                anns.append({"id": int(ann_ids.pop()), "image_id": image["id"],
-                             "category_id": int(rng.integers(1, n_classes + 1)), "bbox": list(box),
-                             "area": w * h if rng.random() < 0.9 else float(rng.uniform(100, 20000)),
-                             "iscrowd": int(rng.random() < 0.1)})
+                anns.append(
+                    {
+                        "id": int(ann_ids.pop()),
+                        "image_id": image["id"],
+                        "category_id": int(rng.integers(1, n_classes + 1)),
+                        "bbox": list(box),
+                        "area": w * h if rng.random() < 0.9 else float(rng.uniform(100, 20000)),
+                        "iscrowd": int(rng.random() < 0.1),
+                    }
+                )
     return {"images": images, "annotations": anns, "categories": categories}
 
 

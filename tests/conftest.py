@@ -81,8 +81,9 @@ def leaderboard_gt(kaist):
 
 
 def make_gt(images, annotations):
-    return ground_truth_from_coco({"images": images, "annotations": annotations,
-                                   "categories": [{"id": 1, "name": "person"}]})
+    return ground_truth_from_coco(
+        {"images": images, "annotations": annotations, "categories": [{"id": 1, "name": "person"}]}
+    )
 
 
 def make_dets(gt, records):
@@ -90,15 +91,24 @@ def make_dets(gt, records):
 
 
 def person(ann_id, image_id, bbox, occlusion=0, ignore=0, height=None):
-    return {"id": ann_id, "image_id": image_id, "category_id": 1, "bbox": list(bbox),
-            "height": bbox[3] if height is None else height, "occlusion": occlusion, "ignore": ignore}
+    return {
+        "id": ann_id,
+        "image_id": image_id,
+        "category_id": 1,
+        "bbox": list(bbox),
+        "height": bbox[3] if height is None else height,
+        "occlusion": occlusion,
+        "ignore": ignore,
+    }
 
 
 def frames(n, night_from=None):
     """n 640 x 512 images with KAIST names; images from night_from on are night frames."""
     night_from = n if night_from is None else night_from
-    return [{"id": i, "im_name": f"set{'09' if i >= night_from else '06'}/V000/I{i:05d}",
-             "width": 640, "height": 512} for i in range(n)]
+    return [
+        {"id": i, "im_name": f"set{'09' if i >= night_from else '06'}/V000/I{i:05d}", "width": 640, "height": 512}
+        for i in range(n)
+    ]
 
 
 def det(image_id, bbox, score):
@@ -133,8 +143,13 @@ def tiny_synth(tmp_path_factory):
     generate(root, SynthConfig(seed=5, train_frames=8, test_frames=8, width=160, height=128))
     convert("sanitized", root / "annotations-sanitized", root / "train.json", image_size=(160, 128))
     convert("improved", root / "annotations-improved", root / "test.json", image_size=(160, 128))
-    convert("sanitized", root / "annotations-sanitized", root / "val.json", image_set="train-night-02",
-            image_size=(160, 128))
+    convert(
+        "sanitized",
+        root / "annotations-sanitized",
+        root / "val.json",
+        image_set="train-night-02",
+        image_size=(160, 128),
+    )
     return root
 
 
@@ -167,8 +182,11 @@ def kaist_pairs(kaist, tmp_path_factory):
     images = [image for image in leaderboard["images"] if image["im_name"] in names]
     ids = {image["id"] for image in images}
     assert len(images) == 8, "every demo frame is in test-all-20"
-    subset = {**leaderboard, "images": images,
-              "annotations": [a for a in leaderboard["annotations"] if a["image_id"] in ids]}
+    subset = {
+        **leaderboard,
+        "images": images,
+        "annotations": [a for a in leaderboard["annotations"] if a["image_id"] in ids],
+    }
     (root / "annotations").mkdir()
     (root / "annotations" / "demo-8.leaderboard.json").write_text(json.dumps(subset))
     return root
@@ -192,8 +210,9 @@ def benchmark_roots(tmp_path_factory):
         name = load_config(config).train_dataloader.dataset.benchmark
         if name not in roots:
             roots[name] = base / name
-            generate_benchmark(name, roots[name], BenchmarkSynthConfig(seed=1, train_frames=3, test_frames=2,
-                                                                       size=(160, 128)))
+            generate_benchmark(
+                name, roots[name], BenchmarkSynthConfig(seed=1, train_frames=3, test_frames=2, size=(160, 128))
+            )
         for files in config_datasets(load_config(config, {"data_root": str(roots[name])})):
             if not files.ann_file.is_file():
                 command = files.make_with.split()

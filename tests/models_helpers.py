@@ -29,6 +29,7 @@ def tiny_options(root: Path, batch_size: int = 2) -> dict:
 
 def cli_options(options: dict) -> list[str]:
     """``--cfg-options KEY=VALUE`` arguments for a dict of overrides (tuples written ``(a,b)``)."""
+
     def text(value):
         return "(" + ",".join(map(str, value)) + ")" if isinstance(value, tuple) else str(value)
 

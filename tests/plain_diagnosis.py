@@ -38,8 +38,11 @@ def plain_matches(images, annotations, records, setting, threshold=0.5):
     for image_id, image in by_id.items():
         mine = [k for k, r in enumerate(records) if r["image_id"] == image_id]
         mine.sort(key=lambda k: -records[k]["score"])  # stable: ties keep file order
-        gts = [(a["id"], matching_box(a, image, setting), is_ignored(a, image, setting))
-               for a in annotations if a["image_id"] == image_id]
+        gts = [
+            (a["id"], matching_box(a, image, setting), is_ignored(a, image, setting))
+            for a in annotations
+            if a["image_id"] == image_id
+        ]
         outcome = match_image([(records[k]["score"], records[k]["bbox"]) for k in mine], gts, threshold)
         for k, (_, kind, ann_id) in zip(mine, outcome):
             out[k] = (kind, ann_id)
@@ -90,14 +93,21 @@ def resampled_set(gt, dets, counts):
     anns = [np.arange(gt.ann_start[i], gt.ann_start[i + 1]) for i in source]
     ann_src = np.concatenate(anns) if anns else np.zeros(0, np.int64)
     new_gt = GroundTruth(
-        image_ids=np.arange(len(source)), image_names=[gt.image_names[i] for i in source],
-        image_periods=[gt.image_periods[i] for i in source], image_sizes=gt.image_sizes[source],
-        ann_image=np.repeat(np.arange(len(source)), [len(a) for a in anns]), ann_ids=gt.ann_ids[ann_src],
-        boxes=gt.boxes[ann_src], heights=gt.heights[ann_src], occlusion=gt.occlusion[ann_src],
-        ignore=gt.ignore[ann_src], labels=[gt.labels[k] for k in ann_src])
+        image_ids=np.arange(len(source)),
+        image_names=[gt.image_names[i] for i in source],
+        image_periods=[gt.image_periods[i] for i in source],
+        image_sizes=gt.image_sizes[source],
+        ann_image=np.repeat(np.arange(len(source)), [len(a) for a in anns]),
+        ann_ids=gt.ann_ids[ann_src],
+        boxes=gt.boxes[ann_src],
+        heights=gt.heights[ann_src],
+        occlusion=gt.occlusion[ann_src],
+        ignore=gt.ignore[ann_src],
+        labels=[gt.labels[k] for k in ann_src],
+    )
     by_image = np.argsort(dets.image, kind="stable")
     start = np.searchsorted(dets.image[by_image], np.arange(gt.n_images + 1))
-    chosen = [by_image[start[i]:start[i + 1]] for i in source]
+    chosen = [by_image[start[i] : start[i + 1]] for i in source]
     det_src = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
     det_image = np.repeat(np.arange(len(source)), [len(c) for c in chosen])
     return new_gt, Detections(det_image, dets.boxes[det_src], dets.scores[det_src])

@@ -48,9 +48,13 @@ def is_ignored(ann, image, setting):
     width, height = image.get("width", 640), image.get("height", 512)
     return bool(
         ann["ignore"]
-        or ann["height"] < lo or ann["height"] > hi
+        or ann["height"] < lo
+        or ann["height"] > hi
         or ann["occlusion"] not in occlusions
-        or x < border or y < border or x + w > width - border or y + h > height - border
+        or x < border
+        or y < border
+        or x + w > width - border
+        or y + h > height - border
     )
 
 

@@ -21,8 +21,14 @@ def plain_load(name, data, image_ids=IMAGE_IDS):
         anns = []
         for line in io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").readlines():
             fields = [float(f) for f in line.split(",")]
-            anns.append({"image_id": fields[0] - 1, "category_id": 1,
-                         "bbox": [fields[1], fields[2], fields[3], fields[4]], "score": fields[5]})
+            anns.append(
+                {
+                    "image_id": fields[0] - 1,
+                    "category_id": 1,
+                    "bbox": [fields[1], fields[2], fields[3], fields[4]],
+                    "score": fields[5],
+                }
+            )
     elif name.endswith(".json"):
         # 3. json.load, then COCO's loadRes.
         anns = json.load(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
@@ -101,6 +107,7 @@ def as_taken(detections):
         inds = sorted(range(len(dets)), key=lambda i: -dets[i]["score"])
         sorted_boxes = [dets[inds[r]]["bbox"] for r in range(len(dets))]
         for j in range(len(dets)):
-            taken.append({"image_id": image, "score": dets[inds[j]]["score"], "bbox": sorted_boxes[inds[j]],
-                          "category_id": 1})
+            taken.append(
+                {"image_id": image, "score": dets[inds[j]]["score"], "bbox": sorted_boxes[inds[j]], "category_id": 1}
+            )
     return taken

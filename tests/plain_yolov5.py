@@ -76,12 +76,18 @@ def plain_yolov5(gt, records, conf_thres=0.001, max_det=300):
     stats = []  # (score, class, [correct at each threshold]) in image order
     n_labels = {}
     for image_id in sorted(image["id"] for image in gt["images"]):
-        labels = [(a["category_id"], xyxy32(a["bbox"])) for a in gt["annotations"]
-                  if a["image_id"] == image_id and not a.get("iscrowd") and a["category_id"] in classes]
+        labels = [
+            (a["category_id"], xyxy32(a["bbox"]))
+            for a in gt["annotations"]
+            if a["image_id"] == image_id and not a.get("iscrowd") and a["category_id"] in classes
+        ]
         for cls, _ in labels:
             n_labels[cls] = n_labels.get(cls, 0) + 1
-        dets = [(r["score"], r["category_id"], xyxy32(r["bbox"])) for r in records
-                if r["image_id"] == image_id and (conf_thres is None or r["score"] > conf_thres)]
+        dets = [
+            (r["score"], r["category_id"], xyxy32(r["bbox"]))
+            for r in records
+            if r["image_id"] == image_id and (conf_thres is None or r["score"] > conf_thres)
+        ]
         dets = sorted(dets, key=lambda d: -d[0])[:max_det]  # Python's sort is stable; [:None] keeps all
         hits = [correct_in_image(labels, dets, t) for t in THRESHOLDS]
         for di, (score, cls, _) in enumerate(dets):

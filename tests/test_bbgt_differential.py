@@ -70,8 +70,10 @@ def same(mine, theirs) -> bool:
     """Equal readings; numbers compared as float64, as the evaluator reads them."""
     if mine is None or theirs is None:
         return mine is theirs
+
     def floats(rows):
         return [(r[0], *map(float, r[1:6]), None if r[6] is None else tuple(map(float, r[6])), *r[7:]) for r in rows]
+
     return floats(mine) == floats(theirs)
 
 
@@ -85,12 +87,49 @@ def real_texts():
     return [t for t in texts if t.count(b"\n") > 1][:300] + [t for t in texts if t.count(b"\n") <= 1][:30]
 
 
-NUMBERS = ["0", "-3", "007", "1.5", "12.", ".5", "1e3", "1E-2", "+4", "-0", "1_0", "nan", "inf", "-Infinity", "0x10",
-           "\u0661\u0662", "\uff11", "1,5", "", "99999999999999999999", "9" * 5000, "1e400", "2", "1"]
+NUMBERS = [
+    "0",
+    "-3",
+    "007",
+    "1.5",
+    "12.",
+    ".5",
+    "1e3",
+    "1E-2",
+    "+4",
+    "-0",
+    "1_0",
+    "nan",
+    "inf",
+    "-Infinity",
+    "0x10",
+    "\u0661\u0662",
+    "\uff11",
+    "1,5",
+    "",
+    "99999999999999999999",
+    "9" * 5000,
+    "1e400",
+    "2",
+    "1",
+]
 BLANKS = [" ", "  ", "\t", "\x0b", "\x0c", "\x1c", "\x1f", "\x85", "\xa0", "\u2028", "\u3000", "\r", "\r\n", "\n"]
-HEADERS = ["% bbGt version=3", "%bbGt version=3", "% bbGt version = 2", "% bbGt  version=1", "% bbGt version=0",
-           "% bbGt version=4", "% bbGt version=\u0663", "% bbGt version=3 extra", "%% bbGt version=3",
-           "% bbgt version=3", "% bbGt\tversion=3", "% bbGt version=03", "% bbGt version=" + "9" * 20, ""]
+HEADERS = [
+    "% bbGt version=3",
+    "%bbGt version=3",
+    "% bbGt version = 2",
+    "% bbGt  version=1",
+    "% bbGt version=0",
+    "% bbGt version=4",
+    "% bbGt version=\u0663",
+    "% bbGt version=3 extra",
+    "%% bbGt version=3",
+    "% bbgt version=3",
+    "% bbGt\tversion=3",
+    "% bbGt version=03",
+    "% bbGt version=" + "9" * 20,
+    "",
+]
 
 
 def mutate(rng: random.Random, text: str) -> str:
@@ -106,7 +145,7 @@ def mutate(rng: random.Random, text: str) -> str:
         at = [m.start() for m in re.finditer(" ", lines[k])]
         if at:
             spot = rng.choice(at)
-            lines[k] = lines[k][:spot] + rng.choice(BLANKS) + lines[k][spot + 1:]
+            lines[k] = lines[k][:spot] + rng.choice(BLANKS) + lines[k][spot + 1 :]
         else:
             lines[k] += rng.choice(BLANKS)
     elif choice == 2:
@@ -122,7 +161,7 @@ def mutate(rng: random.Random, text: str) -> str:
         fields[0] = rng.choice(["dog", "Person", "person?", "per\u00a0son", "%person", "people", "\ufeffperson", "p"])
         lines[k] = " ".join(fields)
     elif choice == 7:  # a line cut short
-        lines[k] = lines[k][:rng.randrange(len(lines[k]) + 1)]
+        lines[k] = lines[k][: rng.randrange(len(lines[k]) + 1)]
     else:  # leading and trailing blank space
         lines[k] = rng.choice(BLANKS) + lines[k] + rng.choice(BLANKS)
     return "\n".join(lines)
@@ -153,6 +192,12 @@ def test_the_encodings_read_alike(real_texts):
     rng = random.Random(SEED + 1)
     for _ in range(300):
         data = rng.choice(real_texts)
-        data = rng.choice([b"\xef\xbb\xbf" + data, data.replace(b"person", "pers\u00f6n".encode("latin-1"), 1),
-                           data.replace(b"person", "pers\u00f6n".encode(), 1), data.replace(b" ", b"\xa0", 1)])
+        data = rng.choice(
+            [
+                b"\xef\xbb\xbf" + data,
+                data.replace(b"person", "pers\u00f6n".encode("latin-1"), 1),
+                data.replace(b"person", "pers\u00f6n".encode(), 1),
+                data.replace(b" ", b"\xa0", 1),
+            ]
+        )
         assert same(kit_reader(text_of(data)), plain_reader(text_of(data)))

@@ -46,8 +46,9 @@ def sets(tmp_path_factory):
     """Each benchmark's synthetic set, small (3 training and 5 test frames)."""
     root = tmp_path_factory.mktemp("benchmark-sets")
     for name in NATIVE:
-        generate_benchmark(name, root / name, BenchmarkSynthConfig(seed=2, train_frames=3, test_frames=5,
-                                                                   size=SMALL[name]))
+        generate_benchmark(
+            name, root / name, BenchmarkSynthConfig(seed=2, train_frames=3, test_frames=5, size=SMALL[name])
+        )
     return root
 
 
@@ -72,8 +73,9 @@ def assert_same(converted, read):
 @pytest.mark.parametrize("split", ["train", "test"])
 def test_converted_splits_read_back_as_the_reader_reads_the_native_files(sets, name, split, tmp_path):
     out = tmp_path / f"{split}.json"
-    code, stdout, stderr = run("convert", NATIVE[name], sets / name, "--benchmark", name, "--split", split,
-                               "--out", out)
+    code, stdout, stderr = run(
+        "convert", NATIVE[name], sets / name, "--benchmark", name, "--split", split, "--out", out
+    )
     assert code == 0, stderr
     native = split if name != "m3fd" else sets / name / "meta" / f"{split}.txt"
     converted = load_annotations(out, name)
@@ -97,8 +99,13 @@ def test_every_frame_without_a_split_and_archives_as_folders(sets, tmp_path):
     assert zipped.info["inputs_sha256"] == folder.info["inputs_sha256"]
     assert zipped.pieces[2:] == folder.pieces[2:]  # all but the info, which names the source
     # The annotation folder itself, its lists beside it.
-    inner = convert("voc", sets / "flir-aligned" / "align" / "Annotations", tmp_path / "inner.json",
-                    benchmark="flir-aligned", split="test")
+    inner = convert(
+        "voc",
+        sets / "flir-aligned" / "align" / "Annotations",
+        tmp_path / "inner.json",
+        benchmark="flir-aligned",
+        split="test",
+    )
     assert inner.pieces[2:] == folder.pieces[2:]
     listed = tmp_path / "two.txt"
     listed.write_text("FLIR_09002_PreviewData\nFLIR_09001_PreviewData\n")
@@ -111,8 +118,16 @@ def test_dropped_dogs_are_notes_as_the_problems_of_kaist_s_formats_are(sets, tmp
     summary = json.loads((sets / "flir-aligned" / "synth.json").read_text())
     dogs = sum(label == "dog" for boxes in summary["truth"].values() for label, _, _ in boxes)
     assert dogs >= 1
-    code, stdout, stderr = run("convert", "voc", sets / "flir-aligned", "--benchmark", "flir-aligned", "--out",
-                               tmp_path / "all.json", "--strict")
+    code, stdout, stderr = run(
+        "convert",
+        "voc",
+        sets / "flir-aligned",
+        "--benchmark",
+        "flir-aligned",
+        "--out",
+        tmp_path / "all.json",
+        "--strict",
+    )
     assert code == 0, stderr  # the benchmark's rule, not a defect: --strict passes
     notes = [line for line in stderr.splitlines() if "dog box dropped" in line]
     assert len(notes) == dogs and all(line.startswith("note: ") and "_PreviewData.xml: " in line for line in notes)
@@ -144,15 +159,21 @@ def test_cvc14_lines_origins_and_frames_of_one_modality(sets, tmp_path):
     root = copy_of(sets, "cvc-14", tmp_path)
     lines = []
     centre = convert("cvc-14", root, tmp_path / "centre.json", benchmark="cvc-14", split="test", echo=lines.append)
-    assert any(line.startswith("note: ") and "1 frame annotated in the visible modality only left out" in line
-               for line in lines)
+    assert any(
+        line.startswith("note: ") and "1 frame annotated in the visible modality only left out" in line
+        for line in lines
+    )
     corner = convert("cvc-14", root, tmp_path / "corner.json", benchmark="cvc-14", split="test", origin="corner")
     read = load_annotations(tmp_path / "centre.json", "cvc-14")
     assert centre.info["box_origin"] == "centre" and corner.info["box_origin"] == "corner"
-    assert np.array_equal(switch_origin(read_benchmark("cvc-14", root, "test")).boxes,
-                          load_annotations(tmp_path / "corner.json", "cvc-14").boxes)
-    assert {image["period"] for image in json.loads((tmp_path / "centre.json").read_text())["images"]} == \
-        {"day", "night"}
+    assert np.array_equal(
+        switch_origin(read_benchmark("cvc-14", root, "test")).boxes,
+        load_annotations(tmp_path / "corner.json", "cvc-14").boxes,
+    )
+    assert {image["period"] for image in json.loads((tmp_path / "centre.json").read_text())["images"]} == {
+        "day",
+        "night",
+    }
     night = convert("cvc-14", root, tmp_path / "night.json", benchmark="cvc-14", split="night")
     assert night.n_images == sum(name.startswith("Night/") for name in read.image_names)
     path = sorted((root / "Day" / "Visible" / "NewTest" / "Annotations").glob("*_1000*.txt"))[0]
@@ -165,20 +186,30 @@ def test_cvc14_lines_origins_and_frames_of_one_modality(sets, tmp_path):
 
 
 def test_wrong_benchmark_and_format_name_the_right_ones(sets, tmp_path):
-    with pytest.raises(InputError, match="look like FLIR-aligned voc annotations: convert them with `kaist-kit "
-                                         "convert voc --benchmark flir-aligned`"):
+    with pytest.raises(
+        InputError,
+        match="look like FLIR-aligned voc annotations: convert them with `kaist-kit "
+        "convert voc --benchmark flir-aligned`",
+    ):
         convert("voc", sets / "flir-aligned", tmp_path / "x.json", benchmark="llvip", split="test")
     with pytest.raises(InputError, match="look like M3FD voc annotations"):
         convert("xml", sets / "m3fd", tmp_path / "x.json")
     code, _, stderr = run("convert", "voc", sets / "m3fd", "--out", tmp_path / "x.json")
-    assert code == 2 and stderr.strip() == "error: voc annotations are another benchmark's: name it, --benchmark " \
-                                           "flir-aligned|llvip|m3fd"
+    assert (
+        code == 2
+        and stderr.strip()
+        == "error: voc annotations are another benchmark's: name it, --benchmark flir-aligned|llvip|m3fd"
+    )
     code, _, stderr = run("convert", "sanitized", sets / "m3fd", "--benchmark", "m3fd", "--out", tmp_path / "x.json")
     assert code == 2 and "M3FD's annotations are read as voc, coco, not sanitized" in stderr
-    for args, message in ((["--benchmark", "llvip"], "give --split train or --split test"),
-                          (["--benchmark", "llvip", "--split", "test", "--image-set", "test-all-20"],
-                           "an image set (--image-set) is KAIST's"),
-                          (["--split", "test"], "voc annotations are another benchmark's")):
+    for args, message in (
+        (["--benchmark", "llvip"], "give --split train or --split test"),
+        (
+            ["--benchmark", "llvip", "--split", "test", "--image-set", "test-all-20"],
+            "an image set (--image-set) is KAIST's",
+        ),
+        (["--split", "test"], "voc annotations are another benchmark's"),
+    ):
         code, _, stderr = run("convert", "voc", sets / "llvip", *args, "--out", tmp_path / "x.json")
         assert code == 2 and message in stderr and len(stderr.splitlines()) == 1, (args, stderr)
     code, _, stderr = run("convert", "cvc-14", sets / "cvc-14", "--benchmark", "cvc-14", "--out", tmp_path / "x.json")
@@ -204,11 +235,20 @@ def test_the_coco_conversions_in_circulation_score_as_the_originals(name, path, 
     frame = original.image_names[0]
     assert image["im_name"] == frame and frame in image["file_name"] and frame in image["lwir_file_name"]
     rng = np.random.default_rng(4)
-    records = [{"image_id": original.image_ids[i], "category_id": original.classes[c].id,
-                "bbox": [float(box[0]) + rng.normal(0, 2), float(box[1]) + rng.normal(0, 2),
-                         float(box[2]) * rng.uniform(0.8, 1.2), float(box[3]) * rng.uniform(0.8, 1.2)],
-                "score": float(rng.random())}
-               for i, c, box in zip(original.ann_image, original.ann_class, original.boxes)]
+    records = [
+        {
+            "image_id": original.image_ids[i],
+            "category_id": original.classes[c].id,
+            "bbox": [
+                float(box[0]) + rng.normal(0, 2),
+                float(box[1]) + rng.normal(0, 2),
+                float(box[2]) * rng.uniform(0.8, 1.2),
+                float(box[3]) * rng.uniform(0.8, 1.2),
+            ],
+            "score": float(rng.random()),
+        }
+        for i, c, box in zip(original.ann_image, original.ann_class, original.boxes)
+    ]
     scores = [coco_evaluate(gt, box_detections_from_coco(records, gt)).stats() for gt in (original, converted)]
     assert scores[0] == scores[1]
 
@@ -216,12 +256,12 @@ def test_the_coco_conversions_in_circulation_score_as_the_originals(name, path, 
 def test_synth_writes_each_benchmark_s_layout_at_its_size(tmp_path):
     code, stdout, stderr = run("synth", tmp_path / "llvip", "--benchmark", "llvip", "--train", 1, "--test", 1)
     assert code == 0, stderr
-    assert stderr.startswith(f"wrote {tmp_path / 'llvip'}: 1 training and 1 test frames in LLVIP's layout at "
-                             "1280x1024")
+    assert stderr.startswith(f"wrote {tmp_path / 'llvip'}: 1 training and 1 test frames in LLVIP's layout at 1280x1024")
     with Image.open(next((tmp_path / "llvip" / "infrared" / "test").glob("*.jpg"))) as picture:
         assert picture.size == (1280, 1024)
-    code, _, stderr = run("synth", tmp_path / "flir", "--benchmark", "flir-aligned", "--train", 1, "--test", 2,
-                          "--size", "160x128")
+    code, _, stderr = run(
+        "synth", tmp_path / "flir", "--benchmark", "flir-aligned", "--train", 1, "--test", 2, "--size", "160x128"
+    )
     assert code == 0 and "in FLIR-aligned's layout at 160x128" in stderr
     assert len((tmp_path / "flir" / "align" / "align_validation.txt").read_text().split()) == 2
     code, _, stderr = run("synth", tmp_path / "q", "--benchmark", "cvc-14", "--quirks")
@@ -231,10 +271,18 @@ def test_synth_writes_each_benchmark_s_layout_at_its_size(tmp_path):
 def test_stats_per_class_and_scene(sets, tmp_path):
     convert("cvc-14", sets / "cvc-14", tmp_path / "test.json", benchmark="cvc-14", split="test")
     convert("cvc-14", sets / "cvc-14", tmp_path / "train.json", benchmark="cvc-14", split="train")
-    code, stdout, stderr = run("stats", tmp_path / "train.json", tmp_path / "test.json", "--benchmark", "cvc-14",
-                               "--json", "--plot", tmp_path / "heights.png")
+    code, stdout, stderr = run(
+        "stats",
+        tmp_path / "train.json",
+        tmp_path / "test.json",
+        "--benchmark",
+        "cvc-14",
+        "--json",
+        "--plot",
+        tmp_path / "heights.png",
+    )
     assert code == 0, stderr
-    stats = json.loads(stdout[:stdout.rindex("]") + 1])
+    stats = json.loads(stdout[: stdout.rindex("]") + 1])
     for one, split in zip(stats, ("train", "test")):
         gt = read_benchmark("cvc-14", sets / "cvc-14", split)
         person = one["classes"]["person"]
@@ -253,20 +301,42 @@ def test_show_draws_both_pictures_with_classes_and_detections(sets, tmp_path):
     root = copy_of(sets, "flir-aligned", tmp_path)
     convert("voc", root, root / "test.json", benchmark="flir-aligned", split="test")
     gt = load_annotations(root / "test.json", "flir-aligned")
-    records = [{"image_id": gt.image_ids[i], "category_id": gt.classes[c].id, "bbox": [float(v) for v in box],
-                "score": 0.9} for i, c, box in zip(gt.ann_image, gt.ann_class, gt.boxes)]
+    records = [
+        {"image_id": gt.image_ids[i], "category_id": gt.classes[c].id, "bbox": [float(v) for v in box], "score": 0.9}
+        for i, c, box in zip(gt.ann_image, gt.ann_class, gt.boxes)
+    ]
     (tmp_path / "mine_result.json").write_text(json.dumps(records))
     frame = gt.image_names[int(gt.ann_image[0])]
-    code, stdout, stderr = run("show", frame, "--gt", root / "test.json", "--benchmark", "flir-aligned", "--det",
-                               tmp_path / "mine_result.json", "--out", tmp_path / "frame.png")
+    code, stdout, stderr = run(
+        "show",
+        frame,
+        "--gt",
+        root / "test.json",
+        "--benchmark",
+        "flir-aligned",
+        "--det",
+        tmp_path / "mine_result.json",
+        "--out",
+        tmp_path / "frame.png",
+    )
     assert code == 0, stderr
     assert stderr.strip() == f"{frame} drawn to {tmp_path / 'frame.png'}"
     with Image.open(tmp_path / "frame.png") as picture:
         assert picture.size[0] > 2 * 160
     code, _, stderr = run("show", "FLIR_00042", "--gt", root / "test.json", "--benchmark", "flir-aligned")
     assert code == 2 and "'FLIR_00042' is neither a frame nor an image id" in stderr
-    code, _, stderr = run("show", frame, "--gt", root / "test.json", "--benchmark", "flir-aligned", "--images",
-                          tmp_path / "nowhere", "--out", tmp_path / "x.png")
+    code, _, stderr = run(
+        "show",
+        frame,
+        "--gt",
+        root / "test.json",
+        "--benchmark",
+        "flir-aligned",
+        "--images",
+        tmp_path / "nowhere",
+        "--out",
+        tmp_path / "x.png",
+    )
     assert code == 2 and "no visible and thermal pictures of FLIR-aligned frame" in stderr
 
 
@@ -281,13 +351,15 @@ def test_show_cvc14_fir_frames_of_another_size_without_the_visible_boxes(sets, t
     period, stem = frame.split("/")
     fir = root / period / "FIR" / "NewTest" / "FramesPos" / f"{stem}.tif"
     Image.new("L", (100, 80), 90).save(fir)
-    code, stdout, stderr = run("show", frame, "--gt", root / "test.json", "--benchmark", "cvc-14", "--out",
-                               tmp_path / "frame.png")
+    code, stdout, stderr = run(
+        "show", frame, "--gt", root / "test.json", "--benchmark", "cvc-14", "--out", tmp_path / "frame.png"
+    )
     assert code == 0, stderr
     visible = root / period / "Visible" / "NewTest" / "FramesPos" / f"{stem}.tif"
     truth = [(gt.boxes[b], "person", False) for b in np.flatnonzero(gt.ann_image == k)]
-    figure = pair_figure(visible, fir, frame, truth, class_colours=class_colours(["person"]),
-                         modalities=("visible", "fir"))
+    figure = pair_figure(
+        visible, fir, frame, truth, class_colours=class_colours(["person"]), modalities=("visible", "fir")
+    )
     left, right = figure.axes[:2]
     assert len(left.patches) == len(truth) and not right.patches
     assert "100 x 80: no boxes" in right.get_title()

@@ -41,18 +41,32 @@ def test_the_other_benchmarks_block_runs_as_written(tmp_path):
     for name, folder, out in (("llvip", "LLVIP", "fusion_llvip.json"), ("cvc-14", "CVC-14", "fusion_cvc14.json")):
         annotations = read_benchmark(name, work / folder, "test")
         write_json(work / out, generated_detections(annotations, seed=4, drop=0, background=5))
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("KAIST_KIT_OFFLINE", "KAIST_KIT_FLIR_ALIGNED_GT", "KAIST_KIT_M3FD_GT")}
-    env.update(PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-               XDG_DATA_HOME=str(tmp_path / "data"), KAIST_KIT_FLIR_ALIGNED_GT_URL=flir.as_uri())
-    proc = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", other_benchmarks_block()], cwd=work, env=env,
-                          capture_output=True, text=True, timeout=600)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("KAIST_KIT_OFFLINE", "KAIST_KIT_FLIR_ALIGNED_GT", "KAIST_KIT_M3FD_GT")
+    }
+    env.update(
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        KAIST_KIT_FLIR_ALIGNED_GT_URL=flir.as_uri(),
+    )
+    proc = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", other_benchmarks_block()],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
     for title in ("FLIR-aligned: Average precision", "M3FD: Average precision", "LLVIP: Log-average miss rate"):
         assert title in proc.stdout, title
     assert "benchmark: m3fd (recognised from the ground truth" in proc.stderr
-    assert load_annotations(work / "llvip-test.json", "llvip").image_names == read_benchmark("llvip", work / "LLVIP",
-                                                                                             "test").image_names
+    assert (
+        load_annotations(work / "llvip-test.json", "llvip").image_names
+        == read_benchmark("llvip", work / "LLVIP", "test").image_names
+    )
     assert (work / "llvip-190001.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (work / "llvip-synth" / "Annotations").is_dir()
     rows = json.loads((work / "cvc14.json").read_text())["results"]

@@ -79,8 +79,10 @@ def test_a_clean_result_has_no_confident_finding(sets, name, tmp_path):
 @pytest.mark.parametrize("name", BENCHMARKS)
 def test_boxes_written_as_corners(sets, name, tmp_path):
     gt, records, annotations, _ = the_set(sets, name)
-    corners = [dict(r, bbox=[r["bbox"][0], r["bbox"][1], r["bbox"][0] + r["bbox"][2], r["bbox"][1] + r["bbox"][3]])
-               for r in records]
+    corners = [
+        dict(r, bbox=[r["bbox"][0], r["bbox"][1], r["bbox"][0] + r["bbox"][2], r["bbox"][1] + r["bbox"][3]])
+        for r in records
+    ]
     codes = found(gt, name, corners, tmp_path / "corners.json")
     assert "corners" in codes and codes["corners"].fix == "rerun with --corners", codes
     assert not CONFIDENT & set(found(gt, name, corners, tmp_path / "c.json", ReadOptions(corners=True)))
@@ -135,8 +137,10 @@ def test_unsorted_detections_on_the_protocols_that_read_them_in_order(sets, tmp_
 def test_cvc14_boxes_of_the_other_origin(sets, tmp_path):
     gt, records, annotations, _ = the_set(sets, "cvc-14")
     # detections made by a tool that read x, y as the corner, on frames whose x, y is the centre
-    corner = [dict(r, bbox=[r["bbox"][0] + r["bbox"][2] / 2, r["bbox"][1] + r["bbox"][3] / 2, *r["bbox"][2:]])
-              for r in records]
+    corner = [
+        dict(r, bbox=[r["bbox"][0] + r["bbox"][2] / 2, r["bbox"][1] + r["bbox"][3] / 2, *r["bbox"][2:]])
+        for r in records
+    ]
     codes = found(gt, "cvc-14", corner, tmp_path / "corner.json")
     assert "origin" in codes and codes["origin"].fix == "rerun with --origin corner", codes
     assert not CONFIDENT & set(found(gt, "cvc-14", corner, tmp_path / "c.json", origin="corner"))

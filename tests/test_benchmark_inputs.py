@@ -47,19 +47,26 @@ def doctored(records, k, **changes):
     return made
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"category_id": None}, "detection without 'category_id'"),
-    ({"bbox": [1, 2, 3]}, "bbox must be a list of 4 numbers"),
-    ({"image_id": "FLIR_99999.jpeg_RGB"}, "is not among the ground truth's images"),
-    ({"image_id": 5}, "the ground truth's ids are strings"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"category_id": None}, "detection without 'category_id'"),
+        ({"bbox": [1, 2, 3]}, "bbox must be a list of 4 numbers"),
+        ({"image_id": "FLIR_99999.jpeg_RGB"}, "is not among the ground truth's images"),
+        ({"image_id": 5}, "the ground truth's ids are strings"),
+    ],
+)
 @pytest.mark.parametrize("verb", ["eval", "compare", "diagnose", "submit"])
 def test_a_bad_detection_names_its_file_and_line(flir, verb, change, message):
     gt, records, folder = flir
     bad = indented(folder / f"bad-{verb}-{sorted(change)[0]}.json", doctored(records, 3, **change))
     good = write_json(folder / "good.json", records)
-    args = {"eval": ["eval", bad], "compare": ["compare", good, bad], "diagnose": ["diagnose", bad],
-            "submit": ["submit", bad, "--check"]}[verb]
+    args = {
+        "eval": ["eval", bad],
+        "compare": ["compare", good, bad],
+        "diagnose": ["diagnose", bad],
+        "submit": ["submit", bad, "--check"],
+    }[verb]
     line = one_line_error(run_cli(*args, "--gt", gt), message)
     # the line of the fourth record, not the first of the file
     assert line.startswith(f"error: {bad}:") and f"{bad}:1:" not in line
@@ -72,10 +79,13 @@ def test_a_truncated_result(flir):
     one_line_error(run_cli("eval", cut, "--gt", gt), f"{cut}:1: truncated JSON")
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda d: d["annotations"][5].update(bbox=[1, 2, 3]), "annotation without a bbox of four numbers"),
-    (lambda d: d["images"][3].update(id=None), "image without an 'id'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda d: d["annotations"][5].update(bbox=[1, 2, 3]), "annotation without a bbox of four numbers"),
+        (lambda d: d["images"][3].update(id=None), "image without an 'id'"),
+    ],
+)
 def test_a_bad_ground_truth_names_its_file_and_line(flir, change, message):
     gt, records, folder = flir
     data = json.loads(gt.read_text())
@@ -103,8 +113,9 @@ def test_a_bad_line_of_a_cvc14_annotation_file(folders, tmp_path):
     lines = annotation.read_text().splitlines()
     annotation.write_text("\n".join([*lines, "10 20 abc 40 1 0 0 0 0 5 0"]) + "\n")
     dets = write_json(tmp_path / "dets.json", [])
-    one_line_error(run_cli("eval", dets, "--gt", root, "--benchmark", "cvc-14"), f"{annotation}:{len(lines) + 1}:",
-                   "not a number")
+    one_line_error(
+        run_cli("eval", dets, "--gt", root, "--benchmark", "cvc-14"), f"{annotation}:{len(lines) + 1}:", "not a number"
+    )
 
 
 def test_a_broken_llvip_xml_file(folders, tmp_path):
@@ -134,8 +145,10 @@ def test_options_that_do_not_apply(flir, folders, tmp_path):
     assert not (tmp_path / "f.png").exists()
     listing = tmp_path / "list.txt"
     listing.write_text("FLIR_09266.jpeg_RGB\nnot-a-frame\n")
-    one_line_error(run_cli("eval", dets, "--gt", gt, "--images", listing), f"{listing}:2: 'not-a-frame' is not an "
-                   "image of the ground truth")
+    one_line_error(
+        run_cli("eval", dets, "--gt", gt, "--images", listing),
+        f"{listing}:2: 'not-a-frame' is not an image of the ground truth",
+    )
 
 
 def test_no_pinned_file_and_no_entry_to_package(flir, tmp_path):
@@ -143,6 +156,8 @@ def test_no_pinned_file_and_no_entry_to_package(flir, tmp_path):
     dets = write_json(folder / "dets.json", records)
     one_line_error(run_cli("fetch", "--benchmark", "llvip"), "LLVIP's ground truth is in no public file")
     one_line_error(run_cli("eval", dets, "--benchmark", "cvc-14"), "CVC-14's ground truth is in no public file")
-    one_line_error(run_cli("submit", dets, "--gt", gt, "--out", tmp_path / "entry.json"), "FLIR-aligned has no "
-                   "leaderboard that takes entries")
+    one_line_error(
+        run_cli("submit", dets, "--gt", gt, "--out", tmp_path / "entry.json"),
+        "FLIR-aligned has no leaderboard that takes entries",
+    )
     assert list(tmp_path.iterdir()) == []

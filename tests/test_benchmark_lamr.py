@@ -17,8 +17,11 @@ def random_case(rng, bench):
     """(COCO ground truth, its plain images and annotations, detections) in the benchmark's frame."""
     width, height = bench.image_size
     n_images = int(rng.choice([1, 3, 10, 40]))
-    names = ([f"{'Day' if k % 2 else 'Night'}/2014_05_04_10_00_00_{k:06d}" for k in range(n_images)]
-             if bench is CVC14 else [f"{190001 + k:06d}" for k in range(n_images)])
+    names = (
+        [f"{'Day' if k % 2 else 'Night'}/2014_05_04_10_00_00_{k:06d}" for k in range(n_images)]
+        if bench is CVC14
+        else [f"{190001 + k:06d}" for k in range(n_images)]
+    )
     images = [{"id": name, "file_name": name, "width": width, "height": height} for name in names]
     anns, records = [], []
     ann_ids = list(rng.permutation(n_images * 8))  # id 0 anywhere, or nowhere
@@ -30,20 +33,39 @@ def random_case(rng, bench):
             x = float(rng.choice([rng.integers(-10, width - int(w) + 10), 5, width - 5 - w, 4]))
             y = float(rng.choice([rng.integers(0, height - int(h)), 5, height - 5 - h, height - 4 - h]))
             ignore = rng.random() < 0.2
-            anns.append({"id": int(ann_ids.pop()), "image_id": name, "category_id": 1, "bbox": [x, y, w, h],
-                         "label": "person?" if ignore else "person", "ignore": int(ignore and bench is LLVIP)})
+            anns.append(
+                {
+                    "id": int(ann_ids.pop()),
+                    "image_id": name,
+                    "category_id": 1,
+                    "bbox": [x, y, w, h],
+                    "label": "person?" if ignore else "person",
+                    "ignore": int(ignore and bench is LLVIP),
+                }
+            )
             boxes.append((x, y, w, h))
         pool = rng.choice([0.9, 0.5, 0.25], size=3)
         for box in boxes:
             for _ in range(int(rng.choice([0, 1, 1, 2]))):
                 bx, by, bw, bh = np.array(box) + rng.normal(0, [4, 4, 3, 5])
-                records.append({"image_id": name, "category_id": 1, "bbox": [bx, by, max(bw, 0.0), max(bh, 0.0)],
-                                "score": float(rng.choice(pool)) if rng.random() < 0.4 else float(rng.random())})
+                records.append(
+                    {
+                        "image_id": name,
+                        "category_id": 1,
+                        "bbox": [bx, by, max(bw, 0.0), max(bh, 0.0)],
+                        "score": float(rng.choice(pool)) if rng.random() < 0.4 else float(rng.random()),
+                    }
+                )
         for _ in range(int(rng.choice([0, 1, 3]))):
             w, h = rng.uniform(5, 80), rng.uniform(20, 200)
-            records.append({"image_id": name, "category_id": 1,
-                            "bbox": [rng.uniform(0, width - w), rng.uniform(0, height - h), w, h],
-                            "score": float(rng.random())})
+            records.append(
+                {
+                    "image_id": name,
+                    "category_id": 1,
+                    "bbox": [rng.uniform(0, width - w), rng.uniform(0, height - h), w, h],
+                    "score": float(rng.random()),
+                }
+            )
     gt = {"images": images, "annotations": anns, "categories": [{"id": 1, "name": "person"}]}
     return gt, records
 
@@ -52,8 +74,17 @@ def plain_inputs(gt, records, frame):
     """The plain implementation's images, annotations and detections (integer ids in file order)."""
     index = {image["id"]: k for k, image in enumerate(gt["images"])}
     images = [{"id": k, "width": frame[0], "height": frame[1]} for k in range(len(gt["images"]))]
-    anns = [{"id": a["id"], "image_id": index[a["image_id"]], "bbox": a["bbox"], "height": a["bbox"][3],
-             "occlusion": 0, "ignore": int(a["label"] == "person?" or a.get("ignore", 0))} for a in gt["annotations"]]
+    anns = [
+        {
+            "id": a["id"],
+            "image_id": index[a["image_id"]],
+            "bbox": a["bbox"],
+            "height": a["bbox"][3],
+            "occlusion": 0,
+            "ignore": int(a["label"] == "person?" or a.get("ignore", 0)),
+        }
+        for a in gt["annotations"]
+    ]
     dets = [dict(r, image_id=index[r["image_id"]]) for r in records]
     return images, anns, dets
 
@@ -66,10 +97,12 @@ def test_cvc14_ms_detr_against_the_plain_loops(seed):
         gt, records = random_case(rng, CVC14)
         annotations = annotations_from_coco(gt, "cvc-14")
         detections = box_detections_from_coco(records, annotations)
-        (row,) = lamr_rows(annotations, detections, np.ones(annotations.n_images, bool), CVC14, "all",
-                           protocol="ms-detr")
-        (devkit,) = lamr_rows(annotations, detections, np.ones(annotations.n_images, bool), CVC14, "all",
-                              protocol="matlab")
+        (row,) = lamr_rows(
+            annotations, detections, np.ones(annotations.n_images, bool), CVC14, "all", protocol="ms-detr"
+        )
+        (devkit,) = lamr_rows(
+            annotations, detections, np.ones(annotations.n_images, bool), CVC14, "all", protocol="matlab"
+        )
         images, anns, dets = plain_inputs(gt, records, (640, 471))
         want, miss, n_gt = plain_lamr(images, anns, dets, "reasonable", set(range(len(images))), "matlab")
         context = f"seed {seed} case {case}"
@@ -92,8 +125,15 @@ def test_llvip_leaderboard_against_the_plain_loops(seed, bounds):
         gt, records = random_case(rng, LLVIP)
         annotations = annotations_from_coco(gt, "llvip")
         detections = box_detections_from_coco(records, annotations)
-        (row,) = lamr_rows(annotations, detections, np.ones(annotations.n_images, bool), LLVIP, "all",
-                           protocol="leaderboard", llvip_bounds=bounds)
+        (row,) = lamr_rows(
+            annotations,
+            detections,
+            np.ones(annotations.n_images, bool),
+            LLVIP,
+            "all",
+            protocol="leaderboard",
+            llvip_bounds=bounds,
+        )
         frame = (1280, 1024) if bounds == "frame" else (640, 512)
         images, anns, dets = plain_inputs(gt, records, frame)
         want, miss, n_gt = plain_lamr(images, anns, dets, "reasonable", set(range(len(images))), "leaderboard")
@@ -108,11 +148,25 @@ def test_rows_per_class_carry_their_category():
     gt, records = random_case(rng, LLVIP)
     annotations = annotations_from_coco(gt, "llvip")
     rows = evaluate_benchmark(annotations, box_detections_from_coco(records, annotations), method="m")
-    assert [(r.protocol, r.category) for r in rows] == [("coco", "person"), ("yolov5", "person"),
-                                                          ("leaderboard", "person")]
+    assert [(r.protocol, r.category) for r in rows] == [
+        ("coco", "person"),
+        ("yolov5", "person"),
+        ("leaderboard", "person"),
+    ]
     lamr = rows[-1].to_dict()
-    assert list(lamr) == ["method", "benchmark", "protocol", "split", "category", "setting", "iou", "lamr",
-                          "n_images", "n_gt", "recall"]
+    assert list(lamr) == [
+        "method",
+        "benchmark",
+        "protocol",
+        "split",
+        "category",
+        "setting",
+        "iou",
+        "lamr",
+        "n_images",
+        "n_gt",
+        "recall",
+    ]
     assert lamr["category"] == "person" and lamr["setting"] == "reasonable" and lamr["benchmark"] == "llvip"
 
 

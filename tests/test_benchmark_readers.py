@@ -24,9 +24,13 @@ from kaist_kit.errors import InputError
 def synth_sets(tmp_path_factory):
     """Each benchmark's synthetic set at its own frame size (2 training and 4 test frames)."""
     root = tmp_path_factory.mktemp("benchmarks")
-    return {name: (root / name, generate_benchmark(name, root / name, BenchmarkSynthConfig(seed=3, train_frames=2,
-                                                                                        test_frames=4)))
-            for name in ("flir-aligned", "llvip", "cvc-14", "m3fd")}
+    return {
+        name: (
+            root / name,
+            generate_benchmark(name, root / name, BenchmarkSynthConfig(seed=3, train_frames=2, test_frames=4)),
+        )
+        for name in ("flir-aligned", "llvip", "cvc-14", "m3fd")
+    }
 
 
 def read_test_split(name, root):
@@ -41,10 +45,12 @@ def test_native_files_read_back_exactly(synth_sets, name):
     assert len(written) == annotations.n_images == 4
     for k, frame in enumerate(annotations.image_names):
         boxes = np.flatnonzero(annotations.ann_image == k)
-        got = sorted((annotations.labels[b], [float(v) for v in annotations.boxes[b]], not annotations.ignore[b])
-                     for b in boxes)
-        want = sorted((label, [float(v) for v in box], counts) for label, box, counts in written[frame]
-                      if label != "dog")
+        got = sorted(
+            (annotations.labels[b], [float(v) for v in annotations.boxes[b]], not annotations.ignore[b]) for b in boxes
+        )
+        want = sorted(
+            (label, [float(v) for v in box], counts) for label, box, counts in written[frame] if label != "dog"
+        )
         assert got == [(("person?" if not c else label), box, c) for label, box, c in want], frame
     assert all(tuple(size) == (summary.config["size"] or tuple(size)) for size in annotations.image_sizes)
 
@@ -83,8 +89,10 @@ def test_cvc14_origin_check_says_when_the_other_reading_fits_far_better(tmp_path
             (folder / f"2014_05_04_10_00_00_10000{frame}.txt").write_text("\n".join(lines) + "\n")
     centre = read_cvc14(tmp_path, "day")
     corner = read_cvc14(tmp_path, "day", origin="corner")
-    records = [{"image_id": image_id, "category_id": 1, "bbox": [float(v) for v in corner.boxes[b]],
-                "score": 1 - b / 100} for b, image_id in enumerate(corner.image_ids[i] for i in corner.ann_image)]
+    records = [
+        {"image_id": image_id, "category_id": 1, "bbox": [float(v) for v in corner.boxes[b]], "score": 1 - b / 100}
+        for b, image_id in enumerate(corner.image_ids[i] for i in corner.ann_image)
+    ]
     check = origin_check(centre, box_detections_from_coco(records, centre))
     assert check.origin == "centre" and check.close == 0 and check.close_other == 60 and check.far_better
     assert "with x, y read as the corner" in check.line()
@@ -95,10 +103,14 @@ def test_llvip_release_from_the_box_counts():
     images, boxes = LLVIP_2021_BOXES["test"]
 
     def fake(n_images, n_boxes):
-        gt = {"images": [{"id": f"{190001 + k:06d}", "width": 1280, "height": 1024} for k in range(n_images)],
-              "annotations": [{"id": b + 1, "image_id": f"{190001 + b % n_images:06d}", "category_id": 1,
-                               "bbox": [10, 10, 20, 40]} for b in range(n_boxes)],
-              "categories": [{"id": 1, "name": "person"}]}
+        gt = {
+            "images": [{"id": f"{190001 + k:06d}", "width": 1280, "height": 1024} for k in range(n_images)],
+            "annotations": [
+                {"id": b + 1, "image_id": f"{190001 + b % n_images:06d}", "category_id": 1, "bbox": [10, 10, 20, 40]}
+                for b in range(n_boxes)
+            ],
+            "categories": [{"id": 1, "name": "person"}],
+        }
         return annotations_from_coco(gt, "llvip")
 
     assert llvip_release(fake(images, boxes), "test").name == "2021"
@@ -125,8 +137,11 @@ def test_the_public_m3fd_conversion_reads_with_its_scenes():
     assert annotations.n_images == 840 and len(annotations.ann_ids) == 7062
     scenes = {name: int(annotations.split_mask(name).sum()) for name in ("daytime", "night", "overcast", "challenge")}
     assert scenes == {"daytime": 320, "night": 140, "overcast": 205, "challenge": 148}
-    with pytest.raises(InputError, match="no image of the ground truth is in the split 'campus'; its splits are all, "
-                                         "challenge, daytime, night, overcast"):
+    with pytest.raises(
+        InputError,
+        match="no image of the ground truth is in the split 'campus'; its splits are all, "
+        "challenge, daytime, night, overcast",
+    ):
         annotations.split_mask("campus")
 
 
@@ -152,16 +167,21 @@ def test_errors_name_the_file(tmp_path):
     with pytest.raises(InputError, match=r"gt.json:\d+: annotation for image_id 3, which is not among the images"):
         load_annotations(path)
     annotations = annotations_from_coco({**gt, "annotations": []})
-    with pytest.raises(InputError, match="image_id '1' is not among the ground truth's images \\(written as a string; "
-                                         "the ground truth's ids are integers\\)"):
+    with pytest.raises(
+        InputError,
+        match="image_id '1' is not among the ground truth's images \\(written as a string; "
+        "the ground truth's ids are integers\\)",
+    ):
         box_detections_from_coco([{"image_id": "1", "category_id": 1, "bbox": [0, 0, 1, 1], "score": 1}], annotations)
 
     root = tmp_path / "flir" / "align"
     (root / "Annotations").mkdir(parents=True)
     (root / "align_validation.txt").write_text("FLIR_00001_PreviewData\n")
     xml = root / "Annotations" / "FLIR_00001_PreviewData.xml"
-    xml.write_text("<annotation><object><name>truck</name><bndbox><xmin>1</xmin><ymin>1</ymin><xmax>9</xmax>"
-                   "<ymax>9</ymax></bndbox></object></annotation>")
+    xml.write_text(
+        "<annotation><object><name>truck</name><bndbox><xmin>1</xmin><ymin>1</ymin><xmax>9</xmax>"
+        "<ymax>9</ymax></bndbox></object></annotation>"
+    )
     with pytest.raises(InputError, match="FLIR_00001_PreviewData.xml: label 'truck' is none of FLIR-aligned's classes"):
         read_benchmark("flir-aligned", tmp_path / "flir")
     cvc = tmp_path / "cvc" / "Day" / "Visible" / "NewTest" / "Annotations"

@@ -38,8 +38,9 @@ def invoke(*args, env=None):
 
 def real(path):
     if not path.is_file():
-        pytest.skip(f"the public conversion {path.name} is not at {path.parent} (set KAIST_KIT_SHARED to the "
-                    "shared folder)")
+        pytest.skip(
+            f"the public conversion {path.name} is not at {path.parent} (set KAIST_KIT_SHARED to the shared folder)"
+        )
     return path
 
 
@@ -54,15 +55,25 @@ def generated_detections(annotations, seed=0, drop=0.2, background=300):
             continue
         x, y, w, h = annotations.boxes[k] + rng.normal(0, [2, 2, 2, 2])
         score = 0.5 if rng.random() < 0.1 else float(rng.random())  # ties
-        records.append({"image_id": annotations.image_ids[annotations.ann_image[k]],
-                        "category_id": class_ids[annotations.ann_class[k]],
-                        "bbox": [float(x), float(y), float(max(w, 1)), float(max(h, 1))], "score": score})
+        records.append(
+            {
+                "image_id": annotations.image_ids[annotations.ann_image[k]],
+                "category_id": class_ids[annotations.ann_class[k]],
+                "bbox": [float(x), float(y), float(max(w, 1)), float(max(h, 1))],
+                "score": score,
+            }
+        )
     for _ in range(background):
         image = annotations.image_ids[int(rng.integers(annotations.n_images))]
         w, h = rng.uniform(8, 80, 2)
-        records.append({"image_id": image, "category_id": int(rng.choice(class_ids)),
-                        "bbox": [float(rng.uniform(0, 500)), float(rng.uniform(0, 400)), float(w), float(h)],
-                        "score": float(rng.random() * 0.6)})
+        records.append(
+            {
+                "image_id": image,
+                "category_id": int(rng.choice(class_ids)),
+                "bbox": [float(rng.uniform(0, 500)), float(rng.uniform(0, 400)), float(w), float(h)],
+                "score": float(rng.random() * 0.6),
+            }
+        )
     return records
 
 
@@ -121,8 +132,9 @@ def synth_sets(tmp_path_factory):
         root = tmp_path_factory.mktemp(name) / name
         generate_benchmark(name, root, BenchmarkSynthConfig(seed=3, train_frames=1, test_frames=40))
         annotations = read_benchmark(name, root, "test")
-        dets = write_json(root.parent / "fusion.json", generated_detections(annotations, seed=2, drop=0.1,
-                                                                            background=60))
+        dets = write_json(
+            root.parent / "fusion.json", generated_detections(annotations, seed=2, drop=0.1, background=60)
+        )
         made[name] = root, dets, annotations
     return made
 
@@ -145,8 +157,22 @@ def test_flir_eval_is_recognised_and_equals_pycocotools_per_class(flir):
 
 def test_m3fd_protocols_equal_their_evaluators(m3fd):
     gt, dets, annotations = m3fd
-    result = invoke("eval", dets, "--gt", gt, "--benchmark", "m3fd", "--protocol", "yolov5", "--protocol", "coco",
-                    "--split", "all", "--format", "json")
+    result = invoke(
+        "eval",
+        dets,
+        "--gt",
+        gt,
+        "--benchmark",
+        "m3fd",
+        "--protocol",
+        "yolov5",
+        "--protocol",
+        "coco",
+        "--split",
+        "all",
+        "--format",
+        "json",
+    )
     assert result.exit_code == 0, result.output
     assert "recognised from the ground truth" in result.stderr.splitlines()[0]
     box_dets = load_box_detections(dets, annotations)
@@ -168,8 +194,9 @@ def test_native_folders_score_as_the_benchmark_evaluators_do(synth_sets, name):
     root, dets, annotations = synth_sets[name]
     result = invoke("eval", dets, "--gt", root, "--benchmark", name, "--format", "json")
     assert result.exit_code == 0, result.output
-    assert result.stderr.splitlines()[0] == (f"benchmark: {name} (as named; its test annotations read from the "
-                                             "dataset's folder)")
+    assert result.stderr.splitlines()[0] == (
+        f"benchmark: {name} (as named; its test annotations read from the dataset's folder)"
+    )
     data = json.loads(result.stdout)
     box_dets = load_box_detections(dets, annotations)
     splits = sorted({r["split"] for r in data["results"]}, key=["all", "day", "night"].index)
@@ -218,8 +245,9 @@ def test_submit_check_self_scores_and_no_entry_is_packaged(flir, tmp_path):
     assert mean and mean[0].split()[1:] == [f"{100 * v:.2f}" for v in stats[None][:3]]
     proc = run_cli("submit", dets, "--gt", gt, "--out", tmp_path / "entry.json")
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr.splitlines()[-1].startswith("error: Invalid value for --benchmark: FLIR-aligned has no "
-                                                   "leaderboard")
+    assert proc.stderr.splitlines()[-1].startswith(
+        "error: Invalid value for --benchmark: FLIR-aligned has no leaderboard"
+    )
     assert not (tmp_path / "entry.json").exists()
 
 
@@ -234,10 +262,13 @@ def test_fetch_pins_another_benchmark_and_eval_finds_it(flir, tmp_path):
     env["KAIST_KIT_OFFLINE"] = "1"
     proc = run_cli("eval", dets, "--benchmark", "flir-aligned", "--split", "all", "--format", "json", env=env)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr.splitlines()[0] == ("benchmark: flir-aligned (its pinned ground truth, "
-                                           "flir-aligned-test.coco.json)")
-    assert json.loads(proc.stdout)["results"] == json.loads(invoke("eval", dets, "--gt", gt, "--split", "all",
-                                                                   "--format", "json").stdout)["results"]
+    assert proc.stderr.splitlines()[0] == (
+        "benchmark: flir-aligned (its pinned ground truth, flir-aligned-test.coco.json)"
+    )
+    assert (
+        json.loads(proc.stdout)["results"]
+        == json.loads(invoke("eval", dets, "--gt", gt, "--split", "all", "--format", "json").stdout)["results"]
+    )
     # a changed pinned copy is not taken: fetched again, and without network an error
     cached.write_bytes(gt.read_bytes()[:-1])
     proc = run_cli("eval", dets, "--benchmark", "flir-aligned", env=env)

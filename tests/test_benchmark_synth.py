@@ -14,8 +14,11 @@ from kaist_kit.errors import InputError
 
 def digests(folder):
     """Every file's MD5; synth.json without the folder it names."""
-    out = {str(p.relative_to(folder)): hashlib.md5(p.read_bytes()).hexdigest()
-           for p in sorted(folder.rglob("*")) if p.is_file() and p.name != "synth.json"}
+    out = {
+        str(p.relative_to(folder)): hashlib.md5(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != "synth.json"
+    }
     summary = json.loads((folder / "synth.json").read_text())
     del summary["out"]
     return out, summary
@@ -31,25 +34,35 @@ def test_the_same_seed_writes_the_same_files(tmp_path, name):
     assert digests(tmp_path / "a") != digests(tmp_path / "c")
 
 
-@pytest.mark.parametrize("name,pictures", [
-    ("flir-aligned", ["align/JPEGImages/FLIR_09001_RGB.jpg", "align/JPEGImages/FLIR_09001_PreviewData.jpeg"]),
-    ("llvip", ["visible/test/190001.jpg", "infrared/test/190001.jpg"]),
-    ("cvc-14", ["Day/Visible/NewTest/FramesPos/2014_05_04_10_00_00_100000.tif",
-                "Day/FIR/NewTest/FramesPos/2014_05_04_10_00_00_100000.tif"]),
-])
+@pytest.mark.parametrize(
+    "name,pictures",
+    [
+        ("flir-aligned", ["align/JPEGImages/FLIR_09001_RGB.jpg", "align/JPEGImages/FLIR_09001_PreviewData.jpeg"]),
+        ("llvip", ["visible/test/190001.jpg", "infrared/test/190001.jpg"]),
+        (
+            "cvc-14",
+            [
+                "Day/Visible/NewTest/FramesPos/2014_05_04_10_00_00_100000.tif",
+                "Day/FIR/NewTest/FramesPos/2014_05_04_10_00_00_100000.tif",
+            ],
+        ),
+    ],
+)
 def test_pictures_in_the_layout_and_frame_size(tmp_path, name, pictures):
     summary = generate_benchmark(name, tmp_path / name, BenchmarkSynthConfig(seed=2, train_frames=1, test_frames=1))
     bench = get_benchmark(name)
     for picture in pictures:
         with Image.open(tmp_path / name / picture) as image:
             assert image.size == bench.image_size
-    assert json.loads((tmp_path / name / "synth.json").read_text())["frames"] == summary.frames == {"train": 1,
-                                                                                                     "test": 1}
+    assert (
+        json.loads((tmp_path / name / "synth.json").read_text())["frames"] == summary.frames == {"train": 1, "test": 1}
+    )
 
 
 def test_m3fd_sizes_vary_as_m3fds_do(tmp_path):
-    generate_benchmark("m3fd", tmp_path / "m3fd", BenchmarkSynthConfig(seed=2, train_frames=2, test_frames=2,
-                                                                        size=None))
+    generate_benchmark(
+        "m3fd", tmp_path / "m3fd", BenchmarkSynthConfig(seed=2, train_frames=2, test_frames=2, size=None)
+    )
     sizes = set()
     for frame in ("00000", "00003"):
         with Image.open(tmp_path / "m3fd" / "Vis" / f"{frame}.png") as image:
@@ -72,8 +85,9 @@ def test_refuses_a_full_folder_and_leaves_nothing_on_failure(tmp_path, monkeypat
     (tmp_path / ".out.partial").mkdir()  # a folder of the user's, whatever its name
     (tmp_path / ".out.partial" / "mine.txt").write_text("mine")
     with pytest.raises(OSError):
-        generate_benchmark("llvip", tmp_path / "out",
-                           BenchmarkSynthConfig(train_frames=1, test_frames=1, size=(96, 96)))
+        generate_benchmark(
+            "llvip", tmp_path / "out", BenchmarkSynthConfig(train_frames=1, test_frames=1, size=(96, 96))
+        )
     assert sorted(p.name for p in tmp_path.iterdir()) == [".out.partial", "full"]
     assert (tmp_path / ".out.partial" / "mine.txt").read_text() == "mine"
     with pytest.raises(InputError, match="is a file; give a folder"):

@@ -34,14 +34,26 @@ def test_kaist_spec_states_what_the_kit_has_scattered():
     assert KAIST.protocols == tuple(settings.PROTOCOLS)
     pinned = KAIST.ground_truth
     assert (pinned.url, pinned.size, pinned.md5, pinned.filename, pinned.attribution, pinned.env, pinned.url_env) == (
-        groundtruth.GT_URL, groundtruth.LEADERBOARD_GT_BYTES, groundtruth.LEADERBOARD_GT_MD5, groundtruth.GT_FILENAME,
-        groundtruth.GT_ATTRIBUTION, groundtruth.GT_ENV, groundtruth.GT_URL_ENV)
+        groundtruth.GT_URL,
+        groundtruth.LEADERBOARD_GT_BYTES,
+        groundtruth.LEADERBOARD_GT_MD5,
+        groundtruth.GT_FILENAME,
+        groundtruth.GT_ATTRIBUTION,
+        groundtruth.GT_ENV,
+        groundtruth.GT_URL_ENV,
+    )
     for number in range(12):
         name = f"set{number:02d}/V000/I00019"
         assert kaist_period(number) == frames.period_of(name)
         assert kaist_scene(number) == frames.scene_of(number)
-    for text in ("set06/V000/I00019", "set06_V000_I00019.txt", "images/set06/V000/lwir/I00019.jpg",
-                 "x/set11/V002/visible/I01279.png", "set6/V000/I00019", "I00019.jpg"):
+    for text in (
+        "set06/V000/I00019",
+        "set06_V000_I00019.txt",
+        "images/set06/V000/lwir/I00019.jpg",
+        "x/set11/V002/visible/I01279.png",
+        "set6/V000/I00019",
+        "I00019.jpg",
+    ):
         assert KAIST.frame(text) == frames.find_frame(text), text
 
 
@@ -51,8 +63,13 @@ def test_every_spec_holds_together(bench):
     assert bench.default_split in [s.name for s in bench.splits]
     assert len({c.id for c in bench.categories}) == len(bench.categories)
     assert bench.protocols and bench.metrics and bench.citation.text() and bench.download
-    example = {"kaist": "set06/V000/I00019", "flir-aligned": "FLIR_09266", "llvip": "190001",
-               "cvc-14": "Day/2014_05_04_10_00_00_100000", "m3fd": "00002"}[bench.name]
+    example = {
+        "kaist": "set06/V000/I00019",
+        "flir-aligned": "FLIR_09266",
+        "llvip": "190001",
+        "cvc-14": "Day/2014_05_04_10_00_00_100000",
+        "m3fd": "00002",
+    }[bench.name]
     assert bench.frame(example) == example
     for modality in bench.modalities:  # a picture's path names its frame
         assert bench.frame(bench.picture_path(modality.name, example, "test")) == example

@@ -31,10 +31,19 @@ from kaist_kit.errors import InputError
 
 def truth(string_ids: bool, classes=((1, "person"), (2, "bicycle"), (3, "car"))):
     ids = [f"FLIR_{9000 + k:05d}.jpeg_RGB" if string_ids else 10 + k for k in range(6)]
-    gt = {"images": [{"id": i, "width": 640, "height": 512} for i in ids],
-          "annotations": [{"id": k + 1, "image_id": ids[k % 6], "category_id": classes[k % len(classes)][0],
-                           "bbox": [20 + 40 * k, 100, 40, 100]} for k in range(12)],
-          "categories": [{"id": i, "name": n} for i, n in classes]}
+    gt = {
+        "images": [{"id": i, "width": 640, "height": 512} for i in ids],
+        "annotations": [
+            {
+                "id": k + 1,
+                "image_id": ids[k % 6],
+                "category_id": classes[k % len(classes)][0],
+                "bbox": [20 + 40 * k, 100, 40, 100],
+            }
+            for k in range(12)
+        ],
+        "categories": [{"id": i, "name": n} for i, n in classes],
+    }
     return annotations_from_coco(gt, "flir-aligned")
 
 
@@ -52,9 +61,14 @@ def outcome(reader, data, gt, lenient: bool, options=None):
 
 
 def number(rnd: random.Random, broken: bool) -> str:
-    forms = [lambda: str(rnd.randint(-5, 700)), lambda: repr(rnd.uniform(-5, 700)), lambda: repr(rnd.random() ** 8),
-             lambda: f"{rnd.uniform(0, 9):.4f}", lambda: f"{rnd.randint(1, 9)}e{rnd.randint(-7, 2)}",
-             lambda: rnd.choice(["0", "-0", "-0.0", "1.0", "9007199254740993", "4.9e-324", "0.1e1"])]
+    forms = [
+        lambda: str(rnd.randint(-5, 700)),
+        lambda: repr(rnd.uniform(-5, 700)),
+        lambda: repr(rnd.random() ** 8),
+        lambda: f"{rnd.uniform(0, 9):.4f}",
+        lambda: f"{rnd.randint(1, 9)}e{rnd.randint(-7, 2)}",
+        lambda: rnd.choice(["0", "-0", "-0.0", "1.0", "9007199254740993", "4.9e-324", "0.1e1"]),
+    ]
     if broken and rnd.random() < 0.3:
         return rnd.choice(["01", "+1", ".5", "NaN", "Infinity", "1e400", '"1.5"', "null", "true", "[1]", "1e"])
     return rnd.choice(forms)()
@@ -83,10 +97,14 @@ def coco_text(rnd: random.Random, gt, broken: bool) -> tuple[str, bool]:
     item, colon = (",", ":") if compact else (", ", ": ")
     records = []
     for _ in range(rnd.randint(1, 12)):
-        values = {"image_id": image_id(rnd, gt, broken), "category_id": category(rnd, broken),
-                  "bbox": "[" + item.join(number(rnd, broken) for _ in range(4 if not broken or rnd.random() < 0.9
-                                                                             else 3)) + "]",
-                  "score": number(rnd, broken)}
+        values = {
+            "image_id": image_id(rnd, gt, broken),
+            "category_id": category(rnd, broken),
+            "bbox": "["
+            + item.join(number(rnd, broken) for _ in range(4 if not broken or rnd.random() < 0.9 else 3))
+            + "]",
+            "score": number(rnd, broken),
+        }
         parts = [f'"{key}"{colon}{values[key]}' for key in keys]
         if broken and rnd.random() < 0.03:
             parts.append('"id"' + colon + "3")
@@ -96,7 +114,7 @@ def coco_text(rnd: random.Random, gt, broken: bool) -> tuple[str, bool]:
     text = "[" + item.join(records) + "]"
     if broken and rnd.random() < 0.1:
         cut = rnd.randrange(len(text))
-        text = text[:cut] + rnd.choice(["", " ", ",", "}", "{", "]", "1", '"']) + text[cut + 1:]
+        text = text[:cut] + rnd.choice(["", " ", ",", "}", "{", "]", "1", '"']) + text[cut + 1 :]
     if broken and rnd.random() < 0.05:
         text = '{"annotations": ' + text + "}"
     return text, not broken and "e400" not in text
@@ -123,8 +141,9 @@ def test_fast_path_reads_as_json_loads(gt):
                 reference = np.array([r[key] for r in records], np.float64)
                 assert reference.tobytes() == columns[key].tobytes(), (key, text[:300])
         for lenient in (False, True):
-            assert outcome(read_coco_boxes, data, gt, lenient) == outcome(read_coco_boxes, text, gt, lenient), \
-                text[:300]
+            assert outcome(read_coco_boxes, data, gt, lenient) == outcome(read_coco_boxes, text, gt, lenient), text[
+                :300
+            ]
     assert taken > 150
 
 
@@ -137,18 +156,28 @@ def test_types_are_checked_never_coerced():
     assert read(INTS).category.tolist() == [2] and read(INTS).image.tolist() == [0]
     assert read(STRINGS, image_id="FLIR_09001.jpeg_RGB").image.tolist() == [1]
     for gt, changes, message in [
-            (INTS, {"image_id": "10"}, "image_id '10' is not among the ground truth's images (written as a string; "
-                                       "the ground truth's ids are integers)"),
-            (STRINGS, {"image_id": 9000}, "image_id 9000 is not among the ground truth's images (written as an "
-                                          "integer; the ground truth's ids are strings, 'FLIR_09000.jpeg_RGB'"),
-            (INTS, {"image_id": True}, "image_id true is not an integer"),
-            (INTS, {"category_id": True}, "category_id holds true, not a number"),
-            (INTS, {"category_id": 2.5}, "category_id 2.5 is not a whole number"),
-            (INTS, {"score": None}, "score holds null, not a number"),
-            (INTS, {"bbox": [1, 2, 3]}, "bbox must be a list of 4 numbers"),
-            (INTS, {"image_id": 17}, "image_id 17 is not among the ground truth's images \\(ids 10..15\\)")]:
-        with pytest.raises(InputError, match=message.replace("(", "\\(").replace(")", "\\)")
-                           if "\\(" not in message else message):
+        (
+            INTS,
+            {"image_id": "10"},
+            "image_id '10' is not among the ground truth's images (written as a string; "
+            "the ground truth's ids are integers)",
+        ),
+        (
+            STRINGS,
+            {"image_id": 9000},
+            "image_id 9000 is not among the ground truth's images (written as an "
+            "integer; the ground truth's ids are strings, 'FLIR_09000.jpeg_RGB'",
+        ),
+        (INTS, {"image_id": True}, "image_id true is not an integer"),
+        (INTS, {"category_id": True}, "category_id holds true, not a number"),
+        (INTS, {"category_id": 2.5}, "category_id 2.5 is not a whole number"),
+        (INTS, {"score": None}, "score holds null, not a number"),
+        (INTS, {"bbox": [1, 2, 3]}, "bbox must be a list of 4 numbers"),
+        (INTS, {"image_id": 17}, "image_id 17 is not among the ground truth's images \\(ids 10..15\\)"),
+    ]:
+        with pytest.raises(
+            InputError, match=message.replace("(", "\\(").replace(")", "\\)") if "\\(" not in message else message
+        ):
             read(gt, **changes)
     without = dict(record)
     del without["category_id"]
@@ -159,14 +188,16 @@ def test_types_are_checked_never_coerced():
     assert dets.category.tolist() == [2] and dets.facts.string_values == 1
     # The id offset moves integer ids; string ids cannot be moved.
     assert read(INTS, image_id=11).image.tolist() == [1]
-    moved = read_coco_boxes(json.dumps([{**record, "image_id": 11}]).encode(), "r.json", INTS,
-                            options=ReadOptions(id_offset=-1))
+    moved = read_coco_boxes(
+        json.dumps([{**record, "image_id": 11}]).encode(), "r.json", INTS, options=ReadOptions(id_offset=-1)
+    )
     assert moved.image.tolist() == [0] and moved.facts.id_offset == -1
     with pytest.raises(InputError, match="--id-offset moves integer image ids"):
         read_coco_boxes(b"[]", "r.json", STRINGS, options=ReadOptions(id_offset=1))
     # Categories counted from 0 read with the offset that moves them.
-    shifted = read_coco_boxes(json.dumps([{**record, "category_id": 0}]).encode(), "r.json", INTS,
-                              options=ReadOptions(category_offset=1))
+    shifted = read_coco_boxes(
+        json.dumps([{**record, "category_id": 0}]).encode(), "r.json", INTS, options=ReadOptions(category_offset=1)
+    )
     assert shifted.category.tolist() == [1] and shifted.facts.category_offset == 1
 
 
@@ -217,8 +248,9 @@ def test_real_ground_truths_with_generated_detections(path):
     text = json.dumps(records)
     fast = read_coco_boxes(text.encode(), "r.json", annotations)
     assert coco_columns(text.encode(), classes=True, string_ids=True) is not None
-    assert outcome(read_coco_boxes, text.encode(), annotations, False) == outcome(read_coco_boxes, text,
-                                                                                   annotations, False)
+    assert outcome(read_coco_boxes, text.encode(), annotations, False) == outcome(
+        read_coco_boxes, text, annotations, False
+    )
     assert fast.boxes.tolist() == [r["bbox"] for r in records]
     assert [annotations.image_ids[k] for k in fast.image] == [r["image_id"] for r in records]
     assert fast.category.tolist() == [r["category_id"] for r in records]

@@ -39,6 +39,7 @@ def assert_same_both_ways(reader, data: bytes) -> None:
 
 # --- COCO JSON ------------------------------------------------------------------------------------
 
+
 def json_number(rnd: random.Random, broken: bool) -> str:
     """A number as some writer writes it; when ``broken``, possibly something json.loads rejects or
     reads another way (a string, NaN)."""
@@ -50,22 +51,65 @@ def json_number(rnd: random.Random, broken: bool) -> str:
         lambda: f"{rnd.uniform(0, 9):.4f}",
         lambda: f"{rnd.randint(1, 9)}e{rnd.randint(-7, 2)}",
         lambda: f"{rnd.uniform(1, 9):.3f}E+0{rnd.randint(0, 2)}",
-        lambda: rnd.choice(["0", "-0", "-0.0", "0.0", "1", "1.0", "-1.5", "2e0", "1e-05", "9007199254740993",
-                            "123456789012345678901234567890", "4.9e-324", "0.1e1"]),
+        lambda: rnd.choice(
+            [
+                "0",
+                "-0",
+                "-0.0",
+                "0.0",
+                "1",
+                "1.0",
+                "-1.5",
+                "2e0",
+                "1e-05",
+                "9007199254740993",
+                "123456789012345678901234567890",
+                "4.9e-324",
+                "0.1e1",
+            ]
+        ),
     ]
     if broken and rnd.random() < 0.3:
-        return rnd.choice(["01", "+1", ".5", "1.", "-", "1e", "--1", "1.2.3", "1e5e5", "0x10", "NaN", "Infinity",
-                           "1e400", "-1e400", "-Infinity", '"1.5"', "null", "true", "[1]", "1 2", "", "#", "1_000",
-                           "１"])
+        return rnd.choice(
+            [
+                "01",
+                "+1",
+                ".5",
+                "1.",
+                "-",
+                "1e",
+                "--1",
+                "1.2.3",
+                "1e5e5",
+                "0x10",
+                "NaN",
+                "Infinity",
+                "1e400",
+                "-1e400",
+                "-Infinity",
+                '"1.5"',
+                "null",
+                "true",
+                "[1]",
+                "1 2",
+                "",
+                "#",
+                "1_000",
+                "１",
+            ]
+        )
     return rnd.choice(forms)()
 
 
 def json_record(rnd: random.Random, keys: list, broken: bool, category: str | None) -> dict:
-    values = {"image_id": rnd.choice(["0", "1", "2", "3", "4", "5"]) if rnd.random() < 0.9 else
-              rnd.choice(["6", "-1", "2.0", "2.5", "1e0", "9007199254740993", "1e20"]),
-              "category_id": category or rnd.choice(["1"] * 8 + ["1.0", "0", "2"]),
-              "bbox": [json_number(rnd, broken) for _ in range(4 if not broken or rnd.random() < 0.9 else 3)],
-              "score": json_number(rnd, broken)}
+    values = {
+        "image_id": rnd.choice(["0", "1", "2", "3", "4", "5"])
+        if rnd.random() < 0.9
+        else rnd.choice(["6", "-1", "2.0", "2.5", "1e0", "9007199254740993", "1e20"]),
+        "category_id": category or rnd.choice(["1"] * 8 + ["1.0", "0", "2"]),
+        "bbox": [json_number(rnd, broken) for _ in range(4 if not broken or rnd.random() < 0.9 else 3)],
+        "score": json_number(rnd, broken),
+    }
     return {key: values[key] for key in keys}
 
 
@@ -93,14 +137,16 @@ def json_text(rnd: random.Random, broken: bool) -> tuple[str, bool]:
             parts.append(f'"{key}"{colon}{space}{value}')
         if broken and rnd.random() < 0.03:
             parts.insert(rnd.randint(0, len(parts)), parts[rnd.randrange(len(parts))])  # a key twice
-        records.append("{" + item.join(parts) + "}" if layout != "indent" else
-                       "{\n        " + item.join(parts) + "\n    }")
+        records.append(
+            "{" + item.join(parts) + "}" if layout != "indent" else "{\n        " + item.join(parts) + "\n    }"
+        )
     between = {"compact": ",", "dumps": ", ", "indent": ",\n    ", "ragged": ",\n"}[layout]
-    text = "[" + ("\n    " if layout == "indent" else "") + between.join(records) + ("\n]" if layout == "indent"
-                                                                                        else "]")
+    text = (
+        "[" + ("\n    " if layout == "indent" else "") + between.join(records) + ("\n]" if layout == "indent" else "]")
+    )
     if broken and rnd.random() < 0.1:
         cut = rnd.randrange(len(text))
-        text = text[:cut] + rnd.choice(["", " ", ",", "}", "{", "]", "1", "e", '"', "\t", "\x0c"]) + text[cut + 1:]
+        text = text[:cut] + rnd.choice(["", " ", ",", "}", "{", "]", "1", "e", '"', "\t", "\x0c"]) + text[cut + 1 :]
     if broken and rnd.random() < 0.05:
         text = '{"annotations": ' + text + "}"
     usual = not broken and "e400" not in text
@@ -121,9 +167,12 @@ def test_json_fast_path_reads_as_json_loads():
         if columns is not None:
             taken += 1
             records = json.loads(text)
-            expected = {"image_id": [r["image_id"] for r in records], "bbox": [r["bbox"] for r in records],
-                        "category_id": [r.get("category_id", 1) for r in records],
-                        "score": [r["score"] for r in records]}
+            expected = {
+                "image_id": [r["image_id"] for r in records],
+                "bbox": [r["bbox"] for r in records],
+                "category_id": [r.get("category_id", 1) for r in records],
+                "score": [r["score"] for r in records],
+            }
             for key, values in expected.items():
                 try:
                     reference = np.array(values, np.float64)
@@ -140,24 +189,44 @@ def test_json_fast_path_passes_over_what_it_does_not_read_alike():
     twice, keys in any order, any white space) the fast path reads the same way."""
     record = '{"image_id": 1, "category_id": 1, "bbox": [1, 2, 3, 4], "score": %s}'
     assert coco_columns(("[" + record % "0.5" + "]").encode()) is not None
-    for number in ("01", "+1", ".5", "1.", "1e", "NaN", "Infinity", '"0.5"', "1_0", "0x1", "1 2", "- 1", "true",
-                   "null", "1e400", "[0.5]", '{"0": 0.5}'):
+    for number in (
+        "01",
+        "+1",
+        ".5",
+        "1.",
+        "1e",
+        "NaN",
+        "Infinity",
+        '"0.5"',
+        "1_0",
+        "0x1",
+        "1 2",
+        "- 1",
+        "true",
+        "null",
+        "1e400",
+        "[0.5]",
+        '{"0": 0.5}',
+    ):
         assert coco_columns(("[" + record % number + "]").encode()) is None, number
-    for text in ('[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1, "id": 3}]',
-                 '[{"imag5_id": 1, "bbox": [1, 2, 3, 4], "score": 1}]',
-                 '[{"image_id": 1, "bbox": [1, 2, 3], "score": 1}]',
-                 '[{"image_id": 1, "bbox": {"0": 1, "1": 2, "2": 3, "3": 4}, "score": 1}]',
-                 '[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}',
-                 '[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}] x',
-                 '{"annotations": [{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}]}',
-                 '[{"\\u0069mage_id": 1, "bbox": [1, 2, 3, 4], "score": 1}]',
-                 '\ufeff[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}]', "[]"):
+    for text in (
+        '[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1, "id": 3}]',
+        '[{"imag5_id": 1, "bbox": [1, 2, 3, 4], "score": 1}]',
+        '[{"image_id": 1, "bbox": [1, 2, 3], "score": 1}]',
+        '[{"image_id": 1, "bbox": {"0": 1, "1": 2, "2": 3, "3": 4}, "score": 1}]',
+        '[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}',
+        '[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}] x',
+        '{"annotations": [{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}]}',
+        '[{"\\u0069mage_id": 1, "bbox": [1, 2, 3, 4], "score": 1}]',
+        '\ufeff[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}]',
+        "[]",
+    ):
         assert coco_columns(text.encode()) is None, text
-    for text in ('[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1, "score": 2}]',
-                 '[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}, {"bbox": [1, 2, 3, 4], "image_id": 1, '
-                 '"score": 1}]',
-                 ' \r\n[{"image_id": 1,"bbox":[1,2,3,4],\t"score": 1}\n,{"image_id": 1, "bbox": [1, 2, 3, 4], '
-                 '"score": 1}]\n'):
+    for text in (
+        '[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1, "score": 2}]',
+        '[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}, {"bbox": [1, 2, 3, 4], "image_id": 1, "score": 1}]',
+        ' \r\n[{"image_id": 1,"bbox":[1,2,3,4],\t"score": 1}\n,{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}]\n',
+    ):
         records = json.loads(text)
         columns = coco_columns(text.encode())
         assert columns is not None, text
@@ -166,14 +235,41 @@ def test_json_fast_path_passes_over_what_it_does_not_read_alike():
 
 # --- leaderboard txt ------------------------------------------------------------------------------
 
+
 def txt_field(rnd: random.Random, broken: bool) -> str:
     if broken and rnd.random() < 0.1:
-        return rnd.choice(["nan", "inf", "-inf", "1_0", "0x1", "+", ".", "1e", "--1", "1.5.5", "abc", "#", "%",
-                           "１", "1,5", "", "\t", "1e400", "9" * 30])
-    return rnd.choice([
-        lambda: str(rnd.randint(-3, 700)), lambda: f"{rnd.uniform(0, 700):.4f}", lambda: f"{rnd.random():.8f}",
-        lambda: repr(rnd.random() ** 6), lambda: rnd.choice(["+1", ".5", "5.", "-0", "1E3", "1e-07", "007"]),
-    ])()
+        return rnd.choice(
+            [
+                "nan",
+                "inf",
+                "-inf",
+                "1_0",
+                "0x1",
+                "+",
+                ".",
+                "1e",
+                "--1",
+                "1.5.5",
+                "abc",
+                "#",
+                "%",
+                "１",
+                "1,5",
+                "",
+                "\t",
+                "1e400",
+                "9" * 30,
+            ]
+        )
+    return rnd.choice(
+        [
+            lambda: str(rnd.randint(-3, 700)),
+            lambda: f"{rnd.uniform(0, 700):.4f}",
+            lambda: f"{rnd.random():.8f}",
+            lambda: repr(rnd.random() ** 6),
+            lambda: rnd.choice(["+1", ".5", "5.", "-0", "1E3", "1e-07", "007"]),
+        ]
+    )()
 
 
 def txt_text(rnd: random.Random, broken: bool) -> tuple[str, bool]:
@@ -187,8 +283,10 @@ def txt_text(rnd: random.Random, broken: bool) -> tuple[str, bool]:
             fields.pop() if rnd.random() < 0.5 else fields.append("1")
         lines.append(separator.join(fields))
     if broken and rnd.random() < 0.1:
-        lines.insert(rnd.randrange(len(lines) + 1), rnd.choice(["", "  ", "# a comment", "% a comment",
-                                                                 "image_id,x,y,w,h,score", "1,2,3,4,5,6,"]))
+        lines.insert(
+            rnd.randrange(len(lines) + 1),
+            rnd.choice(["", "  ", "# a comment", "% a comment", "image_id,x,y,w,h,score", "1,2,3,4,5,6,"]),
+        )
     text = ending.join(lines) + rnd.choice(["", ending])
     if broken and rnd.random() < 0.05:
         text = text.replace("\n", "\r", 1)
@@ -212,10 +310,20 @@ def test_txt_fast_path_reads_as_the_careful_reader():
 def test_txt_fast_path_passes_over_what_it_does_not_read_alike():
     assert txt_rows(b"1,2,3,4,5,0.5\n2, 3,4 ,5,6,1e-05\r\n", 6) is not None
     assert txt_rows(b"1 2 3 4 5 0.5\n2\t3 4 5 6 0.5\n", 6) is not None
-    for text in (b"1,2,3,4,5,0.5\n\n1,2,3,4,5,0.5\n", b"# c\n1,2,3,4,5,0.5\n", b"1,2,3,4,5,0.5\r1,2,3,4,5,0.5",
-                 b"1,2,3,4,5,0.5\n2 3 4 5 6 0.5\n", b"1,2,3,4,5\n",
-                 b"1,2,3,4,5,0.5,\n", b"1,2,3,4,5,nan\n", b"1,2,3,4,5,1_0\n", b"1 2,3,4,5,6\n",
-                 b"", b" \n", b"\xef\xbb\xbf1,2,3,4,5,0.5\n"):
+    for text in (
+        b"1,2,3,4,5,0.5\n\n1,2,3,4,5,0.5\n",
+        b"# c\n1,2,3,4,5,0.5\n",
+        b"1,2,3,4,5,0.5\r1,2,3,4,5,0.5",
+        b"1,2,3,4,5,0.5\n2 3 4 5 6 0.5\n",
+        b"1,2,3,4,5\n",
+        b"1,2,3,4,5,0.5,\n",
+        b"1,2,3,4,5,nan\n",
+        b"1,2,3,4,5,1_0\n",
+        b"1 2,3,4,5,6\n",
+        b"",
+        b" \n",
+        b"\xef\xbb\xbf1,2,3,4,5,0.5\n",
+    ):
         assert txt_rows(text, 6) is None, text
 
 
@@ -224,11 +332,13 @@ def test_the_format_is_told_from_the_first_lines_however_far(tmp_path):
     from kaist_kit.detections import load_detections
 
     blank = "\n" * 70_000
-    cases = {"header_result.txt": (blank + "image_id,x,y,w,h,score\n1,2,3,4,5,0.5\n", "r:70001: a header line"),
-             "person_result.txt": (blank + "# c\n" * 5000 + "person 1 2 3 4 0.5\n", "r:75001: looks like a single"),
-             "cut_result.txt": ("#" * 65_530 + "\nimage_id,x,y,w,h,score_and_more\n", "r:2: a header line"),
-             "spaces_result.json": (" " * 70_000 + '[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}]', None),
-             "rows_result.txt": (blank + "1,2,3,4,5,0.5\n", None)}
+    cases = {
+        "header_result.txt": (blank + "image_id,x,y,w,h,score\n1,2,3,4,5,0.5\n", "r:70001: a header line"),
+        "person_result.txt": (blank + "# c\n" * 5000 + "person 1 2 3 4 0.5\n", "r:75001: looks like a single"),
+        "cut_result.txt": ("#" * 65_530 + "\nimage_id,x,y,w,h,score_and_more\n", "r:2: a header line"),
+        "spaces_result.json": (" " * 70_000 + '[{"image_id": 1, "bbox": [1, 2, 3, 4], "score": 1}]', None),
+        "rows_result.txt": (blank + "1,2,3,4,5,0.5\n", None),
+    }
     for name, (text, error) in cases.items():
         path = tmp_path / name
         path.write_text(text)
@@ -241,6 +351,7 @@ def test_the_format_is_told_from_the_first_lines_however_far(tmp_path):
 
 
 # --- per-image folders ----------------------------------------------------------------------------
+
 
 def per_image_text(rnd: random.Random, broken: bool) -> tuple[str, bool]:
     lines = []
@@ -260,11 +371,20 @@ def per_image_text(rnd: random.Random, broken: bool) -> tuple[str, bool]:
 def test_per_image_fast_path_reads_as_the_careful_reader(tmp_path, monkeypatch):
     import kaist_kit.detections as detections
 
-    names = ["set06_V000_I00000.txt", "set06_V000_I00001.txt", "set06_V000_I00002.txt", "set09_V000_I00003.txt",
-             "set09_V000_I00004.txt", "set09_V000_I00005.txt", "set10_V000_I00009.txt"]
+    names = [
+        "set06_V000_I00000.txt",
+        "set06_V000_I00001.txt",
+        "set06_V000_I00002.txt",
+        "set09_V000_I00003.txt",
+        "set09_V000_I00004.txt",
+        "set09_V000_I00005.txt",
+        "set10_V000_I00009.txt",
+    ]
     rnd = random.Random(20240603)
-    gt = make_gt([dict(image, im_name=names[k][:-4].replace("_", "/")) for k, image in enumerate(frames(6, 3))],
-                 [person(k + 1, k % 6, (20 + 40 * k, 100, 40, 100)) for k in range(12)])
+    gt = make_gt(
+        [dict(image, im_name=names[k][:-4].replace("_", "/")) for k, image in enumerate(frames(6, 3))],
+        [person(k + 1, k % 6, (20 + 40 * k, 100, 40, 100)) for k in range(12)],
+    )
     taken = 0
     for case in range(300):
         folder = tmp_path / str(case)
@@ -282,14 +402,14 @@ def test_per_image_fast_path_reads_as_the_careful_reader(tmp_path, monkeypatch):
             for lenient in (False, True):
                 try:
                     dets = detections.load_detections(folder, gt, on_invalid="drop" if lenient else "error")
-                    read.append(([a.tobytes() for a in (dets.image, dets.boxes, dets.scores)], dets.facts,
-                                 dets.dropped))
+                    read.append(
+                        ([a.tobytes() for a in (dets.image, dets.boxes, dets.scores)], dets.facts, dets.dropped)
+                    )
                 except InputError as exc:
                     read.append(str(exc))
             monkeypatch.undo()
         assert read[:2] == read[2:], case
-        texts = [p.read_bytes() for p in sorted(folder.iterdir()) if p.name[:-4].replace("_", "/") in
-                 gt.index_of_name]
+        texts = [p.read_bytes() for p in sorted(folder.iterdir()) if p.name[:-4].replace("_", "/") in gt.index_of_name]
         taken += labelled_rows(texts, b"person", 5) is not None
         if usual and sum(t.count(b"person") for t in texts):
             assert labelled_rows(texts, b"person", 5) is not None, texts

@@ -19,8 +19,9 @@ def test_the_detector_verbs_say_how_to_install_what_they_need(monkeypatch, tmp_p
 
 
 def test_missing_files_are_reported_before_anything_is_imported(tmp_path):
-    result = CliRunner().invoke(app, ["test", str(tmp_path / "config.py"), str(tmp_path / "model.pth"),
-                                      "--out", str(tmp_path / "r.json")])
+    result = CliRunner().invoke(
+        app, ["test", str(tmp_path / "config.py"), str(tmp_path / "model.pth"), "--out", str(tmp_path / "r.json")]
+    )
     assert isinstance(result.exception, InputError) and "no such config file" in str(result.exception)
 
 

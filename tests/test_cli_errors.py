@@ -16,8 +16,15 @@ BOX = [100, 100, 40, 100]
 def small(tmp_path):
     """A ground truth of 30 images with a pedestrian each, and a result that finds them."""
     gt = tmp_path / "gt.json"
-    gt.write_text(json.dumps({"images": frames(30), "annotations": [person(i + 1, i, BOX) for i in range(30)],
-                              "categories": [{"id": 1, "name": "person"}]}))
+    gt.write_text(
+        json.dumps(
+            {
+                "images": frames(30),
+                "annotations": [person(i + 1, i, BOX) for i in range(30)],
+                "categories": [{"id": 1, "name": "person"}],
+            }
+        )
+    )
     result = tmp_path / "good_result.txt"
     result.write_text("".join(f"{i + 1},100,100,40,100,0.9\n" for i in range(30)))
     return gt, result
@@ -47,9 +54,11 @@ def test_outputs_that_cannot_be_written(small, tmp_path, verb):
     a_file = tmp_path / "taken"
     a_file.write_text("")
     option = "--out" if verb == "diagnose" else "--plot"
-    targets = {"eval": [folder, a_file / "curves.png", "/proc/curves.png"],
-               "compare": [folder, a_file / "curves.png", "/proc/self/curves.png"],
-               "diagnose": [a_file, a_file / "inside", "/proc/diagnosis"]}[verb]
+    targets = {
+        "eval": [folder, a_file / "curves.png", "/proc/curves.png"],
+        "compare": [folder, a_file / "curves.png", "/proc/self/curves.png"],
+        "diagnose": [a_file, a_file / "inside", "/proc/diagnosis"],
+    }[verb]
     results = [result, result.with_name("again_result.txt")] if verb == "compare" else [result]
     if verb == "compare":
         results[1].write_bytes(result.read_bytes())
@@ -57,7 +66,8 @@ def test_outputs_that_cannot_be_written(small, tmp_path, verb):
         proc = run_cli(verb, *results, "--gt", gt, option, target, *(["--resamples", "5"] if verb != "eval" else []))
         one_line_error(proc, target)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        ["gt.json", "good_result.txt", "taken.png", "taken"] + (["again_result.txt"] if verb == "compare" else []))
+        ["gt.json", "good_result.txt", "taken.png", "taken"] + (["again_result.txt"] if verb == "compare" else [])
+    )
     assert list(folder.iterdir()) == []
 
 
@@ -103,10 +113,14 @@ def test_a_header_line_is_called_a_header(small, tmp_path):
 def test_image_ids_beyond_64_bits_are_reported_as_written(small, tmp_path):
     gt, result = small
     for name, text, written in (
-            ("big_result.txt", "100000000000000000000,1,2,3,4,0.5\n", "100000000000000000000"),
-            ("big2_result.txt", "1e20,1,2,3,4,0.5\n", "1e20"),
-            ("big_result.json", '[{"image_id": 100000000000000000000, "bbox": [1, 2, 3, 4], "score": 0.5}]',
-             "100000000000000000000")):
+        ("big_result.txt", "100000000000000000000,1,2,3,4,0.5\n", "100000000000000000000"),
+        ("big2_result.txt", "1e20,1,2,3,4,0.5\n", "1e20"),
+        (
+            "big_result.json",
+            '[{"image_id": 100000000000000000000, "bbox": [1, 2, 3, 4], "score": 0.5}]',
+            "100000000000000000000",
+        ),
+    ):
         path = tmp_path / name
         path.write_text(result.read_text() + text if name.endswith(".txt") else text)
         line = one_line_error(run_cli("eval", path, "--gt", gt), path, f"image id {written} is not in the ground truth")
@@ -129,8 +143,10 @@ def test_image_list_errors_name_the_list_and_its_line(small, tmp_path):
     gt, result = small
     listed = tmp_path / "some.txt"
     listed.write_text("set06/V000/I00001\r\n\r\nset06/V000/I00002\r\nset06/V000/I99999\r\n")
-    one_line_error(run_cli("eval", result, "--gt", gt, "--images", listed),
-                   f"{listed}:4: 'set06/V000/I99999' is not an image of the ground truth")
+    one_line_error(
+        run_cli("eval", result, "--gt", gt, "--images", listed),
+        f"{listed}:4: 'set06/V000/I99999' is not an image of the ground truth",
+    )
     listed.write_text("3\n77\n")
     one_line_error(run_cli("eval", result, "--gt", gt, "--images", listed), f"{listed}:2: '77'")
 
@@ -159,8 +175,7 @@ def test_show_says_how_to_draw_several_results(small, tmp_path):
     assert not (tmp_path / "f.png").exists()
 
 
-VERBS = ["convert", "synth", "stats", "show", "eval", "diagnose", "compare", "submit", "train", "test", "infer",
-         "demo"]
+VERBS = ["convert", "synth", "stats", "show", "eval", "diagnose", "compare", "submit", "train", "test", "infer", "demo"]
 
 
 def test_help_shows_defaults_whole_and_no_bool_labels():

@@ -23,20 +23,44 @@ def invoke(*args, env=None):
 
 @pytest.fixture
 def files(kaist):
-    return {"gt": kaist / "test-all-20.leaderboard.json",
-            "MBNet": kaist / "results" / "MBNet_result.txt",
-            "MLPD": kaist / "results" / "MLPD_result.txt"}
+    return {
+        "gt": kaist / "test-all-20.leaderboard.json",
+        "MBNet": kaist / "results" / "MBNet_result.txt",
+        "MLPD": kaist / "results" / "MLPD_result.txt",
+    }
 
 
 def test_json_output_keeps_its_field_names(files, kaist):
-    out = invoke("eval", files["MBNet"], files["MLPD"], "--gt", files["gt"], "--format", "json",
-                 "--setting", "reasonable", "--setting", "all-pedestrians").stdout
+    out = invoke(
+        "eval",
+        files["MBNet"],
+        files["MLPD"],
+        "--gt",
+        files["gt"],
+        "--format",
+        "json",
+        "--setting",
+        "reasonable",
+        "--setting",
+        "all-pedestrians",
+    ).stdout
     output = json.loads(out)
     assert set(output) == {"results", "findings"}
     rows = output["results"]
     assert len(rows) == 2 * 2 * 3
-    assert set(rows[0]) == {"method", "protocol", "setting", "split", "iou", "lamr", "miss_rates",
-                            "fppi_refs", "recall", "n_images", "n_gt"}
+    assert set(rows[0]) == {
+        "method",
+        "protocol",
+        "setting",
+        "split",
+        "iou",
+        "lamr",
+        "miss_rates",
+        "fppi_refs",
+        "recall",
+        "n_images",
+        "n_gt",
+    }
     ref = json.loads((kaist / "results" / "reference-lamr.leaderboard.json").read_text())["values"]
     for row in rows:
         assert row["protocol"] == "leaderboard"
@@ -54,11 +78,25 @@ def test_table_prints_percent_with_two_decimals_and_names_protocol(files):
 
 
 def test_csv_and_markdown(files):
-    out = invoke("eval", files["MLPD"], "--gt", files["gt"], "--format", "csv", "--protocol", "leaderboard",
-                 "--protocol", "matlab").stdout
+    out = invoke(
+        "eval",
+        files["MLPD"],
+        "--gt",
+        files["gt"],
+        "--format",
+        "csv",
+        "--protocol",
+        "leaderboard",
+        "--protocol",
+        "matlab",
+    ).stdout
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [(r["protocol"], r["split"]) for r in rows][:4] == [
-        ("leaderboard", "all"), ("leaderboard", "day"), ("leaderboard", "night"), ("matlab", "all")]
+        ("leaderboard", "all"),
+        ("leaderboard", "day"),
+        ("leaderboard", "night"),
+        ("matlab", "all"),
+    ]
     assert float(rows[1]["lamr"]) == 0.07963704463424127
     md = invoke("eval", files["MLPD"], files["MBNet"], "--gt", files["gt"], "--format", "markdown").stdout
     assert md.splitlines()[0] == "| method | all | day | night |"
@@ -66,8 +104,18 @@ def test_csv_and_markdown(files):
 
 
 def test_image_list_subset(files, kaist):
-    out = invoke("eval", files["MBNet"], "--gt", files["gt"], "--images",
-                 kaist / "imageSets" / "test-night-20.txt", "--split", "night", "--format", "json").stdout
+    out = invoke(
+        "eval",
+        files["MBNet"],
+        "--gt",
+        files["gt"],
+        "--images",
+        kaist / "imageSets" / "test-night-20.txt",
+        "--split",
+        "night",
+        "--format",
+        "json",
+    ).stdout
     night, night_list = json.loads(out)["results"]
     assert night_list["split"] == "test-night-20" and night["split"] == "night"
     assert night_list["lamr"] == night["lamr"] and night_list["n_images"] == 797
@@ -97,11 +145,18 @@ def test_ground_truth_from_environment_or_explained(files, tmp_path):
 
 # --- what the inspector finds, as the command says it ------------------------------------------
 
+
 def corner_copy(kaist, folder):
     records = json.loads((kaist / "results" / "MLPD_result.json").read_text())
     path = folder / "MLPD_corners_result.json"
-    path.write_text(json.dumps([dict(r, bbox=[r["bbox"][0], r["bbox"][1], r["bbox"][0] + r["bbox"][2],
-                                              r["bbox"][1] + r["bbox"][3]]) for r in records]))
+    path.write_text(
+        json.dumps(
+            [
+                dict(r, bbox=[r["bbox"][0], r["bbox"][1], r["bbox"][0] + r["bbox"][2], r["bbox"][1] + r["bbox"][3]])
+                for r in records
+            ]
+        )
+    )
     return path
 
 
@@ -128,16 +183,25 @@ def test_misread_results_stop_with_the_fix(files, kaist, tmp_path):
 def test_findings_in_json_and_on_stderr(files):
     result = invoke("eval", files["MLPD"], "--gt", files["gt"], "--format", "json")
     (threshold,) = json.loads(result.stdout)["findings"]
-    assert threshold == {"code": "threshold", "level": "warning", "leaderboard": None,
-                         "source": str(files["MLPD"]), "message": threshold["message"]}
+    assert threshold == {
+        "code": "threshold",
+        "level": "warning",
+        "leaderboard": None,
+        "source": str(files["MLPD"]),
+        "message": threshold["message"],
+    }
     assert "the lowest score is 0.1" in threshold["message"]
     assert f"warning: [threshold] {files['MLPD']}: the lowest score is 0.1" in result.stderr
-    out = json.loads(invoke("diagnose", files["MLPD"], "--gt", files["gt"], "--format", "json", "--resamples",
-                            "5").stdout)
+    out = json.loads(
+        invoke("diagnose", files["MLPD"], "--gt", files["gt"], "--format", "json", "--resamples", "5").stdout
+    )
     assert [f["code"] for f in out["findings"]] == ["threshold"]
     # compare scores the leaderboard's four settings: MLPD leaves two small pedestrians undetected
-    out = json.loads(invoke("compare", files["MLPD"], files["MBNet"], "--gt", files["gt"], "--format", "json",
-                            "--resamples", "5").stdout)
+    out = json.loads(
+        invoke(
+            "compare", files["MLPD"], files["MBNet"], "--gt", files["gt"], "--format", "json", "--resamples", "5"
+        ).stdout
+    )
     found = {f["code"]: f["message"] for f in out["findings"]}
     assert set(found) == {"threshold", "empty-images"}
     assert "reasonable-small 2 pedestrians in 2 images" in found["empty-images"]
@@ -153,17 +217,44 @@ def test_numbers_as_text_scored_with_a_warning(files, kaist, tmp_path):
 
 
 def test_image_list_adds_a_split(files, kaist):
-    out = invoke("eval", files["MBNet"], "--gt", files["gt"], "--images", kaist / "imageSets" / "test-night-20.txt",
-                 "--format", "json").stdout
+    out = invoke(
+        "eval",
+        files["MBNet"],
+        "--gt",
+        files["gt"],
+        "--images",
+        kaist / "imageSets" / "test-night-20.txt",
+        "--format",
+        "json",
+    ).stdout
     rows = json.loads(out)["results"]
     assert [r["split"] for r in rows] == ["all", "day", "night", "test-night-20"]
     assert rows[3]["lamr"] == rows[2]["lamr"]
 
 
-
 def test_iou_metrics_and_the_2024_challenge_columns(files, kaist):
-    out = invoke("eval", files["MBNet"], "--gt", files["gt"], "--format", "json", "--iou", "0.5", "--iou", "0.6",
-                 "--iou", "0.75", "--metric", "lamr", "--metric", "ap50", "--metric", "ap75", "--metric", "ar").stdout
+    out = invoke(
+        "eval",
+        files["MBNet"],
+        "--gt",
+        files["gt"],
+        "--format",
+        "json",
+        "--iou",
+        "0.5",
+        "--iou",
+        "0.6",
+        "--iou",
+        "0.75",
+        "--metric",
+        "lamr",
+        "--metric",
+        "ap50",
+        "--metric",
+        "ap75",
+        "--metric",
+        "ar",
+    ).stdout
     rows = json.loads(out)["results"]
     assert [(r["iou"], r["split"]) for r in rows] == [(t, s) for t in (0.5, 0.6, 0.75) for s in ("all", "day", "night")]
     want = json.loads((kaist / "results" / "reference-challenge2024.json").read_text())["MBNet"]
@@ -172,36 +263,90 @@ def test_iou_metrics_and_the_2024_challenge_columns(files, kaist):
         assert row["lamr"] == pytest.approx(want[f"MR_iou{round(100 * row['iou'])}_{row['split']}"], abs=1e-12)
     assert rows[0]["ap50"] == want["AP_iou50"] and rows[0]["ap75"] == want["AP_iou75"]
     assert rows[0]["ar"] == want["AP_iou50:95"]
-    table = invoke("eval", files["MBNet"], "--gt", files["gt"], "--metric", "ap50", "--metric", "ar",
-                   "--split", "all").stdout
+    table = invoke(
+        "eval", files["MBNet"], "--gt", files["gt"], "--metric", "ap50", "--metric", "ar", "--split", "all"
+    ).stdout
     assert "AP50, AR (%, higher is better)" in table and "94.46" in table and "58.85" in table
     assert "AP_iou50:95" in table  # the note says which challenge column is which
-    csv_rows = list(csv.DictReader(io.StringIO(invoke(
-        "eval", files["MBNet"], "--gt", files["gt"], "--metric", "ap", "--format", "csv", "--split", "all").stdout)))
+    csv_rows = list(
+        csv.DictReader(
+            io.StringIO(
+                invoke(
+                    "eval", files["MBNet"], "--gt", files["gt"], "--metric", "ap", "--format", "csv", "--split", "all"
+                ).stdout
+            )
+        )
+    )
     assert list(csv_rows[0]) == ["method", "protocol", "setting", "split", "iou", "recall", "n_images", "n_gt", "ap"]
 
 
 def test_mr4_custom_settings_and_scene_splits(files, kaist):
     variants = json.loads((kaist / "results" / "reference-lamr.matlab-variants.json").read_text())["MLPD"]
-    rows = json.loads(invoke("eval", files["MLPD"], "--gt", files["gt"], "--format", "json", "--protocol", "matlab",
-                             "--fppi-range", "1e-4:1", "--setting", "reasonable",
-                             "--setting", "height=50:inf,occlusion=none+partial").stdout)["results"]
+    rows = json.loads(
+        invoke(
+            "eval",
+            files["MLPD"],
+            "--gt",
+            files["gt"],
+            "--format",
+            "json",
+            "--protocol",
+            "matlab",
+            "--fppi-range",
+            "1e-4:1",
+            "--setting",
+            "reasonable",
+            "--setting",
+            "height=50:inf,occlusion=none+partial",
+        ).stdout
+    )["results"]
     assert [r["setting"] for r in rows] == ["reasonable"] * 3 + ["height=50:inf,occlusion=none+partial,border=5"] * 3
     for row in rows[:3]:
         assert len(row["fppi_refs"]) == 17 and row["lamr"] == pytest.approx(variants[f"mr4/{row['split']}"], abs=1e-12)
-    table = invoke("eval", files["MLPD"], "--gt", files["gt"], "--protocol", "matlab", "--setting", "reasonable-h50",
-                   "--split", "all").stdout
+    table = invoke(
+        "eval",
+        files["MLPD"],
+        "--gt",
+        files["gt"],
+        "--protocol",
+        "matlab",
+        "--setting",
+        "reasonable-h50",
+        "--split",
+        "all",
+    ).stdout
     assert "reasonable-h50" in table and f"{100 * variants['h50/all']:.2f}" in table
     table = invoke("eval", files["MLPD"], "--gt", files["gt"], "--fppi-range", "1e-4:1", "--split", "all").stdout
     assert "over FPPI 0.0001 to 1" in table and "17 reference FPPI" in table and "nine rounded" in table
-    rows = json.loads(invoke("eval", files["MLPD"], "--gt", files["gt"], "--format", "json", "--split", "campus",
-                             "--split", "road-night", "--split", "set08").stdout)["results"]
+    rows = json.loads(
+        invoke(
+            "eval",
+            files["MLPD"],
+            "--gt",
+            files["gt"],
+            "--format",
+            "json",
+            "--split",
+            "campus",
+            "--split",
+            "road-night",
+            "--split",
+            "set08",
+        ).stdout
+    )["results"]
     assert [(r["split"], r["n_images"]) for r in rows] == [("campus", 823), ("road-night", 444), ("set08", 401)]
 
 
-@pytest.mark.parametrize("option, value, message", [
-    ("--iou", "1.5", "above 0 and below 1"), ("--fppi-range", "1:0.01", "FPPI range"),
-    ("--setting", "height=50", "LOW:HIGH"), ("--split", "park", "unknown split"), ("--metric", "map", "map")])
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("--iou", "1.5", "above 0 and below 1"),
+        ("--fppi-range", "1:0.01", "FPPI range"),
+        ("--setting", "height=50", "LOW:HIGH"),
+        ("--split", "park", "unknown split"),
+        ("--metric", "map", "map"),
+    ],
+)
 def test_bad_variant_options_exit_2(files, option, value, message):
     proc = run_cli("eval", files["MLPD"], "--gt", files["gt"], option, value)
     assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr

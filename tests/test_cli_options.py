@@ -21,8 +21,28 @@ from typer.core import TyperGroup
 from kaist_kit.cli import app, main
 from kaist_kit.cli.command import Real, Whole
 
-EXTREMES = ["0", "-1", "1", str(2 ** 63), str(-(2 ** 63)), "1e308", "-1e308", "1e-400", "nan", "-nan", "inf", "-inf",
-            "1.5", "", " ", "x", "0x10", "1_000", "١", "9" * 400]
+EXTREMES = [
+    "0",
+    "-1",
+    "1",
+    str(2**63),
+    str(-(2**63)),
+    "1e308",
+    "-1e308",
+    "1e-400",
+    "nan",
+    "-nan",
+    "inf",
+    "-inf",
+    "1.5",
+    "",
+    " ",
+    "x",
+    "0x10",
+    "1_000",
+    "١",
+    "9" * 400,
+]
 # Each verb with arguments that let its options be parsed and then stop it at once: inputs that do
 # not exist (or, for the folders a verb writes into, a file).
 BASE = {
@@ -49,8 +69,12 @@ BASE = {
 }
 # Options whose text holds numbers the verb reads itself: each option, a good value and the range
 # its message names.
-TEXT_NUMBERS = {"--size": ("320x256", "pixels"), "--image-size": ("640x512", "pixels"),
-                "--shift-lwir": ("4,0", "DX,DY"), "--fppi-range": ("1e-4:1", "FPPI range")}
+TEXT_NUMBERS = {
+    "--size": ("320x256", "pixels"),
+    "--image-size": ("640x512", "pixels"),
+    "--shift-lwir": ("4,0", "DX,DY"),
+    "--fppi-range": ("1e-4:1", "FPPI range"),
+}
 
 
 def commands():
@@ -125,9 +149,19 @@ def test_every_verb_has_its_stopping_arguments():
 
 def test_numeric_options_are_found():
     found = {(verb, option) for verb, option, _ in numeric_options()}
-    for expected in [("compare", "--resamples"), ("diagnose", "--seed"), ("eval", "--id-offset"), ("eval", "--iou"),
-                     ("synth", "--train"), ("synth", "--seed"), ("demo", "--frames"), ("train", "--gpus"),
-                     ("diagnose", "--fppi"), ("submit", "--id-offset"), ("show", "--score-threshold")]:
+    for expected in [
+        ("compare", "--resamples"),
+        ("diagnose", "--seed"),
+        ("eval", "--id-offset"),
+        ("eval", "--iou"),
+        ("synth", "--train"),
+        ("synth", "--seed"),
+        ("demo", "--frames"),
+        ("train", "--gpus"),
+        ("diagnose", "--fppi"),
+        ("submit", "--id-offset"),
+        ("show", "--score-threshold"),
+    ]:
         assert expected in found
 
 
@@ -141,8 +175,11 @@ def test_extreme_values_of_numeric_options(verb, option, parser, tmp_path):
 @given(data=st.data())
 def test_random_values_of_numeric_options(tmp_path_factory, data):
     verb, option, parser = data.draw(st.sampled_from(numeric_options()))
-    value = data.draw(st.one_of(st.integers(-(2 ** 70), 2 ** 70).map(str), st.floats().map(repr),
-                                st.sampled_from(EXTREMES), st.text(max_size=8)))
+    value = data.draw(
+        st.one_of(
+            st.integers(-(2**70), 2**70).map(str), st.floats().map(repr), st.sampled_from(EXTREMES), st.text(max_size=8)
+        )
+    )
     if value.startswith("-") and not value[1:2].isdigit() and value not in EXTREMES:
         return  # an option name, not a value
     check(verb, option, value, tmp_path_factory.mktemp("v"), parser)
@@ -156,10 +193,33 @@ def test_numbers_in_option_text(option, tmp_path):
     for verb in verbs:
         code, err = run([*verb.split(), *base(verb, tmp_path), option, good])
         assert code == 2 and option not in err, (verb, err)
-        bad = ["0x0", "-1x5", f"{2 ** 63}x5", "1e308x5", "nanxnan", "infx1", "x", ",", "1,", f"{2 ** 63},0",
-               "nan,0", "0:1", "-1:1", "nan:1", "1:inf", "1e-400:1", "1:0.5", ":"]
-        bad = [b for b in bad if ("x" in b) == (option in ("--size", "--image-size")) or
-               ("," in b) == (option == "--shift-lwir") or (":" in b) == (option == "--fppi-range")]
+        bad = [
+            "0x0",
+            "-1x5",
+            f"{2**63}x5",
+            "1e308x5",
+            "nanxnan",
+            "infx1",
+            "x",
+            ",",
+            "1,",
+            f"{2**63},0",
+            "nan,0",
+            "0:1",
+            "-1:1",
+            "nan:1",
+            "1:inf",
+            "1e-400:1",
+            "1:0.5",
+            ":",
+        ]
+        bad = [
+            b
+            for b in bad
+            if ("x" in b) == (option in ("--size", "--image-size"))
+            or ("," in b) == (option == "--shift-lwir")
+            or (":" in b) == (option == "--fppi-range")
+        ]
         for value in bad:
             code, err = run([*verb.split(), *base(verb, tmp_path), option, value])
             lines = err.strip().splitlines()
@@ -172,7 +232,7 @@ def test_bootstrap_sizes_are_bounded():
     parsers = {(verb, option): parser for verb, option, parser in numeric_options()}
     for verb in ("compare", "diagnose"):
         resamples = parsers[verb, "--resamples"]
-        assert resamples.low == 1 and resamples.high * 2252 * 8 < 2 ** 30
+        assert resamples.low == 1 and resamples.high * 2252 * 8 < 2**30
         assert not inside(resamples, "100000000")
 
 
@@ -206,9 +266,12 @@ def test_the_list_of_verbs_gives_each_description_whole():
 
 
 def test_one_line_usage_errors(tmp_path):
-    for args, fragment in [(["eval"], "Missing argument"), (["eval", "x", "--frobnicate"], "No such option"),
-                           (["eval", "x", "--format", "xml"], "'xml' is not one of table, json, csv, markdown"),
-                           (["no-such-verb"], "No such command")]:
+    for args, fragment in [
+        (["eval"], "Missing argument"),
+        (["eval", "x", "--frobnicate"], "No such option"),
+        (["eval", "x", "--format", "xml"], "'xml' is not one of table, json, csv, markdown"),
+        (["no-such-verb"], "No such command"),
+    ]:
         code, err = run(args, tmp_path)
         lines = err.strip().splitlines()
         assert code == 2 and len(lines) == 1 and fragment in lines[0], (args, err)

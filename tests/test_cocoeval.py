@@ -77,18 +77,34 @@ def test_no_detections_at_all():
 
 def test_a_match_to_the_ground_truth_with_id_0_is_a_false_positive():
     """COCO stores the matched ground truth's id as the match flag, so id 0 reads as no match."""
-    gt = {"images": [{"id": 1, "width": 100, "height": 100}],
-          "annotations": [{"id": 0, "image_id": 1, "category_id": 1, "bbox": [10, 10, 40, 40], "area": 1600,
-                           "iscrowd": 0},
-                          {"id": 5, "image_id": 1, "category_id": 1, "bbox": [60, 60, 30, 30], "area": 900,
-                           "iscrowd": 0}],
-          "categories": [{"id": 1, "name": "person"}]}
-    records = [{"image_id": 1, "category_id": 1, "bbox": [10, 10, 40, 40], "score": 0.9},
-               {"image_id": 1, "category_id": 1, "bbox": [60, 60, 30, 30], "score": 0.8}]
+    gt = {
+        "images": [{"id": 1, "width": 100, "height": 100}],
+        "annotations": [
+            {"id": 0, "image_id": 1, "category_id": 1, "bbox": [10, 10, 40, 40], "area": 1600, "iscrowd": 0},
+            {"id": 5, "image_id": 1, "category_id": 1, "bbox": [60, 60, 30, 30], "area": 900, "iscrowd": 0},
+        ],
+        "categories": [{"id": 1, "name": "person"}],
+    }
+    records = [
+        {"image_id": 1, "category_id": 1, "bbox": [10, 10, 40, 40], "score": 0.9},
+        {"image_id": 1, "category_id": 1, "bbox": [60, 60, 30, 30], "score": 0.8},
+    ]
     ours = assert_same_as_pycocotools(gt, records)
     assert ours.recall[0, 0, 0, -1] == 0.5  # one of two found, though both are hit exactly
 
 
 def test_every_summary_metric_is_named():
-    assert COCO_METRICS == ("ap", "ap50", "ap75", "ap_small", "ap_medium", "ap_large", "ar1", "ar10", "ar100",
-                            "ar_small", "ar_medium", "ar_large")
+    assert COCO_METRICS == (
+        "ap",
+        "ap50",
+        "ap75",
+        "ap_small",
+        "ap_medium",
+        "ap_large",
+        "ar1",
+        "ar10",
+        "ar100",
+        "ar_small",
+        "ar_medium",
+        "ar_large",
+    )

@@ -37,11 +37,13 @@ def test_sizes_that_are_not_positive_are_refused(tmp_path, size):
     folder = write_flat(tmp_path / "ann", {"set06_V000_I00019.txt": FRAME})
     result = invoke("convert", "improved", folder, "--out", tmp_path / "gt.json", f"--image-size={size}")
     assert result.exit_code == 2 and f"--image-size: '{size}': the width and the height must be positive" in flat(
-        result.output)
+        result.output
+    )
     assert not (tmp_path / "gt.json").exists()
     result = invoke("synth", tmp_path / "synth", f"--size={size}")
     assert result.exit_code == 2 and f"--size: '{size}': the width and the height must be positive" in flat(
-        result.output)
+        result.output
+    )
     assert not (tmp_path / "synth").exists()
     with pytest.raises(ValueError, match="must be positive"):
         convert("improved", folder, None, image_size=tuple(int(v) for v in size.split("x")))
@@ -74,11 +76,13 @@ def test_out_that_cannot_be_written_is_refused_before_the_work(tmp_path):
     empty.mkdir()
     (tmp_path / "a-file").write_text("")
     long_name = "x" * 300 + ".json"
-    cases = {tmp_path: "is a folder; give a file name to write",
-             tmp_path / "a-file" / "gt.json": "a-file is not a folder",
-             tmp_path / long_name: "File name too long",
-             "/proc/kaist-kit-test.json": "cannot write the file there",
-             "/proc/self/status": "cannot write the file there"}
+    cases = {
+        tmp_path: "is a folder; give a file name to write",
+        tmp_path / "a-file" / "gt.json": "a-file is not a folder",
+        tmp_path / long_name: "File name too long",
+        "/proc/kaist-kit-test.json": "cannot write the file there",
+        "/proc/self/status": "cannot write the file there",
+    }
     for out, message in cases.items():
         # The output is checked first: the source (no annotation files) would fail only after a walk.
         line = one_error_line(run_cli("convert", "improved", empty, "--out", out))
@@ -104,14 +108,23 @@ def test_a_failure_while_writing_is_an_input_error(tmp_path, monkeypatch):
 def test_an_empty_bbgt_file_is_a_problem_a_header_only_file_is_not(tmp_path):
     from kaist_kit.errors import InputError
 
-    folder = write_flat(tmp_path / "ann", {"set06_V000_I00019.txt": FRAME, "set06_V000_I00039.txt": "",
-                                           "set06_V000_I00059.txt": "% bbGt version=3\n",
-                                           "set06_V000_I00079.txt": "\r\n  \n"})
+    folder = write_flat(
+        tmp_path / "ann",
+        {
+            "set06_V000_I00019.txt": FRAME,
+            "set06_V000_I00039.txt": "",
+            "set06_V000_I00059.txt": "% bbGt version=3\n",
+            "set06_V000_I00079.txt": "\r\n  \n",
+        },
+    )
     lines = []
     result = convert("improved", folder, tmp_path / "gt.json", echo=lines.append)
     assert result.problems.counts == {"empty file": 2} and result.n_images == 2
-    assert lines == [f"problem: {folder}/set06_V000_I000{n}.txt: nothing in it, not even the '% bbGt version=N' "
-                     "header; frame left out" for n in (39, 79)]
+    assert lines == [
+        f"problem: {folder}/set06_V000_I000{n}.txt: nothing in it, not even the '% bbGt version=N' "
+        "header; frame left out"
+        for n in (39, 79)
+    ]
     with pytest.raises(InputError, match="--strict: 2 empty files; nothing written"):
         convert("improved", folder, tmp_path / "strict.json", strict=True)
     assert not (tmp_path / "strict.json").exists()
@@ -128,11 +141,15 @@ XML = """<annotation>
   {objects}
 </annotation>
 """
-USUAL = ("<object><name>{name}</name><bndbox><x>{x}</x><y>20</y><w>30</w><h>60</h></bndbox>"
-         "<occlusion>{occ}</occlusion></object>")
+USUAL = (
+    "<object><name>{name}</name><bndbox><x>{x}</x><y>20</y><w>30</w><h>60</h></bndbox>"
+    "<occlusion>{occ}</occlusion></object>"
+)
 # Another element order: read by ElementTree rather than the fast path.
-REORDERED = ("<object><occlusion>{occ}</occlusion><bndbox><h>60</h><w>30</w><y>20</y><x>{x}</x></bndbox>"
-             "<name>{name}</name></object>")
+REORDERED = (
+    "<object><occlusion>{occ}</occlusion><bndbox><h>60</h><w>30</w><y>20</y><x>{x}</x></bndbox>"
+    "<name>{name}</name></object>"
+)
 
 
 def xml_tree(root, files):
@@ -148,22 +165,30 @@ def xml_file(width=640, name="person", x=10, occ=0, layout=USUAL, prolog=""):
 
 
 def test_xml_non_numbers_are_called_non_numbers_on_both_paths(tmp_path):
-    files = {"set06/V000/I00019": xml_file(x="abc"), "set06/V000/I00039": xml_file(x="abc", layout=REORDERED),
-             "set06/V000/I00059": xml_file(occ="partly"), "set06/V000/I00079": xml_file(width="wide"),
-             "set06/V000/I00099": xml_file(width="640.5"), "set06/V000/I00119": xml_file(width=0),
-             "set06/V000/I00139": xml_file(x="nan"), "set06/V000/I00159": xml_file()}
+    files = {
+        "set06/V000/I00019": xml_file(x="abc"),
+        "set06/V000/I00039": xml_file(x="abc", layout=REORDERED),
+        "set06/V000/I00059": xml_file(occ="partly"),
+        "set06/V000/I00079": xml_file(width="wide"),
+        "set06/V000/I00099": xml_file(width="640.5"),
+        "set06/V000/I00119": xml_file(width=0),
+        "set06/V000/I00139": xml_file(x="nan"),
+        "set06/V000/I00159": xml_file(),
+    }
     root = xml_tree(tmp_path / "xml", files)
     lines = []
     result = convert("xml", root, None, echo=lines.append)
     assert result.n_images == 1 and result.problems.counts == {"malformed file": 7}
     text = "\n".join(lines)
-    for frame, message in [("I00019", "x 'abc' of object 'person' is not a number"),
-                           ("I00039", "x 'abc' of object 'person' is not a number"),
-                           ("I00059", "occlusion 'partly' of object 'person' is not a number"),
-                           ("I00079", "the image width 'wide' is not a number"),
-                           ("I00099", "the image width '640.5' is not an integer"),
-                           ("I00119", "the image width 0 is not positive"),
-                           ("I00139", "non-finite number in object 'person'")]:
+    for frame, message in [
+        ("I00019", "x 'abc' of object 'person' is not a number"),
+        ("I00039", "x 'abc' of object 'person' is not a number"),
+        ("I00059", "occlusion 'partly' of object 'person' is not a number"),
+        ("I00079", "the image width 'wide' is not a number"),
+        ("I00099", "the image width '640.5' is not an integer"),
+        ("I00119", "the image width 0 is not positive"),
+        ("I00139", "non-finite number in object 'person'"),
+    ]:
         assert f"problem: {root}/set06/V000/{frame}.xml: {message}" in text
 
 
@@ -172,9 +197,13 @@ def test_xml_references_read_the_same_on_both_paths(tmp_path):
     with_references = {
         "set06/V000/I00059": xml_file(name="person&amp;bike"),
         "set06/V000/I00079": xml_file(x="&#49;0"),
-        "set06/V000/I00099": xml_file(x="1&#48;", name="&#112;erson", layout=REORDERED)}
-    expanded = {"set06/V000/I00059": xml_file(name="person&bike".replace("&", "&amp;")),
-                "set06/V000/I00079": xml_file(), "set06/V000/I00099": xml_file(layout=REORDERED)}
+        "set06/V000/I00099": xml_file(x="1&#48;", name="&#112;erson", layout=REORDERED),
+    }
+    expanded = {
+        "set06/V000/I00059": xml_file(name="person&bike".replace("&", "&amp;")),
+        "set06/V000/I00079": xml_file(),
+        "set06/V000/I00099": xml_file(layout=REORDERED),
+    }
     mine = convert("xml", xml_tree(tmp_path / "refs", with_references), None)
     plain = convert("xml", xml_tree(tmp_path / "plain", expanded), None)
     assert mine.problems.counts == plain.problems.counts == {"unknown label": 1}
@@ -189,19 +218,28 @@ def test_xml_document_type_declarations_are_refused(tmp_path):
     and the billion laughs alike make the file malformed, named with the declaration's line."""
     internal = '<?xml version="1.0"?>\n<!DOCTYPE annotation [<!ENTITY w "640"><!ENTITY p "person">]>\n'
     external = '<!DOCTYPE annotation [<!ENTITY e SYSTEM "file:///etc/hostname">]>\n'
-    laughs = ('<!DOCTYPE annotation [<!ENTITY a0 "lol">'
-              + "".join(f'<!ENTITY a{i} "{f"&a{i - 1};" * 10}">' for i in range(1, 10)) + "]>\n")
-    root = xml_tree(tmp_path / "xml", {"set06/V000/I00019": xml_file(width="&e;", prolog=external),
-                                       "set06/V000/I00039": xml_file(name="&a9;", prolog=laughs),
-                                       "set06/V000/I00059": xml_file(width="&w;", prolog=internal),
-                                       "set06/V000/I00079": xml_file(prolog='<!DOCTYPE annotation>\n'),
-                                       "set06/V000/I00099": xml_file()})
+    laughs = (
+        '<!DOCTYPE annotation [<!ENTITY a0 "lol">'
+        + "".join(f'<!ENTITY a{i} "{f"&a{i - 1};" * 10}">' for i in range(1, 10))
+        + "]>\n"
+    )
+    root = xml_tree(
+        tmp_path / "xml",
+        {
+            "set06/V000/I00019": xml_file(width="&e;", prolog=external),
+            "set06/V000/I00039": xml_file(name="&a9;", prolog=laughs),
+            "set06/V000/I00059": xml_file(width="&w;", prolog=internal),
+            "set06/V000/I00079": xml_file(prolog="<!DOCTYPE annotation>\n"),
+            "set06/V000/I00099": xml_file(),
+        },
+    )
     lines = []
     result = convert("xml", root, None, echo=lines.append)
     assert result.n_images == 1 and result.problems.counts == {"malformed file": 4}
     refused = "a document type declaration (<!DOCTYPE ...>), whose entities the reader refuses to expand"
-    assert lines == [f"problem: {root}/set06/V000/I000{n}.xml:{line}: {refused}"
-                     for n, line in ((19, 1), (39, 1), (59, 2), (79, 1))]
+    assert lines == [
+        f"problem: {root}/set06/V000/I000{n}.xml:{line}: {refused}" for n, line in ((19, 1), (39, 1), (59, 2), (79, 1))
+    ]
 
 
 def test_links_in_a_tree_are_noted_and_never_walked_round(tmp_path, monkeypatch):
@@ -214,10 +252,12 @@ def test_links_in_a_tree_are_noted_and_never_walked_round(tmp_path, monkeypatch)
     (root / "set06" / "V001").symlink_to(tmp_path)  # a folder link to an ancestor of the tree
     (video / "gone.xml").symlink_to("nowhere.xml")
     (video / "I00059.xml").symlink_to("I00019.xml")  # a link to a file is read
-    expected = [f"note: {root}/set06/V001: a link to a folder, not followed",
-                f"note: {video}/gone.xml: a link that leads nowhere (to itself, or to nothing), skipped",
-                f"note: {video}/loop: a link that leads nowhere (to itself, or to nothing), skipped",
-                f"note: {video}/up: a link to a folder, not followed"]
+    expected = [
+        f"note: {root}/set06/V001: a link to a folder, not followed",
+        f"note: {video}/gone.xml: a link that leads nowhere (to itself, or to nothing), skipped",
+        f"note: {video}/loop: a link that leads nowhere (to itself, or to nothing), skipped",
+        f"note: {video}/up: a link to a folder, not followed",
+    ]
     monkeypatch.setattr(engine, "PARALLEL_FROM", 1)
     for workers in (1, 2):  # planned in one process; streamed to worker processes
         lines = []
@@ -241,28 +281,33 @@ def findings(result):
 def test_detection_results_converted_as_annotations_are_named(tmp_path):
     from kaist_kit.errors import InputError
 
-    folder = write_flat(tmp_path / "det", {f"set06_V000_I{n:05d}.txt": DETECTIONS if n % 40 else ""
-                                           for n in range(19, 800, 20)})
+    folder = write_flat(
+        tmp_path / "det", {f"set06_V000_I{n:05d}.txt": DETECTIONS if n % 40 else "" for n in range(19, 800, 20)}
+    )
     result = convert("improved", folder, tmp_path / "gt.json")
     assert result.n_annotations == 0
     assert findings(result) == {
         "wrong-format": f"[wrong-format] {folder}: these files look like per-image detection results (label x1 y1 "
-                        "x2 y2 score), not improved annotations (frames of the test sets, set06-11): score them "
-                        "with `kaist-kit eval`",
-        "no-boxes": f"[no-boxes] {folder}: the output holds no box: 0 frames written, none with an object"}
+        "x2 y2 score), not improved annotations (frames of the test sets, set06-11): score them "
+        "with `kaist-kit eval`",
+        "no-boxes": f"[no-boxes] {folder}: the output holds no box: 0 frames written, none with an object",
+    }
     with pytest.raises(InputError, match=r"--strict: .*\[wrong-format\] these files look like per-image detection"):
         convert("improved", folder, tmp_path / "strict.json", strict=True)
     assert not (tmp_path / "strict.json").exists()
     proc = run_cli("convert", "improved", folder, "--out", tmp_path / "cli.json")
     assert proc.returncode == 0 and proc.stderr.strip().splitlines()[-2:] == [
-        f"warning: {text}" for text in findings(result).values()]
+        f"warning: {text}" for text in findings(result).values()
+    ]
     line = error_line(run_cli("convert", "improved", folder, "--out", tmp_path / "cli.json", "--strict"))
     assert "[wrong-format]" in line and "score them with `kaist-kit eval`" in line and line.endswith("nothing written")
     # Given as a tree format, nothing is found, and the error says what the files look like.
     line = one_error_line(run_cli("convert", "xml", folder, "--out", tmp_path / "cli.json"))
-    assert line == (f"error: {folder}: no xml annotation files found (expected names like set06/V000/I00019.xml); "
-                    "the files look like per-image detection results (label x1 y1 x2 y2 score): score them with "
-                    "`kaist-kit eval`")
+    assert line == (
+        f"error: {folder}: no xml annotation files found (expected names like set06/V000/I00019.xml); "
+        "the files look like per-image detection results (label x1 y1 x2 y2 score): score them with "
+        "`kaist-kit eval`"
+    )
 
 
 def test_the_real_detection_folder_converted_as_improved_is_named(kaist, tmp_path):
@@ -275,20 +320,25 @@ def test_the_real_detection_folder_converted_as_improved_is_named(kaist, tmp_pat
 def test_sanitized_and_improved_files_are_told_apart_by_their_sets(tmp_path):
     training = {f"set00_V000_I{n:05d}.txt": FRAME for n in range(1, 40, 2)}
     test = {f"set06_V000_I{n:05d}.txt": FRAME for n in range(19, 400, 20)}
-    for given, files, other, sets in [("sanitized", test, "improved", "the test sets, set06-11"),
-                                      ("improved", training, "sanitized", "the training sets, set00-05")]:
+    for given, files, other, sets in [
+        ("sanitized", test, "improved", "the test sets, set06-11"),
+        ("improved", training, "sanitized", "the training sets, set00-05"),
+    ]:
         folder = write_flat(tmp_path / given, files)
         result = convert(given, folder, None)
         assert result.n_annotations == 20 and not result.problems.counts
-        assert findings(result) == {"wrong-format": f"[wrong-format] {folder}: these files look like {other} "
-                                    f"annotations (frames of {sets}), not {given} annotations (frames of "
-                                    f"{SETS[given]}): convert them with `kaist-kit convert {other}`"}
+        assert findings(result) == {
+            "wrong-format": f"[wrong-format] {folder}: these files look like {other} "
+            f"annotations (frames of {sets}), not {given} annotations (frames of "
+            f"{SETS[given]}): convert them with `kaist-kit convert {other}`"
+        }
         assert not convert(other, folder, None).findings
     # A few frames of other sets among many: said as such.
     mixed = write_flat(tmp_path / "mixed", {**training, "set06_V000_I00019.txt": FRAME})
     assert findings(convert("sanitized", mixed, None)) == {
         "other-sets": f"[other-sets] {mixed}: 1 of 21 frames (first: set06/V000/I00019) are not of the training "
-                      "sets, set00-05, which sanitized annotations cover"}
+        "sets, set00-05, which sanitized annotations cover"
+    }
 
 
 SETS = {"sanitized": "the training sets, set00-05", "improved": "the test sets, set06-11"}
@@ -300,8 +350,9 @@ def test_a_source_without_any_box_is_said_so(tmp_path):
     folder = write_flat(tmp_path / "ann", {f"set06_V000_I000{n}.txt": "% bbGt version=3\n" for n in (19, 39)})
     result = convert("improved", folder, None)
     assert result.n_images == 2 and not result.problems.counts
-    assert findings(result) == {"no-boxes": f"[no-boxes] {folder}: the output holds no box: 2 frames written, none "
-                                            "with an object"}
+    assert findings(result) == {
+        "no-boxes": f"[no-boxes] {folder}: the output holds no box: 2 frames written, none with an object"
+    }
     with pytest.raises(InputError, match=r"--strict: \[no-boxes\] the output holds no box"):
         convert("improved", folder, None, strict=True)
 
@@ -311,11 +362,12 @@ def test_a_tree_given_as_another_format_is_named(tmp_path):
 
     root = tmp_path / "kaist"
     generate(root, SynthConfig(seed=1, train_frames=4, test_frames=4, width=96, height=64))
-    for given, folder, other in [("xml", "annotations", "original annotations"),
-                                 ("original", "annotations-xml-new", "xml annotations"),
-                                 ("original", "annotations-paired", "paired annotations"),
-                                 ("paired", "annotations-improved", "improved annotations (frames of the test sets, "
-                                                                    "set06-11)")]:
+    for given, folder, other in [
+        ("xml", "annotations", "original annotations"),
+        ("original", "annotations-xml-new", "xml annotations"),
+        ("original", "annotations-paired", "paired annotations"),
+        ("paired", "annotations-improved", "improved annotations (frames of the test sets, set06-11)"),
+    ]:
         line = one_error_line(run_cli("convert", given, root / folder, "--out", tmp_path / "x.json"))
         assert f"the files look like {other}: convert them with `kaist-kit convert {other.split()[0]}`" in line
 
@@ -379,8 +431,13 @@ def start_slow_conversion(tmp_path, *args):
     import time
 
     root = xml_tree(tmp_path / "xml", {f"set06/V000/I{n:05d}": xml_file() for n in range(19, 200, 20)})
-    proc = subprocess.Popen([sys.executable, "-c", SLOW_CONVERT, str(root), *map(str, args)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=as_from_a_terminal)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SLOW_CONVERT, str(root), *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=as_from_a_terminal,
+    )
     deadline = time.monotonic() + 60
     while len(children_of(proc.pid)) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -398,8 +455,9 @@ def wait_until_gone(pids, seconds=5):
 
 
 @pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="reads processes from /proc")
-@pytest.mark.parametrize("signal_name, code, said", [("SIGKILL", -9, ""), ("SIGINT", 130, ""),
-                                                     ("SIGTERM", 143, "terminated")])
+@pytest.mark.parametrize(
+    "signal_name, code, said", [("SIGKILL", -9, ""), ("SIGINT", 130, ""), ("SIGTERM", 143, "terminated")]
+)
 def test_workers_never_outlive_the_converter(tmp_path, signal_name, code, said):
     import os
     import signal
@@ -452,9 +510,13 @@ def test_an_interrupted_write_leaves_no_temporary_file(tmp_path, signal_name, co
 
     source = write_flat(tmp_path / "ann", {"set06_V000_I00019.txt": FRAME})
     out, writing = tmp_path / "out" / "gt.json", tmp_path / "writing"
-    proc = subprocess.Popen([sys.executable, "-c", STALLED_WRITE, str(writing), temporary, "improved", str(source),
-                             "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=as_from_a_terminal)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STALLED_WRITE, str(writing), temporary, "improved", str(source), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=as_from_a_terminal,
+    )
     try:
         deadline = time.monotonic() + 60
         while not writing.exists() and time.monotonic() < deadline:
@@ -515,8 +577,14 @@ def test_interrupts_at_random_moments_end_a_large_conversion_at_once(tmp_path):
         out = tmp_path / f"out{trial}"
         out.mkdir()
         name = rng.choice(["SIGINT", "SIGTERM"])
-        proc = subprocess.Popen([*command, str(out / "gt.json")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, preexec_fn=as_from_a_terminal, start_new_session=True)
+        proc = subprocess.Popen(
+            [*command, str(out / "gt.json")],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=as_from_a_terminal,
+            start_new_session=True,
+        )
         time.sleep(rng.uniform(0.0, whole))
         sent = time.monotonic()
         proc.send_signal(getattr(signal, name))
@@ -568,11 +636,13 @@ def test_two_files_for_one_frame_are_an_error_in_folders_and_archives(tmp_path):
     with tarfile.open(tmp_path / "both.tar.gz", "w:gz") as archive:
         archive.add(flat / "a", "a")
         archive.add(flat / "b", "b")
-    cases = [("improved", flat, f"{flat}/b/set06_V000_I00019.txt", f"{flat}/a/set06_V000_I00019.txt"),
-             ("xml", tree, f"{tree}/copy2/set06/V000/I00019.xml", f"{tree}/copy1/set06/V000/I00019.xml"),
-             ("paired", paired, f"{paired}/y/set00/V000/lwir/I00001.txt", f"{paired}/x/set00/V000/lwir/I00001.txt"),
-             ("improved", tmp_path / "both.zip", f"{tmp_path}/both.zip/b/set06_V000_I00019.txt", "a/set06_V000"),
-             ("improved", tmp_path / "both.tar.gz", f"{tmp_path}/both.tar.gz/b/set06_V000_I00019.txt", "a/set06")]
+    cases = [
+        ("improved", flat, f"{flat}/b/set06_V000_I00019.txt", f"{flat}/a/set06_V000_I00019.txt"),
+        ("xml", tree, f"{tree}/copy2/set06/V000/I00019.xml", f"{tree}/copy1/set06/V000/I00019.xml"),
+        ("paired", paired, f"{paired}/y/set00/V000/lwir/I00001.txt", f"{paired}/x/set00/V000/lwir/I00001.txt"),
+        ("improved", tmp_path / "both.zip", f"{tmp_path}/both.zip/b/set06_V000_I00019.txt", "a/set06_V000"),
+        ("improved", tmp_path / "both.tar.gz", f"{tmp_path}/both.tar.gz/b/set06_V000_I00019.txt", "a/set06"),
+    ]
     for fmt, source, second, first in cases:
         for workers in (1, 2):
             with pytest.raises(InputError) as caught:

@@ -25,8 +25,9 @@ def parsed(path):
 
 def test_improved_bbgt_reproduces_the_leaderboard_ground_truth(kaist, tmp_path):
     out = tmp_path / "gt.json"
-    result = convert("improved", kaist / "test-improved-bbgt.tar.gz", out, image_set="test-all-20",
-                     compat="leaderboard")
+    result = convert(
+        "improved", kaist / "test-improved-bbgt.tar.gz", out, image_set="test-all-20", compat="leaderboard"
+    )
     assert (result.n_images, result.n_annotations) == (2252, 4254)
     assert result.labels == {"cyclist": 90, "people": 597, "person": 3390, "person?": 177}
     assert not result.problems.counts and not result.findings
@@ -42,10 +43,15 @@ def test_evaluation_on_converted_ground_truth_matches_the_original(kaist, leader
     converted = load_ground_truth(out)
     for name in ("MBNet_result.txt", "MLPD_result.json"):
         for protocol in ("leaderboard", "matlab"):
-            a = evaluate(leaderboard_gt, load_detections(kaist / "results" / name, leaderboard_gt),
-                         SETTINGS, protocols=[protocol])
-            b = evaluate(converted, load_detections(kaist / "results" / name, converted), SETTINGS,
-                         protocols=[protocol])
+            a = evaluate(
+                leaderboard_gt,
+                load_detections(kaist / "results" / name, leaderboard_gt),
+                SETTINGS,
+                protocols=[protocol],
+            )
+            b = evaluate(
+                converted, load_detections(kaist / "results" / name, converted), SETTINGS, protocols=[protocol]
+            )
             assert [r.lamr for r in a] == [r.lamr for r in b], (name, protocol)
 
 
@@ -68,8 +74,13 @@ def test_official_xml_tree_converts_whole(xml_conversion):
     # The counts the dataset's format notes (../shared/docs/formats.md) give for the whole tree.
     assert result.labels == {"cyclist": 6538, "people": 14209, "person": 87297, "person?": 1585}
     assert dict(result.problems.counts) == {"stray file": 1} and not result.findings
-    assert len(lines) == 1 and lines[0].startswith("note: ") and lines[0].endswith(
-        "set01/V001/annotations-xml-new - 바로 가기.lnk: not an annotation file of this format, skipped")
+    assert (
+        len(lines) == 1
+        and lines[0].startswith("note: ")
+        and lines[0].endswith(
+            "set01/V001/annotations-xml-new - 바로 가기.lnk: not an annotation file of this format, skipped"
+        )
+    )
     data = parsed(out)
     assert len(data["images"]) == 95324 and len(data["annotations"]) == result.n_annotations
     first = data["images"][0]
@@ -100,6 +111,7 @@ def test_standard_list_rule_reproduces_every_official_list(kaist):
 
 # Synthetic trees: every format, with the real dataset's defects.
 
+
 @pytest.fixture(scope="module")
 def quirky(tmp_path_factory):
     from kaist_kit.synth import SynthConfig, generate
@@ -124,15 +136,17 @@ def test_every_format_of_the_synthetic_tree(quirky, tmp_path):
     sanitized = convert("sanitized", quirky / "annotations-sanitized", tmp_path / "s.json", image_size=size)
     assert sanitized.problems.counts["zero-size box"] == 3 and sanitized.problems.failing == 3
     assert "person?" not in sanitized.labels  # the sanitized set's own label
-    improved = convert("improved", quirky / "annotations-improved", tmp_path / "i.json", image_size=size,
-                       image_set="test-all-20")
+    improved = convert(
+        "improved", quirky / "annotations-improved", tmp_path / "i.json", image_size=size, image_set="test-all-20"
+    )
     assert improved.n_images == 8 and improved.image_set == "test-all-20"
 
 
 def test_paired_keeps_both_boxes_and_reports_disagreeing_files(quirky, tmp_path):
     lines = []
-    result = convert("paired", quirky / "annotations-paired", tmp_path / "p.json", image_size=(160, 128),
-                     echo=lines.append)
+    result = convert(
+        "paired", quirky / "annotations-paired", tmp_path / "p.json", image_size=(160, 128), echo=lines.append
+    )
     assert result.problems.counts == {"pair count mismatch": 1}
     assert result.n_images == 11  # 12 training frames, one left out
     assert any("set00/V000/lwir/I00003.txt: " in line and "frame left out" in line for line in lines)
@@ -150,8 +164,13 @@ def test_paired_keeps_both_boxes_and_reports_disagreeing_files(quirky, tmp_path)
 
 
 def test_problems_reported_are_those_the_format_declares(quirky, tmp_path):
-    sources = {"original": "annotations", "xml": "annotations-xml-new", "sanitized": "annotations-sanitized",
-               "paired": "annotations-paired", "improved": "annotations-improved"}
+    sources = {
+        "original": "annotations",
+        "xml": "annotations-xml-new",
+        "sanitized": "annotations-sanitized",
+        "paired": "annotations-paired",
+        "improved": "annotations-improved",
+    }
     assert set(sources) == set(SOURCE_FORMATS)
     seen = set()
     for name, folder in sources.items():
@@ -165,9 +184,11 @@ def test_problems_reported_are_those_the_format_declares(quirky, tmp_path):
 def test_object_columns_round_trip():
     from kaist_kit.converters.records import AnnotatedObject, ObjectColumns
 
-    rows = [(3, AnnotatedObject("person", 1, 2, 30, 60, 1, (1, 2, 30, 40))),
-            (3, AnnotatedObject("people", 5.5, 6, 7, 8, ign=1)),
-            (9, AnnotatedObject("cyclist", 1, 2, 3, 4, paired={"label_lwir": "cyclist"}))]
+    rows = [
+        (3, AnnotatedObject("person", 1, 2, 30, 60, 1, (1, 2, 30, 40))),
+        (3, AnnotatedObject("people", 5.5, 6, 7, 8, ign=1)),
+        (9, AnnotatedObject("cyclist", 1, 2, 3, 4, paired={"label_lwir": "cyclist"})),
+    ]
     columns = ObjectColumns.of(rows)
     assert columns.image_id == [3, 3, 9] and columns.label == ["person", "people", "cyclist"]
     assert columns.visible == [(1, 2, 30, 40), None, None] and columns.ign == [0, 1, 0]
@@ -198,17 +219,20 @@ def write_flat(folder, files):
 
 
 def test_bad_bbgt_lines_leave_their_frame_out_with_file_and_line(tmp_path):
-    folder = write_flat(tmp_path / "ann", {
-        "set06_V000_I00019.txt": bbgt("person 1 2 30 60 0 0 0 0 0 0 0", "person 1 2 30"),
-        "set06_V000_I00039.txt": bbgt("person 1 2 x 60 0 0 0 0 0 0 0"),
-        "set06_V000_I00059.txt": bbgt("person 1 2 30 60 5 0 0 0 0 0 0"),
-        "set06_V000_I00079.txt": bbgt("person 1 2 nan 60 0 0 0 0 0 0 0"),
-        "set06_V000_I00099.txt": bbgt("alien 1 2 30 60 0 0 0 0 0 0 0", "person 5 6 -3 60 0 0 0 0 0 0 0"),
-        "set06_V000_I00119.txt": bbgt(),
-        "set06_V000_I00139.txt": "person 1 2 30 60 0 0 0 0 0 0 0\n",
-        "set06_V000_I00159.txt": bbgt("person 1 2 30 60", header="% bbGt version=0"),
-        "set06_V000_I00179.txt": bbgt("person 1 2 30 60 1 1 2 30 40 0", header="% bbGt version=2"),
-    })
+    folder = write_flat(
+        tmp_path / "ann",
+        {
+            "set06_V000_I00019.txt": bbgt("person 1 2 30 60 0 0 0 0 0 0 0", "person 1 2 30"),
+            "set06_V000_I00039.txt": bbgt("person 1 2 x 60 0 0 0 0 0 0 0"),
+            "set06_V000_I00059.txt": bbgt("person 1 2 30 60 5 0 0 0 0 0 0"),
+            "set06_V000_I00079.txt": bbgt("person 1 2 nan 60 0 0 0 0 0 0 0"),
+            "set06_V000_I00099.txt": bbgt("alien 1 2 30 60 0 0 0 0 0 0 0", "person 5 6 -3 60 0 0 0 0 0 0 0"),
+            "set06_V000_I00119.txt": bbgt(),
+            "set06_V000_I00139.txt": "person 1 2 30 60 0 0 0 0 0 0 0\n",
+            "set06_V000_I00159.txt": bbgt("person 1 2 30 60", header="% bbGt version=0"),
+            "set06_V000_I00179.txt": bbgt("person 1 2 30 60 1 1 2 30 40 0", header="% bbGt version=2"),
+        },
+    )
     lines = []
     result = convert("improved", folder, tmp_path / "gt.json", echo=lines.append)
     text = "\n".join(lines)
@@ -222,8 +246,13 @@ def test_bad_bbgt_lines_leave_their_frame_out_with_file_and_line(tmp_path):
     assert result.n_images == 5  # four frames left out
     data = parsed(tmp_path / "gt.json")
     names = [i["im_name"] for i in data["images"]]
-    assert names == ["set06/V000/I00099", "set06/V000/I00119", "set06/V000/I00139", "set06/V000/I00159",
-                     "set06/V000/I00179"]
+    assert names == [
+        "set06/V000/I00099",
+        "set06/V000/I00119",
+        "set06/V000/I00139",
+        "set06/V000/I00159",
+        "set06/V000/I00179",
+    ]
     # Ids follow the frame list; a frame left out leaves its id unused.
     assert [i["id"] for i in data["images"]] == [4, 5, 6, 7, 8]
     alien = data["annotations"][0]
@@ -238,17 +267,24 @@ XML = """<annotation>
   {objects}
 </annotation>
 """
-OBJECT = ("<object><name>{name}</name><bndbox><x>{x}</x><y>20</y><w>30</w><h>60</h></bndbox>"
-          "<occlusion>1</occlusion></object>")
+OBJECT = (
+    "<object><name>{name}</name><bndbox><x>{x}</x><y>20</y><w>30</w><h>60</h></bndbox><occlusion>1</occlusion></object>"
+)
 
 
 def test_odd_xml_files_fall_back_to_a_full_parser(tmp_path):
     regular = XML.format(objects=OBJECT.format(name="person", x=10) + OBJECT.format(name="people", x=50))
-    reordered = XML.format(objects="<object><occlusion>1</occlusion><bndbox><h>60</h><w>30</w><y>20</y>"
-                                   "<x>10</x></bndbox><name> person </name></object>")
+    reordered = XML.format(
+        objects="<object><occlusion>1</occlusion><bndbox><h>60</h><w>30</w><y>20</y>"
+        "<x>10</x></bndbox><name> person </name></object>"
+    )
     truncated = regular[: regular.index("<name>people")]
-    files = {"set06/V000/I00019.xml": regular, "set06/V000/I00039.xml": reordered,
-             "set06/V000/I00059.xml": truncated, "set06/V000/I00079.xml": XML.format(objects="")}
+    files = {
+        "set06/V000/I00019.xml": regular,
+        "set06/V000/I00039.xml": reordered,
+        "set06/V000/I00059.xml": truncated,
+        "set06/V000/I00079.xml": XML.format(objects=""),
+    }
     for rel, text in files.items():
         (tmp_path / "xml" / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "xml" / rel).write_text(text)
@@ -271,8 +307,7 @@ def test_image_ids_follow_the_list_order(tmp_path):
     listing.write_bytes(b"set06/V000/I00059\r\nset06/V000/I00019\r\nset06/V000/I00099\r\n")
     lines = []
     result = convert("improved", folder, tmp_path / "gt.json", image_set=str(listing), echo=lines.append)
-    assert [i["im_name"] for i in parsed(tmp_path / "gt.json")["images"]] == [
-        "set06/V000/I00059", "set06/V000/I00019"]
+    assert [i["im_name"] for i in parsed(tmp_path / "gt.json")["images"]] == ["set06/V000/I00059", "set06/V000/I00019"]
     assert result.problems.counts == {"no annotation file": 1} and result.problems.failing == 0
     assert lines[0].startswith("note: ") and "1 frames of mine have no annotation file" in lines[0]
 
@@ -307,8 +342,9 @@ def test_parallel_and_single_process_outputs_are_identical(quirky, tmp_path, mon
 
 def test_cli_convert_errors(tmp_path, quirky):
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "kaist_kit", "convert", *map(str, args)],
-                              capture_output=True, text=True)
+        return subprocess.run(
+            [sys.executable, "-m", "kaist_kit", "convert", *map(str, args)], capture_output=True, text=True
+        )
 
     proc = run("sanitized", quirky / "annotations-sanitized", "--out", tmp_path / "s.json", "--strict")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
@@ -317,6 +353,5 @@ def test_cli_convert_errors(tmp_path, quirky):
     assert proc.returncode == 2 and "no such file or folder" in proc.stderr
     proc = run("xml", quirky / "annotations", "--out", tmp_path / "x.json")
     assert proc.returncode == 2 and "no xml annotation files found" in proc.stderr
-    proc = run("improved", quirky / "annotations-improved", "--out", tmp_path / "i.json", "--image-set",
-               "test-all-20")
+    proc = run("improved", quirky / "annotations-improved", "--out", tmp_path / "i.json", "--image-set", "test-all-20")
     assert proc.returncode == 0 and "8 images of test-all-20" in proc.stderr

@@ -90,7 +90,9 @@ def error_types_by_record(evaluation, types, row):
     for position in np.flatnonzero(types.kind[row] >= 0):
         target = types.target[row, position]
         got[int(evaluation.file_index[position])] = (
-            FP_TYPES[types.kind[row, position]], int(evaluation.gt.ann_ids[target]) if target >= 0 else None)
+            FP_TYPES[types.kind[row, position]],
+            int(evaluation.gt.ann_ids[target]) if target >= 0 else None,
+        )
     return got
 
 
@@ -122,7 +124,7 @@ def test_error_types_partition_the_false_positives(rng, protocol):
         for view in found.views.values():
             n_fp = int((~view.terms.positive).sum())
             assert sum(view.false_positives["curve"].values()) == n_fp
-            fp_at_op = int((~view.terms.positive[:view.operating_point.length]).sum())
+            fp_at_op = int((~view.terms.positive[: view.operating_point.length]).sum())
             assert sum(view.false_positives["operating_point"].values()) == fp_at_op
             assert view.operating_point.fppi == pytest.approx(fp_at_op / max(view.n_images, 1))
 
@@ -138,12 +140,15 @@ def test_error_type_examples():
         det(0, [100, 100, 40, 100], 0.5),  # nowhere near: ghost
         det(0, [338, 200, 40, 100], 0.4),  # grazing it: IoU 0.026, a ghost too
     ]
-    found = quiet_diagnose(gt, make_dets(gt, records), settings=["reasonable"], splits=["all"], resamples=5,
-                           examples=5)
+    found = quiet_diagnose(gt, make_dets(gt, records), settings=["reasonable"], splits=["all"], resamples=5, examples=5)
     view = found.view("reasonable", "all")
     assert view.false_positives["curve"] == {"duplicate": 1, "scale": 1, "localization": 1, "ghost": 2}
     assert [(e.error, e.score) for e in found.examples] == [
-        ("duplicate", 0.8), ("scale", 0.7), ("localization", 0.6), ("ghost", 0.5)]  # one per frame and type
+        ("duplicate", 0.8),
+        ("scale", 0.7),
+        ("localization", 0.6),
+        ("ghost", 0.5),
+    ]  # one per frame and type
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -206,8 +211,12 @@ def test_oracle_keeps_the_base_reading_where_the_leaderboard_reads_below_the_fir
     # removed the curve starts with a hit at FPPI 0 and those references read 1/3: worse there,
     # better at 0.1 and 0.1778. The oracle keeps the better reading at each reference.
     gt = make_gt(frames(10), [person(k + 1, k, [100, 100, 40, 100]) for k in range(3)])
-    records = [det(5, [400, 100, 40, 100], 0.9), det(0, [100, 100, 40, 100], 0.8),
-               det(2, [120, 100, 40, 100], 0.75), det(1, [100, 100, 40, 100], 0.7)]
+    records = [
+        det(5, [400, 100, 40, 100], 0.9),
+        det(0, [100, 100, 40, 100], 0.8),
+        det(2, [120, 100, 40, 100], 0.75),
+        det(1, [100, 100, 40, 100], 0.7),
+    ]
     dets = make_dets(gt, records)
     base = Evaluation(gt, dets, ["reasonable"]).score("reasonable", "all", LEADERBOARD)
     third, two_thirds = 1 / 3, 2 / 3
@@ -227,12 +236,15 @@ def test_oracle_keeps_the_base_reading_where_the_leaderboard_reads_below_the_fir
 def test_oracle_numbers_on_a_small_case():
     # Two images, 4 pedestrians of 80 px; one found, one localization error on another, one ghost,
     # two pedestrians missed.
-    peds = [person(1, 0, [100, 100, 32, 80]), person(2, 0, [300, 100, 32, 80]),
-            person(3, 1, [100, 100, 32, 80]), person(4, 1, [300, 100, 32, 80])]
+    peds = [
+        person(1, 0, [100, 100, 32, 80]),
+        person(2, 0, [300, 100, 32, 80]),
+        person(3, 1, [100, 100, 32, 80]),
+        person(4, 1, [300, 100, 32, 80]),
+    ]
     gt = make_gt(frames(2), peds)
     records = [det(0, [100, 100, 32, 80], 0.9), det(0, [300, 130, 32, 80], 0.8), det(1, [500, 100, 32, 80], 0.7)]
-    found = quiet_diagnose(gt, make_dets(gt, records), settings=["reasonable"], splits=["all"], resamples=5,
-                           examples=0)
+    found = quiet_diagnose(gt, make_dets(gt, records), settings=["reasonable"], splits=["all"], resamples=5, examples=0)
     view = found.view("reasonable", "all")
     assert view.false_positives["curve"] == {"duplicate": 0, "scale": 0, "localization": 1, "ghost": 1}
     # Base: TP, FP (FPPI 0.5), FP (1.0): recall 1/4 at every reference.
@@ -366,8 +378,9 @@ def test_outputs_written_atomically(tmp_path, rng):
     assert json.dumps(found.to_dict()) == before  # the report does not touch the diagnosis
     assert sorted(written.files) == sorted(out.iterdir()) and written.pictures == {}
     names = sorted(p.name for p in out.iterdir())
-    assert names == sorted(["diagnosis.json", "report.md", "mr-fppi.png", "false-positives.png", "misses.png",
-                            "oracles.png"])
+    assert names == sorted(
+        ["diagnosis.json", "report.md", "mr-fppi.png", "false-positives.png", "misses.png", "oracles.png"]
+    )
     data = json.loads((out / "diagnosis.json").read_text())
     assert data == json.loads(json.dumps(found.to_dict()))
     cell = data["settings"]["reasonable"]["night"]
@@ -383,8 +396,10 @@ def test_outputs_written_atomically(tmp_path, rng):
 def shared(kaist, leaderboard_gt):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", KitWarning)
-        return {name: load_detections(kaist / "results" / f"{name}_result.txt", leaderboard_gt)
-                for name in ("MBNet", "MLPD")}
+        return {
+            name: load_detections(kaist / "results" / f"{name}_result.txt", leaderboard_gt)
+            for name in ("MBNet", "MLPD")
+        }
 
 
 @pytest.fixture(scope="module")
@@ -396,9 +411,11 @@ def test_mbnet_intervals_under_a_fixed_seed(mbnet_diagnosis):
     # Verified independently: each of the 1,000 resamples of seed 0 was built as a real test set
     # (every drawn image copied) and scored by the evaluator; all 3,000 LAMRs agreed to the last bit
     # with the weighted curves, so these intervals follow from numpy's seeded generator alone.
-    want = {"all": (0.0671131044079314, 0.0961971270532659),
-            "day": (0.06413743904191603, 0.10146939433003833),
-            "night": (0.05525656607472082, 0.10474260371902204)}
+    want = {
+        "all": (0.0671131044079314, 0.0961971270532659),
+        "day": (0.06413743904191603, 0.10146939433003833),
+        "night": (0.05525656607472082, 0.10474260371902204),
+    }
     for split, interval in want.items():
         view = mbnet_diagnosis.view("reasonable", split)
         assert view.interval == pytest.approx(interval, abs=1e-15)
@@ -430,8 +447,12 @@ def test_mbnet_counts_follow_from_the_curve(leaderboard_gt, shared, mbnet_diagno
         for lamr in view.oracles.values():
             assert lamr <= result.lamr
     reasonable = mbnet_diagnosis.view("reasonable", "all")
-    assert reasonable.false_positives["operating_point"] == {"duplicate": 29, "scale": 83, "localization": 246,
-                                                             "ghost": 1894}
+    assert reasonable.false_positives["operating_point"] == {
+        "duplicate": 29,
+        "scale": 83,
+        "localization": 246,
+        "ghost": 1894,
+    }
     assert sum(reasonable.false_positives["curve"].values()) == 7893
     # Ghosts cost MBNet most, by more than the sampling uncertainty of its LAMR.
     assert min(reasonable.oracles, key=reasonable.oracles.get) == "ghosts removed"
@@ -470,8 +491,9 @@ def test_every_person_view_counts_every_person_box(leaderboard_gt, shared, mbnet
 def test_mlpd_curve_ends_before_fppi_one(leaderboard_gt, shared):
     # MLPD's reasonable curve has 1,755 false positives over 2,252 images (FPPI 0.78): the operating
     # point at FPPI 1 is the whole curve.
-    found = quiet_diagnose(leaderboard_gt, shared["MLPD"], "MLPD", settings=["reasonable"], splits=["all"],
-                           resamples=50, examples=0)
+    found = quiet_diagnose(
+        leaderboard_gt, shared["MLPD"], "MLPD", settings=["reasonable"], splits=["all"], resamples=50, examples=0
+    )
     view = found.view("reasonable", "all")
     assert view.false_positives["operating_point"] == view.false_positives["curve"]
     assert sum(view.false_positives["curve"].values()) == 1755
@@ -496,15 +518,27 @@ def test_mbnet_resamples_match_real_resampled_sets(leaderboard_gt, shared):
 def test_compare_paired_test_on_shared_results(leaderboard_gt, shared):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", KitWarning)
-        found = compare(leaderboard_gt, list(shared.items()), settings=["reasonable", "reasonable-small"],
-                        splits=["night"], resamples=300)
-        same = compare(leaderboard_gt, [("A", shared["MLPD"]), ("B", shared["MLPD"])], settings=["reasonable"],
-                       splits=["all"], resamples=50)
+        found = compare(
+            leaderboard_gt,
+            list(shared.items()),
+            settings=["reasonable", "reasonable-small"],
+            splits=["night"],
+            resamples=300,
+        )
+        same = compare(
+            leaderboard_gt,
+            [("A", shared["MLPD"]), ("B", shared["MLPD"])],
+            settings=["reasonable"],
+            splits=["all"],
+            resamples=50,
+        )
     by_setting = {d.setting: d for d in found.differences}
     assert [(d.a, d.b) for d in found.differences] == [("MBNet", "MLPD")] * 2
     small = by_setting["reasonable-small"].test
-    night = {name: Evaluation(leaderboard_gt, dets, ["reasonable-small"]).score("reasonable-small", "night").lamr
-             for name, dets in shared.items()}
+    night = {
+        name: Evaluation(leaderboard_gt, dets, ["reasonable-small"]).score("reasonable-small", "night").lamr
+        for name, dets in shared.items()
+    }
     assert small.difference == night["MBNet"] - night["MLPD"]
     assert small.p_value < 0.05 < by_setting["reasonable"].test.p_value
     assert by_setting["reasonable-small"].sentence().startswith("MLPD is better than MBNet on reasonable-small night")
@@ -517,11 +551,16 @@ def test_compare_paired_test_on_shared_results(leaderboard_gt, shared):
 def test_compare_of_three_methods_adjusts_p_values(leaderboard_gt, shared):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", KitWarning)
-        three = compare(leaderboard_gt, [("MBNet", shared["MBNet"]), ("MLPD", shared["MLPD"]),
-                                         ("MLPD again", shared["MLPD"])], settings=["reasonable-small"],
-                        splits=["night", "all"], resamples=300)
-        two = compare(leaderboard_gt, list(shared.items()), settings=["reasonable-small"], splits=["night", "all"],
-                      resamples=300)
+        three = compare(
+            leaderboard_gt,
+            [("MBNet", shared["MBNet"]), ("MLPD", shared["MLPD"]), ("MLPD again", shared["MLPD"])],
+            settings=["reasonable-small"],
+            splits=["night", "all"],
+            resamples=300,
+        )
+        two = compare(
+            leaderboard_gt, list(shared.items()), settings=["reasonable-small"], splits=["night", "all"], resamples=300
+        )
     assert three.adjusted and not two.adjusted
     assert [d.holm_p_value for d in two.differences] == [d.test.p_value for d in two.differences]
     for split in ("night", "all"):
@@ -550,8 +589,7 @@ def test_compare_of_three_methods_adjusts_p_values(leaderboard_gt, shared):
 
 
 def run_cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "kaist_kit", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd)
+    return subprocess.run([sys.executable, "-m", "kaist_kit", *map(str, args)], capture_output=True, text=True, cwd=cwd)
 
 
 @pytest.fixture
@@ -560,8 +598,9 @@ def small_files(tmp_path, rng):
     while not records:
         images, annotations, records = error_case(rng)
     gt_path = tmp_path / "gt.json"
-    gt_path.write_text(json.dumps({"images": images, "annotations": annotations,
-                                   "categories": [{"id": 1, "name": "person"}]}))
+    gt_path.write_text(
+        json.dumps({"images": images, "annotations": annotations, "categories": [{"id": 1, "name": "person"}]})
+    )
     result = tmp_path / "A_result.json"
     result.write_text(json.dumps(records))
     other = tmp_path / "B_result.json"
@@ -576,13 +615,36 @@ def test_cli_diagnose_and_compare(small_files, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "LAMR (%) of A" in done.stdout and "Oracles, reasonable" in done.stdout
     assert (out / "diagnosis.json").is_file() and (out / "report.md").is_file()
-    done = run_cli("diagnose", result, "--gt", gt_path, "--resamples", 20, "--format", "json",
-                   "--split", "all", "--setting", "all-pedestrians")
+    done = run_cli(
+        "diagnose",
+        result,
+        "--gt",
+        gt_path,
+        "--resamples",
+        20,
+        "--format",
+        "json",
+        "--split",
+        "all",
+        "--setting",
+        "all-pedestrians",
+    )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["main_setting"] == "all-pedestrians" and list(data["settings"]["reasonable"]) == ["all"]
-    done = run_cli("compare", result, other, "--gt", gt_path, "--resamples", 30, "--setting", "reasonable",
-                   "--plot", tmp_path / "curves.png")
+    done = run_cli(
+        "compare",
+        result,
+        other,
+        "--gt",
+        gt_path,
+        "--resamples",
+        30,
+        "--setting",
+        "reasonable",
+        "--plot",
+        tmp_path / "curves.png",
+    )
     assert done.returncode == 0, done.stderr
     assert "p = " in done.stdout and (tmp_path / "curves.png").is_file()
 
@@ -605,11 +667,15 @@ def test_cli_formats_carry_the_json_numbers(small_files):
     view = data["settings"]["reasonable-small"]["night"]
     assert float(cells[("reasonable-small", "night", "lamr")]) == view["lamr"]
     assert float(cells[("reasonable-small", "night", "interval.1")]) == view["interval"][1]
-    assert int(cells[("reasonable-small", "night", "false_positives.curve.ghost")]) == \
-        view["false_positives"]["curve"]["ghost"]
+    assert (
+        int(cells[("reasonable-small", "night", "false_positives.curve.ghost")])
+        == view["false_positives"]["curve"]["ghost"]
+    )
     assert float(cells[("reasonable-small", "night", "oracles.ghosts removed")]) == view["oracles"]["ghosts removed"]
-    assert int(cells[("every person", "all", "misses.position.truncated.pedestrians")]) == \
-        data["every_person"]["all"]["misses"]["position"]["truncated"]["pedestrians"]
+    assert (
+        int(cells[("every person", "all", "misses.position.truncated.pedestrians")])
+        == data["every_person"]["all"]["misses"]["position"]["truncated"]["pedestrians"]
+    )
     for setting, by_split in data["settings"].items():
         for split, numbers in by_split.items():  # every value but the setting's and split's names
             assert sum(1 for key in cells if key[:2] == (setting, split)) == json_leaves(numbers) - 2
@@ -621,8 +687,9 @@ def test_cli_formats_carry_the_json_numbers(small_files):
     assert sorted(p.name for p in matches.parent.iterdir()) == ["A.csv"]  # no temporary file left
     rows = list(csv.DictReader(io.StringIO(matches.read_text())))
     assert len(rows) == len(json.loads(result.read_text())) * len(data["settings"])
-    assert sum(r["status"] == "FP" and r["setting"] == "reasonable-small" for r in rows) == \
-        sum(data["settings"]["reasonable-small"]["all"]["false_positives"]["curve"].values())
+    assert sum(r["status"] == "FP" and r["setting"] == "reasonable-small" for r in rows) == sum(
+        data["settings"]["reasonable-small"]["all"]["false_positives"]["curve"].values()
+    )
 
     common = ("--gt", gt_path, "--resamples", 20, "--setting", "reasonable")
     data = json.loads(run_cli("compare", result, other, *common, "--format", "json").stdout)
@@ -653,15 +720,18 @@ def test_cli_compare_says_when_p_values_are_adjusted(small_files, tmp_path):
     assert "## Holm-adjusted p-values, reasonable" in markdown and "| split | method | A | B | C |" in markdown
 
 
-@pytest.mark.parametrize("args, message", [
-    (("diagnose", "{missing}"), "no such file"),
-    (("diagnose", "{result}", "--fppi", "0"), "--fppi"),
-    (("diagnose", "{result}", "--setting", "nearish"), "unknown setting"),
-    (("diagnose", "{result}", "--resamples", "0"), "--resamples"),
-    (("compare", "{result}"), "at least two"),
-    (("compare", "{result}", "{result}"), "same name"),
-    (("compare", "{result}", "{bad}"), "bad_result.json"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("diagnose", "{missing}"), "no such file"),
+        (("diagnose", "{result}", "--fppi", "0"), "--fppi"),
+        (("diagnose", "{result}", "--setting", "nearish"), "unknown setting"),
+        (("diagnose", "{result}", "--resamples", "0"), "--resamples"),
+        (("compare", "{result}"), "at least two"),
+        (("compare", "{result}", "{result}"), "same name"),
+        (("compare", "{result}", "{bad}"), "bad_result.json"),
+    ],
+)
 def test_cli_bad_input_exits_2_without_traceback(small_files, tmp_path, args, message):
     gt_path, result, _ = small_files
     bad = tmp_path / "bad_result.json"
@@ -690,9 +760,12 @@ def test_worst_examples_drawn_on_real_frames(kaist, leaderboard_gt, shared, tmp_
     pairs = overlaps_by_image(evaluation.image, evaluation.boxes, leaderboard_gt, 0.0)
     kind = type_false_positives(evaluation, pairs, LEADERBOARD).kind[0]
     sequence = evaluation.curve_terms("reasonable", "all").sequence
-    best = max(evaluation.scores[d] for d in sequence
-               if kind[d] == FP_TYPES.index("ghost")
-               and leaderboard_gt.image_names[evaluation.image[d]] in frames_with_pictures)
+    best = max(
+        evaluation.scores[d]
+        for d in sequence
+        if kind[d] == FP_TYPES.index("ghost")
+        and leaderboard_gt.image_names[evaluation.image[d]] in frames_with_pictures
+    )
     ghost, picture = next((e, p) for e, p in drawn if e.error == "ghost")
     assert ghost.score == best
     assert f"]({picture})" in (tmp_path / "report.md").read_text()
@@ -702,8 +775,9 @@ def test_pictures_do_not_choose_the_examples(kaist, leaderboard_gt, shared, tmp_
     # The worst examples are listed whether or not their frames have pictures, and those whose
     # pictures exist are drawn. Here only the worst ghost's frame has pictures (a demo frame's,
     # copied under its name); no frame of the other worst examples has any.
-    found = quiet_diagnose(leaderboard_gt, shared["MBNet"], "MBNet", settings=["reasonable"], splits=["all"],
-                           resamples=20, examples=2)
+    found = quiet_diagnose(
+        leaderboard_gt, shared["MBNet"], "MBNet", settings=["reasonable"], splits=["all"], resamples=20, examples=2
+    )
     evaluation = Evaluation(leaderboard_gt, shared["MBNet"], ["reasonable"])
     pairs = overlaps_by_image(evaluation.image, evaluation.boxes, leaderboard_gt, 0.0)
     kind = type_false_positives(evaluation, pairs, LEADERBOARD).kind[0]
@@ -713,8 +787,10 @@ def test_pictures_do_not_choose_the_examples(kaist, leaderboard_gt, shared, tmp_
     pictures = tmp_path / "pictures"
     pictures.mkdir()
     for modality in ("visible", "lwir"):
-        shutil.copy(kaist / "demo-images" / f"set06_V001_I00459_{modality}.png",
-                    pictures / f"{ghost.frame.replace('/', '_')}_{modality}.png")
+        shutil.copy(
+            kaist / "demo-images" / f"set06_V001_I00459_{modality}.png",
+            pictures / f"{ghost.frame.replace('/', '_')}_{modality}.png",
+        )
     out = tmp_path / "out"
     written = write_report(found, leaderboard_gt, shared["MBNet"], out, [pictures])
     assert list(written.pictures) == [k for k, e in enumerate(found.examples) if e.frame == ghost.frame]

@@ -43,16 +43,21 @@ def test_the_synthetic_training_block_runs_as_written_on_a_fresh_clone(block, tm
     clone = tmp_path / "clone"
     clone.mkdir()
     (clone / "configs").symlink_to(ROOT / "configs")
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-           "KAIST_KIT_SYNTH_FRAMES": "4"}
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "KAIST_KIT_SYNTH_FRAMES": "4",
+    }
     for name in ("KAIST_KIT_SYNTH", "KAIST_KIT_DATA"):
         env.pop(name, None)
-    proc = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block], cwd=clone, env=env, capture_output=True,
-                          text=True, timeout=1800)
+    proc = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", block], cwd=clone, env=env, capture_output=True, text=True, timeout=1800
+    )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
     [results] = clone.glob("*_result.json")
     records = json.loads(results.read_text())
-    test_images = {image["id"] for image in json.loads((clone / "data" / "kaist-synth" / "test.json").read_text())
-                   ["images"]}
+    test_images = {
+        image["id"] for image in json.loads((clone / "data" / "kaist-synth" / "test.json").read_text())["images"]
+    }
     assert {r["image_id"] for r in records} <= test_images
     assert "Log-average miss rate" in proc.stdout

@@ -31,8 +31,9 @@ def model(name, data):
     if isinstance(loaded, Crash):
         return "crash", loaded.exception.split(":")[0]
     if loaded.kind == "txt":
-        return "loaded", [{"image_id": r[0], "category_id": 1, "bbox": list(r[1:5]), "score": r[5]}
-                          for r in loaded.records]
+        return "loaded", [
+            {"image_id": r[0], "category_id": 1, "bbox": list(r[1:5]), "score": r[5]} for r in loaded.records
+        ]
     return "loaded", loaded.records
 
 
@@ -68,8 +69,10 @@ def records(*dets):
 
 # --- 1. the loader is chosen by the end of the name, case-sensitively --------------------------------
 
-@pytest.mark.parametrize("name", ["r.txt", "r.json", "r.TXT", "r.Json", "r.zip", "r.json.gz", "r", "r.csv",
-                                  "r.txt.zip"])
+
+@pytest.mark.parametrize(
+    "name", ["r.txt", "r.json", "r.TXT", "r.Json", "r.zip", "r.json.gz", "r", "r.csv", "r.txt.zip"]
+)
 def test_the_loader_is_chosen_by_the_end_of_the_name(name):
     data = GOOD if "txt" in name.lower() else records(RECORD)
     kind, what = same(name, data)
@@ -81,30 +84,45 @@ def test_the_loader_is_chosen_by_the_end_of_the_name(name):
 
 # --- 2. the txt parser ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text", [
-    b"1,300,200,30,70,1e0\n", b"+1,300,200,30,70,0.5\n", b"1,1_000,200,30,70,0.5\n", b" 1 , 300 ,200,30,70, 0.5 \n",
-    b"1,300,200,30,70,inf\n", b"1,300,200,30,70,nan\n", b"1,300,200,30,70,-Infinity\n", b"1.0,3e2,2E2,30.,70,.5\n",
-    b"1,\t300,200,30,70,0.5\t\n",
-])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"1,300,200,30,70,1e0\n",
+        b"+1,300,200,30,70,0.5\n",
+        b"1,1_000,200,30,70,0.5\n",
+        b" 1 , 300 ,200,30,70, 0.5 \n",
+        b"1,300,200,30,70,inf\n",
+        b"1,300,200,30,70,nan\n",
+        b"1,300,200,30,70,-Infinity\n",
+        b"1.0,3e2,2E2,30.,70,.5\n",
+        b"1,\t300,200,30,70,0.5\t\n",
+    ],
+)
 def test_txt_fields_read_as_float_reads_them(text):
     assert same("r.txt", text)[0] == "loaded"
 
 
-@pytest.mark.parametrize("text, exception", [
-    (GOOD + b"\n", "ValueError: could not convert string to float: '\\n'"),  # a second newline at the end
-    (b"1,300,200,30,70,0.9\n\n2,10,20,30,40,0.25\n", "ValueError: could not convert string to float: '\\n'"),
-    (b"1,300,200,30,70,0.9\n   \n", "ValueError: could not convert string to float: '   \\n'"),
-    (b"1 300 200 30 70 0.9\n", "ValueError: could not convert string to float: '1 300 200 30 70 0.9\\n'"),
-    (b"1\t300\t200\t30\t70\t0.9\n",
-     "ValueError: could not convert string to float: '1\\t300\\t200\\t30\\t70\\t0.9\\n'"),
-    (b"1,300,200,30,70,0.9,\n", "ValueError: could not convert string to float: '\\n'"),
-    (b"image_id,x,y,w,h,score\n" + GOOD, "ValueError: could not convert string to float: 'image_id'"),
-    (b"# MLPD\n" + GOOD, "ValueError: could not convert string to float: '# MLPD\\n'"),
-    (b"\xef\xbb\xbf" + GOOD, "ValueError: could not convert string to float: '\\ufeff1'"),
-    (b"1,300,200,30,70\n", "IndexError: list index out of range"),
-    (b"1;300;200;30;70;0.9\n", "ValueError: could not convert string to float: '1;300;200;30;70;0.9\\n'"),
-    (b"1,300,200,30,70,0.9\xff\n", "UnicodeDecodeError"),
-])
+@pytest.mark.parametrize(
+    "text, exception",
+    [
+        (GOOD + b"\n", "ValueError: could not convert string to float: '\\n'"),  # a second newline at the end
+        (b"1,300,200,30,70,0.9\n\n2,10,20,30,40,0.25\n", "ValueError: could not convert string to float: '\\n'"),
+        (b"1,300,200,30,70,0.9\n   \n", "ValueError: could not convert string to float: '   \\n'"),
+        (b"1 300 200 30 70 0.9\n", "ValueError: could not convert string to float: '1 300 200 30 70 0.9\\n'"),
+        (
+            b"1\t300\t200\t30\t70\t0.9\n",
+            "ValueError: could not convert string to float: '1\\t300\\t200\\t30\\t70\\t0.9\\n'",
+        ),
+        (b"1,300,200,30,70,0.9,\n", "ValueError: could not convert string to float: '\\n'"),
+        (b"image_id,x,y,w,h,score\n" + GOOD, "ValueError: could not convert string to float: 'image_id'"),
+        (b"# MLPD\n" + GOOD, "ValueError: could not convert string to float: '# MLPD\\n'"),
+        (b"\xef\xbb\xbf" + GOOD, "ValueError: could not convert string to float: '\\ufeff1'"),
+        (b"1,300,200,30,70\n", "IndexError: list index out of range"),
+        (b"1;300;200;30;70;0.9\n", "ValueError: could not convert string to float: '1;300;200;30;70;0.9\\n'"),
+        (b"1,300,200,30,70,0.9\xff\n", "UnicodeDecodeError"),
+    ],
+)
 def test_txt_lines_the_parser_stops_on(text, exception, tmp_path):
     assert same("r.txt", text)[0] == "crash"
     crash = load_upload("r.txt", "r.txt", text)
@@ -119,8 +137,12 @@ def test_txt_lines_the_parser_stops_on(text, exception, tmp_path):
 
 
 def test_txt_line_ends_and_extra_fields_read():
-    for text in (GOOD.replace(b"\n", b"\r\n"), GOOD.replace(b"\n", b"\r"), GOOD.rstrip(b"\n"),
-                 GOOD.replace(b"\n", b",7,8\n")):
+    for text in (
+        GOOD.replace(b"\n", b"\r\n"),
+        GOOD.replace(b"\n", b"\r"),
+        GOOD.rstrip(b"\n"),
+        GOOD.replace(b"\n", b",7,8\n"),
+    ):
         kind, read = same("r.txt", text)
         assert kind == "loaded" and len(read) == 3 and read[2]["score"] == 0.25
     assert "more than six fields" in load_upload("r.txt", "r.txt", GOOD.replace(b"\n", b",7\n")).notes[0]
@@ -133,40 +155,50 @@ def test_txt_lines_other_than_newlines_are_not_line_ends():
 
 # --- 3. the JSON parser and loadRes --------------------------------------------------------------
 
-@pytest.mark.parametrize("data, exception", [
-    (b"\xef\xbb\xbf" + records(RECORD), "JSONDecodeError"),
-    (json.dumps({"annotations": [RECORD]}).encode(), "AssertionError"),
-    (b"[]", "IndexError"),
-    (records(dict(RECORD, image_id="0")), "AssertionError"),
-    (records(dict(RECORD, image_id=2252)), "AssertionError"),
-    (records(dict(RECORD, image_id=-1)), "AssertionError"),
-    (records(dict(RECORD, image_id=0.5)), "AssertionError"),
-    (records(dict(RECORD, image_id=[0])), "TypeError"),
-    (records({k: v for k, v in RECORD.items() if k != "image_id"}), "KeyError"),
-    (records(RECORD, [0, 1, [1, 2, 3, 4], 0.5]), "TypeError"),
-    (records(dict(RECORD, bbox=["300.5", "200", "30", "70"])), "TypeError"),
-    (records(dict(RECORD, bbox={"0": 300.5, "1": 200, "2": 30, "3": 70})), "KeyError"),
-    (records(dict(RECORD, bbox=[300.5, 200, 30])), "IndexError"),
-    (records(RECORD, {k: v for k, v in RECORD.items() if k != "bbox"}), "KeyError"),
-    (records({k: v for k, v in RECORD.items() if k != "category_id"}), "KeyError"),
-    (records(dict(RECORD, category_id=[1])), "TypeError"),
-    (records({k: v for k, v in RECORD.items() if k != "bbox"}), "KeyError"),  # no bbox first: no ids given
-    (b'[{"image_id": 0, "bbox": [1, 2, 3, 4], "score": 0.9, "category_id": 1},]', "JSONDecodeError"),
-    (b"", "JSONDecodeError"),
-])
+
+@pytest.mark.parametrize(
+    "data, exception",
+    [
+        (b"\xef\xbb\xbf" + records(RECORD), "JSONDecodeError"),
+        (json.dumps({"annotations": [RECORD]}).encode(), "AssertionError"),
+        (b"[]", "IndexError"),
+        (records(dict(RECORD, image_id="0")), "AssertionError"),
+        (records(dict(RECORD, image_id=2252)), "AssertionError"),
+        (records(dict(RECORD, image_id=-1)), "AssertionError"),
+        (records(dict(RECORD, image_id=0.5)), "AssertionError"),
+        (records(dict(RECORD, image_id=[0])), "TypeError"),
+        (records({k: v for k, v in RECORD.items() if k != "image_id"}), "KeyError"),
+        (records(RECORD, [0, 1, [1, 2, 3, 4], 0.5]), "TypeError"),
+        (records(dict(RECORD, bbox=["300.5", "200", "30", "70"])), "TypeError"),
+        (records(dict(RECORD, bbox={"0": 300.5, "1": 200, "2": 30, "3": 70})), "KeyError"),
+        (records(dict(RECORD, bbox=[300.5, 200, 30])), "IndexError"),
+        (records(RECORD, {k: v for k, v in RECORD.items() if k != "bbox"}), "KeyError"),
+        (records({k: v for k, v in RECORD.items() if k != "category_id"}), "KeyError"),
+        (records(dict(RECORD, category_id=[1])), "TypeError"),
+        (records({k: v for k, v in RECORD.items() if k != "bbox"}), "KeyError"),  # no bbox first: no ids given
+        (b'[{"image_id": 0, "bbox": [1, 2, 3, 4], "score": 0.9, "category_id": 1},]', "JSONDecodeError"),
+        (b"", "JSONDecodeError"),
+    ],
+)
 def test_json_files_loadres_stops_on(data, exception):
     assert same("r.json", data) == ("crash", exception)
     crash = load_upload("r.json", "r.json", data)
     assert crash.exception.startswith(exception) and crash.cause
 
 
-@pytest.mark.parametrize("data", [
-    records(RECORD), records(dict(RECORD, image_id=3.0)), records(dict(RECORD, category_id=1.0)),
-    records(dict(RECORD, bbox=[300, 200, 30, 70, 1])), records(dict(RECORD, extra="kept")),
-    records(dict(RECORD, bbox=[300.5, 200, 30, 70], score=1), dict(RECORD, category_id=2)),
-    b'[{"image_id": 0, "category_id": 1, "bbox": [300, 200, 30, 70], "score": NaN}]',
-    b'[{"image_id": 0, "image_id": 1, "category_id": 1, "bbox": [300, 200, 30, 70], "score": 0.5}]',
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        records(RECORD),
+        records(dict(RECORD, image_id=3.0)),
+        records(dict(RECORD, category_id=1.0)),
+        records(dict(RECORD, bbox=[300, 200, 30, 70, 1])),
+        records(dict(RECORD, extra="kept")),
+        records(dict(RECORD, bbox=[300.5, 200, 30, 70], score=1), dict(RECORD, category_id=2)),
+        b'[{"image_id": 0, "category_id": 1, "bbox": [300, 200, 30, 70], "score": NaN}]',
+        b'[{"image_id": 0, "image_id": 1, "category_id": 1, "bbox": [300, 200, 30, 70], "score": 0.5}]',
+    ],
+)
 def test_json_files_that_load(data):
     assert same("r.json", data)[0] == "loaded"
 
@@ -176,6 +208,7 @@ def test_an_empty_txt_file_crashes_as_an_empty_list():
 
 
 # --- 4. after loading: what each script scores ----------------------------------------------------
+
 
 def test_other_categories_are_kept_and_never_scored():
     half = records(RECORD, dict(RECORD, category_id=2, image_id=1))
@@ -191,8 +224,10 @@ def test_more_than_1000_detections_in_an_image_crash():
     crowded = b"".join(b"1,%d,200,30,70,%f\n" % (k % 600, 1 - k / 2000) for k in range(1001))
     found, expected = verdicts("r.txt", crowded)
     assert found == expected and found["leaderboard"] == "crash"
-    assert "IndexError: index 1000 is out of bounds" in outcome(load_upload("r.txt", "r.txt", crowded),
-                                                                 LEADERBOARD_SCRIPT).crash.exception
+    assert (
+        "IndexError: index 1000 is out of bounds"
+        in outcome(load_upload("r.txt", "r.txt", crowded), LEADERBOARD_SCRIPT).crash.exception
+    )
     assert verdicts("r.txt", crowded.split(b"\n", 1)[1])[0]["leaderboard"] == "correct"
 
 
@@ -213,6 +248,7 @@ def test_unsorted_and_non_finite_detections_are_mis_scored():
 
 
 # --- mutated real files: the module's verdict against the plain model's --------------------------
+
 
 def mutate_txt(lines, rng):
     """A realistic slip in a leaderboard txt file (its lines, each with its newline)."""
@@ -236,7 +272,7 @@ def mutate_txt(lines, rng):
     elif choice == 7:
         lines.insert(k, "# detections\n")
     elif choice == 8:
-        lines[k] = ",".join(fields[:rng.randrange(1, 6)]) + "\n"
+        lines[k] = ",".join(fields[: rng.randrange(1, 6)]) + "\n"
     elif choice == 9:
         lines[k] = ",".join(fields + ["1"]) + "\n"
     elif choice == 10:
@@ -376,6 +412,7 @@ def test_the_check_gives_the_models_verdict_and_exit_code(real_heads, tmp_path):
 
 # --- the numbers printed for what is mis-scored ----------------------------------------------------
 
+
 def test_an_unsorted_file_gets_the_number_the_leaderboard_prints(kaist, leaderboard_gt, tmp_path):
     data = json.loads((kaist / "test-all-20.leaderboard.json").read_text())
     lines = (kaist / "results" / "MBNet_result.txt").read_text().splitlines()
@@ -392,10 +429,14 @@ def test_an_unsorted_file_gets_the_number_the_leaderboard_prints(kaist, leaderbo
         lamr, _, _ = plain_lamr(data["images"], data["annotations"], taken, "reasonable", chosen, "leaderboard")
         assert found.printed[f"MR_{split}"] == pytest.approx(100 * lamr, abs=1e-9), split
     assert found.printed["MR_all"] > 70  # far from the 8.13 of the same detections sorted
-    challenge = outcome(load_upload("s.json", "s.json", json.dumps([dict(d, category_id=0) for d in dets]).encode()),
-                        CHALLENGE2024_SCRIPT, leaderboard_gt)
-    assert challenge.verdict == "mis-score" and challenge.printed["MR_-2_iou50_all"] == \
-        pytest.approx(found.printed["MR_all"], abs=1e-9)
+    challenge = outcome(
+        load_upload("s.json", "s.json", json.dumps([dict(d, category_id=0) for d in dets]).encode()),
+        CHALLENGE2024_SCRIPT,
+        leaderboard_gt,
+    )
+    assert challenge.verdict == "mis-score" and challenge.printed["MR_-2_iou50_all"] == pytest.approx(
+        found.printed["MR_all"], abs=1e-9
+    )
 
 
 def test_detections_of_other_categories_get_the_number_printed(kaist, leaderboard_gt, tmp_path):

@@ -25,7 +25,7 @@ from kaist_kit.groundtruth import (
     load_ground_truth,
 )
 
-ATTRIBUTION = ("KAIST Multispectral Pedestrian Detection Benchmark (Hwang et al., CVPR 2015), CC BY-NC-SA 4.0")
+ATTRIBUTION = "KAIST Multispectral Pedestrian Detection Benchmark (Hwang et al., CVPR 2015), CC BY-NC-SA 4.0"
 
 
 @pytest.fixture
@@ -72,8 +72,10 @@ class Recorder:
 def test_the_pinned_source_is_the_shared_file(kaist):
     data = (kaist / "test-all-20.leaderboard.json").read_bytes()
     assert len(data) == LEADERBOARD_GT_BYTES and hashlib.md5(data).hexdigest() == LEADERBOARD_GT_MD5
-    assert GT_URL.startswith("https://raw.githubusercontent.com/sejong-rcv/MLPD-Multi-Label-Pedestrian-Detection/"
-                             "a0ebdc62717f52b05b75407683d51cd43a119749/")
+    assert GT_URL.startswith(
+        "https://raw.githubusercontent.com/sejong-rcv/MLPD-Multi-Label-Pedestrian-Detection/"
+        "a0ebdc62717f52b05b75407683d51cd43a119749/"
+    )
 
 
 def test_first_use_downloads_into_the_cache_says_so_and_then_reads_the_cache(source, home, monkeypatch):
@@ -108,19 +110,27 @@ def test_the_lookup_order_is_gt_then_environment_then_cache(home, monkeypatch):
 
 def test_progress_is_reported_chunk_by_chunk(source):
     calls = []
-    data = download_verified(source.as_uri(), LEADERBOARD_GT_BYTES, LEADERBOARD_GT_MD5,
-                             lambda done, total: calls.append((done, total)), chunk_bytes=100_000)
+    data = download_verified(
+        source.as_uri(),
+        LEADERBOARD_GT_BYTES,
+        LEADERBOARD_GT_MD5,
+        lambda done, total: calls.append((done, total)),
+        chunk_bytes=100_000,
+    )
     assert data == source.read_bytes()
     chunks = math.ceil(LEADERBOARD_GT_BYTES / 100_000)
     assert [done for done, _ in calls] == [0] + [min(k * 100_000, LEADERBOARD_GT_BYTES) for k in range(1, chunks + 1)]
     assert {total for _, total in calls} == {LEADERBOARD_GT_BYTES}
 
 
-@pytest.mark.parametrize("damage, reason", [
-    (lambda data: data[:1000] + bytes([data[1000] ^ 1]) + data[1001:], "MD5 "),
-    (lambda data: data + b"\n", f"more than {LEADERBOARD_GT_BYTES} bytes"),
-    (lambda data: data[:-10], f"stopped after {LEADERBOARD_GT_BYTES - 10} of {LEADERBOARD_GT_BYTES} bytes"),
-])
+@pytest.mark.parametrize(
+    "damage, reason",
+    [
+        (lambda data: data[:1000] + bytes([data[1000] ^ 1]) + data[1001:], "MD5 "),
+        (lambda data: data + b"\n", f"more than {LEADERBOARD_GT_BYTES} bytes"),
+        (lambda data: data[:-10], f"stopped after {LEADERBOARD_GT_BYTES - 10} of {LEADERBOARD_GT_BYTES} bytes"),
+    ],
+)
 def test_a_bad_copy_leaves_nothing_and_the_next_call_tries_again(source, home, monkeypatch, damage, reason):
     bad = serve(home, monkeypatch, damage(source.read_bytes()))
     with pytest.raises(GroundTruthUnavailable) as caught:
@@ -134,8 +144,11 @@ def test_a_bad_copy_leaves_nothing_and_the_next_call_tries_again(source, home, m
 
 def test_any_other_bytes_are_refused_without_the_shared_files(home, monkeypatch):
     serve(home, monkeypatch, b"{}" + b" " * (LEADERBOARD_GT_BYTES - 2))
-    with pytest.raises(GroundTruthUnavailable, match=f"does not serve the pinned file: MD5 [0-9a-f]{{32}}, expected "
-                                                     f"{LEADERBOARD_GT_BYTES} bytes with MD5 {LEADERBOARD_GT_MD5}"):
+    with pytest.raises(
+        GroundTruthUnavailable,
+        match=f"does not serve the pinned file: MD5 [0-9a-f]{{32}}, expected "
+        f"{LEADERBOARD_GT_BYTES} bytes with MD5 {LEADERBOARD_GT_MD5}",
+    ):
         default_ground_truth()
     assert files_under(home) == ["copy.json"]
 
@@ -160,8 +173,15 @@ def test_which_values_forbid_downloads(tmp_path, monkeypatch):
     here = tmp_path / "here.txt"
     here.write_bytes(b"abc")
     md5 = hashlib.md5(b"abc").hexdigest()
-    for value, forbidden in (("1", True), ("yes", True), ("TRUE", True), ("0", False), ("", False),
-                             ("false", False), ("off", False)):
+    for value, forbidden in (
+        ("1", True),
+        ("yes", True),
+        ("TRUE", True),
+        ("0", False),
+        ("", False),
+        ("false", False),
+        ("off", False),
+    ):
         monkeypatch.setenv("KAIST_KIT_OFFLINE", value)
         assert downloads_forbidden() is forbidden, value
         if forbidden:
@@ -233,6 +253,7 @@ def test_fetch_into_a_folder_keeps_a_good_copy_and_replaces_a_bad_one(source, ho
 
 # --- the commands -----------------------------------------------------------------------------------
 
+
 def cli_env(**values):
     env = {k: v for k, v in os.environ.items() if k not in ("KAIST_KIT_GT", "KAIST_KIT_OFFLINE")}
     env.update({k: str(v) for k, v in values.items()})
@@ -241,8 +262,11 @@ def cli_env(**values):
 
 @pytest.fixture
 def env(home, kaist):
-    return cli_env(XDG_DATA_HOME=home / "data", HOME=home / "home",
-                   KAIST_KIT_GT_URL=(kaist / "test-all-20.leaderboard.json").as_uri())
+    return cli_env(
+        XDG_DATA_HOME=home / "data",
+        HOME=home / "home",
+        KAIST_KIT_GT_URL=(kaist / "test-all-20.leaderboard.json").as_uri(),
+    )
 
 
 def test_eval_without_gt_fetches_on_first_use(env, kaist, home):
@@ -258,10 +282,15 @@ def test_eval_without_gt_fetches_on_first_use(env, kaist, home):
     assert again.returncode == 0 and again.stderr.splitlines() == findings and "│ MLPD   │  6.95 │" in again.stdout
 
 
-@pytest.mark.parametrize("args", [
-    ["eval", "R"], ["diagnose", "R"], ["compare", "R", "R", "--name", "a", "--name", "b"],
-    ["show", "set06/V000/I00019"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["eval", "R"],
+        ["diagnose", "R"],
+        ["compare", "R", "R", "--name", "a", "--name", "b"],
+        ["show", "set06/V000/I00019"],
+    ],
+)
 def test_every_verb_without_network_says_the_three_ways_in_one_line(env, kaist, home, args):
     args = [str(kaist / "results" / "MLPD_result.txt") if a == "R" else a for a in args]
     cache = home / "data" / "kaist-kit" / "test-all-20.leaderboard.json"
@@ -288,7 +317,9 @@ def test_fetch_command(env, kaist, home):
     proc = run_cli("fetch", "--to", folder, env={**env, "KAIST_KIT_GT": "/x.json"})
     target = folder / "test-all-20.leaderboard.json"
     assert proc.returncode == 0 and proc.stderr.splitlines()[1:] == [
-        f"the leaderboard's ground truth is at {target}", f"use it with --gt {target} or KAIST_KIT_GT={target}"]
+        f"the leaderboard's ground truth is at {target}",
+        f"use it with --gt {target} or KAIST_KIT_GT={target}",
+    ]
     assert target.read_bytes() == cache.read_bytes()
     proc = run_cli("fetch", env={**env, "KAIST_KIT_GT": str(target)})
     assert proc.stderr.splitlines()[1] == f"note: KAIST_KIT_GT is set, so the other verbs read {target} instead"
@@ -297,7 +328,8 @@ def test_fetch_command(env, kaist, home):
     assert proc.returncode == 2 and proc.stderr.splitlines() == [
         "error: cannot download the leaderboard's ground truth (KAIST_KIT_OFFLINE=1 forbids downloads); try again "
         "with the network, set KAIST_KIT_GT_URL=URL to a mirror serving the same file, or copy the file to "
-        f"{home / 'offline' / 'test-all-20.leaderboard.json'}"]
+        f"{home / 'offline' / 'test-all-20.leaderboard.json'}"
+    ]
     assert "--gt" not in proc.stderr  # fetch has no --gt
     assert not (home / "offline").exists()
 
@@ -327,8 +359,10 @@ def test_submit_packages_without_labels_when_offline_and_says_why(env, kaist, ho
     unreachable = "http://127.0.0.1:9/KAIST_annotation.json"
     proc = run_cli("submit", result, "--out", out, env={**env, "KAIST_KIT_GT_URL": unreachable})
     assert proc.returncode == 0 and out.is_file()
-    assert proc.stderr.splitlines() == [f"note: cannot download the leaderboard's ground truth ({unreachable}: "
-                                        "Connection refused); packaging without it"]
+    assert proc.stderr.splitlines() == [
+        f"note: cannot download the leaderboard's ground truth ({unreachable}: "
+        "Connection refused); packaging without it"
+    ]
     assert "note: [no-ground-truth] no ground truth: only the ids (by their range)" in proc.stdout
     assert "self-evaluated log-average miss rate" not in proc.stdout
     # Downloads forbidden on purpose: the report's own note is enough.

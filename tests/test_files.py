@@ -45,18 +45,31 @@ def specials(tmp_path):
     (tmp_path / "to-zero").symlink_to("/dev/zero")
     (tmp_path / "to-fifo").symlink_to("fifo")
     (tmp_path / "nowhere").symlink_to("missing")
-    yield {tmp_path / "fifo": "is a FIFO (named pipe), not a regular file", tmp_path / "sock": "is a socket, not a",
-           tmp_path / "folder": "is a folder, expected a file", Path("/dev/zero"): "is a character device",
-           tmp_path / "to-zero": "is a character device", tmp_path / "to-fifo": "is a FIFO",
-           tmp_path / "nowhere": "a link that leads nowhere", tmp_path / "missing": "no such file"}
+    yield {
+        tmp_path / "fifo": "is a FIFO (named pipe), not a regular file",
+        tmp_path / "sock": "is a socket, not a",
+        tmp_path / "folder": "is a folder, expected a file",
+        Path("/dev/zero"): "is a character device",
+        tmp_path / "to-zero": "is a character device",
+        tmp_path / "to-fifo": "is a FIFO",
+        tmp_path / "nowhere": "a link that leads nowhere",
+        tmp_path / "missing": "no such file",
+    }
     sock.close()
 
 
 @pytest.mark.skipif(not LINUX, reason="FIFOs, sockets and /dev/zero")
 def test_only_regular_files_are_read_and_nothing_blocks(specials):
     for path, says in specials.items():
-        for read in (files.read_bytes, files.read_text, files.load_json, files.read_archive, files.check_readable,
-                     lambda p: files.read_many([str(p)]), lambda p: files.read_ends(p, 16, 16)):
+        for read in (
+            files.read_bytes,
+            files.read_text,
+            files.load_json,
+            files.read_archive,
+            files.check_readable,
+            lambda p: files.read_many([str(p)]),
+            lambda p: files.read_ends(p, 16, 16),
+        ):
             start = time.monotonic()
             error = refused(read, path)
             assert says in error.reason and error.path == str(path), (read, path, error)
@@ -68,10 +81,13 @@ def test_a_fifo_given_to_any_verb_is_refused_at_once(tmp_path):
     for name in ("result.json", "gt.json", "annotations.tar.gz", "list.txt"):
         os.mkfifo(tmp_path / name)
     (tmp_path / "real_result.json").write_text("[]")
-    cases = [["eval", tmp_path / "result.json", "--gt", tmp_path / "gt.json"], ["stats", tmp_path / "gt.json"],
-             ["convert", "improved", tmp_path / "annotations.tar.gz", "--out", tmp_path / "x.json"],
-             ["submit", "--check", tmp_path / "result.json"],
-             ["convert", "improved", tmp_path, "--image-set", tmp_path / "list.txt", "--out", tmp_path / "y.json"]]
+    cases = [
+        ["eval", tmp_path / "result.json", "--gt", tmp_path / "gt.json"],
+        ["stats", tmp_path / "gt.json"],
+        ["convert", "improved", tmp_path / "annotations.tar.gz", "--out", tmp_path / "x.json"],
+        ["submit", "--check", tmp_path / "result.json"],
+        ["convert", "improved", tmp_path, "--image-set", tmp_path / "list.txt", "--out", tmp_path / "y.json"],
+    ]
     for args in cases:
         start = time.monotonic()
         proc = run_cli(*args)
@@ -102,7 +118,8 @@ def test_sizes_are_bounded_before_reading(tmp_path, monkeypatch):
     proc = run_cli("stats", big, env={**os.environ, "KAIST_KIT_MAX_INPUT_BYTES": "100"})
     assert proc.returncode == 2 and proc.stderr.strip() == (
         f"error: {big}: is 1.17 KiB, more than the 100 bytes the kit reads from one file (set "
-        "KAIST_KIT_MAX_INPUT_BYTES to raise the limit, e.g. KAIST_KIT_MAX_INPUT_BYTES=8G)")
+        "KAIST_KIT_MAX_INPUT_BYTES to raise the limit, e.g. KAIST_KIT_MAX_INPUT_BYTES=8G)"
+    )
 
 
 def test_the_ends_of_a_file_are_read_and_nothing_more(tmp_path, monkeypatch):
@@ -121,7 +138,7 @@ def test_the_ends_of_a_file_are_read_and_nothing_more(tmp_path, monkeypatch):
         for head, tail in ((16, 16), (16, 0), (0, 16), (0, 0), (2048, 64), (1, 1)):
             asked.clear()
             ends = files.read_ends(path, head, tail)
-            assert (ends.size, ends.head, ends.tail) == (size, data[:head], data[max(0, size - tail):])
+            assert (ends.size, ends.head, ends.tail) == (size, data[:head], data[max(0, size - tail) :])
             assert sum(asked) <= head + tail
     big = tmp_path / "big.bin"
     big.write_bytes(b"\xff\xd8" + bytes(5000) + b"\xff\xd9")
@@ -165,7 +182,7 @@ def zip_of_newlines(path, n, declared=None):
     if declared is not None:  # the central directory's size of the entry, rewritten to lie
         data = bytearray(path.read_bytes())
         at = data.rfind(b"PK\x01\x02")
-        data[at + 24:at + 28] = declared.to_bytes(4, "little")
+        data[at + 24 : at + 28] = declared.to_bytes(4, "little")
         path.write_bytes(bytes(data))
 
 
@@ -250,7 +267,9 @@ def test_a_hard_link_in_a_tar_reads_as_the_file_it_names(tmp_path):
     with tarfile.open(tmp_path / "linked.tar.gz") as archive:
         assert sum(member.islnk() for member in archive) == 1
     assert files.read_archive(tmp_path / "linked.tar.gz") == {
-        "a/set06_V000_I00019.txt": b"person 1 2 3 4 0.5\n", "a/set06_V000_I00039.txt": b"person 1 2 3 4 0.5\n"}
+        "a/set06_V000_I00019.txt": b"person 1 2 3 4 0.5\n",
+        "a/set06_V000_I00039.txt": b"person 1 2 3 4 0.5\n",
+    }
 
 
 @pytest.mark.skipif(not LINUX, reason="FIFOs")
@@ -305,9 +324,13 @@ def test_the_writer_replaces_regular_files_and_writes_through_links(tmp_path):
 
 @pytest.mark.skipif(not LINUX, reason="FIFOs, sockets, devices")
 def test_the_writer_never_replaces_what_is_not_a_regular_file(specials, tmp_path):
-    targets = {Path("/dev/null"): "is a character device, not a regular file: refusing to replace it",
-               tmp_path / "fifo": "is a FIFO (named pipe), not a regular file", tmp_path / "sock": "is a socket",
-               tmp_path / "folder": "is a folder; give a file name", tmp_path / "to-zero": "is a character device"}
+    targets = {
+        Path("/dev/null"): "is a character device, not a regular file: refusing to replace it",
+        tmp_path / "fifo": "is a FIFO (named pipe), not a regular file",
+        tmp_path / "sock": "is a socket",
+        tmp_path / "folder": "is a folder; give a file name",
+        tmp_path / "to-zero": "is a character device",
+    }
     for path, says in targets.items():
         for write in (lambda p: files.write_text_atomic(p, "x"), files.check_writable):
             assert says in refused(write, path).reason
@@ -359,8 +382,9 @@ with files.atomic_file(sys.argv[1]) as handle:
 @pytest.mark.parametrize("temporary", ["unnamed", "named"])
 def test_a_kill_during_a_write_leaves_nothing_that_lasts(tmp_path, temporary):
     target = tmp_path / "out" / "result.json"
-    proc = subprocess.Popen([sys.executable, "-c", WRITE_AND_STALL, str(target), temporary], stdout=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WRITE_AND_STALL, str(target), temporary], stdout=subprocess.PIPE, text=True
+    )
     assert proc.stdout.readline() == "writing\n"
     left = sorted(p.name for p in target.parent.iterdir())
     os.kill(proc.pid, signal.SIGKILL)
@@ -404,11 +428,14 @@ def test_a_full_tmpfs_names_the_file_for_each_verb(tmp_path):
         kaist = Path(__file__).resolve().parents[2] / "shared" / "data" / "kaist"
         if not kaist.is_dir():
             pytest.skip("real KAIST files not found")
-        for args, out in [(["convert", "improved", kaist / "test-improved-bbgt.tar.gz", "--out"], "gt.json"),
-                          (["submit", kaist / "results" / "MLPD_result.txt", "--out"], "MLPD.json")]:
+        for args, out in [
+            (["convert", "improved", kaist / "test-improved-bbgt.tar.gz", "--out"], "gt.json"),
+            (["submit", kaist / "results" / "MLPD_result.txt", "--out"], "MLPD.json"),
+        ]:
             proc = run_cli(*args, small / out)
             assert proc.returncode == 2 and proc.stderr.strip().splitlines()[-1] == (
-                f"error: {small / out}: cannot write: No space left on device"), proc.stderr
+                f"error: {small / out}: cannot write: No space left on device"
+            ), proc.stderr
             assert list(small.iterdir()) == []
     finally:
         subprocess.run(["umount", str(small)])
@@ -425,9 +452,19 @@ def test_a_file_size_limit_names_the_file(tmp_path):
 
     data = tmp_path / "big_result.json"
     data.write_text(json.dumps([{"image_id": 0, "category_id": 1, "bbox": [1, 2, 3, 4], "score": 0.5}] * 3000))
-    proc = subprocess.run([sys.executable, "-c", "import sys; from kaist_kit import files; "
-                           "files.write_bytes_atomic(sys.argv[2], files.read_bytes(sys.argv[1]))", str(data),
-                           str(tmp_path / "copy.json")], capture_output=True, text=True, preexec_fn=limited)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from kaist_kit import files; "
+            "files.write_bytes_atomic(sys.argv[2], files.read_bytes(sys.argv[1]))",
+            str(data),
+            str(tmp_path / "copy.json"),
+        ],
+        capture_output=True,
+        text=True,
+        preexec_fn=limited,
+    )
     assert "copy.json: cannot write: File too large" in proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big_result.json"]
 
@@ -447,8 +484,10 @@ def test_a_folder_is_staged_whole(tmp_path):
         files.write_text_atomic(tmp_path / "more" / "deeper" / "b.txt", "b")
     real = Path(os.path.realpath(tmp_path))
     new, more = real / "new", real / "more"
-    assert made == [[("folder", new), ("folder", new / "sub"), ("file", new / "sub" / "a.txt")],
-                    [("folder", more), ("folder", more / "deeper"), ("file", more / "deeper" / "b.txt")]]
+    assert made == [
+        [("folder", new), ("folder", new / "sub"), ("file", new / "sub" / "a.txt")],
+        [("folder", more), ("folder", more / "deeper"), ("file", more / "deeper" / "b.txt")],
+    ]
     assert "not empty" in refused(lambda: files.atomic_folder(tmp_path / "new").__enter__()).reason
 
 
@@ -459,8 +498,7 @@ def test_outputs_a_command_recorded_are_removed_and_nothing_else(tmp_path):
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "made.txt").symlink_to("../a/theirs.txt")
     files.remove_outputs(tmp_path, ["a/made.txt", "b/made.txt", "../escape", "/etc/passwd"], ["a", "b"])
-    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == ["a", "a/theirs.txt", "b",
-                                                                               "b/made.txt"]
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == ["a", "a/theirs.txt", "b", "b/made.txt"]
 
 
 SCRATCH_AND_STALL = """

@@ -58,8 +58,22 @@ def synthetic(tmp_path_factory):
 
 
 def test_every_kind_is_a_complete_spec():
-    assert {"corners", "id-offset", "wrong-gt", "string-values", "no-pedestrians", "unsorted", "over-1000",
-            "empty-images", "unknown-ids", "category", "threshold", "non-finite", "zero-size", "empty"} <= set(KINDS)
+    assert {
+        "corners",
+        "id-offset",
+        "wrong-gt",
+        "string-values",
+        "no-pedestrians",
+        "unsorted",
+        "over-1000",
+        "empty-images",
+        "unknown-ids",
+        "category",
+        "threshold",
+        "non-finite",
+        "zero-size",
+        "empty",
+    } <= set(KINDS)
     for code, kind in KINDS.items():
         assert kind.code == code and kind.level in LEVELS and kind.detects
         assert kind.leaderboard in ("", "crash", "mis-score")
@@ -69,6 +83,7 @@ def test_every_kind_is_a_complete_spec():
 
 
 # --- the confident findings never fire on real or synthetic results --------------------------------
+
 
 @pytest.mark.parametrize("name", REAL_RESULTS)
 def test_no_confident_finding_on_the_published_files(kaist, leaderboard_gt, name):
@@ -89,6 +104,7 @@ def test_no_confident_finding_on_synthetic_results(synthetic):
 
 
 # --- and fire on the same files misread ----------------------------------------------------------
+
 
 def test_corners_found_and_measured(kaist, leaderboard_gt):
     dets = as_corners(load_detections(kaist / "results" / "MLPD_result.json", leaderboard_gt))
@@ -119,12 +135,22 @@ def test_corners_and_ids_found_on_synthetic_results(synthetic):
 def other_image_set(gt, images=1126):
     """The same ground truth with every image's annotations moved to another image: what a result
     meets when it is scored against the ground truth of other frames."""
-    data = {"images": [{"id": int(i), "im_name": n, "width": 640, "height": 512}
-                       for i, n in zip(gt.image_ids, gt.image_names)],
-            "annotations": [{"id": int(a), "image_id": int(gt.image_ids[(k + images) % gt.n_images]),
-                             "bbox": b.tolist(), "height": float(h), "occlusion": int(o), "ignore": int(g)}
-                            for a, k, b, h, o, g in zip(gt.ann_ids, gt.ann_image, gt.boxes, gt.heights,
-                                                        gt.occlusion, gt.ignore)]}
+    data = {
+        "images": [
+            {"id": int(i), "im_name": n, "width": 640, "height": 512} for i, n in zip(gt.image_ids, gt.image_names)
+        ],
+        "annotations": [
+            {
+                "id": int(a),
+                "image_id": int(gt.image_ids[(k + images) % gt.n_images]),
+                "bbox": b.tolist(),
+                "height": float(h),
+                "occlusion": int(o),
+                "ignore": int(g),
+            }
+            for a, k, b, h, o, g in zip(gt.ann_ids, gt.ann_image, gt.boxes, gt.heights, gt.occlusion, gt.ignore)
+        ],
+    }
     return ground_truth_from_coco(data)
 
 
@@ -143,14 +169,27 @@ def moved_boxes(gt, seed):
     """The same images and labels, every box placed at random in its frame: a ground truth whose
     boxes lie elsewhere, with the same image ids."""
     rng = np.random.default_rng(seed)
-    data = {"images": [{"id": int(i), "im_name": n, "width": 640, "height": 512}
-                       for i, n in zip(gt.image_ids, gt.image_names)],
-            "annotations": [{"id": int(a), "image_id": int(gt.image_ids[k]),
-                             "bbox": [float(rng.uniform(5, 630 - b[2])), float(rng.uniform(5, 502 - b[3])),
-                                      float(b[2]), float(b[3])],
-                             "height": float(h), "occlusion": int(o), "ignore": int(g)}
-                            for a, k, b, h, o, g in zip(gt.ann_ids, gt.ann_image, gt.boxes, gt.heights,
-                                                        gt.occlusion, gt.ignore)]}
+    data = {
+        "images": [
+            {"id": int(i), "im_name": n, "width": 640, "height": 512} for i, n in zip(gt.image_ids, gt.image_names)
+        ],
+        "annotations": [
+            {
+                "id": int(a),
+                "image_id": int(gt.image_ids[k]),
+                "bbox": [
+                    float(rng.uniform(5, 630 - b[2])),
+                    float(rng.uniform(5, 502 - b[3])),
+                    float(b[2]),
+                    float(b[3]),
+                ],
+                "height": float(h),
+                "occlusion": int(o),
+                "ignore": int(g),
+            }
+            for a, k, b, h, o, g in zip(gt.ann_ids, gt.ann_image, gt.boxes, gt.heights, gt.occlusion, gt.ignore)
+        ],
+    }
     return ground_truth_from_coco(data)
 
 
@@ -195,19 +234,25 @@ def test_a_poor_detector_is_not_taken_for_another_image_set(leaderboard_gt):
     from kaist_kit.simulate import SimulatedMethod
 
     # recall 0.05 and 20 false positives per image: a miss rate near 97%, still far above chance
-    poor = simulate(leaderboard_gt, SimulatedMethod("poor", {"day": 0.05, "night": 0.05},
-                                                    {"day": 20, "night": 20}), 0)
+    poor = simulate(leaderboard_gt, SimulatedMethod("poor", {"day": 0.05, "night": 0.05}, {"day": 20, "night": 20}), 0)
     assert not CONFIDENT & set(codes(inspect(poor, leaderboard_gt)))
     assert readings(poor, leaderboard_gt).margins()["almost_none"] > 2.5  # measured 2.9
 
 
 # --- errors stop the call; --as-is scores as read ----------------------------------------------
 
+
 def test_errors_stop_unless_as_is(kaist, leaderboard_gt, tmp_path):
     records = json.loads((kaist / "results" / "MLPD_result.json").read_text())
     path = tmp_path / "corners_result.json"
-    path.write_text(json.dumps([dict(r, bbox=[r["bbox"][0], r["bbox"][1], r["bbox"][0] + r["bbox"][2],
-                                              r["bbox"][1] + r["bbox"][3]]) for r in records]))
+    path.write_text(
+        json.dumps(
+            [
+                dict(r, bbox=[r["bbox"][0], r["bbox"][1], r["bbox"][0] + r["bbox"][2], r["bbox"][1] + r["bbox"][3]])
+                for r in records
+            ]
+        )
+    )
     with pytest.raises(InputError, match=r"\[corners\].*rerun with --corners; or pass --as-is") as info:
         evaluate_inspected([path], leaderboard_gt)
     assert info.value.path == str(path) and "\n" not in str(info.value)
@@ -223,6 +268,7 @@ def test_errors_stop_unless_as_is(kaist, leaderboard_gt, tmp_path):
 
 # --- what the readers count ------------------------------------------------------------------
 
+
 def test_numbers_as_text_read_and_found(kaist, leaderboard_gt, tmp_path):
     records = json.loads((kaist / "results" / "MLPD_result.json").read_text())
     records[5] = dict(records[5], score=str(records[5]["score"]))
@@ -234,8 +280,10 @@ def test_numbers_as_text_read_and_found(kaist, leaderboard_gt, tmp_path):
     assert found.leaderboard == "crash" and found.level == "warning"
     assert "2 detections with numbers written as text" in found.message
     assert f"(first at {path}:{json_line(path.read_text(), 5)})" in found.message
-    assert evaluate(leaderboard_gt, dets)[0].lamr == evaluate(
-        leaderboard_gt, load_detections(kaist / "results" / "MLPD_result.json", leaderboard_gt))[0].lamr
+    assert (
+        evaluate(leaderboard_gt, dets)[0].lamr
+        == evaluate(leaderboard_gt, load_detections(kaist / "results" / "MLPD_result.json", leaderboard_gt))[0].lamr
+    )
 
 
 def test_far_boxes_found_with_their_line(tmp_path):
@@ -275,8 +323,7 @@ def test_no_pedestrians_when_the_image_size_ignores_every_box():
 
 def test_images_without_detections_counted_per_setting():
     small, tall = (100, 100, 30, 60), (300, 100, 40, 100)  # 60 px: reasonable and reasonable-small
-    gt = make_gt(frames(3), [person(1, 0, small), person(2, 1, small), person(3, 1, tall),
-                             person(4, 2, tall)])
+    gt = make_gt(frames(3), [person(1, 0, small), person(2, 1, small), person(3, 1, tall), person(4, 2, tall)])
     dets = make_dets(gt, [det(2, tall, 0.9)])
     found = codes(inspect(dets, gt, settings=["reasonable", "reasonable-small", "reasonable-heavy"]))
     message = found["empty-images"].message

@@ -42,8 +42,11 @@ def test_overlapping_score_labels_are_moved_apart(pictures):
     assert len(labels) == 2 * 3 * 12
     for ax in fig.axes[:2]:
         boxes = [t.get_window_extent(renderer) for t in ax.texts if t in labels]
-        overlapping = [(a, b) for a, b in itertools.combinations(boxes, 2)
-                       if a.x0 < b.x1 - 0.5 and b.x0 < a.x1 - 0.5 and a.y0 < b.y1 - 0.5 and b.y0 < a.y1 - 0.5]
+        overlapping = [
+            (a, b)
+            for a, b in itertools.combinations(boxes, 2)
+            if a.x0 < b.x1 - 0.5 and b.x0 < a.x1 - 0.5 and a.y0 < b.y1 - 0.5 and b.y0 < a.y1 - 0.5
+        ]
         assert not overlapping
     # each label keeps its method's colour and a dark ground behind it
     assert {to_hex(t.get_color()) for t in labels} == {to_hex(c) for c in series_colours("ABC").values()}

@@ -23,14 +23,56 @@ from kaist_kit.submission import check, package
 
 GT = make_gt(frames(6, night_from=3), [person(k + 1, k % 6, (20 + 40 * k, 100, 40, 100)) for k in range(12)])
 AS_IS = ReadOptions(as_is=True)
-FUZZ = settings(derandomize=True, deadline=None, max_examples=120,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    derandomize=True,
+    deadline=None,
+    max_examples=120,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
-NASTY = ["", " ", "nan", "-nan", "inf", "-inf", "1e308", "-1e308", "1e400", "1e-400", "0x10", "1_000", "１",
-         "١", "1,5", "--1", "+", ".", "1e", "abc", "None", "null", "true", "9" * 30, "-9" * 20, "0.", "\t",
-         "\u00a0", "é", "#", "%", "1.5.5", "[1]", "{}", '"1"']
-FIELD = st.one_of(st.sampled_from(NASTY), st.text(max_size=6), st.floats(allow_nan=True).map(repr),
-                  st.integers(min_value=-(2 ** 70), max_value=2 ** 70).map(str))
+NASTY = [
+    "",
+    " ",
+    "nan",
+    "-nan",
+    "inf",
+    "-inf",
+    "1e308",
+    "-1e308",
+    "1e400",
+    "1e-400",
+    "0x10",
+    "1_000",
+    "１",
+    "١",
+    "1,5",
+    "--1",
+    "+",
+    ".",
+    "1e",
+    "abc",
+    "None",
+    "null",
+    "true",
+    "9" * 30,
+    "-9" * 20,
+    "0.",
+    "\t",
+    "\u00a0",
+    "é",
+    "#",
+    "%",
+    "1.5.5",
+    "[1]",
+    "{}",
+    '"1"',
+]
+FIELD = st.one_of(
+    st.sampled_from(NASTY),
+    st.text(max_size=6),
+    st.floats(allow_nan=True).map(repr),
+    st.integers(min_value=-(2**70), max_value=2**70).map(str),
+)
 
 
 def run_everything(path: Path) -> None:
@@ -44,8 +86,10 @@ def run_everything(path: Path) -> None:
             continue
         event(f"{on_invalid}: read, {'some' if len(dets) else 'no'} detections")
         inspect(dets, GT, ["reasonable", "all-pedestrians"], ["all", "day", "night"], ["leaderboard", "matlab"])
-    for call in (lambda: evaluate_inspected([path], GT, protocols=["leaderboard", "matlab"], options=AS_IS),
-                 lambda: check(path, GT)):
+    for call in (
+        lambda: evaluate_inspected([path], GT, protocols=["leaderboard", "matlab"], options=AS_IS),
+        lambda: check(path, GT),
+    ):
         try:
             call()
         except InputError:
@@ -69,8 +113,10 @@ def fuzz(name: str, data: bytes) -> None:
 
 
 @FUZZ
-@given(st.binary(max_size=300), st.sampled_from(["r_result.txt", "r_result.json", "set06_V000_I00001.txt",
-                                                 "r.zip", "r.tar.gz"]))
+@given(
+    st.binary(max_size=300),
+    st.sampled_from(["r_result.txt", "r_result.json", "set06_V000_I00001.txt", "r.zip", "r.tar.gz"]),
+)
 def test_random_bytes(data, name):
     fuzz(name, data)
 
@@ -108,19 +154,25 @@ def test_valid_lines_with_one_field_broken(case):
     fuzz(name, data)
 
 
-JSON = st.recursive(st.none() | st.booleans() | st.floats() | st.integers(-(2 ** 70), 2 ** 70) | st.text(max_size=5),
-                    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
-                    max_leaves=12)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.floats() | st.integers(-(2**70), 2**70) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=12,
+)
 RECORD = st.fixed_dictionaries(
-    {"image_id": st.one_of(st.integers(-2, 8), JSON), "bbox": st.one_of(st.lists(st.floats(-10, 700), min_size=4,
-                                                                                  max_size=4), JSON),
-     "score": st.one_of(st.floats(0, 1), JSON)},
-    optional={"category_id": st.one_of(st.just(1), JSON)})
+    {
+        "image_id": st.one_of(st.integers(-2, 8), JSON),
+        "bbox": st.one_of(st.lists(st.floats(-10, 700), min_size=4, max_size=4), JSON),
+        "score": st.one_of(st.floats(0, 1), JSON),
+    },
+    optional={"category_id": st.one_of(st.just(1), JSON)},
+)
 
 
 @FUZZ
-@given(st.one_of(JSON, st.lists(RECORD, max_size=8), st.fixed_dictionaries({"annotations": st.lists(RECORD,
-                                                                                                   max_size=4)})))
+@given(
+    st.one_of(JSON, st.lists(RECORD, max_size=8), st.fixed_dictionaries({"annotations": st.lists(RECORD, max_size=4)}))
+)
 def test_random_json_shapes(value):
     fuzz("r_result.json", json.dumps(value, allow_nan=True).encode())
 

@@ -59,7 +59,7 @@ def expected_values(rows, method, spec=SPEC):
 # `challenge_data.challenge_<id>` imported, and evaluate(annotation, upload, codename,
 # submission_metadata=...) called with sys.stdout and sys.stderr assigned to the files the
 # participant reads; anything it raises is written there as a traceback.
-WORKER = textwrap.dedent('''
+WORKER = textwrap.dedent("""
     import importlib, importlib.util, json, sys, traceback
     numpy_dir, compute, calls, out = sys.argv[1:]
     isolation = {name: importlib.util.find_spec(name) is not None for name in ("kaist_kit", "typer", "rich",
@@ -86,7 +86,7 @@ WORKER = textwrap.dedent('''
     json.dump({"isolation": isolation, "path": sys.path, "records": records,
                "kit_from": [m.__file__ for n, m in sys.modules.items() if n.endswith("kaist_kit.evaluate")]},
               open(out, "w"))
-''')
+""")
 
 
 def numpy_only(folder: Path) -> Path:
@@ -115,8 +115,22 @@ def worker_layout(tmp_path: Path, bundle: Path, gt: Path) -> tuple[Path, Path]:
 
 def run_worker(tmp_path: Path, compute: Path, calls: list) -> dict:
     out = tmp_path / "worker.json"
-    subprocess.run([sys.executable, "-I", "-S", "-c", WORKER, str(numpy_only(tmp_path / "site-packages")),
-                    str(compute), json.dumps(calls), str(out)], check=True, cwd=tmp_path, timeout=600)
+    subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            "-c",
+            WORKER,
+            str(numpy_only(tmp_path / "site-packages")),
+            str(compute),
+            json.dumps(calls),
+            str(out),
+        ],
+        check=True,
+        cwd=tmp_path,
+        timeout=600,
+    )
     return json.loads(out.read_text())
 
 
@@ -135,8 +149,9 @@ def test_evalai_evaluate_as_the_worker_calls_it_in_an_interpreter_with_numpy_alo
     corners.write_text("".join(f"{int(r[0])}," + ",".join(repr(float(v)) for v in r[1:]) + "\n" for r in rows))
     (uploads / "Cut_result.json").write_text('[{"image_id": 0, "category_id": 1, "bbox": [1, 2')
     names = [*RESULTS, corners.name, "Cut_result.json"]
-    calls = [[str(annotation), str(uploads / n), "test"] for n in names] + [[str(annotation), str(uploads / names[0]),
-                                                                             "dev"]]
+    calls = [[str(annotation), str(uploads / n), "test"] for n in names] + [
+        [str(annotation), str(uploads / names[0]), "dev"]
+    ]
     report = run_worker(tmp_path, compute, calls)
 
     # The interpreter had neither the kit nor its other dependencies; numpy came from the folder given.
@@ -178,6 +193,7 @@ def test_the_core_copied_into_bundles_needs_numpy_alone():
 
 # --- Codabench ------------------------------------------------------------------------------------
 
+
 def test_codabench_scoring_program_runs_as_codabench_runs_it(kaist, tmp_path):
     gt = kaist / "test-all-20.leaderboard.json"
     bundle = tmp_path / "bundle.zip"
@@ -203,8 +219,21 @@ def test_codabench_scoring_program_runs_as_codabench_runs_it(kaist, tmp_path):
     numpy_dir = numpy_only(tmp_path / "site-packages")
     expected = kit_eval([kaist / "results" / "MBNet_result.txt"], gt, spec)
     submitted = tmp_path / "MBNet.zip"
-    subprocess.run([sys.executable, "-m", "kaist_kit", "submit", str(kaist / "results" / "MBNet_result.txt"),
-                    "--out", str(submitted), "--gt", str(gt)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kaist_kit",
+            "submit",
+            str(kaist / "results" / "MBNet_result.txt"),
+            "--out",
+            str(submitted),
+            "--gt",
+            str(gt),
+        ],
+        check=True,
+        capture_output=True,
+    )
 
     def score(files: dict) -> subprocess.CompletedProcess:
         for folder in (app / "input" / "res", app / "output"):
@@ -213,10 +242,13 @@ def test_codabench_scoring_program_runs_as_codabench_runs_it(kaist, tmp_path):
         for name, data in files.items():
             (app / "input" / "res" / name).write_bytes(data)
         argv = [a.replace("/app/", f"{app}/") for a in command.split()[1:]]
-        runner = (f"import runpy, sys; sys.path.append({str(numpy_dir)!r}); sys.argv = {argv!r}; "
-                  f"runpy.run_path(sys.argv[0], run_name='__main__')")
-        return subprocess.run([sys.executable, "-I", "-S", "-c", runner], capture_output=True, text=True,
-                              cwd=app / "program", timeout=600)
+        runner = (
+            f"import runpy, sys; sys.path.append({str(numpy_dir)!r}); sys.argv = {argv!r}; "
+            f"runpy.run_path(sys.argv[0], run_name='__main__')"
+        )
+        return subprocess.run(
+            [sys.executable, "-I", "-S", "-c", runner], capture_output=True, text=True, cwd=app / "program", timeout=600
+        )
 
     with zipfile.ZipFile(submitted) as archive:  # the zip `kaist-kit submit` writes, as Codabench extracts it
         done = score({n: archive.read(n) for n in archive.namelist()})
@@ -234,10 +266,14 @@ def test_codabench_scoring_program_runs_as_codabench_runs_it(kaist, tmp_path):
 
 # --- bundles: deterministic, and the kit's own pass `host check` -----------------------------------
 
+
 def test_bundles_are_byte_identical_and_pass_host_check(kaist, tmp_path, monkeypatch):
     gt = kaist / "test-all-20.leaderboard.json"
-    options = HostOptions("A lab's challenge", [parse_phase("dev:2026-01-01:2026-01-31"),
-                                                 parse_phase("final:2026-02-01:2026-02-14")], SPEC)
+    options = HostOptions(
+        "A lab's challenge",
+        [parse_phase("dev:2026-01-01:2026-01-31"), parse_phase("final:2026-02-01:2026-02-14")],
+        SPEC,
+    )
     first, second = tmp_path / "a", tmp_path / "b"
     write_evalai_bundle(gt, first, options)
     write_evalai_bundle(gt, second, options)
@@ -254,7 +290,8 @@ def test_bundles_are_byte_identical_and_pass_host_check(kaist, tmp_path, monkeyp
     schema = config["leaderboard"][0]["schema"]
     assert schema["default_order_by"] == "LAMR all (leaderboard)" == schema["labels"][0]
     assert {label: meta["sort_ascending"] for label, meta in schema["metadata"].items()} == {
-        c.label: c.metric == "lamr" for c in SPEC.columns()}
+        c.label: c.metric == "lamr" for c in SPEC.columns()
+    }
     descriptions = [meta["description"] for meta in schema["metadata"].values()]
     assert len(set(descriptions)) == len(descriptions)
     assert all(s["is_leaderboard_order_descending"] is False for s in config["challenge_phase_splits"])
@@ -288,8 +325,18 @@ def test_host_check_unpacks_a_zip_through_the_opener(tmp_path):
 
 def test_a_test_set_with_hidden_labels_gets_its_image_list(tmp_path):
     images = [{"id": 10 + k, "im_name": f"set06/V000/I{k:05d}", "width": 640, "height": 512} for k in range(4)]
-    anns = [{"id": k + 1, "image_id": 10 + k, "category_id": 1, "bbox": [100, 100, 40, 90], "height": 90,
-             "occlusion": 0, "ignore": 0} for k in range(4)]
+    anns = [
+        {
+            "id": k + 1,
+            "image_id": 10 + k,
+            "category_id": 1,
+            "bbox": [100, 100, 40, 90],
+            "height": 90,
+            "occlusion": 0,
+            "ignore": 0,
+        }
+        for k in range(4)
+    ]
     gt = tmp_path / "hidden.json"
     gt.write_text(json.dumps({"images": images, "annotations": anns, "categories": [{"id": 1, "name": "person"}]}))
     write_evalai_bundle(gt, tmp_path / "bundle", HostOptions(spec=ColumnSpec(splits=("all",))))
@@ -308,7 +355,7 @@ def test_a_test_set_with_hidden_labels_gets_its_image_list(tmp_path):
 # behaves as docs/evaluation.md describes the published one: .txt uploads read as category 1 while only
 # category 0 is scored (every column -1, the MR ones shown as -100), and json.load on the upload, which
 # raises on a malformed file.
-CONFIG_2024 = '''\
+CONFIG_2024 = """\
 title: Multispectral Pedestrian Detection Challenge
 description: templates/description.html
 evaluation_details: templates/evaluation_details.html
@@ -365,8 +412,8 @@ challenge_phase_splits:
     visibility: 3
     leaderboard_decimal_precision: 4
     is_leaderboard_order_descending: True
-'''
-STAND_IN_MAIN = '''\
+"""
+STAND_IN_MAIN = """\
 from .scorer import run
 
 
@@ -377,8 +424,8 @@ def evaluate(test_annotation_file, user_submission_file, phase_codename, **kwarg
         output["result"] = [{"test_split": metrics}]
         output["submission_result"] = output["result"][0]
     return output
-'''
-STAND_IN_SCORER = '''\
+"""
+STAND_IN_SCORER = """\
 import json
 
 
@@ -403,24 +450,41 @@ def run(annotation_file, upload):
     mr = 100 * (1 - recall)
     return {"MR_-2_iou50_all": mr, "MR_-2_iou50_day": mr, "MR_-2_iou50_night": mr,
             "AP_iou50": recall, "AP_iou75": recall, "AP_iou50:95": recall}
-'''
+"""
 
 
 def bundle_2024(folder: Path, config: str = CONFIG_2024) -> Path:
     folder.mkdir()
     (folder / "challenge_config.yaml").write_text(config)
-    for page in ("description", "evaluation_details", "terms_and_conditions", "submission_guidelines",
-                 "challenge_phase_1_description"):
+    for page in (
+        "description",
+        "evaluation_details",
+        "terms_and_conditions",
+        "submission_guidelines",
+        "challenge_phase_1_description",
+    ):
         (folder / "templates").mkdir(exist_ok=True)
         (folder / "templates" / f"{page}.html").write_text(f"<p>{page}</p>\n")
     (folder / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
-    images = [{"id": k, "im_name": f"set0{6 + 3 * (k % 2)}/V000/I{k:05d}", "height": 512, "width": 640}
-              for k in range(6)]
-    anns = [{"id": k, "image_id": k, "category_id": 0, "bbox": [100 + k, 120, 40, 90], "height": 90,
-             "occlusion": 0, "ignore": 0} for k in range(6)]
+    images = [
+        {"id": k, "im_name": f"set0{6 + 3 * (k % 2)}/V000/I{k:05d}", "height": 512, "width": 640} for k in range(6)
+    ]
+    anns = [
+        {
+            "id": k,
+            "image_id": k,
+            "category_id": 0,
+            "bbox": [100 + k, 120, 40, 90],
+            "height": 90,
+            "occlusion": 0,
+            "ignore": 0,
+        }
+        for k in range(6)
+    ]
     (folder / "annotations").mkdir()
-    (folder / "annotations" / "KAIST_annotation.json").write_text(json.dumps(
-        {"images": images, "annotations": anns, "categories": [{"id": 0, "name": "person"}]}))
+    (folder / "annotations" / "KAIST_annotation.json").write_text(
+        json.dumps({"images": images, "annotations": anns, "categories": [{"id": 0, "name": "person"}]})
+    )
     with zipfile.ZipFile(folder / "evaluation_script.zip", "w") as archive:
         archive.writestr("__init__.py", "from .main import evaluate  # noqa: F401\n")
         archive.writestr("main.py", STAND_IN_MAIN)
@@ -438,8 +502,10 @@ def test_host_check_flags_each_defect_of_the_2024_configuration(tmp_path):
         assert any(f"label {label!r} is sorted ascending" in line for line in lines), lines
     assert not any("label 'MR_" in line and "sort-order" in line for line in lines)
     # Day and night described as "All (Day+Night)".
-    assert any("same-description" in line and "'MR_-2_iou50_all', 'MR_-2_iou50_day', 'MR_-2_iou50_night'" in line
-               for line in lines)
+    assert any(
+        "same-description" in line and "'MR_-2_iou50_all', 'MR_-2_iou50_day', 'MR_-2_iou50_night'" in line
+        for line in lines
+    )
     # Ranked by a miss rate, highest first.
     assert any("default-order" in line and "highest first" in line for line in lines)
     # The evaluator mis-scores .txt uploads and shows a traceback for a malformed one.
@@ -450,8 +516,9 @@ def test_host_check_flags_each_defect_of_the_2024_configuration(tmp_path):
 
 
 def test_host_check_flags_missing_files_unknown_labels_and_unreadable_types(tmp_path):
-    config = (CONFIG_2024.replace('"AP_iou50:95",\n        ],', '"AP_iou50:95",\n          "AR_iou50",\n        ],')
-              .replace('".json, .txt"', '".json, .csv"'))
+    config = CONFIG_2024.replace(
+        '"AP_iou50:95",\n        ],', '"AP_iou50:95",\n          "AR_iou50",\n        ],'
+    ).replace('".json, .txt"', '".json, .csv"')
     folder = bundle_2024(tmp_path / "variant", config)
     (folder / "templates" / "description.html").unlink()
     lines = [p.line() for p in check_bundle(folder, run=False).problems]
@@ -464,17 +531,26 @@ def test_host_check_flags_missing_files_unknown_labels_and_unreadable_types(tmp_
 
 
 def test_metric_direction_reads_the_usual_names():
-    assert [metric_direction(n) for n in ("MR_-2_iou50_all", "LAMR all", "All (MR-2)", "AP_iou50:95", "AP50 day",
-                                          "AR", "Accuracy", "Total")] == [
-        "lower", "lower", "lower", "higher", "higher", "higher", "higher", None]
+    assert [
+        metric_direction(n)
+        for n in ("MR_-2_iou50_all", "LAMR all", "All (MR-2)", "AP_iou50:95", "AP50 day", "AR", "Accuracy", "Total")
+    ] == ["lower", "lower", "lower", "higher", "higher", "higher", "higher", None]
 
 
 # --- the YAML writer -------------------------------------------------------------------------------
 
-scalars = (st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.text(max_size=12)
-           | st.floats(allow_nan=False, width=64))
-documents = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
-                         | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**12), 10**12)
+    | st.text(max_size=12)
+    | st.floats(allow_nan=False, width=64)
+)
+documents = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
@@ -490,6 +566,7 @@ def test_yaml_refuses_what_it_does_not_write():
 
 
 # --- the leaderboard site --------------------------------------------------------------------------
+
 
 def test_leaderboard_scores_every_entry_and_rescores_only_what_changed(kaist, tmp_path):
     gt = kaist / "test-all-20.leaderboard.json"
@@ -526,14 +603,20 @@ def test_leaderboard_scores_every_entry_and_rescores_only_what_changed(kaist, tm
     assert fourth.rescored == [] and not (site / by_source["Broken_result.txt"].page).exists()
     # Only the pages the site recorded writing are removed; the cache lists them.
     assert sorted(p.name for p in (site / "entries").iterdir()) == sorted(
-        ["notes.html", "old.html", *(Path(e.page).name for e in fourth.entries)])
+        ["notes.html", "old.html", *(Path(e.page).name for e in fourth.entries)]
+    )
     outputs = json.loads((site / CACHE_NAME).read_text())["outputs"]
     assert outputs == {"files": sorted(["index.html", *(e.page for e in fourth.entries)]), "folders": ["entries"]}
     for entry in RESULTS:
         (entries / entry).unlink()
     assert build_site(entries, gt, site, ("lamr", "ap50")).entries == []
     assert sorted(p.relative_to(site).as_posix() for p in site.rglob("*")) == [
-        "entries", "entries/notes.html", "entries/old.html", "index.html", CACHE_NAME]
+        "entries",
+        "entries/notes.html",
+        "entries/old.html",
+        "index.html",
+        CACHE_NAME,
+    ]
 
 
 def test_verbs_write_bundles_and_sites_and_say_what_is_wrong(kaist, tmp_path):

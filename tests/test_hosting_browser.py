@@ -19,15 +19,24 @@ import pytest
 from kaist_kit.hosting.leaderboard import build_site
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--remote-debugging-pipe"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--remote-debugging-pipe",
+]
 
 # CI installs Chromium and sets KAIST_KIT_REQUIRE_BROWSER: there a missing browser fails the run, not skips it.
 if CHROMIUM is None and os.environ.get("KAIST_KIT_REQUIRE_BROWSER"):
     raise RuntimeError("KAIST_KIT_REQUIRE_BROWSER is set but no chromium is on PATH")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium; "
-                                                          ".ci/run installs it)")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium; .ci/run installs it)"
+)
 
 
 class Browser:
@@ -39,9 +48,14 @@ class Browser:
             os.dup2(to_browser, 3)
             os.dup2(from_browser, 4)
 
-        self.process = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-                                        preexec_fn=descriptors, pass_fds=(3, 4), stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
+            preexec_fn=descriptors,
+            pass_fds=(3, 4),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         os.close(to_browser)
         os.close(from_browser)
         self._buffer = b""
@@ -127,10 +141,29 @@ def test_the_leaderboard_page_loads_shows_the_kits_numbers_and_sorts(kaist, tmp_
     (entries / "Broken_result.txt").write_text("garbage\n")
     build_site(entries, gt, tmp_path / "site", ("lamr", "ap50"))
     results = [entries / n for n in ("MLPD_result.json", "MBNet_result.txt", "MBNet-per-image.tar.gz")]
-    printed = subprocess.run([sys.executable, "-m", "kaist_kit", "eval", *map(str, results), "--gt", str(gt),
-                              "--protocol", "leaderboard", "--protocol", "matlab", "--metric", "lamr",
-                              "--metric", "ap50"], capture_output=True, text=True, check=True,
-                             env={**os.environ, "COLUMNS": "200"}).stdout
+    printed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kaist_kit",
+            "eval",
+            *map(str, results),
+            "--gt",
+            str(gt),
+            "--protocol",
+            "leaderboard",
+            "--protocol",
+            "matlab",
+            "--metric",
+            "lamr",
+            "--metric",
+            "ap50",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "COLUMNS": "200"},
+    ).stdout
     # eval's table: a row per method, protocol and metric, a column per split
     table_of_eval = {}
     for line in printed.splitlines():
@@ -182,7 +215,11 @@ def test_the_leaderboard_page_loads_shows_the_kits_numbers_and_sorts(kaist, tmp_
 
     # Nothing went wrong on the page: no console error, no uncaught exception.
     browser.send("Runtime.evaluate", {"expression": "1"})
-    errors = [e for e in browser.events if e.get("method") == "Runtime.exceptionThrown"
-              or (e.get("method") == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))
-              or (e.get("method") == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")]
+    errors = [
+        e
+        for e in browser.events
+        if e.get("method") == "Runtime.exceptionThrown"
+        or (e.get("method") == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))
+        or (e.get("method") == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")
+    ]
     assert errors == []

@@ -21,18 +21,24 @@ from kaist_kit.errors import KitWarning
 from kaist_kit.imagesets import list_split_names
 
 
-@pytest.mark.parametrize("paths, taken, names", [
-    (["lists/day.txt"], [], ["day.txt"]),
-    (["all.txt", "night.txt", "set06.txt", "campus-night.txt", "road.txt"], [],
-     ["all.txt", "night.txt", "set06.txt", "campus-night.txt", "road.txt"]),
-    (["mine.txt"], [], ["mine"]),
-    (["a/x.txt", "b/x.txt"], [], ["x", "x.txt"]),
-    (["a/x.txt", "b/x.txt", "c/x.txt"], [], ["x", "x.txt", "c/x.txt"]),
-    (["x.txt"], ["x"], ["x.txt"]),
-    (["lists/day"], [], ["lists/day"]),
-    (["x.txt", "x.txt"], [], ["x", "x.txt"]),
-    (["x.txt", "x.txt", "x.txt", "x.txt"], [], ["x", "x.txt", "x.txt (2)", "x.txt (3)"]),
-])
+@pytest.mark.parametrize(
+    "paths, taken, names",
+    [
+        (["lists/day.txt"], [], ["day.txt"]),
+        (
+            ["all.txt", "night.txt", "set06.txt", "campus-night.txt", "road.txt"],
+            [],
+            ["all.txt", "night.txt", "set06.txt", "campus-night.txt", "road.txt"],
+        ),
+        (["mine.txt"], [], ["mine"]),
+        (["a/x.txt", "b/x.txt"], [], ["x", "x.txt"]),
+        (["a/x.txt", "b/x.txt", "c/x.txt"], [], ["x", "x.txt", "c/x.txt"]),
+        (["x.txt"], ["x"], ["x.txt"]),
+        (["lists/day"], [], ["lists/day"]),
+        (["x.txt", "x.txt"], [], ["x", "x.txt"]),
+        (["x.txt", "x.txt", "x.txt", "x.txt"], [], ["x", "x.txt", "x.txt (2)", "x.txt (3)"]),
+    ],
+)
 def test_list_split_names_are_unique_and_never_a_builtin_split(paths, taken, names):
     found = list_split_names(paths, taken)
     assert found == names
@@ -45,9 +51,20 @@ def test_eval_scores_a_list_named_like_a_split_as_its_own_column(kaist, tmp_path
     for folder in ("a", "b"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "day.txt").write_text("\n".join(night[:20] if folder == "a" else night[20:]) + "\n")
-    proc = run_cli("eval", kaist / "results" / "MLPD_result.txt", "--gt", kaist / "test-all-20.leaderboard.json",
-                   "--split", "day", "--images", tmp_path / "a" / "day.txt", "--images", tmp_path / "b" / "day.txt",
-                   "--format", "json")
+    proc = run_cli(
+        "eval",
+        kaist / "results" / "MLPD_result.txt",
+        "--gt",
+        kaist / "test-all-20.leaderboard.json",
+        "--split",
+        "day",
+        "--images",
+        tmp_path / "a" / "day.txt",
+        "--images",
+        tmp_path / "b" / "day.txt",
+        "--format",
+        "json",
+    )
     assert proc.returncode == 0, proc.stderr
     rows = {r["split"]: r["n_images"] for r in json.loads(proc.stdout)["results"]}
     assert rows == {"day": 1455, "day.txt": 20, "b/day.txt": 20}
@@ -67,13 +84,20 @@ def test_the_misses_tables_say_each_split_has_its_own_operating_point(tmp_path):
 
 
 def test_diagnose_prints_the_note(kaist):
-    proc = run_cli("diagnose", Path(kaist / "results" / "MLPD_result.txt"), "--gt",
-                   kaist / "test-all-20.leaderboard.json", "--resamples", "20")
+    proc = run_cli(
+        "diagnose",
+        Path(kaist / "results" / "MLPD_result.txt"),
+        "--gt",
+        kaist / "test-all-20.leaderboard.json",
+        "--resamples",
+        "20",
+    )
     assert proc.returncode == 0
     assert "Each split is read at its own operating point" in " ".join(proc.stdout.split())
 
 
 # --- 80 columns ------------------------------------------------------------------------------------
+
 
 def lines_fit(text, width=80):
     long = [line for line in text.splitlines() if len(line.rstrip()) > width]
@@ -83,9 +107,22 @@ def lines_fit(text, width=80):
 
 def test_diagnose_tables_fit_80_columns(kaist):
     env = {**os.environ, "COLUMNS": "80"}
-    proc = subprocess.run([sys.executable, "-m", "kaist_kit", "diagnose", str(kaist / "results" / "MBNet_result.txt"),
-                           "--gt", str(kaist / "test-all-20.leaderboard.json"), "--resamples", "20"],
-                          capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kaist_kit",
+            "diagnose",
+            str(kaist / "results" / "MBNet_result.txt"),
+            "--gt",
+            str(kaist / "test-all-20.leaderboard.json"),
+            "--resamples",
+            "20",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert proc.returncode == 0
     out = lines_fit(proc.stdout)
     assert "15.42 [" in out and "reasonable-small" in out  # an interval row whole, not wrapped in its cell
@@ -97,9 +134,13 @@ def test_the_test_verbs_table_fits_80_columns(kaist, tmp_path, monkeypatch):
     """`kaist-kit test`'s table, printed after the checkpoint has run (the run itself stubbed)."""
     results = tmp_path / "faster-rcnn_r50_fpn_halfway-fusion_1x_kaist_result.json"
     results.write_bytes((kaist / "results" / "MLPD_result.json").read_bytes())
-    run = types.SimpleNamespace(results=results, ground_truth=kaist / "test-all-20.leaderboard.json",
-                                settings=["reasonable", "reasonable-small", "reasonable-heavy", "all-pedestrians"],
-                                protocol="leaderboard", table=None)
+    run = types.SimpleNamespace(
+        results=results,
+        ground_truth=kaist / "test-all-20.leaderboard.json",
+        settings=["reasonable", "reasonable-small", "reasonable-heavy", "all-pedestrians"],
+        protocol="leaderboard",
+        table=None,
+    )
     predict = types.ModuleType("kaist_kit.models.predict")
     predict.test = lambda *args, **kwargs: run
     monkeypatch.setitem(sys.modules, "kaist_kit.models", types.ModuleType("kaist_kit.models"))
@@ -108,8 +149,9 @@ def test_the_test_verbs_table_fits_80_columns(kaist, tmp_path, monkeypatch):
     config.write_text("model = dict()\n")
     checkpoint = tmp_path / "epoch_12.pth"
     checkpoint.write_bytes(b"")
-    result = CliRunner().invoke(app, ["test", str(config), str(checkpoint), "--out", str(results)],
-                                env={"COLUMNS": "80"})
+    result = CliRunner().invoke(
+        app, ["test", str(config), str(checkpoint), "--out", str(results)], env={"COLUMNS": "80"}
+    )
     assert result.exit_code == 0, result.output
     out = lines_fit(result.stdout)
     assert "faster-rcnn_r50_fpn_halfway-" in out and "7.58" in out and "all-pedestrians" in out

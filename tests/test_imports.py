@@ -31,18 +31,24 @@ def test_every_module_imports_under_both_names(folder, first):
     names += [f"{installed}.{m}" for m in modules_of(folder)] + [installed]
     if first == "installed":
         names.reverse()
-    code = "\n".join(["import importlib", "from kaist_kit.findings import KINDS",
-                      "before = dict(KINDS)"]
-                     + [f"importlib.import_module({name!r})" for name in names]
-                     + ["import kaist_kit.cli", "assert KINDS == before, 'a finding kind was declared at import'",
-                        "print('imported')"])
+    code = "\n".join(
+        ["import importlib", "from kaist_kit.findings import KINDS", "before = dict(KINDS)"]
+        + [f"importlib.import_module({name!r})" for name in names]
+        + [
+            "import kaist_kit.cli",
+            "assert KINDS == before, 'a finding kind was declared at import'",
+            "print('imported')",
+        ]
+    )
     proc = run_python(code)
     assert proc.returncode == 0 and proc.stdout.strip() == "imported", proc.stderr
 
 
 def test_the_command_from_the_repository_root_imports_the_submission_twice():
-    proc = run_python("import submission.checks\nimport submission.report\nfrom kaist_kit.cli import app\n"
-                      "from kaist_kit.submission import check\nprint('ok')")
+    proc = run_python(
+        "import submission.checks\nimport submission.report\nfrom kaist_kit.cli import app\n"
+        "from kaist_kit.submission import check\nprint('ok')"
+    )
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
 
 

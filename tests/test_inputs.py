@@ -77,21 +77,24 @@ def test_invalid_json_on_its_only_line_is_not_called_truncated(gt, tmp_path):
 def test_malformed_txt_line(gt, tmp_path):
     path = write(tmp_path, "m_result.txt", "1,100,100,40,100,0.9\n2,100,100,40\n")
     e = error_of(lambda: load_detections(path, gt))
-    assert (e.line, "found 4 fields") == (2, e.reason[e.reason.index("found"):])
+    assert (e.line, "found 4 fields") == (2, e.reason[e.reason.index("found") :])
     path = write(tmp_path, "m2_result.txt", "1,100,100,40,100,0.9\r\n\r\n3,100,abc,40,100,0.9\r\n")
     e = error_of(lambda: load_detections(path, gt))
     assert e.line == 3 and "'abc' is not a number" in e.reason
 
 
-@pytest.mark.parametrize("bad, expect", [
-    ({"bbox": [1, 2, float("nan"), 4]}, "non-finite"),
-    ({"score": float("inf")}, "non-finite"),
-    ({"bbox": [1, 2, -3, 4]}, "negative box size"),
-    ({"image_id": 99}, "image id 99 is not in the ground truth"),
-    ({"image_id": 1.5}, "not an integer"),
-    ({"category_id": 0}, "category_id 0 is not person"),
-    ({"bbox": [1, 2, 3]}, "bbox must be a list of 4 numbers"),
-])
+@pytest.mark.parametrize(
+    "bad, expect",
+    [
+        ({"bbox": [1, 2, float("nan"), 4]}, "non-finite"),
+        ({"score": float("inf")}, "non-finite"),
+        ({"bbox": [1, 2, -3, 4]}, "negative box size"),
+        ({"image_id": 99}, "image id 99 is not in the ground truth"),
+        ({"image_id": 1.5}, "not an integer"),
+        ({"category_id": 0}, "category_id 0 is not person"),
+        ({"bbox": [1, 2, 3]}, "bbox must be a list of 4 numbers"),
+    ],
+)
 def test_bad_values_in_json_name_their_line(gt, tmp_path, bad, expect):
     recs = records()
     recs[7].update(bad)
@@ -104,9 +107,12 @@ def test_bad_values_in_json_name_their_line(gt, tmp_path, bad, expect):
 
 
 def test_bad_values_in_txt_name_their_line(gt, tmp_path):
-    for line, expect in [("5,1,2,3,inf,0.5", "non-finite"), ("5,1,2,-3,4,0.5", "negative"),
-                         ("31,1,2,3,4,0.5", "image id 31 is not in the ground truth"),
-                         ("0,1,2,3,4,0.5", "1-based")]:
+    for line, expect in [
+        ("5,1,2,3,inf,0.5", "non-finite"),
+        ("5,1,2,-3,4,0.5", "negative"),
+        ("31,1,2,3,4,0.5", "image id 31 is not in the ground truth"),
+        ("0,1,2,3,4,0.5", "1-based"),
+    ]:
         path = write(tmp_path, "t_result.txt", "1,100,100,40,100,0.9\n" + line + "\n")
         e = error_of(lambda path=path: load_detections(path, gt))
         assert e.line == 2 and expect in e.reason, (line, e)
@@ -173,8 +179,7 @@ def test_json_line_points_at_elements():
 
 
 def run_cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "kaist_kit", *map(str, args)], capture_output=True,
-                          text=True, env=env)
+    return subprocess.run([sys.executable, "-m", "kaist_kit", *map(str, args)], capture_output=True, text=True, env=env)
 
 
 def test_cli_errors_are_one_line_with_exit_code_2(tmp_path):

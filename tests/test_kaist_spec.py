@@ -21,8 +21,14 @@ SPEC = Path("kaist_kit/benchmarks.py")
 # KAIST's numbers: the frame's width and height, the test split's images (all, day, night) and boxes.
 NUMBERS = {640, 512, 2252, 1455, 797, 4254}
 # KAIST's frame-name patterns, and its pinned ground truth, as string literals spell them.
-PATTERNS = [r"set\\d\\d", r"V\\d\\d\\d", r"I\\d\{5\}", KAIST.ground_truth.md5, "KAIST_annotation.json",
-            "sejong-rcv/MLPD"]
+PATTERNS = [
+    r"set\\d\\d",
+    r"V\\d\\d\\d",
+    r"I\\d\{5\}",
+    KAIST.ground_truth.md5,
+    "KAIST_annotation.json",
+    "sejong-rcv/MLPD",
+]
 # Numbers that are not KAIST's although they are equal to one, each with what it is.
 NOT_KAIST = {
     ("kaist_kit/datacheck.py", "512"): "how many pictures a thread checks at a time",
@@ -65,13 +71,19 @@ def test_the_scan_finds_a_constant_spelled_again(tmp_path, monkeypatch):
     package = tmp_path / "kaist_kit"
     package.mkdir()
     (package / "benchmarks.py").write_text("SIZE = (640, 512)\n")
-    (package / "spelled.py").write_text('"""640 x 512 in a sentence is fine."""\nimport re\n\n'
-                                        'SIZE = (640, 512)\nFRAME = re.compile(r"(set\\d\\d)_(V\\d\\d\\d)")\n'
-                                        'COUNT = 2_252\n')
+    (package / "spelled.py").write_text(
+        '"""640 x 512 in a sentence is fine."""\nimport re\n\n'
+        'SIZE = (640, 512)\nFRAME = re.compile(r"(set\\d\\d)_(V\\d\\d\\d)")\n'
+        "COUNT = 2_252\n"
+    )
     monkeypatch.setitem(globals(), "ROOT", tmp_path)
     found = spelled_outside_the_spec()
-    assert found == ["kaist_kit/spelled.py:4: 640", "kaist_kit/spelled.py:4: 512",
-                     'kaist_kit/spelled.py:5: r"(set\\d\\d)_(V\\d\\d\\d)"', "kaist_kit/spelled.py:6: 2_252"]
+    assert found == [
+        "kaist_kit/spelled.py:4: 640",
+        "kaist_kit/spelled.py:4: 512",
+        'kaist_kit/spelled.py:5: r"(set\\d\\d)_(V\\d\\d\\d)"',
+        "kaist_kit/spelled.py:6: 2_252",
+    ]
 
 
 def test_modules_read_the_spec():
@@ -90,12 +102,22 @@ def test_modules_read_the_spec():
     assert bbgt.KNOWN_LABELS == set(KAIST.labels) and KAIST.ignore_labels < set(KAIST.labels)
     frames_all = [f"set{s:02d}/V000/I{n:05d}" for s in range(12) for n in range(40)]
     assert imagesets.standard_list("test-all-20", frames_all) == [
-        f"set{s:02d}/V000/I{n:05d}" for s in range(6, 12) for n in (19, 39)]
+        f"set{s:02d}/V000/I{n:05d}" for s in range(6, 12) for n in (19, 39)
+    ]
     assert imagesets.standard_list("train-night-02", frames_all)[:2] == ["set03/V000/I00001", "set03/V000/I00003"]
 
 
-@pytest.mark.parametrize("text", ["set06/V000/I00019", "set06_V000_I00019.txt", "images/set06/V000/lwir/I00019.jpg",
-                                  "a/set11/V002/visible/I01279.png", "set6/V000/I00019", "I00019.jpg"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "set06/V000/I00019",
+        "set06_V000_I00019.txt",
+        "images/set06/V000/lwir/I00019.jpg",
+        "a/set11/V002/visible/I01279.png",
+        "set6/V000/I00019",
+        "I00019.jpg",
+    ],
+)
 def test_frame_names_are_the_specs(text):
     from kaist_kit.frames import find_frame
 

@@ -17,8 +17,10 @@ def random_case(rng):
     """Random images, boxes, ties, ignore regions and empty images, in KAIST's coordinates."""
     n_images = int(rng.choice([1, 2, 5, 20, 60, 130]))
     night_from = int(rng.integers(0, n_images + 1))
-    images = [{"id": i, "im_name": f"set{'10' if i >= night_from else '07'}/V001/I{i:05d}",
-               "width": 640, "height": 512} for i in range(n_images)]
+    images = [
+        {"id": i, "im_name": f"set{'10' if i >= night_from else '07'}/V001/I{i:05d}", "width": 640, "height": 512}
+        for i in range(n_images)
+    ]
     annotations, detections = [], []
     ann_ids = list(rng.permutation(n_images * 8))  # id 0 lands anywhere, or nowhere
     for image_id in range(n_images):
@@ -29,11 +31,16 @@ def random_case(rng):
             x = float(rng.choice([rng.integers(-10, 640 - int(w) + 10), 5, 635 - w]))
             y = float(rng.choice([rng.integers(0, 512 - int(h)), 5, 507 - h, 4]))
             boxes.append((x, y, w, h))
-            annotations.append({
-                "id": int(ann_ids.pop()), "image_id": image_id, "bbox": [x, y, w, h],
-                "height": h, "occlusion": int(rng.choice([0, 0, 1, 2])),
-                "ignore": int(rng.random() < 0.25),
-            })
+            annotations.append(
+                {
+                    "id": int(ann_ids.pop()),
+                    "image_id": image_id,
+                    "bbox": [x, y, w, h],
+                    "height": h,
+                    "occlusion": int(rng.choice([0, 0, 1, 2])),
+                    "ignore": int(rng.random() < 0.25),
+                }
+            )
         score_pool = rng.choice([0.9, 0.5, 0.25], size=4)  # ties within and across images
         for box in boxes:
             for _ in range(int(rng.choice([0, 1, 1, 2]))):
@@ -48,8 +55,7 @@ def random_case(rng):
     records = []
     for box, image_id in detections:
         score = float(rng.choice(score_pool)) if rng.random() < 0.4 else float(rng.random())
-        records.append({"image_id": image_id, "category_id": 1,
-                        "bbox": [float(v) for v in box], "score": score})
+        records.append({"image_id": image_id, "category_id": 1, "bbox": [float(v) for v in box], "score": score})
     order = rng.permutation(len(records))  # unsorted within images, interleaved images
     records = [records[k] for k in order]
     return images, annotations, records

@@ -42,7 +42,7 @@ def evaluation_of(images, annotations, records, settings=("reasonable",)):
 def test_challenge_thresholds_are_numpy_linspace_floats():
     # The 2024 evaluator's thresholds, as its own expression computes them; the one printed 0.9 is
     # one unit in the last place below the decimal 0.9. Recall points likewise.
-    assert coco.IOU_THRESHOLDS == tuple(np.linspace(.5, 0.95, int(np.round((0.95 - .5) / .05)) + 1, endpoint=True))
+    assert coco.IOU_THRESHOLDS == tuple(np.linspace(0.5, 0.95, int(np.round((0.95 - 0.5) / 0.05)) + 1, endpoint=True))
     assert coco.IOU_THRESHOLDS[8] == 0.8999999999999999 == np.nextafter(0.9, 0)
     assert [t for t in coco.IOU_THRESHOLDS if t != round(t, 2)] == [0.8999999999999999]
     assert coco.IOU_THRESHOLDS[2] == 0.6 and coco.IOU_THRESHOLDS[5] == 0.75
@@ -78,8 +78,12 @@ def test_overlap_exactly_at_a_threshold_matches():
 
 
 def test_one_matching_per_threshold_shared_by_settings_splits_and_metrics():
-    evaluation = evaluation_of(frames(4, night_from=2), [person(1, 0, BOX), person(2, 2, BOX)],
-                               [det(0, BOX, 0.9), det(2, BOX, 0.8)], settings=list(SETTINGS))
+    evaluation = evaluation_of(
+        frames(4, night_from=2),
+        [person(1, 0, BOX), person(2, 2, BOX)],
+        [det(0, BOX, 0.9), det(2, BOX, 0.8)],
+        settings=list(SETTINGS),
+    )
     first = evaluation.matches_at(0.75)
     evaluation.score("far", "night", "matlab", iou=0.75)
     evaluation.metric_values(["ap", "ar", "ap75"], "reasonable", "day", "leaderboard")
@@ -125,7 +129,8 @@ def test_coco_accumulation_by_hand():
     region = (250, 300, 40, 100)
     ignored = anns + [person(4, 3, region, ignore=1)]
     same = evaluation_of(images, ignored, records + [det(3, region, 0.95), det(3, region, 0.65)]).metric_values(
-        ["ap50", "ar"], "reasonable")
+        ["ap50", "ar"], "reasonable"
+    )
     assert same == {"ap50": values["ap50"], "ar": values["ar"]}
 
 
@@ -145,8 +150,9 @@ def test_ap_under_each_protocols_rules():
 
 def test_ap_and_ar_are_undefined_without_pedestrians():
     gt = make_gt(frames(2), [person(1, 0, BOX, occlusion=2)])
-    (row,) = evaluate(gt, make_dets(gt, [det(0, BOX, 0.9)]), ["reasonable"], ["all"], ["matlab"],
-                      metrics=["ap50", "ar"])
+    (row,) = evaluate(
+        gt, make_dets(gt, [det(0, BOX, 0.9)]), ["reasonable"], ["all"], ["matlab"], metrics=["ap50", "ar"]
+    )
     assert math.isnan(row.coco_values["ap50"]) and math.isnan(row.coco_values["ar"])
     assert row.to_dict()["ap50"] is None
 
@@ -154,13 +160,34 @@ def test_ap_and_ar_are_undefined_without_pedestrians():
 def test_json_rows_name_their_iou_and_metrics():
     gt = make_gt(frames(2), [person(1, 0, BOX)])
     dets = make_dets(gt, [det(0, BOX, 0.9), det(1, ELSEWHERE, 0.5)])
-    rows = evaluate(gt, dets, ["reasonable", "near"], ["all", "day"], ["leaderboard"], ious=[0.5, 0.75],
-                    metrics=["lamr", "ap50", "ar"])
+    rows = evaluate(
+        gt,
+        dets,
+        ["reasonable", "near"],
+        ["all", "day"],
+        ["leaderboard"],
+        ious=[0.5, 0.75],
+        metrics=["lamr", "ap50", "ar"],
+    )
     assert [(r.setting, r.iou, r.split) for r in rows] == [
-        (s, t, split) for s in ("reasonable", "near") for t in (0.5, 0.75) for split in ("all", "day")]
+        (s, t, split) for s in ("reasonable", "near") for t in (0.5, 0.75) for split in ("all", "day")
+    ]
     keys = list(rows[0].to_dict())
-    assert keys == ["method", "protocol", "setting", "split", "iou", "lamr", "miss_rates", "fppi_refs", "recall",
-                    "n_images", "n_gt", "ap50", "ar"]
+    assert keys == [
+        "method",
+        "protocol",
+        "setting",
+        "split",
+        "iou",
+        "lamr",
+        "miss_rates",
+        "fppi_refs",
+        "recall",
+        "n_images",
+        "n_gt",
+        "ap50",
+        "ar",
+    ]
     only_ap = evaluate(gt, dets, metrics=["ap"])[0].to_dict()
     assert "lamr" not in only_ap and only_ap["iou"] == 0.5 and 0 < only_ap["ap"] <= 1
     with pytest.raises(ValueError, match="unknown metric"):
@@ -178,9 +205,11 @@ def test_challenge2024_category_other_than_zero_scores_minus_one():
     shown = challenge2024_leaderboard(wrong)
     assert list(shown) == list(CHALLENGE2024_COLUMNS)
     assert {k: v for k, v in shown.items() if k.startswith("MR")} == dict.fromkeys(
-        ["MR_-2_iou50_all", "MR_-2_iou50_day", "MR_-2_iou50_night"], -100.0)
+        ["MR_-2_iou50_all", "MR_-2_iou50_day", "MR_-2_iou50_night"], -100.0
+    )
     assert {k: v for k, v in shown.items() if k.startswith("AP")} == dict.fromkeys(
-        ["AP_iou50", "AP_iou75", "AP_iou50:95"], -1.0)
+        ["AP_iou50", "AP_iou75", "AP_iou50:95"], -1.0
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -213,15 +242,24 @@ def test_custom_setting_spelling_and_names():
     assert get_setting(s.name) == s  # the name reads back as the same setting
     square = get_setting("reasonable,squarify")
     assert square.name == "height=55:inf,occlusion=none+partial,border=5,squarify=0.41"
-    assert get_setting("occlusion=heavy, height=20:80, border=0, squarify=0.5").name == \
-        "height=20:80,occlusion=heavy,border=0,squarify=0.5"
+    assert (
+        get_setting("occlusion=heavy, height=20:80, border=0, squarify=0.5").name
+        == "height=20:80,occlusion=heavy,border=0,squarify=0.5"
+    )
     assert get_setting("height=:").name == "height=0:inf,occlusion=none+partial+heavy,border=5"
     assert get_setting("reasonable-h50") is PRESETS["reasonable-h50"]
     assert get_setting("reasonable") is SETTINGS["reasonable"]
-    for bad, message in (("height=50", "LOW:HIGH"), ("height=80:50", "range"), ("occlusion=some", "occlusion"),
-                         ("weight=5", "unknown setting parameter"), ("border=-1", "negative"),
-                         ("squarify=0", "positive"), ("height=50:inf,height=1:2", "twice"),
-                         ("nearish,border=3", "unknown setting"), ("nearish", "unknown setting")):
+    for bad, message in (
+        ("height=50", "LOW:HIGH"),
+        ("height=80:50", "range"),
+        ("occlusion=some", "occlusion"),
+        ("weight=5", "unknown setting parameter"),
+        ("border=-1", "negative"),
+        ("squarify=0", "positive"),
+        ("height=50:inf,height=1:2", "twice"),
+        ("nearish,border=3", "unknown setting"),
+        ("nearish", "unknown setting"),
+    ):
         with pytest.raises(ValueError, match=message):
             get_setting(bad)
     assert parse_setting.cache_info().maxsize  # specs are parsed once
@@ -242,10 +280,12 @@ def test_squarify_as_the_devkit_counted_boxes_only():
     for protocol in ("leaderboard", "matlab"):
         plain = evaluation_of(images, counted, records, ["reasonable"]).score("reasonable", "all", protocol)
         squared = evaluation_of(images, counted, records, ["reasonable,squarify"]).score(
-            "reasonable,squarify", "all", protocol)
+            "reasonable,squarify", "all", protocol
+        )
         assert (plain.recall, squared.recall) == (0.0, 1.0)
         region = evaluation_of(images, heavy, records, ["reasonable,squarify"]).score(
-            "reasonable,squarify", "all", protocol)
+            "reasonable,squarify", "all", protocol
+        )
         assert region.curve.fppi.tolist() == [0.5]  # a false positive: the region was not squarified
     # Settings that squarify and settings that do not are matched side by side in one Evaluation.
     both = evaluation_of(images, counted, records, ["reasonable", "reasonable,squarify", "near"])
@@ -258,12 +298,43 @@ def test_squarify_as_the_devkit_counted_boxes_only():
 
 def test_scene_and_set_splits(leaderboard_gt):
     gt = leaderboard_gt
-    size = {name: int(gt.split_mask(name).sum()) for name in (
-        "campus", "road", "downtown", "campus-day", "campus-night", "road-day", "road-night", "downtown-day",
-        "downtown-night", "set06", "set07", "set08", "set09", "set10", "set11")}
-    assert size == {"campus": 823, "road": 850, "downtown": 579, "campus-day": 648, "campus-night": 175,
-                    "road-day": 406, "road-night": 444, "downtown-day": 401, "downtown-night": 178,
-                    "set06": 648, "set07": 406, "set08": 401, "set09": 175, "set10": 444, "set11": 178}
+    size = {
+        name: int(gt.split_mask(name).sum())
+        for name in (
+            "campus",
+            "road",
+            "downtown",
+            "campus-day",
+            "campus-night",
+            "road-day",
+            "road-night",
+            "downtown-day",
+            "downtown-night",
+            "set06",
+            "set07",
+            "set08",
+            "set09",
+            "set10",
+            "set11",
+        )
+    }
+    assert size == {
+        "campus": 823,
+        "road": 850,
+        "downtown": 579,
+        "campus-day": 648,
+        "campus-night": 175,
+        "road-day": 406,
+        "road-night": 444,
+        "downtown-day": 401,
+        "downtown-night": 178,
+        "set06": 648,
+        "set07": 406,
+        "set08": 401,
+        "set09": 175,
+        "set10": 444,
+        "set11": 178,
+    }
     mask = gt.split_mask
     assert np.array_equal(mask("campus"), mask("set06") | mask("set09"))
     assert np.array_equal(mask("road-night"), mask("set10"))
@@ -291,8 +362,11 @@ def test_split_results_equal_image_lists(kaist, leaderboard_gt):
 
     dets = load_detections(kaist / "results" / "MLPD_result.txt", leaderboard_gt)
     evaluation = Evaluation(leaderboard_gt, dets, ["reasonable"])
-    ids = [int(i) for i, name in zip(leaderboard_gt.image_ids, leaderboard_gt.image_names)
-           if name.startswith(("set07", "set10"))]
+    ids = [
+        int(i)
+        for i, name in zip(leaderboard_gt.image_ids, leaderboard_gt.image_names)
+        if name.startswith(("set07", "set10"))
+    ]
     for protocol in ("leaderboard", "matlab"):
         by_name = evaluation.score("reasonable", "road", protocol)
         by_ids = evaluation.score("reasonable", ids, protocol)
@@ -302,8 +376,15 @@ def test_split_results_equal_image_lists(kaist, leaderboard_gt):
 
 def test_boxes_near_the_float_range_match_nothing_and_warn_nothing():
     gt = make_gt(frames(2), [person(1, 0, (100, 100, 40, 100)), person(2, 1, (1e308, 1e308, 1e308, 1e308))])
-    dets = make_dets(gt, [det(0, (100, 100, 40, 100), 0.9), det(0, (1e308, 1e308, 1e308, 1e308), 0.8),
-                          det(1, (1e308, 1e308, 1e308, 1e308), 0.7), det(1, (0, 0, 1e200, 1e200), 0.6)])
+    dets = make_dets(
+        gt,
+        [
+            det(0, (100, 100, 40, 100), 0.9),
+            det(0, (1e308, 1e308, 1e308, 1e308), 0.8),
+            det(1, (1e308, 1e308, 1e308, 1e308), 0.7),
+            det(1, (0, 0, 1e200, 1e200), 0.6),
+        ],
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         result = Evaluation(gt, dets).score("all-pedestrians", "all")

@@ -47,16 +47,26 @@ def random_case(rnd):
     """
     n_images = rnd.choice([1, 2, 5, 20, 40, 80])
     night_from = rnd.randint(0, n_images)
-    images = [{"id": i, "im_name": f"set{'10' if i >= night_from else '07'}/V001/I{i:05d}",
-               "width": 640, "height": 512} for i in range(n_images)]
+    images = [
+        {"id": i, "im_name": f"set{'10' if i >= night_from else '07'}/V001/I{i:05d}", "width": 640, "height": 512}
+        for i in range(n_images)
+    ]
     ann_ids = list(range(n_images * 8))
     rnd.shuffle(ann_ids)  # id 0 lands anywhere, or nowhere
     annotations, records = [], []
     pool = [0.9, 0.5, 0.25]  # scores tie within and across images
 
     def add(image_id, box, ignore=0, occlusion=0):
-        annotations.append({"id": ann_ids.pop(), "image_id": image_id, "bbox": box, "height": box[3],
-                            "occlusion": occlusion, "ignore": ignore})
+        annotations.append(
+            {
+                "id": ann_ids.pop(),
+                "image_id": image_id,
+                "bbox": box,
+                "height": box[3],
+                "occlusion": occlusion,
+                "ignore": ignore,
+            }
+        )
 
     def detect(image_id, box):
         score = rnd.choice(pool) if rnd.random() < 0.4 else rnd.random()
@@ -70,8 +80,15 @@ def random_case(rnd):
             y = float(rnd.choice([rnd.randint(0, 512 - int(h)), 5, 507 - h, 4]))
             add(image_id, [x, y, w, h], int(rnd.random() < 0.25), rnd.choice([0, 0, 1, 2]))
             for _ in range(rnd.choice([0, 1, 1, 2])):
-                detect(image_id, [x + rnd.gauss(0, 3), y + rnd.gauss(0, 3), max(0.0, w + rnd.gauss(0, 2)),
-                                  max(0.0, h + rnd.gauss(0, 4))])
+                detect(
+                    image_id,
+                    [
+                        x + rnd.gauss(0, 3),
+                        y + rnd.gauss(0, 3),
+                        max(0.0, w + rnd.gauss(0, 2)),
+                        max(0.0, h + rnd.gauss(0, 4)),
+                    ],
+                )
             if rnd.random() < 0.2:
                 detect(image_id, [x, y, w, h])
         for _ in range(rnd.choice([0, 0, 1, 3])):
@@ -104,8 +121,14 @@ def split_of(rnd, gt, images):
 @pytest.mark.parametrize("seed", range(8))
 def test_thresholds_coco_and_mr4_match_plain_implementation(seed):
     rnd = random.Random(5000 + seed)
-    seen = {"detections in ignore regions": 0, "match to id 0": 0, "images skipped": 0, "squarify moves": 0,
-            "recall points past the curve": 0, "threshold decides": 0}
+    seen = {
+        "detections in ignore regions": 0,
+        "match to id 0": 0,
+        "images skipped": 0,
+        "squarify moves": 0,
+        "recall points past the curve": 0,
+        "threshold decides": 0,
+    }
     for case in range(250):
         images, annotations, records = random_case(rnd)
         gt = make_gt(images, annotations)
@@ -150,7 +173,8 @@ def test_thresholds_coco_and_mr4_match_plain_implementation(seed):
         if custom[3] is not None:
             squared = evaluation.score(spec(custom), "all", "matlab", iou=iou)
             flat = Evaluation(gt, make_dets(gt, records), [spec((*custom[:3], None))]).score(
-                spec((*custom[:3], None)), "all", "matlab", iou=iou)
+                spec((*custom[:3], None)), "all", "matlab", iou=iou
+            )
             seen["squarify moves"] += squared.miss_rates != flat.miss_rates
     # The generator must keep reaching the cases where the rules matter.
     assert all(count >= 5 for count in seen.values()), seen

@@ -26,8 +26,10 @@ def benchmark_of(config) -> str:
 
 def test_there_are_configs_for_flir_aligned_and_llvip():
     assert {benchmark_of(c) for c in BENCHMARK_CONFIGS} == {"flir-aligned", "llvip"}
-    assert {c.name for c in BENCHMARK_CONFIGS} == {"faster-rcnn_r50_fpn_halfway-fusion_1x_flir-aligned.py",
-                                                   "faster-rcnn_r50_fpn_halfway-fusion_1x_llvip.py"}
+    assert {c.name for c in BENCHMARK_CONFIGS} == {
+        "faster-rcnn_r50_fpn_halfway-fusion_1x_flir-aligned.py",
+        "faster-rcnn_r50_fpn_halfway-fusion_1x_llvip.py",
+    }
 
 
 @pytest.mark.parametrize("config", BENCHMARK_CONFIGS, ids=lambda p: p.stem)
@@ -49,11 +51,18 @@ def test_configs_take_their_benchmark_s_size_classes_and_splits(config):
 def tiny_options(root) -> dict:
     """One iteration of one frame at a small scale, no worker processes, random initialisation."""
     cfg = load_config(BENCHMARK_CONFIGS[0])
-    options = {"data_root": str(root), "default_hooks.logger.interval": 1,
-               "default_hooks.checkpoint.save_optimizer": False, "train_cfg.max_epochs": 1,
-               "train_dataloader.dataset.indices": 1, "train_dataloader.batch_size": 1,
-               "train_dataloader.dataset.pipeline.2.scale": SCALE, "test_dataloader.dataset.pipeline.1.scale": SCALE,
-               "model.test_cfg.rpn.nms_pre": 200, "model.test_cfg.rpn.max_per_img": 100}
+    options = {
+        "data_root": str(root),
+        "default_hooks.logger.interval": 1,
+        "default_hooks.checkpoint.save_optimizer": False,
+        "train_cfg.max_epochs": 1,
+        "train_dataloader.dataset.indices": 1,
+        "train_dataloader.batch_size": 1,
+        "train_dataloader.dataset.pipeline.2.scale": SCALE,
+        "test_dataloader.dataset.pipeline.1.scale": SCALE,
+        "model.test_cfg.rpn.nms_pre": 200,
+        "model.test_cfg.rpn.max_per_img": 100,
+    }
     for loader in ("train_dataloader", "test_dataloader"):
         options.update({f"{loader}.num_workers": 0, f"{loader}.persistent_workers": False})
     options.update({path: None for path in pretrained_paths(cfg.model)})
@@ -76,8 +85,16 @@ def test_each_config_trains_one_iteration_and_tests_on_its_benchmark_s_frames(co
         _invoke("train", config, "--work-dir", work, *cli_options(options))
         assert "Epoch(train) [1][1/1]" in next(work.glob("*/*.log")).read_text()  # one iteration
         results = tmp_path / "results.json"
-        shown = _invoke("test", config, work / "epoch_1.pth", "--out", results, "--work-dir", tmp_path / "logs",
-                        *cli_options(options))
+        shown = _invoke(
+            "test",
+            config,
+            work / "epoch_1.pth",
+            "--out",
+            results,
+            "--work-dir",
+            tmp_path / "logs",
+            *cli_options(options),
+        )
         test = json.loads((root / "annotations" / "test.json").read_text())
         records = json.loads(results.read_text())
         # An untrained head scores every proposal about the same: every test frame gets detections.
@@ -98,8 +115,14 @@ def test_the_dataset_reads_a_benchmark_s_classes_string_ids_and_picture_paths(tm
     if not FLIR_TEST.is_file():
         pytest.skip(f"{FLIR_TEST} not found (the shared data folder)")
     # The COCO conversion in circulation as it is: string ids, 'bike', file names that are no paths.
-    dataset = KaistDataset(benchmark="flir-aligned", ann_file=str(FLIR_TEST), data_root=str(tmp_path),
-                           check_files=False, test_mode=True, pipeline=[])
+    dataset = KaistDataset(
+        benchmark="flir-aligned",
+        ann_file=str(FLIR_TEST),
+        data_root=str(tmp_path),
+        check_files=False,
+        test_mode=True,
+        pipeline=[],
+    )
     data = json.loads(FLIR_TEST.read_text())
     assert dataset.metainfo["classes"] == ("person", "bicycle", "car")
     assert dataset.metainfo["benchmark"] == "flir-aligned"
@@ -130,9 +153,16 @@ def test_the_benchmark_metric_is_coco_s_ap_on_the_ground_truth_s_ids(tmp_path):
         mine = gt.ann_image == k
         boxes = torch.tensor(gt.boxes[mine], dtype=torch.float32).reshape(-1, 4)
         corners = torch.cat([boxes[:, :2], boxes[:, :2] + boxes[:, 2:]], 1) + torch.rand(boxes.shape, generator=rng)
-        samples.append({"img_id": k, "pred_instances": {
-            "bboxes": corners, "scores": torch.rand(len(boxes), generator=rng),
-            "labels": torch.tensor(gt.ann_class[mine], dtype=torch.int64)}})
+        samples.append(
+            {
+                "img_id": k,
+                "pred_instances": {
+                    "bboxes": corners,
+                    "scores": torch.rand(len(boxes), generator=rng),
+                    "labels": torch.tensor(gt.ann_class[mine], dtype=torch.int64),
+                },
+            }
+        )
     metric = BenchmarkMetric(benchmark="flir-aligned", ann_file=str(FLIR_TEST), results_file=str(tmp_path / "r.json"))
     metric.process({}, samples)
     scores = metric.compute_metrics(metric.results)

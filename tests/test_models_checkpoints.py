@@ -19,6 +19,7 @@ RESNET50_FILE = "resnet50-0676ba61.pth"  # the name of the published file the KA
 @pytest.fixture(autouse=True)
 def no_downloads(monkeypatch):
     """Any attempt to fetch weights fails the test."""
+
     def refuse(url, *args, **kwargs):
         raise AssertionError(f"a test tried to download {url}")
 
@@ -83,8 +84,10 @@ def test_imagenet_initialisation_finds_the_published_file_in_torch_s_cache(resne
 
 def _random_state(model, seed: int) -> dict:
     generator = torch.Generator().manual_seed(seed)
-    return {key: torch.rand(value.shape, generator=generator) if value.is_floating_point() else value
-            for key, value in model.state_dict().items()}
+    return {
+        key: torch.rand(value.shape, generator=generator) if value.is_floating_point() else value
+        for key, value in model.state_dict().items()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -98,8 +101,9 @@ def coco_faster_rcnn(tmp_path_factory):
     assert model.roi_head.bbox_head.num_classes == 80
     weights = _random_state(model, seed=2)
     path = folder / "faster-rcnn_r50_fpn_1x_coco.pth"
-    torch.save({"meta": {"mmdet_version": "3.3.0", "dataset_meta": {"classes": ["person"] * 80}},
-                "state_dict": weights}, path)
+    torch.save(
+        {"meta": {"mmdet_version": "3.3.0", "dataset_meta": {"classes": ["person"] * 80}}, "state_dict": weights}, path
+    )
     return path, weights
 
 
@@ -143,7 +147,7 @@ def test_halfway_fusion_starts_from_a_coco_detector_with_its_backbone_in_both_st
     def rule(key):
         for stream in ("backbone.visible.", "backbone.lwir."):
             if key.startswith(stream):
-                return "backbone." + key[len(stream):]
+                return "backbone." + key[len(stream) :]
         if key.startswith(("backbone.fusions.", *FASTER_RCNN_FRESH)):
             return None
         return key
@@ -186,8 +190,11 @@ def test_early_fusion_halves_the_first_convolution_over_six_channels(coco_faster
     # A pair of identical pictures gives the first layer the source's response to one of them.
     picture = torch.rand(1, 3, 16, 16)
     conv = torch.nn.functional.conv2d
-    assert torch.allclose(conv(torch.cat([picture, picture], 1), written["backbone.conv1.weight"]),
-                          conv(picture, source["backbone.conv1.weight"]), atol=1e-4)
+    assert torch.allclose(
+        conv(torch.cat([picture, picture], 1), written["backbone.conv1.weight"]),
+        conv(picture, source["backbone.conv1.weight"]),
+        atol=1e-4,
+    )
 
 
 def test_a_backbone_checkpoint_fills_both_streams_and_leaves_the_rest_fresh(resnet50, tmp_path):
@@ -198,7 +205,7 @@ def test_a_backbone_checkpoint_fills_both_streams_and_leaves_the_rest_fresh(resn
     def rule(key):
         for stream in ("backbone.visible.", "backbone.lwir."):
             if key.startswith(stream):
-                return key[len(stream):]
+                return key[len(stream) :]
         return None
 
     _expect(config, rule, weights, written)
@@ -218,7 +225,7 @@ def test_a_single_class_classifier_starts_fresh_even_where_the_shapes_agree(tmp_
     def rule(key):
         for stream in ("backbone.visible.", "backbone.lwir."):
             if key.startswith(stream):
-                return "backbone." + key[len(stream):]
+                return "backbone." + key[len(stream) :]
         return None if key.startswith(("backbone.fusions.", "bbox_head.retina_cls.")) else key
 
     _expect(config, rule, source, written)
@@ -233,12 +240,36 @@ def test_a_source_that_fills_nothing_is_refused(tmp_path):
     torch.save({"state_dict": {"head.fc.weight": torch.zeros(3, 3)}}, tmp_path / "unrelated.pth")
     out = tmp_path / "init.pth"
     config = CONFIGS / "retinanet_r18_fpn_rgb_synth.py"
-    proc = subprocess.run([sys.executable, "-m", "kaist_kit", "init-checkpoint", str(config),
-                           str(tmp_path / "unrelated.pth"), "--out", str(out)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kaist_kit",
+            "init-checkpoint",
+            str(config),
+            str(tmp_path / "unrelated.pth"),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2 and not out.exists()
     assert proc.stderr.strip().splitlines()[-1].startswith(f"error: {tmp_path / 'unrelated.pth'}: fills none of the")
-    missing = subprocess.run([sys.executable, "-m", "kaist_kit", "init-checkpoint", str(config),
-                              str(tmp_path / "nope.pth"), "--out", str(out)], capture_output=True, text=True)
+    missing = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kaist_kit",
+            "init-checkpoint",
+            str(config),
+            str(tmp_path / "nope.pth"),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert missing.returncode == 2 and missing.stderr.strip().endswith("nope.pth: no such checkpoint")
 
 

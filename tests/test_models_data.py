@@ -31,8 +31,12 @@ def _pair(tmp_path, width=160, height=128):
     visible, lwir = tmp_path / "visible.png", tmp_path / "lwir.png"
     Image.fromarray(np.repeat(shape[..., None] * 240, 3, axis=2)).save(visible)
     Image.fromarray(shape * 120).save(lwir)
-    return dict(img_path=str(visible), lwir_path=str(lwir), img_id=0,
-                instances=[dict(bbox=[12.0, 10.0, 50.0, 60.0], bbox_label=0, ignore_flag=0)])
+    return dict(
+        img_path=str(visible),
+        lwir_path=str(lwir),
+        img_id=0,
+        instances=[dict(bbox=[12.0, 10.0, 50.0, 60.0], bbox_label=0, ignore_flag=0)],
+    )
 
 
 def _assert_aligned(image):
@@ -47,14 +51,16 @@ def _assert_aligned(image):
 @pytest.mark.parametrize("seed", range(4))
 def test_the_pair_stays_pixel_aligned_through_every_geometric_transform(tmp_path, seed):
     np.random.seed(seed)
-    pipeline = Compose([
-        dict(type="LoadKaistPair"),
-        dict(type="LoadAnnotations", with_bbox=True),
-        dict(type="RandomResize", scale=(200, 150), ratio_range=(0.7, 1.3), keep_ratio=True),
-        dict(type="RandomFlip", prob=1.0, direction="horizontal"),
-        dict(type="RandomCrop", crop_size=(120, 100), allow_negative_crop=True),
-        dict(type="PadPair", size=(128, 128)),
-    ])
+    pipeline = Compose(
+        [
+            dict(type="LoadKaistPair"),
+            dict(type="LoadAnnotations", with_bbox=True),
+            dict(type="RandomResize", scale=(200, 150), ratio_range=(0.7, 1.3), keep_ratio=True),
+            dict(type="RandomFlip", prob=1.0, direction="horizontal"),
+            dict(type="RandomCrop", crop_size=(120, 100), allow_negative_crop=True),
+            dict(type="PadPair", size=(128, 128)),
+        ]
+    )
     results = pipeline(_pair(tmp_path))
     image = results["img"]
     assert image.shape[2] == 6 and image.shape[:2] == (128, 128)
@@ -63,20 +69,27 @@ def test_the_pair_stays_pixel_aligned_through_every_geometric_transform(tmp_path
 
 
 def test_the_flip_mirrors_both_modalities_and_the_box(tmp_path):
-    results = Compose([dict(type="LoadKaistPair"), dict(type="LoadAnnotations", with_bbox=True),
-                       dict(type="RandomFlip", prob=1.0, direction="horizontal")])(_pair(tmp_path))
+    results = Compose(
+        [
+            dict(type="LoadKaistPair"),
+            dict(type="LoadAnnotations", with_bbox=True),
+            dict(type="RandomFlip", prob=1.0, direction="horizontal"),
+        ]
+    )(_pair(tmp_path))
     image = results["img"]
-    assert image[15:50, 160 - 20:160 - 12, 0].min() == 240 and image[15:50, 160 - 20:160 - 12, 3].min() == 120
-    assert image[20:26, 160 - 76:160 - 70, 3].min() == 120  # the dot, mirrored, in thermal too
+    assert image[15:50, 160 - 20 : 160 - 12, 0].min() == 240 and image[15:50, 160 - 20 : 160 - 12, 3].min() == 120
+    assert image[20:26, 160 - 76 : 160 - 70, 3].min() == 120  # the dot, mirrored, in thermal too
     assert image[15:50, 12:20].max() == 0
     np.testing.assert_allclose(results["gt_bboxes"].numpy()[0], [110, 10, 148, 60])
 
 
 def test_photometric_augmentation_is_drawn_per_modality_and_keeps_geometry(tmp_path):
     np.random.seed(3)
-    per_modality = dict(type="PerModality",
-                        visible=[dict(type="PhotoMetricDistortion")],
-                        lwir=[dict(type="PhotoMetricDistortion", hue_delta=0, saturation_range=(1, 1))])
+    per_modality = dict(
+        type="PerModality",
+        visible=[dict(type="PhotoMetricDistortion")],
+        lwir=[dict(type="PhotoMetricDistortion", hue_delta=0, saturation_range=(1, 1))],
+    )
     gains = []
     for _ in range(6):
         results = Compose([dict(type="LoadKaistPair"), per_modality])(_pair(tmp_path))
@@ -101,15 +114,17 @@ def test_the_preprocessor_normalises_each_modality_with_its_own_statistics():
     thermal = MODELS.build(dict(type="PairDataPreprocessor", mean=mean, std=std, modalities=("lwir",)))
     out = thermal({"inputs": [pixels]})["inputs"][0]
     assert out.shape[0] == 3 and torch.allclose(out, torch.full_like(out, 2.0))
-    colour = MODELS.build(dict(type="PairDataPreprocessor", mean=mean, std=std, modalities=("visible",),
-                               pad_size_divisor=32))
+    colour = MODELS.build(
+        dict(type="PairDataPreprocessor", mean=mean, std=std, modalities=("visible",), pad_size_divisor=32)
+    )
     out = colour({"inputs": [pixels]})["inputs"]
     assert out.shape == (1, 3, 32, 32)
 
 
 def test_the_dataset_reads_both_pictures_and_makes_ignore_instances(tiny_synth):
-    dataset = DATASETS.build(dict(type="KaistDataset", data_root=str(tiny_synth), ann_file="test.json",
-                                  test_mode=True, pipeline=[]))
+    dataset = DATASETS.build(
+        dict(type="KaistDataset", data_root=str(tiny_synth), ann_file="test.json", test_mode=True, pipeline=[])
+    )
     data = json.loads((tiny_synth / "test.json").read_text())
     assert len(dataset) == len(data["images"]) and dataset.metainfo["ann_file"] == str(tiny_synth / "test.json")
     flags = [i["ignore_flag"] for k in range(len(dataset)) for i in dataset.get_data_info(k)["instances"]]
@@ -121,16 +136,33 @@ def test_the_dataset_reads_both_pictures_and_makes_ignore_instances(tiny_synth):
 
 
 def test_the_leaderboard_layout_finds_the_pictures_from_the_frame_names(tiny_synth, tmp_path):
-    convert("improved", tiny_synth / "annotations-improved", tmp_path / "leaderboard.json", compat="leaderboard",
-            image_size=(160, 128))
-    dataset = DATASETS.build(dict(type="KaistDataset", data_root=str(tiny_synth),
-                                  ann_file=str(tmp_path / "leaderboard.json"), test_mode=True, pipeline=[]))
-    kit = DATASETS.build(dict(type="KaistDataset", data_root=str(tiny_synth), ann_file="test.json",
-                              test_mode=True, pipeline=[]))
+    convert(
+        "improved",
+        tiny_synth / "annotations-improved",
+        tmp_path / "leaderboard.json",
+        compat="leaderboard",
+        image_size=(160, 128),
+    )
+    dataset = DATASETS.build(
+        dict(
+            type="KaistDataset",
+            data_root=str(tiny_synth),
+            ann_file=str(tmp_path / "leaderboard.json"),
+            test_mode=True,
+            pipeline=[],
+        )
+    )
+    kit = DATASETS.build(
+        dict(type="KaistDataset", data_root=str(tiny_synth), ann_file="test.json", test_mode=True, pipeline=[])
+    )
     for k in range(len(dataset)):
         a, b = dataset.get_data_info(k), kit.get_data_info(k)
-        assert (a["img_id"], a["img_path"], a["lwir_path"], a["period"]) == \
-            (b["img_id"], b["img_path"], b["lwir_path"], b["period"])
+        assert (a["img_id"], a["img_path"], a["lwir_path"], a["period"]) == (
+            b["img_id"],
+            b["img_path"],
+            b["lwir_path"],
+            b["period"],
+        )
 
 
 def test_training_can_leave_out_frames_without_pedestrians(tiny_synth):
@@ -142,8 +174,9 @@ def test_training_can_leave_out_frames_without_pedestrians(tiny_synth):
 
 def test_missing_and_broken_pictures_are_one_line_errors(tiny_synth, tmp_path):
     with pytest.raises(InputError, match="pictures of the 8 frames are missing"):
-        DATASETS.build(dict(type="KaistDataset", data_root=str(tmp_path), ann_file=str(tiny_synth / "test.json"),
-                            pipeline=[]))
+        DATASETS.build(
+            dict(type="KaistDataset", data_root=str(tmp_path), ann_file=str(tiny_synth / "test.json"), pipeline=[])
+        )
     broken = tmp_path / "broken.jpg"
     broken.write_bytes(b"not a picture")
     load = TRANSFORMS.build(dict(type="LoadKaistPair"))
@@ -172,8 +205,11 @@ def test_shifting_a_picture_equals_rolling_it_and_filling_the_border():
         image = rng.integers(0, 256, size=(height, width, 3), dtype=np.uint8)
         dx, dy = rng.integers(-14, 15, size=2)
         fill = rng.integers(0, 256, size=3, dtype=np.uint8)
-        expected = _plain_shift(image, dx, dy, fill) if abs(dx) < width and abs(dy) < height \
+        expected = (
+            _plain_shift(image, dx, dy, fill)
+            if abs(dx) < width and abs(dy) < height
             else np.broadcast_to(fill, image.shape)
+        )
         assert np.array_equal(shift_picture(image, int(dx), int(dy), fill), expected), (height, width, dx, dy)
 
 

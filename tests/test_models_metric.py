@@ -24,14 +24,26 @@ def _predictions(gt, seed=3):
     rng = np.random.default_rng(seed)
     records = []
     for image, image_id in enumerate(gt.image_ids.tolist()):
-        for x, y, w, h in gt.boxes[gt.ann_start[image]:gt.ann_start[image + 1]]:
+        for x, y, w, h in gt.boxes[gt.ann_start[image] : gt.ann_start[image + 1]]:
             if rng.random() < 0.8:
                 jitter = rng.normal(0, 0.08, 4) * [w, h, w, h]
-                records.append({"image_id": image_id, "category_id": 1, "score": float(rng.uniform(0.3, 1)),
-                                "bbox": [float(x + jitter[0]), float(y + jitter[1]), float(w), float(h)]})
+                records.append(
+                    {
+                        "image_id": image_id,
+                        "category_id": 1,
+                        "score": float(rng.uniform(0.3, 1)),
+                        "bbox": [float(x + jitter[0]), float(y + jitter[1]), float(w), float(h)],
+                    }
+                )
         for _ in range(rng.poisson(1.5)):
-            records.append({"image_id": image_id, "category_id": 1, "score": float(rng.uniform(0, 0.8)),
-                            "bbox": [float(rng.uniform(0, 120)), float(rng.uniform(20, 60)), 20.0, 50.0]})
+            records.append(
+                {
+                    "image_id": image_id,
+                    "category_id": 1,
+                    "score": float(rng.uniform(0, 0.8)),
+                    "bbox": [float(rng.uniform(0, 120)), float(rng.uniform(20, 60)), 20.0, 50.0],
+                }
+            )
     return records
 
 
@@ -40,11 +52,20 @@ def _samples(gt, records):
     samples = []
     for image_id in gt.image_ids.tolist():
         mine = [r for r in records if r["image_id"] == image_id]
-        boxes = torch.tensor([[x, y, x + w, y + h] for x, y, w, h in (r["bbox"] for r in mine)],
-                             dtype=torch.float32).reshape(-1, 4)
+        boxes = torch.tensor(
+            [[x, y, x + w, y + h] for x, y, w, h in (r["bbox"] for r in mine)], dtype=torch.float32
+        ).reshape(-1, 4)
         scores = torch.tensor([r["score"] for r in mine], dtype=torch.float32)
-        samples.append({"img_id": image_id, "pred_instances": {"bboxes": boxes, "scores": scores,
-                                                               "labels": torch.zeros(len(mine), dtype=torch.long)}})
+        samples.append(
+            {
+                "img_id": image_id,
+                "pred_instances": {
+                    "bboxes": boxes,
+                    "scores": scores,
+                    "labels": torch.zeros(len(mine), dtype=torch.long),
+                },
+            }
+        )
     return samples
 
 
@@ -64,8 +85,23 @@ def test_kaist_metric_equals_kaist_kit_eval_on_the_same_predictions(tiny_synth, 
 
     written = json.loads(results.read_text())
     assert {r["image_id"] for r in written} <= set(gt.image_ids.tolist()) and len(written) == len(records)
-    out = CliRunner().invoke(app, ["eval", str(results), "--gt", str(gt_path), "--format", "json", "--protocol",
-                                   protocol, "--setting", settings[0], "--setting", settings[1]])
+    out = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            str(results),
+            "--gt",
+            str(gt_path),
+            "--format",
+            "json",
+            "--protocol",
+            protocol,
+            "--setting",
+            settings[0],
+            "--setting",
+            settings[1],
+        ],
+    )
     assert out.exit_code == 0, out.output
     rows = json.loads(out.stdout)["results"]
     assert len(rows) == len(values) == 6
@@ -85,9 +121,11 @@ def test_the_metric_scores_the_dataset_it_evaluates_unless_told_otherwise(tiny_s
 
 
 def _found(boxes, scores):
-    return InstanceData(bboxes=torch.tensor(boxes, dtype=torch.float32).reshape(-1, 4),
-                        scores=torch.tensor(scores, dtype=torch.float32),
-                        labels=torch.zeros(len(scores), dtype=torch.long))
+    return InstanceData(
+        bboxes=torch.tensor(boxes, dtype=torch.float32).reshape(-1, 4),
+        scores=torch.tensor(scores, dtype=torch.float32),
+        labels=torch.zeros(len(scores), dtype=torch.long),
+    )
 
 
 def test_probabilistic_fusion_reinforces_agreement_and_keeps_single_sightings():
@@ -97,8 +135,9 @@ def test_probabilistic_fusion_reinforces_agreement_and_keeps_single_sightings():
     assert len(merged) == 3
     both = 0.7 * 0.8 / (0.7 * 0.8 + 0.3 * 0.2)
     np.testing.assert_allclose(merged.scores.numpy(), [both, 0.9, 0.6], rtol=1e-6)
-    np.testing.assert_allclose(merged.bboxes[0].numpy(), (np.array([10, 10, 30, 60]) * 0.7
-                                                          + np.array([11, 11, 31, 61]) * 0.8) / 1.5, rtol=1e-6)
+    np.testing.assert_allclose(
+        merged.bboxes[0].numpy(), (np.array([10, 10, 30, 60]) * 0.7 + np.array([11, 11, 31, 61]) * 0.8) / 1.5, rtol=1e-6
+    )
     assert float(fuse_scores(torch.tensor([0.4]))) == pytest.approx(0.4)
     assert float(fuse_scores(torch.tensor([0.3, 0.3]))) < 0.3  # two doubtful detectors: less sure
 

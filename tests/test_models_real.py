@@ -33,16 +33,26 @@ def real_options(root, config) -> dict:
     """Overrides for the 8 real pairs: their annotations for training and testing, half scale,
     100 proposals per picture at test time, no worker processes; training stops after one
     iteration of one frame, unvalidated."""
-    options = {"data_root": str(root), "default_hooks.logger.interval": 1,
-               "default_hooks.checkpoint.save_optimizer": False,
-               "train_cfg.max_epochs": 1, "train_cfg.val_begin": 2,
-               "train_dataloader.dataset.indices": 1, "train_dataloader.batch_size": 1,
-               "train_dataloader.dataset.pipeline.2.scale": SCALE}
+    options = {
+        "data_root": str(root),
+        "default_hooks.logger.interval": 1,
+        "default_hooks.checkpoint.save_optimizer": False,
+        "train_cfg.max_epochs": 1,
+        "train_cfg.val_begin": 2,
+        "train_dataloader.dataset.indices": 1,
+        "train_dataloader.batch_size": 1,
+        "train_dataloader.dataset.pipeline.2.scale": SCALE,
+    }
     for rpn in _rpn_test_settings(load_config(config).model):
         options.update({f"{rpn}.nms_pre": 200, f"{rpn}.max_per_img": 100})
     for loader in ("train_dataloader", "val_dataloader", "test_dataloader"):
-        options.update({f"{loader}.dataset.ann_file": ANNOTATIONS, f"{loader}.num_workers": 0,
-                        f"{loader}.persistent_workers": False})
+        options.update(
+            {
+                f"{loader}.dataset.ann_file": ANNOTATIONS,
+                f"{loader}.num_workers": 0,
+                f"{loader}.persistent_workers": False,
+            }
+        )
     for loader in ("val_dataloader", "test_dataloader"):
         options[f"{loader}.dataset.pipeline.1.scale"] = SCALE
     return options
@@ -68,8 +78,9 @@ def test_each_kaist_config_trains_tests_and_infers_on_real_pairs(config, kaist_p
         assert "Epoch(train) [1][1/1]" in log  # one iteration
 
         results = tmp_path / "real_result.json"
-        shown = _invoke("test", config, checkpoint, "--out", results, "--work-dir", tmp_path / "logs",
-                        *cli_options(options))
+        shown = _invoke(
+            "test", config, checkpoint, "--out", results, "--work-dir", tmp_path / "logs", *cli_options(options)
+        )
         gt = load_ground_truth(kaist_pairs / ANNOTATIONS)
         records = json.loads(results.read_text())
         # An untrained head scores every proposal about 0.5: every real frame gets detections.
@@ -79,8 +90,18 @@ def test_each_kaist_config_trains_tests_and_infers_on_real_pairs(config, kaist_p
 
         frame = kaist_pairs / "images" / "set09" / "V000"
         figure = tmp_path / "pair.png"
-        drawn = _invoke("infer", config, checkpoint, frame / "visible" / "I01139.jpg", frame / "lwir" / "I01139.jpg",
-                        "--out", figure, "--score-threshold", "0", *cli_options(options))
+        drawn = _invoke(
+            "infer",
+            config,
+            checkpoint,
+            frame / "visible" / "I01139.jpg",
+            frame / "lwir" / "I01139.jpg",
+            "--out",
+            figure,
+            "--score-threshold",
+            "0",
+            *cli_options(options),
+        )
         assert figure.stat().st_size > 10_000 and "drawn to" in drawn.output
     finally:
         shutil.rmtree(work, ignore_errors=True)  # a few hundred MB of checkpoint per config

@@ -26,22 +26,41 @@ CONFIG = CONFIGS / "retinanet_r18_fpn_halfway-fusion_synth.py"
 
 
 def _options(root, epochs=1):
-    return {**tiny_options(root), "train_cfg.max_epochs": epochs,
-            "param_scheduler.1.T_max": epochs, "param_scheduler.1.end": epochs}
+    return {
+        **tiny_options(root),
+        "train_cfg.max_epochs": epochs,
+        "param_scheduler.1.T_max": epochs,
+        "param_scheduler.1.end": epochs,
+    }
 
 
 def _validated(root) -> dict:
     """Validation after every epoch on the tiny set's val.json, as the KAIST configs validate on val-02
     (the synthetic configs do not validate; this tests the mechanism)."""
-    pipeline = [dict(type="LoadKaistPair"), dict(type="Resize", scale=(160, 128), keep_ratio=True),
-                dict(type="PackDetInputs", meta_keys=("img_id", "img_path", "lwir_path", "ori_shape", "img_shape",
-                                                      "scale_factor"))]
-    return {"val_dataloader": dict(_delete_=True, batch_size=2, num_workers=0, persistent_workers=False,
-                                   drop_last=False, sampler=dict(type="DefaultSampler", shuffle=False),
-                                   dataset=dict(type="KaistDataset", data_root=str(root), ann_file="val.json",
-                                                test_mode=True, pipeline=pipeline)),
-            "val_cfg": dict(_delete_=True, type="ValLoop"), "train_cfg.val_interval": 1,
-            "val_evaluator": dict(_delete_=True, type="KaistMetric", setting=["reasonable", "all-pedestrians"])}
+    pipeline = [
+        dict(type="LoadKaistPair"),
+        dict(type="Resize", scale=(160, 128), keep_ratio=True),
+        dict(
+            type="PackDetInputs",
+            meta_keys=("img_id", "img_path", "lwir_path", "ori_shape", "img_shape", "scale_factor"),
+        ),
+    ]
+    return {
+        "val_dataloader": dict(
+            _delete_=True,
+            batch_size=2,
+            num_workers=0,
+            persistent_workers=False,
+            drop_last=False,
+            sampler=dict(type="DefaultSampler", shuffle=False),
+            dataset=dict(
+                type="KaistDataset", data_root=str(root), ann_file="val.json", test_mode=True, pipeline=pipeline
+            ),
+        ),
+        "val_cfg": dict(_delete_=True, type="ValLoop"),
+        "train_cfg.val_interval": 1,
+        "val_evaluator": dict(_delete_=True, type="KaistMetric", setting=["reasonable", "all-pedestrians"]),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +74,9 @@ def trained(tiny_synth, tmp_path_factory):
 def test_training_writes_checkpoints_and_keeps_the_best_by_miss_rate(trained):
     assert (trained / "epoch_1.pth").is_file()
     assert list(trained.glob("best_kaist_reasonable_all_epoch_1.pth"))
-    scalars = [json.loads(line) for path in trained.glob("*/vis_data/scalars.json")
-               for line in path.read_text().splitlines()]
+    scalars = [
+        json.loads(line) for path in trained.glob("*/vis_data/scalars.json") for line in path.read_text().splitlines()
+    ]
     validated = [s for s in scalars if "kaist/reasonable_all" in s]
     assert validated and 0 <= validated[-1]["kaist/all-pedestrians_night"] <= 1
 
@@ -101,8 +121,12 @@ def test_mmdetection_tools_load_the_checkpoints_with_torch_s_switch(trained):
         "print(_load_checkpoint(sys.argv[2], map_location='cpu')['meta']['epoch'])\n"
     )
     env = {**os.environ, "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}
-    proc = subprocess.run([sys.executable, "-c", script, str(CONFIG), str(trained / "epoch_1.pth")],
-                          capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(CONFIG), str(trained / "epoch_1.pth")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.split()[-1] == "1"
 
@@ -119,8 +143,19 @@ def test_training_resumes_from_the_last_checkpoint(trained, tiny_synth, tmp_path
 
 def test_test_writes_coco_results_with_the_test_image_ids_and_prints_the_table(trained, tiny_synth, tmp_path):
     out = tmp_path / "halfway_result.json"
-    result = CliRunner().invoke(app, ["test", str(CONFIG), str(trained / "epoch_1.pth"), "--out", str(out),
-                                      "--work-dir", str(tmp_path / "logs"), *cli_options(tiny_options(tiny_synth))])
+    result = CliRunner().invoke(
+        app,
+        [
+            "test",
+            str(CONFIG),
+            str(trained / "epoch_1.pth"),
+            "--out",
+            str(out),
+            "--work-dir",
+            str(tmp_path / "logs"),
+            *cli_options(tiny_options(tiny_synth)),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "Log-average miss rate" in result.stdout and "retinanet_r18_fpn_halfway" in result.stdout
     assert "all-pedestrians" in result.stdout  # the settings of the config's metric
@@ -134,9 +169,20 @@ def test_test_writes_coco_results_with_the_test_image_ids_and_prints_the_table(t
 def test_test_shifts_the_thermal_pictures_when_asked(trained, tiny_synth, tmp_path):
     def detections(*shift):
         out = tmp_path / f"shift{'_'.join(shift) or 'none'}_result.json"
-        result = CliRunner().invoke(app, ["test", str(CONFIG), str(trained / "epoch_1.pth"), "--out", str(out),
-                                          "--work-dir", str(tmp_path / "logs"), *shift,
-                                          *cli_options(tiny_options(tiny_synth))])
+        result = CliRunner().invoke(
+            app,
+            [
+                "test",
+                str(CONFIG),
+                str(trained / "epoch_1.pth"),
+                "--out",
+                str(out),
+                "--work-dir",
+                str(tmp_path / "logs"),
+                *shift,
+                *cli_options(tiny_options(tiny_synth)),
+            ],
+        )
         assert result.exit_code == 0, result.output
         return json.loads(out.read_text()), result.output
 
@@ -145,8 +191,9 @@ def test_test_shifts_the_thermal_pictures_when_asked(trained, tiny_synth, tmp_pa
     assert zero == unshifted and "shifted by 0 px in x and 0 px in y" in said
     moved, said = detections("--shift-lwir", "-6,3")
     assert moved != unshifted and "shifted by -6 px in x and 3 px in y" in said
-    bad = CliRunner().invoke(app, ["test", str(CONFIG), str(trained / "epoch_1.pth"), "--out",
-                                   str(tmp_path / "r.json"), "--shift-lwir", "4"])
+    bad = CliRunner().invoke(
+        app, ["test", str(CONFIG), str(trained / "epoch_1.pth"), "--out", str(tmp_path / "r.json"), "--shift-lwir", "4"]
+    )
     assert bad.exit_code == 2 and "is not DX,DY" in bad.output
 
 
@@ -154,9 +201,21 @@ def test_infer_draws_the_detections_on_the_pair(trained, tiny_synth, tmp_path):
     visible = tiny_synth / "images" / "set09" / "V000" / "visible" / "I00019.jpg"
     lwir = tiny_synth / "images" / "set09" / "V000" / "lwir" / "I00019.jpg"
     figure = tmp_path / "pair.png"
-    result = CliRunner().invoke(app, ["infer", str(CONFIG), str(trained / "epoch_1.pth"), str(visible), str(lwir),
-                                      "--out", str(figure), "--score-threshold", "0.05",
-                                      *cli_options(tiny_options(tiny_synth))])
+    result = CliRunner().invoke(
+        app,
+        [
+            "infer",
+            str(CONFIG),
+            str(trained / "epoch_1.pth"),
+            str(visible),
+            str(lwir),
+            "--out",
+            str(figure),
+            "--score-threshold",
+            "0.05",
+            *cli_options(tiny_options(tiny_synth)),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert figure.stat().st_size > 1000 and "drawn to" in result.output
 
@@ -226,14 +285,19 @@ def test_offline_imagenet_weights_give_the_way_out_in_one_line(tiny_synth, tmp_p
     monkeypatch.setenv("TORCH_HOME", str(tmp_path / "torch"))
     url = "https://download.pytorch.org/models/resnet18-f37072fd.pth"
     pretrained = {"_delete_": True, "type": "Pretrained", "checkpoint": url}
-    options = {**_options(tiny_synth), "model.backbone.visible.init_cfg": pretrained,
-               "model.backbone.lwir.init_cfg": pretrained}
+    options = {
+        **_options(tiny_synth),
+        "model.backbone.visible.init_cfg": pretrained,
+        "model.backbone.lwir.init_cfg": pretrained,
+    }
     with pytest.raises(InputError) as caught:
         train(CONFIG, tmp_path / "work", cfg_options=options)
     message = str(caught.value)
     assert "\n" not in message and "urlopen" not in message
-    assert message.startswith(f"cannot download the ImageNet weights {url} ([Errno -3] Temporary failure in name "
-                              "resolution): without network, put resnet18-f37072fd.pth in torch's cache "
-                              f"{tmp_path}/torch/hub/checkpoints/ (the config then works as it is), or give a local "
-                              "copy: --cfg-options model.backbone.visible.init_cfg.checkpoint=resnet18-f37072fd.pth "
-                              "--cfg-options model.backbone.lwir.init_cfg.checkpoint=resnet18-f37072fd.pth")
+    assert message.startswith(
+        f"cannot download the ImageNet weights {url} ([Errno -3] Temporary failure in name "
+        "resolution): without network, put resnet18-f37072fd.pth in torch's cache "
+        f"{tmp_path}/torch/hub/checkpoints/ (the config then works as it is), or give a local "
+        "copy: --cfg-options model.backbone.visible.init_cfg.checkpoint=resnet18-f37072fd.pth "
+        "--cfg-options model.backbone.lwir.init_cfg.checkpoint=resnet18-f37072fd.pth"
+    )

@@ -28,6 +28,7 @@ def no_pedestrians(findings):
 
 # --- no pedestrian that counts is always a finding ------------------------------------------------
 
+
 @pytest.mark.parametrize("flags", ["every box ignored", "no box at all"])
 def test_a_ground_truth_without_pedestrians_is_said(flags):
     annotations = [person(k + 1, k, BOX, ignore=1) for k in range(3)] if flags == "every box ignored" else []
@@ -41,8 +42,7 @@ def test_a_ground_truth_without_pedestrians_is_said(flags):
 
 
 def test_a_custom_setting_that_excludes_everything_is_said(leaderboard_gt, kaist):
-    found = evaluate_inspected([kaist / "results" / "MLPD_result.txt"], leaderboard_gt,
-                               ["height=1000:inf"], ["all"])
+    found = evaluate_inspected([kaist / "results" / "MLPD_result.txt"], leaderboard_gt, ["height=1000:inf"], ["all"])
     assert "height=1000:inf all (leaderboard: the ground truth has none there)" in no_pedestrians(found.findings)
     assert [r.n_gt for r in found.results] == [0]
 
@@ -53,11 +53,25 @@ def test_an_image_list_without_pedestrians_is_said(kaist, tmp_path):
     empty = [i["im_name"] for i in data["images"] if i["id"] not in with_boxes][:5]
     listed = tmp_path / "quiet.txt"
     listed.write_text("\n".join(empty) + "\n")
-    proc = run_cli("eval", kaist / "results" / "MLPD_result.txt", "--gt", kaist / "test-all-20.leaderboard.json",
-                   "--images", listed, "--split", "all", "--metric", "lamr", "--metric", "ap50")
+    proc = run_cli(
+        "eval",
+        kaist / "results" / "MLPD_result.txt",
+        "--gt",
+        kaist / "test-all-20.leaderboard.json",
+        "--images",
+        listed,
+        "--split",
+        "all",
+        "--metric",
+        "lamr",
+        "--metric",
+        "ap50",
+    )
     assert proc.returncode == 0
-    assert "warning: [no-pedestrians]" in proc.stderr and "reasonable quiet (leaderboard: the ground truth has " \
-        "none there)" in proc.stderr
+    assert (
+        "warning: [no-pedestrians]" in proc.stderr
+        and "reasonable quiet (leaderboard: the ground truth has none there)" in proc.stderr
+    )
 
 
 def test_eval_with_a_ground_truth_without_pedestrians_warns(kaist, tmp_path):
@@ -67,11 +81,14 @@ def test_eval_with_a_ground_truth_without_pedestrians_warns(kaist, tmp_path):
     empty.write_text(json.dumps(data))
     proc = run_cli("eval", kaist / "results" / "MLPD_result.txt", "--gt", empty)
     assert proc.returncode == 0 and "100.00" in proc.stdout
-    assert "warning: [no-pedestrians]" in proc.stderr and "reasonable all (leaderboard: the ground truth has none " \
-        "there)" in proc.stderr
+    assert (
+        "warning: [no-pedestrians]" in proc.stderr
+        and "reasonable all (leaderboard: the ground truth has none there)" in proc.stderr
+    )
 
 
 # --- --iou applies to the LAMR alone ---------------------------------------------------------------
+
 
 def test_an_iou_threshold_no_metric_asked_for_uses_is_refused():
     assert metric_iou_conflict(["lamr"], [0.5, 0.75]) == ""
@@ -83,8 +100,16 @@ def test_an_iou_threshold_no_metric_asked_for_uses_is_refused():
 
 
 def test_eval_refuses_ap_with_another_iou_in_one_line(kaist):
-    proc = run_cli("eval", kaist / "results" / "MLPD_result.txt", "--gt", kaist / "test-all-20.leaderboard.json",
-                   "--metric", "ap50", "--iou", "0.75")
+    proc = run_cli(
+        "eval",
+        kaist / "results" / "MLPD_result.txt",
+        "--gt",
+        kaist / "test-all-20.leaderboard.json",
+        "--metric",
+        "ap50",
+        "--iou",
+        "0.75",
+    )
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
     assert proc.stderr.startswith("error: --iou 0.75 sets the matching threshold") and not proc.stdout
 
@@ -104,8 +129,9 @@ def test_the_readmes_scoring_commands_run_as_written(line, kaist, tmp_path):
         elif name.endswith(".json") and not name.endswith("_result.json"):
             shutil.copy(kaist / "test-all-20.leaderboard.json", tmp_path / name)
     env = {**os.environ, "KAIST_KIT_GT": str(kaist / "test-all-20.leaderboard.json")}
-    proc = subprocess.run([sys.executable, "-m", "kaist_kit", *args], capture_output=True, text=True, cwd=tmp_path,
-                          env=env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "kaist_kit", *args], capture_output=True, text=True, cwd=tmp_path, env=env
+    )
     assert proc.returncode == 0, (line, proc.stderr)
     if "--metric" in args:
         assert "AP50" in proc.stdout and "AP75" in proc.stdout and "AR" in proc.stdout

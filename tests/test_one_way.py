@@ -18,33 +18,96 @@ THE_WAY = "kaist_kit/files.py"
 
 # Functions and methods that open, read, write, move or remove files.
 CALLS = {
-    "open", "io.open", "os.open", "os.fdopen", "os.remove", "os.unlink", "os.rename", "os.replace", "os.makedirs",
-    "os.mkdir", "os.rmdir", "os.link", "os.symlink", "os.truncate", "shutil.rmtree", "shutil.copy", "shutil.copyfile",
-    "shutil.copy2", "shutil.copytree", "shutil.move", "tempfile.mkstemp", "tempfile.mkdtemp",
-    "tempfile.NamedTemporaryFile", "tempfile.TemporaryDirectory", "tempfile.TemporaryFile", "np.load", "np.save",
-    "np.savez", "np.savez_compressed", "np.loadtxt", "np.savetxt", "np.genfromtxt", "np.fromfile", "np.memmap",
-    "json.load", "json.dump", "pickle.load", "pickle.dump", "torch.load", "torch.save", "zipfile.ZipFile",
-    "tarfile.open", "gzip.open", "bz2.open", "lzma.open", "Image.open", "mmap.mmap", "fileio.get",
-    "Config.fromfile", "CheckpointLoader.load_checkpoint", "load_checkpoint", "urllib.request.urlopen",
-    "cv2.imread", "mmcv.imread", "plt.savefig",
+    "open",
+    "io.open",
+    "os.open",
+    "os.fdopen",
+    "os.remove",
+    "os.unlink",
+    "os.rename",
+    "os.replace",
+    "os.makedirs",
+    "os.mkdir",
+    "os.rmdir",
+    "os.link",
+    "os.symlink",
+    "os.truncate",
+    "shutil.rmtree",
+    "shutil.copy",
+    "shutil.copyfile",
+    "shutil.copy2",
+    "shutil.copytree",
+    "shutil.move",
+    "tempfile.mkstemp",
+    "tempfile.mkdtemp",
+    "tempfile.NamedTemporaryFile",
+    "tempfile.TemporaryDirectory",
+    "tempfile.TemporaryFile",
+    "np.load",
+    "np.save",
+    "np.savez",
+    "np.savez_compressed",
+    "np.loadtxt",
+    "np.savetxt",
+    "np.genfromtxt",
+    "np.fromfile",
+    "np.memmap",
+    "json.load",
+    "json.dump",
+    "pickle.load",
+    "pickle.dump",
+    "torch.load",
+    "torch.save",
+    "zipfile.ZipFile",
+    "tarfile.open",
+    "gzip.open",
+    "bz2.open",
+    "lzma.open",
+    "Image.open",
+    "mmap.mmap",
+    "fileio.get",
+    "Config.fromfile",
+    "CheckpointLoader.load_checkpoint",
+    "load_checkpoint",
+    "urllib.request.urlopen",
+    "cv2.imread",
+    "mmcv.imread",
+    "plt.savefig",
 }
-METHODS = {"read_bytes", "read_text", "write_bytes", "write_text", "unlink", "rmdir", "mkdir", "rename", "touch",
-           "savefig", "save", "tofile", "symlink_to", "hardlink_to", "chmod", "open"}
+METHODS = {
+    "read_bytes",
+    "read_text",
+    "write_bytes",
+    "write_text",
+    "unlink",
+    "rmdir",
+    "mkdir",
+    "rename",
+    "touch",
+    "savefig",
+    "save",
+    "tofile",
+    "symlink_to",
+    "hardlink_to",
+    "chmod",
+    "open",
+}
 WRITERS = {"atomic_file", "atomic_path", "atomic_folder"}
 
 ALLOWED = {
     ("kaist_kit/synth.py", ".mkdir"): "synth's _write, which writes only inside the staging folder of atomic_folder",
     ("kaist_kit/synth.py", ".write_bytes"): "the same",
     ("kaist_kit/download.py", "urllib.request.urlopen"): "a download, not a file; kept only once its size and MD5 "
-                                                         "are the pinned ones",
+    "are the pinned ones",
     ("kaist_kit/models/checkpoints.py", "torch.load"): "mmengine's checkpoint loader, on checkpoints that "
-                                                       "check_readable checked first",
-    ("kaist_kit/config_files.py", "Config.fromfile"): "mmengine reads its Python configs by name, after "
-                                                       "check_readable",
+    "check_readable checked first",
+    ("kaist_kit/config_files.py", "Config.fromfile"): "mmengine reads its Python configs by name, after check_readable",
     ("kaist_kit/models/data.py", "fileio.get"): "training pictures, through mmengine's file backends (local or "
-                                                "remote), decoded by OpenCV",
-    ("kaist_kit/models/init_checkpoint.py", "CheckpointLoader.load_checkpoint"):
-        "local checkpoints after check_readable; URLs fetched by mmengine",
+    "remote), decoded by OpenCV",
+    (
+        "kaist_kit/models/init_checkpoint.py",
+        "CheckpointLoader.load_checkpoint",
+    ): "local checkpoints after check_readable; URLs fetched by mmengine",
     ("kaist_kit/models/predict.py", "load_checkpoint"): "after check_readable",
 }
 
@@ -88,7 +151,8 @@ class Finder(ast.NodeVisitor):
         for item in node.items:
             call = item.context_expr
             from_writer = isinstance(call, ast.Call) and (
-                (dotted(call.func) or "").split(".")[-1] in WRITERS or self.on_written(call))
+                (dotted(call.func) or "").split(".")[-1] in WRITERS or self.on_written(call)
+            )
             if from_writer and isinstance(item.optional_vars, ast.Name):
                 names.add(item.optional_vars.id)
         self.written.append(self.written[-1] | names)
@@ -140,15 +204,16 @@ def file_calls() -> dict[tuple[str, str], list[int]]:
 def test_files_are_read_and_written_only_through_the_opener_and_the_writer():
     found = file_calls()
     other_ways = {f"{rel}:{lines[0]}: {kind}" for (rel, kind), lines in found.items() if (rel, kind) not in ALLOWED}
-    assert not other_ways, ("read or write these through kaist_kit.files (read_bytes, read_text, load_json, "
-                            "read_archive, open_input, atomic_file, write_*_atomic, ...): "
-                            + ", ".join(sorted(other_ways)))
+    assert not other_ways, (
+        "read or write these through kaist_kit.files (read_bytes, read_text, load_json, "
+        "read_archive, open_input, atomic_file, write_*_atomic, ...): " + ", ".join(sorted(other_ways))
+    )
     stale = set(ALLOWED) - set(found)
     assert not stale, f"exceptions that no longer occur, to remove from ALLOWED: {sorted(stale)}"
 
 
 def test_the_finder_sees_each_way():
-    source = '''
+    source = """
 import json, os
 from pathlib import Path
 def f(path, data):
@@ -174,9 +239,18 @@ def f(path, data):
     zipfile.ZipFile(buffer, "w")
 def g(buffer):
     zipfile.ZipFile(buffer, "w")
-'''
+"""
     finder = Finder()
     finder.visit(ast.parse(source))
     found = sorted(kind for kind, _ in finder.found)
-    assert found == [".read_text", ".write_bytes", "json.load", "open", "open", "os.replace", "tarfile.open",
-                     "zipfile.ZipFile", "zipfile.ZipFile"]
+    assert found == [
+        ".read_text",
+        ".write_bytes",
+        "json.load",
+        "open",
+        "open",
+        "os.replace",
+        "tarfile.open",
+        "zipfile.ZipFile",
+        "zipfile.ZipFile",
+    ]

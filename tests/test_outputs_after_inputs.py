@@ -14,8 +14,10 @@ BOX = [100, 100, 40, 100]
 
 
 def snapshot(folder):
-    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else None
-            for p in sorted(folder.rglob("*"))}
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else None
+        for p in sorted(folder.rglob("*"))
+    }
 
 
 def refused(proc, *fragments):
@@ -31,8 +33,11 @@ def refused(proc, *fragments):
 def work(tmp_path):
     """A ground truth of 30 images and results in files whose names a figure could take (a COCO result
     is recognised by its text, whatever its name)."""
-    gt = {"images": frames(30, night_from=15), "annotations": [person(i + 1, i, BOX) for i in range(30)],
-          "categories": [{"id": 1, "name": "person"}]}
+    gt = {
+        "images": frames(30, night_from=15),
+        "annotations": [person(i + 1, i, BOX) for i in range(30)],
+        "categories": [{"id": 1, "name": "person"}],
+    }
     hits = [{"image_id": i, "category_id": 1, "bbox": BOX, "score": 0.9} for i in range(30)]
     ghosts = [{"image_id": i, "category_id": 1, "bbox": [400, 300, 30, 80], "score": 0.5} for i in range(30)]
     for name in ("gt.json", "gt.png"):
@@ -49,18 +54,30 @@ def work(tmp_path):
     return tmp_path
 
 
-@pytest.mark.parametrize("args", [
-    ["eval", "a.png", "--gt", "gt.json", "--plot", "a.png"],
-    ["eval", "a_result.json", "--gt", "gt.png", "--plot", "gt.png"],
-    ["eval", "a_result.json", "--gt", "gt.json", "--images", "list.png", "--plot", "list.png"],
-    ["compare", "a.png", "b.svg", "--gt", "gt.json", "--plot", "b.svg", "--resamples", "5"],
-    ["stats", "gt.png", "--plot", "gt.png"],
-    ["diagnose", "a.png", "--gt", "gt.json", "--resamples", "5", "--out", "report", "--matches", "a.png"],
-    ["diagnose", "a_result.json", "--gt", "gt.png", "--resamples", "5", "--out", "report", "--matches", "gt.png"],
-    ["show", "set06/V000/I00001", "--gt", "gt.json", "--images", "images", "--det", "a.png", "--out", "a.png"],
-    ["show", "set06/V000/I00001", "--gt", "gt.json", "--images", "images", "--out",
-     "images/set06/V000/visible/I00001.png"],
-], ids=lambda args: " ".join(args))
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["eval", "a.png", "--gt", "gt.json", "--plot", "a.png"],
+        ["eval", "a_result.json", "--gt", "gt.png", "--plot", "gt.png"],
+        ["eval", "a_result.json", "--gt", "gt.json", "--images", "list.png", "--plot", "list.png"],
+        ["compare", "a.png", "b.svg", "--gt", "gt.json", "--plot", "b.svg", "--resamples", "5"],
+        ["stats", "gt.png", "--plot", "gt.png"],
+        ["diagnose", "a.png", "--gt", "gt.json", "--resamples", "5", "--out", "report", "--matches", "a.png"],
+        ["diagnose", "a_result.json", "--gt", "gt.png", "--resamples", "5", "--out", "report", "--matches", "gt.png"],
+        ["show", "set06/V000/I00001", "--gt", "gt.json", "--images", "images", "--det", "a.png", "--out", "a.png"],
+        [
+            "show",
+            "set06/V000/I00001",
+            "--gt",
+            "gt.json",
+            "--images",
+            "images",
+            "--out",
+            "images/set06/V000/visible/I00001.png",
+        ],
+    ],
+    ids=lambda args: " ".join(args),
+)
 def test_an_output_onto_an_input_writes_nothing(work, monkeypatch, args):
     monkeypatch.chdir(work)
     before = snapshot(work)
@@ -72,18 +89,26 @@ def test_an_output_onto_an_input_writes_nothing(work, monkeypatch, args):
 def test_diagnose_refuses_two_outputs_in_one_place(work, monkeypatch, matches):
     monkeypatch.chdir(work)
     before = snapshot(work)
-    refused(run_cli("diagnose", "a_result.json", "--gt", "gt.json", "--resamples", "5", "--out", "report",
-                    "--matches", matches), "is written twice by this command")
+    refused(
+        run_cli(
+            "diagnose", "a_result.json", "--gt", "gt.json", "--resamples", "5", "--out", "report", "--matches", matches
+        ),
+        "is written twice by this command",
+    )
     assert snapshot(work) == before
 
 
 def test_diagnose_never_writes_onto_a_picture_it_draws(tiny_synth, tmp_path, monkeypatch):
     """The examples' pictures are inputs too, known before the report is written."""
     gt = json.loads((tiny_synth / "test.json").read_text())
-    ghosts = [{"image_id": image["id"], "category_id": 1, "bbox": [10, 10, 20, 40], "score": 0.9}
-              for image in gt["images"]]
-    hits = [{"image_id": a["image_id"], "category_id": 1, "bbox": a["bbox"], "score": 0.5}
-            for a in gt["annotations"] if not a["ignore"]]
+    ghosts = [
+        {"image_id": image["id"], "category_id": 1, "bbox": [10, 10, 20, 40], "score": 0.9} for image in gt["images"]
+    ]
+    hits = [
+        {"image_id": a["image_id"], "category_id": 1, "bbox": a["bbox"], "score": 0.5}
+        for a in gt["annotations"]
+        if not a["ignore"]
+    ]
     result = tmp_path / "ghosts_result.json"
     result.write_text(json.dumps(ghosts + hits))
     images = tmp_path / "images"
@@ -105,11 +130,14 @@ def test_show_draws_every_frame_or_none(work, monkeypatch):
     monkeypatch.chdir(work)
     before = snapshot(work)
     # the same frame twice, by name and by id: one place written twice
-    refused(run_cli("show", "set06/V000/I00001", "1", "--gt", "gt.json", "--images", "images", "--out", "f.png"),
-            "is written twice by this command")
+    refused(
+        run_cli("show", "set06/V000/I00001", "1", "--gt", "gt.json", "--images", "images", "--out", "f.png"),
+        "is written twice by this command",
+    )
     assert snapshot(work) == before
-    proc = run_cli("show", "set06/V000/I00001", "set06/V000/I00002", "--gt", "gt.json", "--images", "images",
-                   "--out", "f.png")
+    proc = run_cli(
+        "show", "set06/V000/I00001", "set06/V000/I00002", "--gt", "gt.json", "--images", "images", "--out", "f.png"
+    )
     assert proc.returncode == 0, proc.stderr
     assert (work / "f_set06_V000_I00001.png").is_file() and (work / "f_set06_V000_I00002.png").is_file()
 
@@ -124,9 +152,11 @@ def test_the_leaderboard_site_keeps_to_a_folder_of_its_own(work, monkeypatch):
     (mine / "entries").mkdir(parents=True)
     (mine / "index.html").write_text("my own page")
     before = snapshot(work)
-    for out, why in (("subs", "the site's pages would be scored as entries"),
-                     ("subs/site", "the site's pages would be scored as entries"),
-                     ("www", "which no leaderboard of the kit wrote there")):
+    for out, why in (
+        ("subs", "the site's pages would be scored as entries"),
+        ("subs/site", "the site's pages would be scored as entries"),
+        ("www", "which no leaderboard of the kit wrote there"),
+    ):
         refused(run_cli("leaderboard", "subs", "--gt", "gt.json", "--out", out), why)
         assert snapshot(work) == before
     for run in range(2):  # the second run reuses the site's cache, which it replaces

@@ -36,7 +36,7 @@ def test_reference_fppi_values_rounded_on_the_leaderboard():
     records = [det(i, ELSEWHERE, 0.9 - i / 1000) for i in range(1, 47)] + [det(0, BOX, 0.1)]
     r = both(images, [person(1, 0, BOX)], records)
     assert r["leaderboard"].fppi_refs[2] == 0.0316
-    assert r["matlab"].fppi_refs[2] == pytest.approx(10 ** -1.5, rel=1e-15)
+    assert r["matlab"].fppi_refs[2] == pytest.approx(10**-1.5, rel=1e-15)
     assert r["leaderboard"].miss_rates[2] == 1.0
     assert r["matlab"].miss_rates[2] == 0.0
 

@@ -27,8 +27,7 @@ def reference(kaist, protocol):
 @pytest.mark.parametrize("protocol", ["leaderboard", "matlab"])
 def test_reference_numbers_reproduced(kaist, leaderboard_gt, protocol):
     values = reference(kaist, protocol)
-    expected_methods = {"leaderboard": {"MBNet", "MLPD"},
-                        "matlab": {"MBNet", "MLPD", "MBNet-per-image"}}[protocol]
+    expected_methods = {"leaderboard": {"MBNet", "MLPD"}, "matlab": {"MBNet", "MLPD", "MBNet-per-image"}}[protocol]
     assert set(values) == expected_methods
     checked = 0
     for method, settings in values.items():
@@ -173,9 +172,11 @@ def test_custom_settings_reproduce_named_ones_exactly(kaist, leaderboard_gt):
     dets = load_detections(kaist / "results" / "MBNet_result.txt", leaderboard_gt)
     for protocol in ("leaderboard", "matlab"):
         a = evaluate(leaderboard_gt, dets, list(named), protocols=[protocol], ious=[0.5, 0.75], metrics=["lamr", "ap"])
-        b = evaluate(leaderboard_gt, dets, list(custom.values()), protocols=[protocol], ious=[0.5, 0.75],
-                     metrics=["lamr", "ap"])
+        b = evaluate(
+            leaderboard_gt, dets, list(custom.values()), protocols=[protocol], ious=[0.5, 0.75], metrics=["lamr", "ap"]
+        )
         assert [r.setting for r in a] == [s for s in named for _ in range(6)]
         assert [r.setting for r in b] == [custom[s] for s in named for _ in range(6)]
-        assert [(r.lamr, r.miss_rates, r.recall, r.n_gt, r.coco_values) for r in a] == \
-               [(r.lamr, r.miss_rates, r.recall, r.n_gt, r.coco_values) for r in b]
+        assert [(r.lamr, r.miss_rates, r.recall, r.n_gt, r.coco_values) for r in a] == [
+            (r.lamr, r.miss_rates, r.recall, r.n_gt, r.coco_values) for r in b
+        ]

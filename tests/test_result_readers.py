@@ -48,9 +48,12 @@ from kaist_kit.files import decode_text, json_line
 from kaist_kit.findings import inspect
 
 GT = make_gt(frames(6, night_from=3), [person(k + 1, k % 6, (20 + 40 * k, 100, 40, 100)) for k in range(12)])
-SETTINGS = settings(derandomize=True, deadline=None, max_examples=150,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                           HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    derandomize=True,
+    deadline=None,
+    max_examples=150,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
+)
 
 
 def error_of(call) -> InputError:
@@ -66,9 +69,12 @@ def write(path, text: str | bytes):
 
 # --- values checked, never coerced --------------------------------------------------------------
 
+
 def records(n=6) -> list[dict]:
-    return [{"image_id": k % 6, "category_id": 1, "bbox": [20 + 40 * k, 100, 40, 100], "score": 0.9 - k / 100}
-            for k in range(n)]
+    return [
+        {"image_id": k % 6, "category_id": 1, "bbox": [20 + 40 * k, 100, 40, 100], "score": 0.9 - k / 100}
+        for k in range(n)
+    ]
 
 
 def test_a_bbox_written_as_an_object_is_refused_with_its_line(tmp_path):
@@ -84,33 +90,43 @@ def test_a_bbox_written_as_an_object_is_refused_with_its_line(tmp_path):
     for data in (text.encode(), text):  # the fast path and the careful one
         assert "not an object" in str(error_of(lambda data=data: read_coco_results(data, "r", GT)))
     gt = tmp_path / "gt.json"
-    gt.write_text(json.dumps({"images": frames(6, 3), "annotations": [
-        person(k + 1, k % 6, (20 + 40 * k, 100, 40, 100)) for k in range(12)], "categories": [{"id": 1}]}))
+    gt.write_text(
+        json.dumps(
+            {
+                "images": frames(6, 3),
+                "annotations": [person(k + 1, k % 6, (20 + 40 * k, 100, 40, 100)) for k in range(12)],
+                "categories": [{"id": 1}],
+            }
+        )
+    )
     proc = run_cli("eval", path, "--gt", gt)
     assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
     assert proc.stderr.strip() == f"error: {path}:{e.line}: {e.reason}"
 
 
-@pytest.mark.parametrize("key, value, expect", [
-    ("bbox", [True, 100, 40, 100], "bbox holds true, not a number"),
-    ("bbox", [20, 100, 40, None], "bbox holds null, not a number"),
-    ("bbox", [[20], 100, 40, 100], "bbox holds a list, not a number"),
-    ("bbox", [20, 100, 40, {"h": 1}], "bbox holds an object, not a number"),
-    ("bbox", [20, 100, 40], "not a list of 3"),
-    ("bbox", [20, 100, 40, 100, 1], "not a list of 5"),
-    ("bbox", "20,100,40,100", "not '20,100,40,100'"),
-    ("bbox", [20, 100, 40, "nan"], "the text 'nan', which is not a number"),
-    ("bbox", [20, 100, 40, " 100"], "the text ' 100', which is not a number"),
-    ("bbox", [20, 100, 40, "1_000"], "the text '1_000', which is not a number"),
-    ("bbox", [20, 100, 40, "0x10"], "the text '0x10', which is not a number"),
-    ("bbox", [20, 100, 40, ""], "the text '', which is not a number"),
-    ("score", False, "score holds false, not a number"),
-    ("score", "Infinity", "the text 'Infinity'"),
-    ("category_id", True, "category_id holds true, not a number"),
-    ("category_id", None, "category_id holds null, not a number"),
-    ("image_id", True, "image_id true is not an integer"),
-    ("image_id", "3", "image_id '3' is not an integer"),
-])
+@pytest.mark.parametrize(
+    "key, value, expect",
+    [
+        ("bbox", [True, 100, 40, 100], "bbox holds true, not a number"),
+        ("bbox", [20, 100, 40, None], "bbox holds null, not a number"),
+        ("bbox", [[20], 100, 40, 100], "bbox holds a list, not a number"),
+        ("bbox", [20, 100, 40, {"h": 1}], "bbox holds an object, not a number"),
+        ("bbox", [20, 100, 40], "not a list of 3"),
+        ("bbox", [20, 100, 40, 100, 1], "not a list of 5"),
+        ("bbox", "20,100,40,100", "not '20,100,40,100'"),
+        ("bbox", [20, 100, 40, "nan"], "the text 'nan', which is not a number"),
+        ("bbox", [20, 100, 40, " 100"], "the text ' 100', which is not a number"),
+        ("bbox", [20, 100, 40, "1_000"], "the text '1_000', which is not a number"),
+        ("bbox", [20, 100, 40, "0x10"], "the text '0x10', which is not a number"),
+        ("bbox", [20, 100, 40, ""], "the text '', which is not a number"),
+        ("score", False, "score holds false, not a number"),
+        ("score", "Infinity", "the text 'Infinity'"),
+        ("category_id", True, "category_id holds true, not a number"),
+        ("category_id", None, "category_id holds null, not a number"),
+        ("image_id", True, "image_id true is not an integer"),
+        ("image_id", "3", "image_id '3' is not an integer"),
+    ],
+)
 def test_values_that_are_not_numbers_are_refused(tmp_path, key, value, expect):
     recs = records()
     recs[2][key] = value
@@ -138,7 +154,7 @@ def test_strings_holding_json_numbers_read_as_those_numbers_and_are_counted():
 
 def test_integers_beyond_the_float_range_read_as_json_reads_1e400(tmp_path):
     recs = records()
-    recs[2]["bbox"][2] = 10 ** 400
+    recs[2]["bbox"][2] = 10**400
     text = json.dumps(recs)
     assert "non-finite number" in error_of(lambda: read_coco_results(text.encode(), "r", GT)).reason
     dets = read_coco_results(text, "r", GT, Dropped())
@@ -147,9 +163,12 @@ def test_integers_beyond_the_float_range_read_as_json_reads_1e400(tmp_path):
 
 # --- the same frame twice; per-image files beside another result -------------------------------
 
+
 def per_image_files(n=6) -> dict[str, str]:
-    return {f"{name.replace('/', '_')}.txt": f"person {20 + 40 * k} 100 {60 + 40 * k} 200 0.9\n"
-            for k, name in enumerate(image["im_name"] for image in frames(n, 3))}
+    return {
+        f"{name.replace('/', '_')}.txt": f"person {20 + 40 * k} 100 {60 + 40 * k} 200 0.9\n"
+        for k, name in enumerate(image["im_name"] for image in frames(n, 3))
+    }
 
 
 def test_a_frame_twice_in_a_folder_is_refused_naming_both(tmp_path):
@@ -230,18 +249,27 @@ def archive(path, files: dict[str, str]):
 
 # --- the formats as specs -----------------------------------------------------------------------
 
+
 def test_formats_say_what_the_branches_decided():
     assert (COCO.image_ids, COCO.id_base, COCO.upload_suffix, COCO.carries_category) == (
-        detections.GT_IDS, 0, ".json", True)
+        detections.GT_IDS,
+        0,
+        ".json",
+        True,
+    )
     assert (TXT.image_ids, TXT.id_base, TXT.upload_suffix, TXT.carries_category) == (
-        detections.POSITIONS, 1, ".txt", False)
+        detections.POSITIONS,
+        1,
+        ".txt",
+        False,
+    )
     assert not PER_IMAGE.uploadable and not PER_IMAGE.rereadable and PER_IMAGE.devkit_shift
     assert COCO.other_base(-1) == "1-based" and TXT.other_base(1) == "0-based" and COCO.other_base(1) == "off by one"
     assert COCO.written_ids(GT) == "0..5" and TXT.written_ids(GT) == "1..6 (1-based)"
     assert detections.Detections.empty(format="txt").format is TXT
     with pytest.raises(ValueError, match="unknown result format"):
         ReadOptions(format="xml")
-    for bad in (True, 2 ** 63, 1.5, "1"):
+    for bad in (True, 2**63, 1.5, "1"):
         with pytest.raises(ValueError, match="id_offset"):
             ReadOptions(id_offset=bad)
 
@@ -259,6 +287,7 @@ def test_no_module_compares_format_names():
 
 
 # --- the fast paths against the careful readers, on mutations of the real files ----------------
+
 
 def outcome(reader, data, lenient: bool, gt=GT):
     """What a read makes of ``data``: the detections and what it counted, or the error."""
@@ -293,8 +322,28 @@ def spellings(value: float) -> list[str]:
     return found
 
 
-HOSTILE = ["true", "false", "null", '"12.5"', '"nan"', "NaN", "Infinity", "-Infinity", "1e400", "-1e400", "[1]",
-           '{"0": 1}', "01", "+1", ".5", "1.", "0x1", "1_0", '"\\u0031"', str(10 ** 400)]
+HOSTILE = [
+    "true",
+    "false",
+    "null",
+    '"12.5"',
+    '"nan"',
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "1e400",
+    "-1e400",
+    "[1]",
+    '{"0": 1}',
+    "01",
+    "+1",
+    ".5",
+    "1.",
+    "0x1",
+    "1_0",
+    '"\\u0031"',
+    str(10**400),
+]
 
 
 @st.composite
@@ -314,13 +363,20 @@ def coco_texts(draw, source: list[dict]) -> str:
         record = dict(source[k])
         if draw(st.integers(0, 6)) == 0:
             record.pop("category_id", None)
-        fields = {key: ("[" + ("," + space).join(number(v) for v in record[key]) + "]" if key == "bbox"
-                        else number(record[key]) if key != "image_id" else
-                        draw(st.sampled_from([str(record[key]), f"{record[key]}.0", f"{record[key]}e0"])))
-                  for key in record}
+        fields = {
+            key: (
+                "[" + ("," + space).join(number(v) for v in record[key]) + "]"
+                if key == "bbox"
+                else number(record[key])
+                if key != "image_id"
+                else draw(st.sampled_from([str(record[key]), f"{record[key]}.0", f"{record[key]}e0"]))
+            )
+            for key in record
+        }
         if hostile and draw(st.integers(0, 12)) == 0:
-            fields[draw(st.sampled_from(["id", "area", "segmentation", "note"]))] = draw(st.sampled_from(
-                ["3", '"é"', "[]", '{"a": 1}', '"\\ud800"', "null"]))
+            fields[draw(st.sampled_from(["id", "area", "segmentation", "note"]))] = draw(
+                st.sampled_from(["3", '"é"', "[]", '{"a": 1}', '"\\ud800"', "null"])
+            )
         if hostile and draw(st.integers(0, 12)) == 0:
             fields["bbox"] = '{"0": 1, "1": 2, "2": 3, "3": 4}'
         keys = draw(st.permutations(list(fields)))
@@ -332,9 +388,22 @@ def coco_texts(draw, source: list[dict]) -> str:
         out.append("{" + space + ("," + space).join(parts) + space + "}")
     text = "[" + space + ("," + space).join(out) + space + "]" + draw(st.sampled_from(["", "\n", " \r\n"]))
     if hostile:
-        text = draw(st.sampled_from([
-            text, text, '{"annotations": ' + text + "}", "\ufeff" + text, text + "x", text + ",", text[:-3],
-            text.replace("\n", "\r\n"), text.replace(",", ",,", 1), "[" + text + "]"]))
+        text = draw(
+            st.sampled_from(
+                [
+                    text,
+                    text,
+                    '{"annotations": ' + text + "}",
+                    "\ufeff" + text,
+                    text + "x",
+                    text + ",",
+                    text[:-3],
+                    text.replace("\n", "\r\n"),
+                    text.replace(",", ",,", 1),
+                    "[" + text + "]",
+                ]
+            )
+        )
     return text
 
 
@@ -367,16 +436,41 @@ JSON_NUMBERS = st.one_of(
     st.from_regex(_JSON_NUMBER, fullmatch=True),
     st.floats(allow_nan=False, allow_infinity=False).map(repr),
     st.floats(allow_nan=False, allow_infinity=False).map(lambda v: f"{v:.17e}"),
-    st.integers(-(2 ** 1100), 2 ** 1100).map(str),
-    st.builds(lambda d, e: f"{d}e{e}", st.integers(10 ** 16, 10 ** 17 - 1), st.integers(-345, 330)),
-    st.builds(lambda d, e: f"0.{d}e{e}", st.integers(0, 10 ** 40), st.integers(-330, 310)),
-    st.sampled_from(["-0", "-0.0", "0e0", "0E-0", "4.9e-324", "5e-324", "2.4703282292062327e-324",
-                     "2.4703282292062328e-324", "2.2250738585072011e-308", "2.2250738585072014e-308",
-                     "1.7976931348623157e308", "1.7976931348623158e308", "1.7976931348623159e308", "9007199254740993",
-                     "9007199254740993.0", "1.00000000000000011102230246251565404236316680908203125",
-                     "1.00000000000000011102230246251565404236316680908203124", "123456789012345678901234567890",
-                     "1" + "0" * 308, "1" + "0" * 309, "0." + "0" * 400 + "1", "7" * 800 + "e-800", "NaN",
-                     "Infinity", "-Infinity", "1e400", "-1e-400"]))
+    st.integers(-(2**1100), 2**1100).map(str),
+    st.builds(lambda d, e: f"{d}e{e}", st.integers(10**16, 10**17 - 1), st.integers(-345, 330)),
+    st.builds(lambda d, e: f"0.{d}e{e}", st.integers(0, 10**40), st.integers(-330, 310)),
+    st.sampled_from(
+        [
+            "-0",
+            "-0.0",
+            "0e0",
+            "0E-0",
+            "4.9e-324",
+            "5e-324",
+            "2.4703282292062327e-324",
+            "2.4703282292062328e-324",
+            "2.2250738585072011e-308",
+            "2.2250738585072014e-308",
+            "1.7976931348623157e308",
+            "1.7976931348623158e308",
+            "1.7976931348623159e308",
+            "9007199254740993",
+            "9007199254740993.0",
+            "1.00000000000000011102230246251565404236316680908203125",
+            "1.00000000000000011102230246251565404236316680908203124",
+            "123456789012345678901234567890",
+            "1" + "0" * 308,
+            "1" + "0" * 309,
+            "0." + "0" * 400 + "1",
+            "7" * 800 + "e-800",
+            "NaN",
+            "Infinity",
+            "-Infinity",
+            "1e400",
+            "-1e-400",
+        ]
+    ),
+)
 
 
 def finite(value) -> bool:
@@ -397,8 +491,10 @@ def test_the_bulk_decoder_reads_numbers_as_json_loads():
     def check(numbers, duplicate):
         bbox, score, category = numbers[:4], numbers[4], numbers[5]
         extra = f', "score": {numbers[0]}' if duplicate else ""
-        text = (f'[{{"image_id": 3, "category_id": {category}, "bbox": [{", ".join(bbox)}], "score": {score}'
-                f'{extra}}}, {{"image_id": 1, "bbox": [1, 2, 3, 4], "score": {score}}}]')
+        text = (
+            f'[{{"image_id": 3, "category_id": {category}, "bbox": [{", ".join(bbox)}], "score": {score}'
+            f'{extra}}}, {{"image_id": 1, "bbox": [1, 2, 3, 4], "score": {score}}}]'
+        )
         columns = coco_columns(text.encode())
         try:
             parsed = json.loads(text)
@@ -428,16 +524,21 @@ def txt_texts(draw, lines: list[str]) -> str:
         fields = line.split(",")
         if hostile and draw(st.integers(0, 10)) == 0:
             k = draw(st.integers(0, 5))
-            fields[k] = draw(st.sampled_from(["nan", "inf", "+" + fields[k], fields[k] + "e0", "1_0", "١", "0x1",
-                                              "", ".", fields[k] + "."]))
+            fields[k] = draw(
+                st.sampled_from(
+                    ["nan", "inf", "+" + fields[k], fields[k] + "e0", "1_0", "١", "0x1", "", ".", fields[k] + "."]
+                )
+            )
         elif draw(st.booleans()):
             fields = [draw(st.sampled_from(spellings(float(f)))) if k else f for k, f in enumerate(fields)]
         if hostile and draw(st.integers(0, 20)) == 0:
             fields = fields[:-1] if draw(st.booleans()) else fields + ["1"]
         out.append(separator.join(fields))
     if hostile and draw(st.integers(0, 4)) == 0:
-        out.insert(draw(st.integers(0, len(out))), draw(st.sampled_from(
-            ["", "  ", "# comment", "% comment", "image_id,x,y,w,h,score", "1,2,3,4,5,6,"])))
+        out.insert(
+            draw(st.integers(0, len(out))),
+            draw(st.sampled_from(["", "  ", "# comment", "% comment", "image_id,x,y,w,h,score", "1,2,3,4,5,6,"])),
+        )
     ending = draw(st.sampled_from(["\n", "\n", "\r\n", "\r"] if hostile else ["\n", "\r\n"]))
     text = ending.join(out) + draw(st.sampled_from(["", ending, ending * 2 if hostile else ""]))
     if hostile and draw(st.integers(0, 6)) == 0:
@@ -447,8 +548,11 @@ def txt_texts(draw, lines: list[str]) -> str:
 
 @pytest.fixture(scope="module")
 def txt_lines(kaist):
-    return [line for name in ("MBNet_result.txt", "MLPD_result.txt")
-            for line in (kaist / "results" / name).read_text().splitlines()]
+    return [
+        line
+        for name in ("MBNet_result.txt", "MLPD_result.txt")
+        for line in (kaist / "results" / name).read_text().splitlines()
+    ]
 
 
 def test_txt_mutations_of_the_real_files_read_alike(txt_lines, leaderboard_gt):
@@ -483,9 +587,18 @@ def test_per_image_mutations_of_the_real_archive_read_alike(kaist, leaderboard_g
             lines = members[name].splitlines()
             if hostile and lines and rnd.random() < 0.3:
                 k = rnd.randrange(len(lines))
-                lines[k] = rnd.choice([lines[k].replace("person", "Person"), lines[k].replace(" ", "\t", 1),
-                                       lines[k].replace(" ", "  "), lines[k] + " 1", "", "# c", lines[k] + " ",
-                                       lines[k].replace("person ", "person +")])
+                lines[k] = rnd.choice(
+                    [
+                        lines[k].replace("person", "Person"),
+                        lines[k].replace(" ", "\t", 1),
+                        lines[k].replace(" ", "  "),
+                        lines[k] + " 1",
+                        "",
+                        "# c",
+                        lines[k] + " ",
+                        lines[k].replace("person ", "person +"),
+                    ]
+                )
             ending = rnd.choice(["\n", "\r\n"])
             write(folder / name, ending.join(lines) + rnd.choice(["", ending]))
         read = []
@@ -495,8 +608,9 @@ def test_per_image_mutations_of_the_real_archive_read_alike(kaist, leaderboard_g
             for lenient in (False, True):
                 try:
                     dets = load_detections(folder, leaderboard_gt, on_invalid="drop" if lenient else "error")
-                    read.append(([a.tobytes() for a in (dets.image, dets.boxes, dets.scores)], dets.facts,
-                                 dets.dropped))
+                    read.append(
+                        ([a.tobytes() for a in (dets.image, dets.boxes, dets.scores)], dets.facts, dets.dropped)
+                    )
                 except InputError as exc:
                     read.append(str(exc))
             monkeypatch.undo()

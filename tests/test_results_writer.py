@@ -12,10 +12,13 @@ from kaist_kit.results import coco_results_chunks, coco_results_text, number_tex
 
 
 def plain_writer(image_ids, boxes, scores, category_id=1) -> bytes:
-    records = [f'{{"image_id":{int(i)},"category_id":{category_id},"bbox":[{",".join(map(number_text, box))}],'
-               f'"score":{number_text(score)}}}'
-               for i, box, score in zip(np.asarray(image_ids).tolist(), np.asarray(boxes, float).tolist(),
-                                        np.asarray(scores, float).tolist())]
+    records = [
+        f'{{"image_id":{int(i)},"category_id":{category_id},"bbox":[{",".join(map(number_text, box))}],'
+        f'"score":{number_text(score)}}}'
+        for i, box, score in zip(
+            np.asarray(image_ids).tolist(), np.asarray(boxes, float).tolist(), np.asarray(scores, float).tolist()
+        )
+    ]
     return ("[" + ",".join(records) + "]").encode()
 
 
@@ -25,7 +28,7 @@ def kinds(rng, n):
         "txt scores": np.round(rng.random(n) ** 3, 8),  # a tenth of them below 1e-4, written as 1e-05
         "float32": (rng.random(n) * 640).astype(np.float32).astype(float),
         "any magnitude": rng.standard_normal(n) * 10.0 ** rng.integers(-12, 18, n),
-        "integers": rng.integers(-10 ** 6, 10 ** 6, n).astype(float),
+        "integers": rng.integers(-(10**6), 10**6, n).astype(float),
         "negative decimals": -np.round(rng.random(n) * 50, rng.integers(1, 10)),
     }
 
@@ -39,8 +42,14 @@ def test_the_writer_writes_what_a_plain_writer_writes(seed):
     for box_kind in names:
         score_kind = names[rng.integers(len(names))]
         ids = rng.integers(0, 3000, n)
-        boxes = np.column_stack([columns[box_kind], rng.permutation(columns[box_kind]),
-                                 columns[names[rng.integers(len(names))]], np.abs(columns[box_kind])])
+        boxes = np.column_stack(
+            [
+                columns[box_kind],
+                rng.permutation(columns[box_kind]),
+                columns[names[rng.integers(len(names))]],
+                np.abs(columns[box_kind]),
+            ]
+        )
         scores = columns[score_kind]
         got = b"".join(coco_results_chunks(ids, boxes, scores, records=7_000))
         assert got == plain_writer(ids, boxes, scores), (box_kind, score_kind)
@@ -61,11 +70,34 @@ def test_bulk_and_one_by_one_are_both_taken_and_agree(monkeypatch):
 
 
 def test_edge_values_and_ids():
-    edge = np.array([0.0, -0.0, 1e-4, -1e-4, 9.99e-5, 0.5, -0.5, 4503599.627370495, 4503599.6273704955, 1e16,
-                     2.0 ** 52, 2.0 ** 53 + 2, -123.456, 1e-9, 0.1, 0.2, 0.3, 5e-324, 1.7976931348623157e308,
-                     9999999.5, 1e7, 123456.000000001])
+    edge = np.array(
+        [
+            0.0,
+            -0.0,
+            1e-4,
+            -1e-4,
+            9.99e-5,
+            0.5,
+            -0.5,
+            4503599.627370495,
+            4503599.6273704955,
+            1e16,
+            2.0**52,
+            2.0**53 + 2,
+            -123.456,
+            1e-9,
+            0.1,
+            0.2,
+            0.3,
+            5e-324,
+            1.7976931348623157e308,
+            9999999.5,
+            1e7,
+            123456.000000001,
+        ]
+    )
     boxes = np.repeat(edge[:, None], 4, axis=1)
-    for ids in (np.arange(len(edge)), np.arange(len(edge)) + 2 ** 60):  # ids beyond a float's integers
+    for ids in (np.arange(len(edge)), np.arange(len(edge)) + 2**60):  # ids beyond a float's integers
         assert coco_results_text(ids, boxes, edge) == plain_writer(ids, boxes, edge)
     assert coco_results_text(np.zeros(0, int), np.zeros((0, 4)), np.zeros(0)) == b"[]"
 
@@ -73,8 +105,9 @@ def test_edge_values_and_ids():
 def test_every_number_reads_back_exactly():
     rng = np.random.default_rng(3)
     columns = kinds(rng, 5000)
-    boxes = np.column_stack([columns["txt boxes"], columns["float32"], columns["any magnitude"],
-                             columns["negative decimals"]])
+    boxes = np.column_stack(
+        [columns["txt boxes"], columns["float32"], columns["any magnitude"], columns["negative decimals"]]
+    )
     records = json.loads(coco_results_text(np.arange(5000), boxes, columns["txt scores"], category_id=0))
     assert np.array_equal(np.array([r["bbox"] for r in records]), boxes)
     assert np.array_equal(np.array([r["score"] for r in records]), columns["txt scores"])

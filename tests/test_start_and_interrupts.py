@@ -19,31 +19,40 @@ def python(code: str, *args) -> subprocess.CompletedProcess:
 
 
 def test_importing_the_package_or_the_command_imports_nothing_heavy():
-    proc = python("import sys, kaist_kit, kaist_kit.cli\n"
-                  "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'typer', 'rich', 'msgspec', "
-                  "'matplotlib', 'click'})\n"
-                  "kit = sorted(m for m in sys.modules if m.startswith('kaist_kit'))\n"
-                  "print(heavy, kit)")
+    proc = python(
+        "import sys, kaist_kit, kaist_kit.cli\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'typer', 'rich', 'msgspec', "
+        "'matplotlib', 'click'})\n"
+        "kit = sorted(m for m in sys.modules if m.startswith('kaist_kit'))\n"
+        "print(heavy, kit)"
+    )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ["[]", "['kaist_kit',", "'kaist_kit.cli',", "'kaist_kit.cli.console',",
-                                   "'kaist_kit.exports']"]
+    assert proc.stdout.split() == [
+        "[]",
+        "['kaist_kit',",
+        "'kaist_kit.cli',",
+        "'kaist_kit.cli.console',",
+        "'kaist_kit.exports']",
+    ]
 
 
 @pytest.mark.parametrize("first", ["", "import kaist_kit.evaluate, kaist_kit.cli.options, kaist_kit.cli.app\n"])
 def test_public_names_are_what_they_name_whatever_was_imported_first(first):
     """`kaist_kit.evaluate` is also a module, `kaist_kit.cli.app` too: importing those sets the package's
     attribute to the module, which must not change what the public name gives."""
-    proc = python(first + "import types, typer, kaist_kit\n"
-                  "from kaist_kit import evaluate, Evaluation, load_ground_truth, SETTINGS\n"
-                  "from kaist_kit.cli import app, main\n"
-                  "assert isinstance(evaluate, types.FunctionType) and evaluate.__module__ == 'kaist_kit.evaluate'\n"
-                  "assert kaist_kit.evaluate is evaluate and 'evaluate' in dir(kaist_kit)\n"
-                  "assert isinstance(app, typer.Typer)\n"
-                  "names = [c.name for c in typer.main.get_command(app).commands.values()]\n"
-                  "assert 'eval' in names and 'convert' in names and 'host' in names, names\n"
-                  "assert sorted(kaist_kit.__all__) == sorted(set(kaist_kit.__all__))\n"
-                  "[getattr(kaist_kit, name) for name in kaist_kit.__all__]\n"
-                  "print('ok')")
+    proc = python(
+        first + "import types, typer, kaist_kit\n"
+        "from kaist_kit import evaluate, Evaluation, load_ground_truth, SETTINGS\n"
+        "from kaist_kit.cli import app, main\n"
+        "assert isinstance(evaluate, types.FunctionType) and evaluate.__module__ == 'kaist_kit.evaluate'\n"
+        "assert kaist_kit.evaluate is evaluate and 'evaluate' in dir(kaist_kit)\n"
+        "assert isinstance(app, typer.Typer)\n"
+        "names = [c.name for c in typer.main.get_command(app).commands.values()]\n"
+        "assert 'eval' in names and 'convert' in names and 'host' in names, names\n"
+        "assert sorted(kaist_kit.__all__) == sorted(set(kaist_kit.__all__))\n"
+        "[getattr(kaist_kit, name) for name in kaist_kit.__all__]\n"
+        "print('ok')"
+    )
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
 
 
@@ -64,19 +73,25 @@ def test_the_verb_table_names_each_verb_with_the_module_that_registers_it():
     assert verbs == [verb for verb in listed if verb in verbs]
 
 
-@pytest.mark.parametrize("args, imported, not_imported", [
-    (["--version"], [], ["kaist_kit.cli.scoring", "kaist_kit.cli.data", "numpy"]),
-    (["eval", "--help"], ["kaist_kit.cli.scoring"], ["kaist_kit.cli.data", "kaist_kit.cli.hosting"]),
-    (["host", "evalai", "--help"], ["kaist_kit.cli.hosting"], ["kaist_kit.cli.scoring"]),
-    (["--help"], ["kaist_kit.cli.scoring", "kaist_kit.cli.demo"], []),
-    (["evl"], ["kaist_kit.cli.scoring", "kaist_kit.cli.demo"], []),  # a typo: every verb, to suggest one
-])
+@pytest.mark.parametrize(
+    "args, imported, not_imported",
+    [
+        (["--version"], [], ["kaist_kit.cli.scoring", "kaist_kit.cli.data", "numpy"]),
+        (["eval", "--help"], ["kaist_kit.cli.scoring"], ["kaist_kit.cli.data", "kaist_kit.cli.hosting"]),
+        (["host", "evalai", "--help"], ["kaist_kit.cli.hosting"], ["kaist_kit.cli.scoring"]),
+        (["--help"], ["kaist_kit.cli.scoring", "kaist_kit.cli.demo"], []),
+        (["evl"], ["kaist_kit.cli.scoring", "kaist_kit.cli.demo"], []),  # a typo: every verb, to suggest one
+    ],
+)
 def test_the_command_imports_the_module_of_its_verb_alone(args, imported, not_imported):
-    proc = python("import atexit, sys\n"
-                  "atexit.register(lambda: print(' '.join(sorted(sys.modules)), file=sys.stderr))\n"
-                  "from kaist_kit.cli import main\n"
-                  "sys.argv = ['kaist-kit', *sys.argv[1:]]\n"
-                  "main()", *args)
+    proc = python(
+        "import atexit, sys\n"
+        "atexit.register(lambda: print(' '.join(sorted(sys.modules)), file=sys.stderr))\n"
+        "from kaist_kit.cli import main\n"
+        "sys.argv = ['kaist-kit', *sys.argv[1:]]\n"
+        "main()",
+        *args,
+    )
     modules = set(proc.stderr.strip().splitlines()[-1].split())
     assert proc.returncode in (0, 2), proc.stderr
     assert all(m in modules for m in imported) and not any(m in modules for m in not_imported), proc.stderr[-500:]
@@ -116,8 +131,13 @@ def as_from_a_terminal():
 @pytest.mark.parametrize("signal_name, code", [("SIGINT", 130), ("SIGTERM", 143)])
 def test_an_interrupt_while_the_command_starts_or_ends_is_no_traceback(tmp_path, where, signal_name, code):
     marker = tmp_path / "stalled"
-    proc = subprocess.Popen([sys.executable, "-c", STALLED, str(marker), where], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=as_from_a_terminal)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STALLED, str(marker), where],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=as_from_a_terminal,
+    )
     try:
         deadline = time.monotonic() + 60
         while not marker.exists() and time.monotonic() < deadline:
@@ -156,8 +176,13 @@ sys.argv = ["kaist-kit", "--version"]
 main()
 """
     marker = tmp_path / "working"
-    proc = subprocess.Popen([sys.executable, "-c", code, str(marker)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, preexec_fn=as_from_a_terminal)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(marker)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=as_from_a_terminal,
+    )
     try:
         for step in (marker, Path(f"{marker}.cleaning")):
             deadline = time.monotonic() + 60

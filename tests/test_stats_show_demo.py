@@ -27,16 +27,26 @@ def test_stats_of_the_leaderboard_ground_truth(kaist, leaderboard_gt):
     # The leaderboard's file lost the labels of ignore regions: they read as "ignore".
     assert stats["labels"] == {"ignore": 864, "person": 3390}
     day = sum(1 for a in persons if a["image_id"] < 1455)  # ids 0..1454 are the day frames
-    assert stats["periods"] == {"day": {"images": 1455, "pedestrians": day},
-                                "night": {"images": 797, "pedestrians": 3390 - day}}
-    assert stats["occlusion"] == {name: sum(1 for a in persons if a["occlusion"] == k)
-                                  for k, name in enumerate(("none", "partial", "heavy"))}
+    assert stats["periods"] == {
+        "day": {"images": 1455, "pedestrians": day},
+        "night": {"images": 797, "pedestrians": 3390 - day},
+    }
+    assert stats["occlusion"] == {
+        name: sum(1 for a in persons if a["occlusion"] == k) for k, name in enumerate(("none", "partial", "heavy"))
+    }
     heights = np.array([a["height"] for a in persons], float)
-    assert stats["height_quantiles"] == {"10%": np.quantile(heights, 0.1), "50%": np.median(heights),
-                                         "90%": np.quantile(heights, 0.9)}
-    assert stats["caltech_scales"] == pytest.approx({"far": np.mean(heights <= 30),
-                                                     "medium": np.mean((heights > 30) & (heights <= 80)),
-                                                     "near": np.mean(heights > 80)})
+    assert stats["height_quantiles"] == {
+        "10%": np.quantile(heights, 0.1),
+        "50%": np.median(heights),
+        "90%": np.quantile(heights, 0.9),
+    }
+    assert stats["caltech_scales"] == pytest.approx(
+        {
+            "far": np.mean(heights <= 30),
+            "medium": np.mean((heights > 30) & (heights <= 80)),
+            "near": np.mean(heights > 80),
+        }
+    )
     per = stats["pedestrians_per_image"]
     assert per["mean"] == pytest.approx(3390 / 2252)
     assert per["images_with_none"] == 2252 - len({a["image_id"] for a in persons})
@@ -66,13 +76,31 @@ def test_show_draws_a_real_frame(kaist, leaderboard_gt, tmp_path):
 
 def test_show_cli_with_detections_and_errors(kaist, tmp_path):
     out = tmp_path / "shown.png"
-    proc = cli("show", "set06/V001/I00459", "set11/V000/I01279", "--gt", kaist / "test-all-20.leaderboard.json",
-               "--images", kaist / "demo-images", "--det", kaist / "results" / "MLPD_result.json", "--out", out)
+    proc = cli(
+        "show",
+        "set06/V001/I00459",
+        "set11/V000/I01279",
+        "--gt",
+        kaist / "test-all-20.leaderboard.json",
+        "--images",
+        kaist / "demo-images",
+        "--det",
+        kaist / "results" / "MLPD_result.json",
+        "--out",
+        out,
+    )
     assert proc.returncode == 0, proc.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "shown_set06_V001_I00459.png", "shown_set11_V000_I01279.png"]
-    proc = cli("show", "set06/V000/I00019", "--gt", kaist / "test-all-20.leaderboard.json", "--images",
-               kaist / "demo-images", "--out", tmp_path / "x.png")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shown_set06_V001_I00459.png", "shown_set11_V000_I01279.png"]
+    proc = cli(
+        "show",
+        "set06/V000/I00019",
+        "--gt",
+        kaist / "test-all-20.leaderboard.json",
+        "--images",
+        kaist / "demo-images",
+        "--out",
+        tmp_path / "x.png",
+    )
     assert proc.returncode == 2 and "no visible/lwir pictures of set06/V000/I00019" in proc.stderr
     with pytest.raises(InputError):
         find_pictures("set06/V000/I00019", [])
@@ -91,8 +119,9 @@ def test_demo_end_to_end(tmp_path):
     assert load_ground_truth(run.gt).n_images == 60
     assert run.extra["submission"].is_file()
     assert (run.extra["diagnosis"] / "diagnosis.json").is_file() and (run.extra["diagnosis"] / "report.md").is_file()
-    night = [d for d in run.comparison.differences
-             if d.split == "night" and {d.a, d.b} == {"sim-fusion", "sim-visible"}]
+    night = [
+        d for d in run.comparison.differences if d.split == "night" and {d.a, d.b} == {"sim-fusion", "sim-visible"}
+    ]
     assert len(night) == 1 and night[0].sentence().startswith("sim-fusion ")  # the lower LAMR first
     # A second run replaces what the first wrote, and nothing else.
     listed = set(json.loads((tmp_path / "demo" / "demo.json").read_text())["files"])
@@ -110,8 +139,9 @@ def test_demo_end_to_end(tmp_path):
     before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     with pytest.raises(InputError, match="not a previous demo"):
         run_demo(tmp_path / "other", frames=10)
-    with pytest.raises(InputError, match="holds results/my_result.json, which the previous demo did not write: "
-                                         "nothing was removed"):
+    with pytest.raises(
+        InputError, match="holds results/my_result.json, which the previous demo did not write: nothing was removed"
+    ):
         run_demo(tmp_path / "demo", frames=10)
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
 

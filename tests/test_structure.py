@@ -12,8 +12,11 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = {"kaist_kit": ROOT / "kaist_kit", "kaist_kit.converters": ROOT / "converters",
-            "kaist_kit.submission": ROOT / "submission"}
+PACKAGES = {
+    "kaist_kit": ROOT / "kaist_kit",
+    "kaist_kit.converters": ROOT / "converters",
+    "kaist_kit.submission": ROOT / "submission",
+}
 
 
 def modules() -> dict[str, Path]:
@@ -38,12 +41,13 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
-                base = base[:len(base) - (node.level - 1)]
+                base = base[: len(base) - (node.level - 1)]
                 origin = ".".join(base + ([node.module] if node.module else []))
             else:
                 origin = node.module or ""
-            targets = [f"{origin}.{alias.name}" if f"{origin}.{alias.name}" in known else origin
-                       for alias in node.names]
+            targets = [
+                f"{origin}.{alias.name}" if f"{origin}.{alias.name}" in known else origin for alias in node.names
+            ]
         else:
             continue
         for target in targets:
@@ -70,7 +74,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         path.append(node)
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             if nxt not in state:
                 found = visit(nxt)
                 if found:

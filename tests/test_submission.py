@@ -73,6 +73,7 @@ def inside(report, target="leaderboard"):
 
 # --- round trip on the real files -----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", REAL_RESULTS)
 def test_packaged_file_scores_exactly_as_its_source(kaist, leaderboard_gt, tmp_path, name):
     source = kaist / "results" / name
@@ -85,8 +86,9 @@ def test_packaged_file_scores_exactly_as_its_source(kaist, leaderboard_gt, tmp_p
     # sorting cannot move a number (every evaluator here sorts), and the cap never applies.
     assert np.bincount(original.image).max() < 1000
     for protocol, settings in (("leaderboard", LEADERBOARD_SETTINGS), ("matlab", SETTINGS)):
-        assert lamrs(quiet_evaluate(leaderboard_gt, packaged, settings, protocol)) == \
-            lamrs(quiet_evaluate(leaderboard_gt, original, settings, protocol))
+        assert lamrs(quiet_evaluate(leaderboard_gt, packaged, settings, protocol)) == lamrs(
+            quiet_evaluate(leaderboard_gt, original, settings, protocol)
+        )
     lamr = report.manifest["self_evaluation"]["lamr"]
     for r in quiet_evaluate(leaderboard_gt, original, LEADERBOARD_SETTINGS):
         assert lamr[r.setting][r.split] == r.lamr
@@ -126,6 +128,7 @@ def test_same_input_gives_the_same_zip_and_repackaging_is_idempotent(kaist, lead
 
 # --- files the leaderboard would mis-score or crash on ------------------------------------------
 
+
 def test_shuffled_file_is_packaged_sorted(kaist, leaderboard_gt, tmp_path):
     shuffled = shuffled_copy(kaist / "results" / "MBNet_result.txt", tmp_path)
 
@@ -154,8 +157,10 @@ def crowded(kaist, leaderboard_gt, tmp_path):
     image = int(leaderboard_gt.ann_image[~leaderboard_gt.ignore & (leaderboard_gt.heights > 80)][0])
     pedestrian = leaderboard_gt.boxes[leaderboard_gt.ann_image == image][0].tolist()
     records = [r for r in records if r["image_id"] != image]
-    records += [{"image_id": image, "category_id": 0, "bbox": [600, 5 + k % 400, 30, 60],
-                 "score": 0.9 - k * 1e-5} for k in range(1199)]
+    records += [
+        {"image_id": image, "category_id": 0, "bbox": [600, 5 + k % 400, 30, 60], "score": 0.9 - k * 1e-5}
+        for k in range(1199)
+    ]
     records.append({"image_id": image, "category_id": 0, "bbox": pedestrian, "score": 0.5})
     return write_json(tmp_path / "crowded_result.json", records), image
 
@@ -183,8 +188,9 @@ def test_crowded_file_with_category_0_is_packaged_for_the_leaderboard(leaderboar
     source = quiet_load(path, leaderboard_gt, on_invalid="drop")
     packaged = quiet_load(tmp_path / "s.zip", leaderboard_gt)
     # The leaderboard protocol scores only the 1,000 best of an image: the package changes nothing.
-    assert lamrs(quiet_evaluate(leaderboard_gt, packaged, LEADERBOARD_SETTINGS)) == \
-        lamrs(quiet_evaluate(leaderboard_gt, source, LEADERBOARD_SETTINGS))
+    assert lamrs(quiet_evaluate(leaderboard_gt, packaged, LEADERBOARD_SETTINGS)) == lamrs(
+        quiet_evaluate(leaderboard_gt, source, LEADERBOARD_SETTINGS)
+    )
     # The devkit has no cap: the 200 detections the package had to leave out (199 false positives
     # and the pedestrian) move its number.
     ranked_below_1000 = (source.image == image) & (source.scores < 0.9 - 999.5e-5)
@@ -215,8 +221,12 @@ def test_invalid_detections_are_dropped_and_counted(kaist, leaderboard_gt, tmp_p
 
     report = package(path, tmp_path / "s.zip", leaderboard_gt)
     counts = report.inspection.counts
-    assert (counts["non_finite"], counts["negative_size"], counts["unknown_image_id"],
-            counts["non_positive_size"]) == (1, 1, 1, 1)
+    assert (counts["non_finite"], counts["negative_size"], counts["unknown_image_id"], counts["non_positive_size"]) == (
+        1,
+        1,
+        1,
+        1,
+    )
     assert counts["packaged"] == len(records) - 4 == len(packaged_records(tmp_path / "s.zip")[0])
 
 
@@ -235,6 +245,7 @@ def test_zero_size_boxes_predicted_as_submitted_and_as_packaged(kaist, leaderboa
 
 # --- zip and manifest ----------------------------------------------------------------------------
 
+
 def test_zip_holds_one_results_file_and_a_manifest(kaist, leaderboard_gt, tmp_path):
     source = kaist / "results" / "MLPD_result.txt"
     report = package(source, tmp_path / "entry.zip", leaderboard_gt, method="MLPD (RA-L 2021)")
@@ -245,9 +256,12 @@ def test_zip_holds_one_results_file_and_a_manifest(kaist, leaderboard_gt, tmp_pa
     assert manifest["method"] == "MLPD (RA-L 2021)" and manifest["kit_version"] == __version__
     assert manifest["results_file"] == "MLPD_RA-L_2021_result.json"
     assert manifest["results_sha256"] == hashlib.sha256(entries["MLPD_RA-L_2021_result.json"]).hexdigest()
-    assert manifest["source"] == {"name": "MLPD_result.txt", "format": "txt",
-                                  "sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
-                                  "sha256_of": "the file"}
+    assert manifest["source"] == {
+        "name": "MLPD_result.txt",
+        "format": "txt",
+        "sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
+        "sha256_of": "the file",
+    }
     assert manifest["counts"]["in_source"] == manifest["counts"]["packaged"] == 5939
     assert manifest["counts"]["images_with_detections"] == 1614
     assert manifest["ground_truth"]["md5"] == "6cc457f0beeea4fff5392078354e0a51"
@@ -304,9 +318,11 @@ def test_a_failed_write_leaves_no_zip_and_keeps_the_old_one(kaist, leaderboard_g
 
 # --- mistakes users make, and what they cost ------------------------------------------------------
 
+
 def test_one_based_json_ids_detected_and_costed(kaist, leaderboard_gt, tmp_path):
-    path = write_json(tmp_path / "shifted_result.json",
-                      [dict(r, image_id=r["image_id"] + 1) for r in mlpd_records(kaist)])
+    path = write_json(
+        tmp_path / "shifted_result.json", [dict(r, image_id=r["image_id"] + 1) for r in mlpd_records(kaist)]
+    )
     with_gt = codes(check(path, leaderboard_gt))["id-offset"]
     assert with_gt.level == "error" and "look written 1-based" in with_gt.message
     assert "95.20 as written, 7.58 with --id-offset -1" in with_gt.message
@@ -330,8 +346,10 @@ def test_zero_based_txt_ids_detected(kaist, leaderboard_gt, tmp_path):
 
 
 def test_corner_boxes_detected_and_costed(kaist, leaderboard_gt, tmp_path):
-    records = [dict(r, bbox=[r["bbox"][0], r["bbox"][1], r["bbox"][0] + r["bbox"][2],
-                             r["bbox"][1] + r["bbox"][3]]) for r in mlpd_records(kaist)]
+    records = [
+        dict(r, bbox=[r["bbox"][0], r["bbox"][1], r["bbox"][0] + r["bbox"][2], r["bbox"][1] + r["bbox"][3]])
+        for r in mlpd_records(kaist)
+    ]
     path = write_json(tmp_path / "corners_result.json", records)
     with_gt = codes(check(path, leaderboard_gt))["corners"].message
     assert "100.00 as written, 7.58 with --corners" in with_gt
@@ -351,8 +369,7 @@ def test_score_threshold_cost_measured_on_mlpd(kaist, leaderboard_gt, tmp_path):
     after = quiet_evaluate(leaderboard_gt, thresholded, ["reasonable"])[0].lamr
     assert (round(100 * before, 2), round(100 * after, 2)) == (7.58, 10.15)  # as docs/submission.md says
 
-    path = write_json(tmp_path / "high_result.json",
-                      [r for r in mlpd_records(kaist) if r["score"] >= 0.5])
+    path = write_json(tmp_path / "high_result.json", [r for r in mlpd_records(kaist) if r["score"] >= 0.5])
     for gt in (leaderboard_gt, None):
         finding = codes(check(path, gt))["threshold"]
         assert finding.level == "warning" and "lowest score is 0.5" in finding.message
@@ -392,6 +409,7 @@ def test_check_reports_a_manifest_that_no_longer_matches(kaist, leaderboard_gt, 
 
 # --- without ground truth, and with other ids -----------------------------------------------------
 
+
 def test_without_ground_truth_ids_and_structure_only(kaist, tmp_path, leaderboard_gt):
     report = package(kaist / "results" / "MLPD_result.txt", tmp_path / "s.zip")
     assert report.manifest["self_evaluation"] is None and report.manifest["ground_truth"] is None
@@ -408,8 +426,7 @@ def test_ids_written_by_name_order_for_a_ground_truth_with_other_ids(tmp_path):
     for image in images:
         image["id"] += 5000
     gt = make_gt(images, [])
-    records = [{"image_id": 5000 + i, "category_id": 1, "bbox": [10, 10, 20, 40], "score": 0.5}
-               for i in (3, 2251, 0)]
+    records = [{"image_id": 5000 + i, "category_id": 1, "bbox": [10, 10, 20, 40], "score": 0.5} for i in (3, 2251, 0)]
     report = package(write_json(tmp_path / "r_result.json", records), tmp_path / "s.zip", gt)
     assert [r["image_id"] for r in packaged_records(tmp_path / "s.zip")[0]] == [0, 3, 2251]
     assert "ids-remapped" in codes(report)
@@ -426,7 +443,8 @@ def test_lenient_reader_counts_what_it_leaves_out(tmp_path):
     folder = tmp_path / "result"
     folder.mkdir()
     (folder / "set06_V000_I00000.txt").write_text(
-        "person 1 2 30 80 0.9\ncyclist 1 2 30 80 0.8\nperson 5 5 2 2 0.7\nperson 1 2 nan 80 0.6\n")
+        "person 1 2 30 80 0.9\ncyclist 1 2 30 80 0.8\nperson 5 5 2 2 0.7\nperson 1 2 nan 80 0.6\n"
+    )
     with pytest.raises(InputError, match="label 'cyclist' is not person"):
         load_detections(folder, gt)
     dets = quiet_load(folder, gt, on_invalid="drop")  # two of the three frames have no file
@@ -440,6 +458,7 @@ def test_lenient_reader_counts_what_it_leaves_out(tmp_path):
 
 
 # --- the command ----------------------------------------------------------------------------------
+
 
 def test_cli_packages_and_checks(kaist, tmp_path):
     gt = kaist / "test-all-20.leaderboard.json"
@@ -482,21 +501,26 @@ def test_cli_bad_input_is_one_line_with_exit_code_2(tmp_path):
     assert proc.returncode == 2 and "no detections left to submit" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
 
-    for args in (["submit", bad], ["submit", "--check", bad, "--out", tmp_path / "s.zip"],
-                 ["submit", tmp_path / "none.json", "--out", tmp_path / "s.zip"],
-                 ["submit", bad, "--out", tmp_path / "s.json"],
-                 ["submit", empty.with_name("good_result.txt"), "--out", bad / "s.zip"]):
+    for args in (
+        ["submit", bad],
+        ["submit", "--check", bad, "--out", tmp_path / "s.zip"],
+        ["submit", tmp_path / "none.json", "--out", tmp_path / "s.zip"],
+        ["submit", bad, "--out", tmp_path / "s.json"],
+        ["submit", empty.with_name("good_result.txt"), "--out", bad / "s.zip"],
+    ):
         proc = run_cli(*args)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, args
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad_result.txt", "empty_result.json",
-                                                          "good_result.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad_result.txt", "empty_result.json", "good_result.txt"]
 
 
 # --- misread files are refused; numbers as text are packaged as numbers -----------------------------
 
+
 def test_misread_file_refused_unless_as_is(kaist, leaderboard_gt, tmp_path):
-    records = [dict(r, bbox=[r["bbox"][0], r["bbox"][1], r["bbox"][0] + r["bbox"][2],
-                             r["bbox"][1] + r["bbox"][3]]) for r in mlpd_records(kaist)]
+    records = [
+        dict(r, bbox=[r["bbox"][0], r["bbox"][1], r["bbox"][0] + r["bbox"][2], r["bbox"][1] + r["bbox"][3]])
+        for r in mlpd_records(kaist)
+    ]
     path = write_json(tmp_path / "corners_result.json", records)
     out = tmp_path / "s.zip"
     with pytest.raises(InputError, match=r"\[corners\].*rerun with --corners; or pass --as-is"):
@@ -513,8 +537,10 @@ def test_misread_file_refused_unless_as_is(kaist, leaderboard_gt, tmp_path):
     assert proc.returncode == 2 and "[corners]" in proc.stderr and not (tmp_path / "t.zip").exists()
     proc = run_cli("submit", "--check", path, "--gt", gt)
     assert proc.returncode == 1 and "error: [corners]" in proc.stdout
-    assert "leaderboard: would mis-score this file: it scores the file as it is written, which is not what it " \
+    assert (
+        "leaderboard: would mis-score this file: it scores the file as it is written, which is not what it "
         "means ([corners] above)" in proc.stdout
+    )
     assert "it would print MR_all 100.00, MR_day 100.00, MR_night 100.00" in proc.stdout
 
 
@@ -526,8 +552,7 @@ def test_numbers_as_text_crash_the_leaderboard_and_are_packaged_as_numbers(kaist
     assert verdict.judged.crash.exception.startswith("TypeError") and "strings" in verdict.judged.crash.cause
     package(path, tmp_path / "s.zip", leaderboard_gt)
     packaged, _ = packaged_records(tmp_path / "s.zip")
-    assert all(isinstance(r["score"], float) and all(isinstance(v, (int, float)) for v in r["bbox"])
-               for r in packaged)
+    assert all(isinstance(r["score"], float) and all(isinstance(v, (int, float)) for v in r["bbox"]) for r in packaged)
     assert inside(check(tmp_path / "s.zip", leaderboard_gt)) == "correct"
     proc = run_cli("submit", "--check", path, "--gt", kaist / "test-all-20.leaderboard.json")
     assert proc.returncode == 1 and "warning: [string-values]" in proc.stdout
@@ -535,6 +560,7 @@ def test_numbers_as_text_crash_the_leaderboard_and_are_packaged_as_numbers(kaist
 
 
 # --- the file to upload, and the two targets ------------------------------------------------------
+
 
 def test_json_entry_is_the_file_to_upload_with_its_manifest_beside_it(kaist, leaderboard_gt, tmp_path):
     source = kaist / "results" / "MLPD_result.txt"
@@ -579,15 +605,22 @@ def test_the_leaderboards_txt_is_written_as_its_loader_reads_it(kaist, leaderboa
         package(kaist / "results" / name, tmp_path / "entry.json", leaderboard_gt)
     package(kaist / "results" / name, tmp_path / "other.json", leaderboard_gt)
     as_json = json.loads((tmp_path / "other.json").read_text())
-    assert [(d["image_id"], d["bbox"], d["score"]) for d in loaded] == \
-        [(float(d["image_id"]), d["bbox"], d["score"]) for d in as_json]  # 1-based in the file, the same numbers
+    assert [(d["image_id"], d["bbox"], d["score"]) for d in loaded] == [
+        (float(d["image_id"]), d["bbox"], d["score"]) for d in as_json
+    ]  # 1-based in the file, the same numbers
     assert report.manifest["results_file"] == "entry.txt"
     assert report.manifest["results_sha256"] == hashlib.sha256(data).hexdigest()
     verdict = check(tmp_path / "entry.txt", leaderboard_gt)
     assert verdict.ok and codes(verdict)["manifest"].level == "note"
     assert lamrs(verdict.as_submitted) == lamrs(report.results)
-    proc = run_cli("submit", kaist / "results" / name, "--out", tmp_path / "cli.txt", "--gt",
-                   kaist / "test-all-20.leaderboard.json")
+    proc = run_cli(
+        "submit",
+        kaist / "results" / name,
+        "--out",
+        tmp_path / "cli.txt",
+        "--gt",
+        kaist / "test-all-20.leaderboard.json",
+    )
     assert proc.returncode == 0 and "the file to upload to the public KAIST" in proc.stdout
     assert (tmp_path / "cli.txt").read_bytes() == data
 
@@ -623,16 +656,19 @@ def test_check_says_which_target_a_file_suits_and_what_the_other_gives(kaist, tm
         assert "2024 challenge: would mis-score this file: it scores category 0 alone" in proc.stdout
         assert "-1 in every AP column and -100 in every MR column" in proc.stdout
     entry = tmp_path / "MLPD-2024.json"
-    proc = run_cli("submit", kaist / "results" / "MLPD_result.txt", "--gt", gt, "--out", entry,
-                   "--target", "challenge2024")
+    proc = run_cli(
+        "submit", kaist / "results" / "MLPD_result.txt", "--gt", gt, "--out", entry, "--target", "challenge2024"
+    )
     assert proc.returncode == 0, proc.stderr
     assert f"wrote {entry}" in proc.stdout and "the file to upload to the 2024 KAIST RGB-T" in proc.stdout
     assert "AP_iou50:95" in proc.stdout and "0.9411" in proc.stdout
     proc = run_cli("submit", "--check", entry, "--gt", gt)
     assert proc.returncode == 0, proc.stderr
     assert "written for: the 2024 KAIST RGB-T pedestrian challenge (EvalAI) (category_id 0, JSON)" in proc.stdout
-    assert "leaderboard: its evaluator would crash on this file: IndexError: list index out of range: it scores " \
+    assert (
+        "leaderboard: its evaluator would crash on this file: IndexError: list index out of range: it scores "
         "category 1 alone, and no detection has category_id 1" in proc.stdout
+    )
     assert "2024 challenge: scores this file correctly" in proc.stdout
     proc = run_cli("submit", "--check", entry, "--gt", gt, "--target", "challenge2024")
     assert proc.returncode == 2 and "--target" in proc.stderr and "Traceback" not in proc.stderr
@@ -645,8 +681,9 @@ def test_eval_reads_a_challenge2024_file_and_stops_on_mixed_categories(kaist, le
     records = [dict(r, category_id=0) for r in mlpd_records(kaist)]
     challenge = write_json(tmp_path / "c_result.json", records)
     as_2024 = quiet_evaluate(leaderboard_gt, load_detections(challenge, leaderboard_gt))
-    assert lamrs(as_2024) == lamrs(quiet_evaluate(leaderboard_gt, quiet_load(kaist / "results" / "MLPD_result.json",
-                                                                             leaderboard_gt)))
+    assert lamrs(as_2024) == lamrs(
+        quiet_evaluate(leaderboard_gt, quiet_load(kaist / "results" / "MLPD_result.json", leaderboard_gt))
+    )
     records[5]["category_id"] = 1
     mixed = write_json(tmp_path / "m_result.json", records)
     with pytest.raises(InputError, match="category_id 0 is not person"):

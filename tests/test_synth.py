@@ -43,8 +43,10 @@ def test_same_seed_same_files_other_seed_other_files(tmp_path):
 def test_layout_and_lists(tmp_path):
     root = tmp_path / "kaist"
     generate(root, SynthConfig(seed=1, train_frames=6, test_frames=4, width=160, height=128))
-    frames = [p.relative_to(root / "annotations").with_suffix("").as_posix()
-              for p in sorted((root / "annotations").rglob("*.txt"))]
+    frames = [
+        p.relative_to(root / "annotations").with_suffix("").as_posix()
+        for p in sorted((root / "annotations").rglob("*.txt"))
+    ]
     assert len(frames) == 10
     for name in ("train-all-02", "train-day-02", "train-night-02", "test-all-20", "test-day-20", "test-night-20"):
         path = root / "imageSets" / f"{name}.txt"
@@ -87,9 +89,13 @@ def box_contrast(root, gt, modality, period):
         x, y, w, h = gt.boxes[k].astype(int)
         if x < 4 or y < 4 or x + w > pixels.shape[1] - 4 or y + h > pixels.shape[0] - 4:
             continue
-        inside = pixels[y + h // 4:y + 3 * h // 4, x + w // 3:x + 2 * w // 3].reshape(-1, 3).mean(0)
-        ring = np.concatenate([pixels[y:y + h, max(0, x - w // 2):x].reshape(-1, 3),
-                               pixels[y:y + h, x + w:x + w + w // 2].reshape(-1, 3)]).mean(0)
+        inside = pixels[y + h // 4 : y + 3 * h // 4, x + w // 3 : x + 2 * w // 3].reshape(-1, 3).mean(0)
+        ring = np.concatenate(
+            [
+                pixels[y : y + h, max(0, x - w // 2) : x].reshape(-1, 3),
+                pixels[y : y + h, x + w : x + w + w // 2].reshape(-1, 3),
+            ]
+        ).mean(0)
         values.append(np.linalg.norm(inside - ring) / np.sqrt(3))
     return np.array(values)
 

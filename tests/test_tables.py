@@ -14,8 +14,8 @@ def test_text_pads_like_format_strings():
     # over: 18 characters for the setting, 8 for each number, wider values running over.
     rng = np.random.default_rng(3)
     for _ in range(50):
-        splits = ["all", "day", "night", "a-longer-split-name"][:rng.integers(1, 5)]
-        settings = ["reasonable", "reasonable-small", "a-setting-name-beyond-18"][:rng.integers(1, 4)]
+        splits = ["all", "day", "night", "a-longer-split-name"][: rng.integers(1, 5)]
+        settings = ["reasonable", "reasonable-small", "a-setting-name-beyond-18"][: rng.integers(1, 4)]
         values = {(s, p): float(rng.choice([0.0, 1.0, rng.random()])) for s in settings for p in splits}
         want = ["title", f"  {'setting':<18}" + "".join(f"{s:>8}" for s in splits)]
         want += [f"  {s:<18}" + "".join(f"{100 * values[(s, p)]:>8.2f}" for p in splits) for s in settings]

@@ -30,8 +30,9 @@ HEADER = "% bbGt version=3\n"
 
 
 def _run(*args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "kaist_kit", *map(str, args)], capture_output=True, text=True,
-                          **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "kaist_kit", *map(str, args)], capture_output=True, text=True, **kwargs
+    )
 
 
 def _one_line_error(proc) -> str:
@@ -49,8 +50,10 @@ def test_the_official_lists_built_by_rule_are_the_official_files(kaist, name):
     official = read_image_list(kaist / "imageSets" / f"{name}.txt")  # CRLF
     assert list(named_list(name)) == official
     assert list_sha256(official) == lists.PINNED_SHA256[name]
-    assert len(official) == {"train-all-02": 25_086, "train-all-04": 12_538, "train-all-20": 2_500,
-                             "test-all-20": 2_252}[name]
+    assert (
+        len(official)
+        == {"train-all-02": 25_086, "train-all-04": 12_538, "train-all-20": 2_500, "test-all-20": 2_252}[name]
+    )
 
 
 def test_the_shipped_arcnn_list_is_the_one_its_authors_published(kaist):
@@ -111,7 +114,11 @@ def test_the_validation_videos_follow_the_documented_rule_on_the_official_annota
     counts = video_counts(train)
     # The figures docs/training.md gives for each video.
     assert [(counts[v].frames, counts[v].pedestrians, counts[v].reasonable) for v in VAL_02_VIDEOS] == [
-        (548, 267, 199), (150, 77, 55), (700, 1223, 848), (1134, 1857, 1144)]
+        (548, 267, 199),
+        (150, 77, 55),
+        (700, 1223, 848),
+        (1134, 1857, 1144),
+    ]
     assert reasonable_by_period(leaderboard_gt) == {"day": 989, "night": 466}
 
 
@@ -125,7 +132,7 @@ def test_a_set_from_the_xml_archive_is_the_converters_file_with_the_set_named(ka
     built = build_training_set("train-all-20", XML, out)
     reference = convert("xml", XML, None, image_set="train-all-20")
     mine, theirs = out.read_bytes(), reference.text.encode()
-    assert mine[mine.index(b'"images"'):] == theirs[theirs.index(b'"images"'):]
+    assert mine[mine.index(b'"images"') :] == theirs[theirs.index(b'"images"') :]
     data = json.loads(mine)
     assert data["info"]["training_set"] == "train-all-20"
     assert data["info"]["frames_sha256"] == lists.PINNED_SHA256["train-all-20"] == built.frames_sha256
@@ -211,8 +218,11 @@ def test_a_source_that_misses_frames_of_the_set_is_refused_naming_them(tmp_path)
     _paired(source, frames[:8_000])
     out = tmp_path / "p.json"
     line = _one_line_error(_run("trainset", "paired-8892", "--annotations", source, "--out", out))
-    assert f"892 of the 8,892 frames of paired-8892 are missing from it or could not be read (first: {frames[8000]}" \
-        in line and str(source) in line
+    assert (
+        f"892 of the 8,892 frames of paired-8892 are missing from it or could not be read (first: {frames[8000]}"
+        in line
+        and str(source) in line
+    )
     assert not out.exists()
 
 
@@ -289,23 +299,28 @@ def _pickled(payload: bytes) -> bytes:
     return stream.getvalue() + payload
 
 
-@pytest.mark.parametrize("payload, refused", [
-    # builtins.eval, called with a string
-    (b"\x80\x02c__builtin__\neval\nq\x00X\x04\x00\x00\x001+1q\x01\x85q\x02Rq\x03.", "__builtin__.eval"),
-    # numpy's scalar rebuild, not admitted
-    (b"\x80\x02cnumpy.core.multiarray\nscalar\nq\x00.", "numpy.core.multiarray.scalar"),
-    # numpy.ndarray called directly (an allocation of the size the pickle asks)
-    (b"\x80\x02cnumpy\nndarray\nq\x00J\x00\xe1\xf5\x05\x85q\x01\x85q\x02R.", "not a readable pickle"),
-    # numpy's rebuild asked for another class
-    (b"\x80\x02cnumpy.core.multiarray\n_reconstruct\nq\x00cnumpy\ndtype\nK\x00\x85U\x01b\x87R.",
-     "not as numpy calls it"),
-    # a dtype of strings
-    (b"\x80\x02cnumpy\ndtype\nX\x02\x00\x00\x00U5K\x00K\x01\x87R.", "only numbers, booleans and objects"),
-    # a set (Python 2 pickles build it with builtins.set)
-    (pickle.dumps({1, 2}, protocol=2), "__builtin__.set"),
-    # a persistent id
-    (b"\x80\x02X\x01\x00\x00\x00xQ.", "persistent object"),
-])
+@pytest.mark.parametrize(
+    "payload, refused",
+    [
+        # builtins.eval, called with a string
+        (b"\x80\x02c__builtin__\neval\nq\x00X\x04\x00\x00\x001+1q\x01\x85q\x02Rq\x03.", "__builtin__.eval"),
+        # numpy's scalar rebuild, not admitted
+        (b"\x80\x02cnumpy.core.multiarray\nscalar\nq\x00.", "numpy.core.multiarray.scalar"),
+        # numpy.ndarray called directly (an allocation of the size the pickle asks)
+        (b"\x80\x02cnumpy\nndarray\nq\x00J\x00\xe1\xf5\x05\x85q\x01\x85q\x02R.", "not a readable pickle"),
+        # numpy's rebuild asked for another class
+        (
+            b"\x80\x02cnumpy.core.multiarray\n_reconstruct\nq\x00cnumpy\ndtype\nK\x00\x85U\x01b\x87R.",
+            "not as numpy calls it",
+        ),
+        # a dtype of strings
+        (b"\x80\x02cnumpy\ndtype\nX\x02\x00\x00\x00U5K\x00K\x01\x87R.", "only numbers, booleans and objects"),
+        # a set (Python 2 pickles build it with builtins.set)
+        (pickle.dumps({1, 2}, protocol=2), "__builtin__.set"),
+        # a persistent id
+        (b"\x80\x02X\x01\x00\x00\x00xQ.", "persistent object"),
+    ],
+)
 def test_every_other_global_or_use_of_numpy_is_refused(tmp_path, payload, refused):
     path = tmp_path / "cache.npy"
     path.write_bytes(_pickled(payload))
@@ -316,11 +331,18 @@ def test_every_other_global_or_use_of_numpy_is_refused(tmp_path, payload, refuse
 
 TEXT = st.characters(blacklist_categories=("Cs",))
 plain = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**40, 2**40) | st.floats(allow_nan=False) | st.text(TEXT, max_size=8),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(TEXT, max_size=6), inner, max_size=4)
-    | st.builds(lambda rows, dtype: (np.arange(rows * 4) % 7).astype(dtype).reshape(rows, 4),
-                st.integers(0, 3), st.sampled_from(["float64", "float32", "int64", "uint8", "bool"])),
-    max_leaves=12)
+    st.none() | st.booleans() | st.integers(-(2**40), 2**40) | st.floats(allow_nan=False) | st.text(TEXT, max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(TEXT, max_size=6), inner, max_size=4)
+        | st.builds(
+            lambda rows, dtype: (np.arange(rows * 4) % 7).astype(dtype).reshape(rows, 4),
+            st.integers(0, 3),
+            st.sampled_from(["float64", "float32", "int64", "uint8", "bool"]),
+        )
+    ),
+    max_leaves=12,
+)
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
@@ -358,8 +380,15 @@ def test_the_published_cache_reads_as_numpy_reads_it(kaist):
 
 
 def test_a_cache_with_other_entries_is_not_mbnet_s(tmp_path):
-    entries = [{"filepath": f"x/set00/V000/visible/I0000{k}.png", "filepath_lwir": f"x/set00/V000/lwir/I0000{k}.png",
-                "bboxes": np.array([[1.0, 2.0, 11.0, 32.0]]), "ignoreareas": np.zeros(0)} for k in (1, 3, 5)]
+    entries = [
+        {
+            "filepath": f"x/set00/V000/visible/I0000{k}.png",
+            "filepath_lwir": f"x/set00/V000/lwir/I0000{k}.png",
+            "bboxes": np.array([[1.0, 2.0, 11.0, 32.0]]),
+            "ignoreareas": np.zeros(0),
+        }
+        for k in (1, 3, 5)
+    ]
     path = tmp_path / "kaist_train_data.npy"
     np.save(path, np.array(entries, dtype=object), allow_pickle=True)
     assert [e.frame for e in read_mbnet_cache(path)] == ["set00/V000/I00001", "set00/V000/I00003", "set00/V000/I00005"]
@@ -379,24 +408,43 @@ def _coco(path, frames_boxes):
     for k, (frame, boxes) in enumerate(frames_boxes.items()):
         images.append({"id": k, "im_name": frame, "width": 640, "height": 512})
         for label, box in boxes:
-            annotations.append({"id": len(annotations), "image_id": k, "category_id": 1, "bbox": list(box),
-                                "height": box[3], "occlusion": 0, "ignore": int(label != "person"), "label": label})
-    path.write_text(json.dumps({"images": images, "annotations": annotations,
-                                "categories": [{"id": 1, "name": "person"}]}))
+            annotations.append(
+                {
+                    "id": len(annotations),
+                    "image_id": k,
+                    "category_id": 1,
+                    "bbox": list(box),
+                    "height": box[3],
+                    "occlusion": 0,
+                    "ignore": int(label != "person"),
+                    "label": label,
+                }
+            )
+    path.write_text(
+        json.dumps({"images": images, "annotations": annotations, "categories": [{"id": 1, "name": "person"}]})
+    )
     return path
 
 
 def test_compare_lists_frames_on_one_side_and_boxes_that_changed(tmp_path):
-    a = _coco(tmp_path / "a.json", {
-        "set00/V000/I00001": [("person", (10, 10, 20, 50)), ("person", (100, 10, 20, 50))],
-        "set00/V000/I00003": [("person", (10, 10, 20, 50))],
-        "set00/V000/I00005": [("person", (300, 10, 20, 50)), ("people", (400, 10, 40, 50))],
-        "set00/V000/I00007": []})
-    b = _coco(tmp_path / "b.json", {
-        "set00/V000/I00001": [("person", (10, 10, 20, 50)), ("person", (102, 11, 20, 50))],  # one moved
-        "set00/V000/I00003": [("person", (10, 10, 20, 50))],
-        "set00/V000/I00005": [("people", (300, 10, 20, 50))],  # relabelled; one only in A
-        "set00/V000/I00009": [("person", (1, 1, 20, 50))]})
+    a = _coco(
+        tmp_path / "a.json",
+        {
+            "set00/V000/I00001": [("person", (10, 10, 20, 50)), ("person", (100, 10, 20, 50))],
+            "set00/V000/I00003": [("person", (10, 10, 20, 50))],
+            "set00/V000/I00005": [("person", (300, 10, 20, 50)), ("people", (400, 10, 40, 50))],
+            "set00/V000/I00007": [],
+        },
+    )
+    b = _coco(
+        tmp_path / "b.json",
+        {
+            "set00/V000/I00001": [("person", (10, 10, 20, 50)), ("person", (102, 11, 20, 50))],  # one moved
+            "set00/V000/I00003": [("person", (10, 10, 20, 50))],
+            "set00/V000/I00005": [("people", (300, 10, 20, 50))],  # relabelled; one only in A
+            "set00/V000/I00009": [("person", (1, 1, 20, 50))],
+        },
+    )
     found = compare_sets(a, b)
     assert found.only_a == ["set00/V000/I00007"] and found.only_b == ["set00/V000/I00009"] and found.both == 3
     assert found.same_frames == 1 and found.examples == ["set00/V000/I00001", "set00/V000/I00005"]

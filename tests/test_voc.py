@@ -108,8 +108,11 @@ def ours(data: bytes):
     except InputError as exc:
         assert str(exc).startswith("f.xml"), exc  # every refusal names the file
         return REFUSED
-    return (voc.filename, voc.size, [(o.name, o.xmin, o.ymin, o.xmax, o.ymax, o.difficult, o.truncated, o.pose)
-                                     for o in voc.objects])
+    return (
+        voc.filename,
+        voc.size,
+        [(o.name, o.xmin, o.ymin, o.xmax, o.ymax, o.difficult, o.truncated, o.pose) for o in voc.objects],
+    )
 
 
 def voc_text(rnd: random.Random) -> str:
@@ -122,18 +125,23 @@ def voc_text(rnd: random.Random) -> str:
             "\t\t<pose>Unspecified</pose>\n"
             f"\t\t<truncated>0</truncated>\n\t\t<difficult>{rnd.choice([0, 1])}</difficult>\n\t\t<bndbox>\n"
             f"\t\t\t<xmin>{x}</xmin>\n\t\t\t<ymin>{y}</ymin>\n\t\t\t<xmax>{x + w}</xmax>\n\t\t\t<ymax>{y + h}</ymax>\n"
-            "\t\t</bndbox>\n\t</object>\n")
-    return ("<annotation>\n\t<folder>f</folder>\n\t<filename>FLIR_00001.jpeg</filename>\n\t<size>\n"
-            "\t\t<width>640</width>\n\t\t<height>512</height>\n\t\t<depth>3</depth>\n\t</size>\n"
-            "\t<segmented>0</segmented>\n" + "".join(objects) + "</annotation>\n")
+            "\t\t</bndbox>\n\t</object>\n"
+        )
+    return (
+        "<annotation>\n\t<folder>f</folder>\n\t<filename>FLIR_00001.jpeg</filename>\n\t<size>\n"
+        "\t\t<width>640</width>\n\t\t<height>512</height>\n\t\t<depth>3</depth>\n\t</size>\n"
+        "\t<segmented>0</segmented>\n" + "".join(objects) + "</annotation>\n"
+    )
 
 
 MUTATIONS = [
     lambda t, r: '<!DOCTYPE annotation [<!ENTITY w "640">]>\n' + t.replace("<width>640</width>", "<width>&w;</width>"),
     lambda t, r: '<!DOCTYPE annotation [<!ENTITY a "b">]>\n' + t,
     lambda t, r: '<!DOCTYPE annotation SYSTEM "http://example.invalid/x.dtd">\n' + t,
-    lambda t, r: ('<!DOCTYPE l [<!ENTITY l0 "ha"><!ENTITY l1 "&l0;&l0;&l0;&l0;">]>\n'
-                  + t.replace("<folder>f</folder>", "<folder>&l1;</folder>")),
+    lambda t, r: (
+        '<!DOCTYPE l [<!ENTITY l0 "ha"><!ENTITY l1 "&l0;&l0;&l0;&l0;">]>\n'
+        + t.replace("<folder>f</folder>", "<folder>&l1;</folder>")
+    ),
     lambda t, r: t.replace("<width>640</width>", "<width>&w;</width>"),  # an undefined entity
     lambda t, r: t.replace("<width>640</width>", "<width>&#54;40</width>"),  # a character reference
     lambda t, r: t.replace("<name>person</name>", "<name>per&amp;son</name>"),
@@ -193,9 +201,11 @@ def test_mutations_read_as_elementtree_reads_them_or_are_refused(seed):
 
 
 def test_a_dtd_is_refused_before_its_entities_are_expanded():
-    bomb = ('<?xml version="1.0"?><!DOCTYPE a [<!ENTITY a "aaaaaaaaaa">'
-            + "".join(f'<!ENTITY {c}{i} "' + f"&{c}{i - 1};" * 10 + '">' if i else "" for c in "b" for i in range(1, 9))
-            + ']><annotation><folder>&b8;</folder></annotation>').replace('"&b0;', '"&a;')
+    bomb = (
+        '<?xml version="1.0"?><!DOCTYPE a [<!ENTITY a "aaaaaaaaaa">'
+        + "".join(f'<!ENTITY {c}{i} "' + f"&{c}{i - 1};" * 10 + '">' if i else "" for c in "b" for i in range(1, 9))
+        + "]><annotation><folder>&b8;</folder></annotation>"
+    ).replace('"&b0;', '"&a;')
     with pytest.raises(InputError, match="refused: a document type declaration"):
         parse_voc(bomb.encode(), "bomb.xml")
 
@@ -206,8 +216,10 @@ def test_errors_name_the_file_and_the_line(tmp_path):
     with pytest.raises(InputError) as caught:
         read_voc(path)
     assert str(caught.value).startswith(f"{path}:4: invalid XML")
-    path.write_text("<annotation><object><name>car</name><bndbox><xmin>3</xmin><ymin>1</ymin><xmax>2</xmax>"
-                    "<ymax>9</ymax></bndbox></object></annotation>")
+    path.write_text(
+        "<annotation><object><name>car</name><bndbox><xmin>3</xmin><ymin>1</ymin><xmax>2</xmax>"
+        "<ymax>9</ymax></bndbox></object></annotation>"
+    )
     with pytest.raises(InputError, match="object 1 \\(car\\) has xmax < xmin"):
         read_voc(path)
     with pytest.raises(InputError, match="no such file"):

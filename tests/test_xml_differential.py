@@ -40,8 +40,27 @@ def real_files():
 # ---------------------------------------------------------------------------------------------
 # Mutations: each takes (rng, bytes) and returns bytes.
 
-TAGS = [b"annotation", b"object", b"name", b"bndbox", b"x", b"y", b"w", b"h", b"occlusion", b"size", b"width",
-        b"height", b"folder", b"filename", b"source", b"pose", b"difficult", b"truncated", b"segmented"]
+TAGS = [
+    b"annotation",
+    b"object",
+    b"name",
+    b"bndbox",
+    b"x",
+    b"y",
+    b"w",
+    b"h",
+    b"occlusion",
+    b"size",
+    b"width",
+    b"height",
+    b"folder",
+    b"filename",
+    b"source",
+    b"pose",
+    b"difficult",
+    b"truncated",
+    b"segmented",
+]
 
 
 def _nth(rng, data, needle):
@@ -54,8 +73,8 @@ def add_attribute(rng, data):
     at = _nth(rng, data, b"<" + tag + b">")
     if at is None:
         return data
-    attribute = rng.choice([b' id="1"', b" a='x'", b' xml:lang="en"', b" difficult=\"0\""])
-    return data[:at + 1 + len(tag)] + attribute + data[at + 1 + len(tag):]
+    attribute = rng.choice([b' id="1"', b" a='x'", b' xml:lang="en"', b' difficult="0"'])
+    return data[: at + 1 + len(tag)] + attribute + data[at + 1 + len(tag) :]
 
 
 def add_comment(rng, data):
@@ -92,8 +111,9 @@ def object_in_cdata(rng, data):
 
 
 def declare_encoding(rng, data):
-    encoding = rng.choice(["ISO-8859-1", "iso-8859-1", "UTF-8", "utf-8", "US-ASCII", "UTF-16", "cp1252",
-                           "windows-1252", "latin-1"])
+    encoding = rng.choice(
+        ["ISO-8859-1", "iso-8859-1", "UTF-8", "utf-8", "US-ASCII", "UTF-16", "cp1252", "windows-1252", "latin-1"]
+    )
     quote = rng.choice(['"', "'"])
     declaration = f"<?xml version={quote}1.0{quote} encoding={quote}{encoding}{quote}?>".encode()
     text = data.decode("latin-1")
@@ -101,15 +121,26 @@ def declare_encoding(rng, data):
         text = text.replace("<name>person</name>", "<name>persön</name>", 1)
     try:
         body = (declaration.decode() + rng.choice(["", "\n"]) + text).encode(
-            rng.choice([encoding, "latin-1", "utf-8"]) if encoding.lower() != "utf-16" else "utf-16")
+            rng.choice([encoding, "latin-1", "utf-8"]) if encoding.lower() != "utf-16" else "utf-16"
+        )
     except (LookupError, UnicodeEncodeError):
         body = declaration + b"\n" + text.encode("utf-8")
     return body
 
 
 def plain_declaration(rng, data):
-    return rng.choice([b'<?xml version="1.0"?>\n', b'<?xml version="1.0" encoding="utf-8"?>', b' <?xml version="1.0"?>',
-                       b'<?xml version="1.0" standalone="yes"?>', b"\xef\xbb\xbf"]) + data
+    return (
+        rng.choice(
+            [
+                b'<?xml version="1.0"?>\n',
+                b'<?xml version="1.0" encoding="utf-8"?>',
+                b' <?xml version="1.0"?>',
+                b'<?xml version="1.0" standalone="yes"?>',
+                b"\xef\xbb\xbf",
+            ]
+        )
+        + data
+    )
 
 
 def change_blank_space(rng, data):
@@ -168,8 +199,9 @@ def duplicate_element(rng, data):
 
 
 def remove_element(rng, data):
-    found = _span(rng, data, rng.choice([b"pose", b"occlusion", b"size", b"width", b"name", b"bndbox", b"segmented",
-                                         b"source"]))
+    found = _span(
+        rng, data, rng.choice([b"pose", b"occlusion", b"size", b"width", b"name", b"bndbox", b"segmented", b"source"])
+    )
     if found is None:
         return data
     start, end = found
@@ -193,10 +225,44 @@ def entity(rng, data):
     return data.replace(b">person<", b">&lt;person&gt;<", 1)
 
 
-VALUES = [b"0", b"-3", b"007", b"1.5", b" 12 ", b"", b"nan", b"1e3", b"1_0", b"99999999999", b"9" * 5000,
-          "\u0661\u0662".encode(), b"+4", b"\t5\n", b"-0", b"2147483648", b"0x10"]
-LABELS = [b"person", b"people", b"cyclist", b"person?", b"dog", b" person ", b"per son", b"", b"  ", b"Person",
-          b"person\r", b"pe\rrson", b"person?a", b"unpaired", b"x]]>y", b"p>q", b"\tperson"]
+VALUES = [
+    b"0",
+    b"-3",
+    b"007",
+    b"1.5",
+    b" 12 ",
+    b"",
+    b"nan",
+    b"1e3",
+    b"1_0",
+    b"99999999999",
+    b"9" * 5000,
+    "\u0661\u0662".encode(),
+    b"+4",
+    b"\t5\n",
+    b"-0",
+    b"2147483648",
+    b"0x10",
+]
+LABELS = [
+    b"person",
+    b"people",
+    b"cyclist",
+    b"person?",
+    b"dog",
+    b" person ",
+    b"per son",
+    b"",
+    b"  ",
+    b"Person",
+    b"person\r",
+    b"pe\rrson",
+    b"person?a",
+    b"unpaired",
+    b"x]]>y",
+    b"p>q",
+    b"\tperson",
+]
 
 
 def change_value(rng, data):
@@ -207,13 +273,13 @@ def change_value(rng, data):
         return data
     start, end = found
     value = rng.choice(LABELS if label else VALUES)
-    return data[:start + len(tag) + 2] + value + data[end - len(tag) - 3:]
+    return data[: start + len(tag) + 2] + value + data[end - len(tag) - 3 :]
 
 
 def break_file(rng, data):
     choice = rng.randrange(6)
     if choice == 0:
-        return data[:rng.randrange(len(data))]
+        return data[: rng.randrange(len(data))]
     if choice == 1:
         return data.replace(b"</bndbox>", b"", 1)
     if choice == 2:
@@ -227,14 +293,34 @@ def break_file(rng, data):
 
 
 def root_change(rng, data):
-    return rng.choice([data.replace(b"<annotation>", b"<annotations>", 1).replace(b"</annotation>\n",
-                                                                                  b"</annotations>\n", 1),
-                       data + b"<!-- after -->", data + b"\n\n  \t", data.rstrip(), b"\n" + data])
+    return rng.choice(
+        [
+            data.replace(b"<annotation>", b"<annotations>", 1).replace(b"</annotation>\n", b"</annotations>\n", 1),
+            data + b"<!-- after -->",
+            data + b"\n\n  \t",
+            data.rstrip(),
+            b"\n" + data,
+        ]
+    )
 
 
-MUTATIONS = [add_attribute, add_comment, comment_out_object, object_in_cdata, declare_encoding, plain_declaration,
-             change_blank_space, reorder, nest, duplicate_element, remove_element, entity, change_value, break_file,
-             root_change]
+MUTATIONS = [
+    add_attribute,
+    add_comment,
+    comment_out_object,
+    object_in_cdata,
+    declare_encoding,
+    plain_declaration,
+    change_blank_space,
+    reorder,
+    nest,
+    duplicate_element,
+    remove_element,
+    entity,
+    change_value,
+    break_file,
+    root_change,
+]
 
 
 def mutants(files, n, seed=SEED):
@@ -257,8 +343,9 @@ def read_fast(contents):
     problems in order."""
     problems = Problems()
     frames = [(k, f"set00/V000/I{k:05d}", f"f{k}.xml") for k in range(len(contents))]
-    kept, objects = kaist_xml.parse_xml_files(frames, {f"f{k}.xml": data for k, data in enumerate(contents)},
-                                              str, problems, ParseOptions(DEFAULT_SIZE))
+    kept, objects = kaist_xml.parse_xml_files(
+        frames, {f"f{k}.xml": data for k, data in enumerate(contents)}, str, problems, ParseOptions(DEFAULT_SIZE)
+    )
     per_file = {k: ((w, h), []) for k, w, h in zip(kept.image_id, kept.width, kept.height)}
     for image_id, obj in objects.rows():
         per_file[image_id][1].append(obj)
@@ -301,8 +388,9 @@ def test_mutated_files_read_as_elementtree_reads_them(real_files):
 def test_the_named_cases(real_files):
     """An attribute, objects inside a comment or CDATA, a declared ISO-8859-1 encoding, a DTD."""
     usual = next(data for data in real_files if data.count(b"<object>") == 1 and b">person<" in data)
-    latin = (b'<?xml version="1.0" encoding="ISO-8859-1"?>\n' + usual).replace(b">person<",
-                                                                                ">persön<".encode("latin-1"))
+    latin = (b'<?xml version="1.0" encoding="ISO-8859-1"?>\n' + usual).replace(
+        b">person<", ">persön<".encode("latin-1")
+    )
     cases = {
         "attribute": usual.replace(b"<object>", b'<object id="1">'),
         "comment": usual.replace(b"<object>", b"<!-- <object>").replace(b"</object>", b"</object> -->"),
@@ -331,14 +419,17 @@ def test_a_conversion_reads_what_the_reference_reads(real_files, tmp_path, monke
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     fast = convert("xml", tmp_path / "xml", tmp_path / "fast.json", workers=1)
+
     def nothing_fits(contents):
         return [False] * len(contents), [], [None] * len(contents), [None] * len(contents)
 
     monkeypatch.setattr(kaist_xml, "_scan", nothing_fits)
     reference = convert("xml", tmp_path / "xml", tmp_path / "reference.json", workers=1)
     assert fast.problems.records == reference.problems.records and fast.problems.counts["malformed file"] > 100
-    assert json.loads((tmp_path / "fast.json").read_text())["annotations"] == json.loads(
-        (tmp_path / "reference.json").read_text())["annotations"]
+    assert (
+        json.loads((tmp_path / "fast.json").read_text())["annotations"]
+        == json.loads((tmp_path / "reference.json").read_text())["annotations"]
+    )
     assert (tmp_path / "fast.json").read_bytes() == (tmp_path / "reference.json").read_bytes()
 
 

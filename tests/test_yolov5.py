@@ -39,21 +39,31 @@ def test_duplicated_boxes_take_val_pys_choice():
     """A detection on two identical labels: val.py's choice between them decides whether a second
     detection of the same object is correct."""
     box = [20.0, 20.0, 40.0, 60.0]
-    gt = {"images": [{"id": 1, "width": 200, "height": 200}],
-          "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": box},
-                          {"id": 2, "image_id": 1, "category_id": 1, "bbox": box}],
-          "categories": [{"id": 1, "name": "person"}]}
-    records = [{"image_id": 1, "category_id": 1, "bbox": [21.0, 20.0, 40.0, 60.0], "score": 0.9},
-               {"image_id": 1, "category_id": 1, "bbox": [19.0, 21.0, 40.0, 60.0], "score": 0.8}]
+    gt = {
+        "images": [{"id": 1, "width": 200, "height": 200}],
+        "annotations": [
+            {"id": 1, "image_id": 1, "category_id": 1, "bbox": box},
+            {"id": 2, "image_id": 1, "category_id": 1, "bbox": box},
+        ],
+        "categories": [{"id": 1, "name": "person"}],
+    }
+    records = [
+        {"image_id": 1, "category_id": 1, "bbox": [21.0, 20.0, 40.0, 60.0], "score": 0.9},
+        {"image_id": 1, "category_id": 1, "bbox": [19.0, 21.0, 40.0, 60.0], "score": 0.8},
+    ]
     compare(gt, records)
 
 
 def test_at_most_300_detections_per_image_above_the_threshold():
-    gt = {"images": [{"id": 1, "width": 640, "height": 640}],
-          "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [100.0, 100.0, 50.0, 50.0]}],
-          "categories": [{"id": 1, "name": "person"}]}
-    clutter = [{"image_id": 1, "category_id": 1, "bbox": [400.0, 400.0, 30.0, 30.0], "score": 0.5 + k / 1000}
-               for k in range(300)]
+    gt = {
+        "images": [{"id": 1, "width": 640, "height": 640}],
+        "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [100.0, 100.0, 50.0, 50.0]}],
+        "categories": [{"id": 1, "name": "person"}],
+    }
+    clutter = [
+        {"image_id": 1, "category_id": 1, "bbox": [400.0, 400.0, 30.0, 30.0], "score": 0.5 + k / 1000}
+        for k in range(300)
+    ]
     hit = {"image_id": 1, "category_id": 1, "bbox": [100.0, 100.0, 50.0, 50.0], "score": 0.4}
     assert compare(gt, clutter + [hit]).summary("ap50") == 0.0  # the 301st detection is never seen
     assert compare(gt, clutter + [hit], Yolov5Protocol(max_det=None)).summary("ap50") > 0
@@ -72,9 +82,15 @@ def test_flir_duplicates_on_the_real_file():
     if not FLIR_TEST.is_file():
         pytest.skip(f"{FLIR_TEST} not found (the shared data folder)")
     gt = load(FLIR_TEST)
-    images = {a["image_id"] for a in gt["annotations"] if a["image_id"] in
-              {"FLIR_09055.jpeg_RGB", "FLIR_09042.jpeg_RGB", "FLIR_09653.jpeg_RGB"}}
-    gt = {**gt, "images": [i for i in gt["images"] if i["id"] in images],
-          "annotations": [a for a in gt["annotations"] if a["image_id"] in images]}
+    images = {
+        a["image_id"]
+        for a in gt["annotations"]
+        if a["image_id"] in {"FLIR_09055.jpeg_RGB", "FLIR_09042.jpeg_RGB", "FLIR_09653.jpeg_RGB"}
+    }
+    gt = {
+        **gt,
+        "images": [i for i in gt["images"] if i["id"] in images],
+        "annotations": [a for a in gt["annotations"] if a["image_id"] in images],
+    }
     gt, records = detections_for(gt, 4, crowd=0.0, crowded_images=0)
     compare(gt, records)

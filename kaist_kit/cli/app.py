@@ -1,6 +1,5 @@
 """The `kaist-kit` application: its consoles, and how errors and warnings reach the user."""
 
-
 import warnings
 from typing import Annotated
 
@@ -39,8 +38,11 @@ def show_findings(findings) -> None:
     """Each finding as one line on standard error, led by its level."""
     colour = {"error": "red", "warning": "yellow", "note": "blue"}
     for finding in findings:
-        err.print(f"[{colour.get(finding.level, 'yellow')}]{finding.level}:[/] {escape(finding.line())}",
-                  markup=True, highlight=False)
+        err.print(
+            f"[{colour.get(finding.level, 'yellow')}]{finding.level}:[/] {escape(finding.line())}",
+            markup=True,
+            highlight=False,
+        )
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -92,7 +94,8 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Print the version and exit.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
 ) -> None:
     pass

@@ -78,8 +78,9 @@ class Real:
             value = float(text)
         else:
             raise typer.BadParameter(f"{str(text)[:40]!r} is not {self.accepts}")
-        inside = (self.low < value if self.low_open else self.low <= value) and \
-            (value < self.high if self.high_open else value <= self.high)
+        inside = (self.low < value if self.low_open else self.low <= value) and (
+            value < self.high if self.high_open else value <= self.high
+        )
         if not (math.isfinite(value) and inside):
             raise typer.BadParameter(f"{str(text)[:40]} is not {self.accepts}")
         return value
@@ -104,8 +105,9 @@ class _Conversion:
             return None
         conversion = cls(descriptor.annotation, descriptor.parameter_info.parser)
         kind = conversion.type
-        known = conversion.parser is not None or kind in cls.KNOWN or \
-            (isinstance(kind, type) and issubclass(kind, Enum))
+        known = (
+            conversion.parser is not None or kind in cls.KNOWN or (isinstance(kind, type) and issubclass(kind, Enum))
+        )
         return conversion if known else None
 
     def coerce(self, value: Any, param, ctx) -> Any:
@@ -126,12 +128,11 @@ class _Conversion:
                 return kind(value)
             except ValueError:
                 names = ", ".join(member.value for member in kind)
-                raise typer.BadParameter(f"{str(value)[:40]!r} is not one of {names}", ctx=ctx, param=param) \
-                    from None
+                raise typer.BadParameter(f"{str(value)[:40]!r} is not one of {names}", ctx=ctx, param=param) from None
         if kind is bool:
             return value if isinstance(value, bool) else str(value).lower() in ("1", "true", "yes", "on")
         if kind is int:
-            return Whole(-(2 ** 63), 2 ** 63 - 1)(value)
+            return Whole(-(2**63), 2**63 - 1)(value)
         if kind is float:
             return Real(-math.inf, math.inf)(value) if not isinstance(value, float) else value
         if kind is Path:

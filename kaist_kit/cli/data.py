@@ -1,6 +1,5 @@
 """Annotations: `convert` them to COCO JSON, `synth` a KAIST to test with, `stats` and `show` a dataset."""
 
-
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -14,16 +13,27 @@ from .command import Whole
 from .options import DEFAULT_SIZE, MAX_FRAMES, SCORES, SEEDS, GroundTruthOption, choices, locate_gt, parse_size
 
 # The other benchmarks' formats (converters/benchmark_formats.py), named here so that --help needs no import.
-OTHER_FORMATS = {"voc": "FLIR-aligned's, LLVIP's and M3FD's VOC XML trees", "cvc-14": "CVC-14's text tree",
-                 "coco": "a COCO ground truth of another benchmark (the conversions in circulation too)"}
+OTHER_FORMATS = {
+    "voc": "FLIR-aligned's, LLVIP's and M3FD's VOC XML trees",
+    "cvc-14": "CVC-14's text tree",
+    "coco": "a COCO ground truth of another benchmark (the conversions in circulation too)",
+}
 SourceFormat = Enum("SourceFormat", {name: name for name in [*SOURCE_FORMATS, *OTHER_FORMATS]}, type=str)
 Modality = Enum("Modality", {name: name for name in MODALITIES}, type=str)
 BenchmarkName = Enum("BenchmarkName", {name: name for name in BENCHMARKS}, type=str)
 Origin = Enum("Origin", {name: name for name in ("centre", "corner")}, type=str)
-_FORMATS_HELP = ("; ".join(f"{spec.name}: {spec.help}" for spec in SOURCE_FORMATS.values()) + "; with --benchmark, "
-                 + "; ".join(f"{name}: {what}" for name, what in OTHER_FORMATS.items()) + ".")
-BenchmarkOption = Annotated[BenchmarkName, typer.Option(
-    "--benchmark", metavar="NAME", help=f"The dataset: {', '.join(BENCHMARKS)} (docs/benchmarks-other.md).")]
+_FORMATS_HELP = (
+    "; ".join(f"{spec.name}: {spec.help}" for spec in SOURCE_FORMATS.values())
+    + "; with --benchmark, "
+    + "; ".join(f"{name}: {what}" for name, what in OTHER_FORMATS.items())
+    + "."
+)
+BenchmarkOption = Annotated[
+    BenchmarkName,
+    typer.Option(
+        "--benchmark", metavar="NAME", help=f"The dataset: {', '.join(BENCHMARKS)} (docs/benchmarks-other.md)."
+    ),
+]
 FRAMES = Whole(0, MAX_FRAMES)
 # Pixels of a side: any image's (convert), the synthetic pictures' (synth, which draws them whole).
 MAX_IMAGE_SIDE = 65_535
@@ -33,34 +43,68 @@ MIN_SYNTH_SIDE, MAX_SYNTH_SIDE = 64, 2048
 @app.command("convert")
 def convert_command(
     format: Annotated[SourceFormat, typer.Argument(metavar="FORMAT", help=_FORMATS_HELP, show_default=False)],
-    source: Annotated[Path, typer.Argument(metavar="SOURCE", help="A folder of annotation files, or a .zip / "
-                                           ".tar.gz of one (coco: the JSON file).", show_default=False)],
+    source: Annotated[
+        Path,
+        typer.Argument(
+            metavar="SOURCE",
+            help="A folder of annotation files, or a .zip / .tar.gz of one (coco: the JSON file).",
+            show_default=False,
+        ),
+    ],
     out: Annotated[Path, typer.Option("--out", metavar="FILE", help="The COCO JSON to write.", show_default=False)],
     benchmark: BenchmarkOption = BenchmarkName.kaist,
-    split: Annotated[str | None, typer.Option(
-        metavar="SPLIT", help="Another benchmark's frames to keep: train or test (M3FD: val too; CVC-14: day, "
-                              "night), as the dataset keeps them; FLIR-aligned and M3FD: a list file too. "
-                              "Default: every frame found.")] = None,
-    origin: Annotated[Origin, typer.Option(
-        metavar=choices(Origin), help="CVC-14: whether a line's x, y is the box's centre (as MS-DETR reads them) or "
-                                      "its top-left corner.")] = Origin.centre,
-    image_set: Annotated[str | None, typer.Option(
-        metavar="LIST", help="Frames to keep, in this order: a list file, or a name such as train-all-02 or "
-                             "test-all-20 (read from imageSets/ beside the source, else built by the official "
-                             "rule).")] = None,
-    compat: Annotated[str | None, typer.Option(
-        metavar="LAYOUT", help="'leaderboard': write exactly the layout of the leaderboard's ground truth.")]
-    = None,
-    strict: Annotated[bool, typer.Option(
-        help="Fail (exit code 2, nothing written) on any problem that changes the annotations, and when the "
-             "source looks like another format or gives no box.")] = False,
-    reference: Annotated[Modality, typer.Option(
-        metavar=choices(Modality), help="Paired annotations: the modality whose box becomes 'bbox'.")]
-    = Modality.lwir,
-    image_size: Annotated[str | None, typer.Option(
-        metavar="WIDTHxHEIGHT", help=f"Image size for formats that do not record it (bbGt, CVC-14), each side 1 "
-                                     f"to {MAX_IMAGE_SIDE} pixels. Default: the benchmark's ({DEFAULT_SIZE} for "
-                                     "KAIST).", show_default=False)] = None,
+    split: Annotated[
+        str | None,
+        typer.Option(
+            metavar="SPLIT",
+            help="Another benchmark's frames to keep: train or test (M3FD: val too; CVC-14: day, "
+            "night), as the dataset keeps them; FLIR-aligned and M3FD: a list file too. "
+            "Default: every frame found.",
+        ),
+    ] = None,
+    origin: Annotated[
+        Origin,
+        typer.Option(
+            metavar=choices(Origin),
+            help="CVC-14: whether a line's x, y is the box's centre (as MS-DETR reads them) or its top-left corner.",
+        ),
+    ] = Origin.centre,
+    image_set: Annotated[
+        str | None,
+        typer.Option(
+            metavar="LIST",
+            help="Frames to keep, in this order: a list file, or a name such as train-all-02 or "
+            "test-all-20 (read from imageSets/ beside the source, else built by the official "
+            "rule).",
+        ),
+    ] = None,
+    compat: Annotated[
+        str | None,
+        typer.Option(
+            metavar="LAYOUT", help="'leaderboard': write exactly the layout of the leaderboard's ground truth."
+        ),
+    ] = None,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            help="Fail (exit code 2, nothing written) on any problem that changes the annotations, and when the "
+            "source looks like another format or gives no box."
+        ),
+    ] = False,
+    reference: Annotated[
+        Modality,
+        typer.Option(metavar=choices(Modality), help="Paired annotations: the modality whose box becomes 'bbox'."),
+    ] = Modality.lwir,
+    image_size: Annotated[
+        str | None,
+        typer.Option(
+            metavar="WIDTHxHEIGHT",
+            help=f"Image size for formats that do not record it (bbGt, CVC-14), each side 1 "
+            f"to {MAX_IMAGE_SIDE} pixels. Default: the benchmark's ({DEFAULT_SIZE} for "
+            "KAIST).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Convert annotations to COCO JSON (KAIST's, or another benchmark's with --benchmark), reporting every
     problem with its file and line."""
@@ -69,18 +113,34 @@ def convert_command(
     from ..converters import COMPAT, convert
 
     if compat is not None and compat not in COMPAT:
-        raise typer.BadParameter(f"unknown layout {compat!r}; choose from {', '.join(COMPAT)}",
-                                 param_hint="--compat")
+        raise typer.BadParameter(f"unknown layout {compat!r}; choose from {', '.join(COMPAT)}", param_hint="--compat")
     size = parse_size(image_size, "--image-size", 1, MAX_IMAGE_SIDE) if image_size is not None else None
     bench = get_benchmark(benchmark.value)
-    with Progress(TextColumn("converting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=True, disable=not err.is_terminal) as bar:
+    with Progress(
+        TextColumn("converting"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    ) as bar:
         task = bar.add_task("frames", total=None)
-        result = convert(format.value, source, out, image_set=image_set, compat=compat, strict=strict,
-                         reference=reference.value, image_size=size, benchmark=bench, split=split,
-                         origin=origin.value,
-                         echo=lambda line: bar.console.print(line, highlight=False, markup=False),
-                         progress=lambda done, total: bar.update(task, completed=done, total=total))
+        result = convert(
+            format.value,
+            source,
+            out,
+            image_set=image_set,
+            compat=compat,
+            strict=strict,
+            reference=reference.value,
+            image_size=size,
+            benchmark=bench,
+            split=split,
+            origin=origin.value,
+            echo=lambda line: bar.console.print(line, highlight=False, markup=False),
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
     labels = ", ".join(f"{n} {label}" for label, n in result.labels.items()) or "no objects"
     listed = f" of {result.image_set}" if result.image_set else ""
     say(f"wrote {out}: {result.n_images} images{listed}, {result.n_annotations} boxes ({labels})")
@@ -92,21 +152,40 @@ def convert_command(
 @app.command("synth")
 def synth_command(
     out: Annotated[Path, typer.Argument(metavar="FOLDER", help="A new or empty folder.", show_default=False)],
-    seed: Annotated[int, typer.Option(
-        metavar="N", parser=SEEDS, help=f"Random seed, 0 to {SEEDS.high}: the same seed writes the same files.")]
-    = 0,
-    train: Annotated[int, typer.Option(
-        metavar="N", parser=FRAMES, help=f"Training frames (half day, half night), 0 to {MAX_FRAMES:,}.")] = 40,
-    test: Annotated[int, typer.Option(
-        metavar="N", parser=FRAMES, help=f"Test frames (half day, half night), 0 to {MAX_FRAMES:,}; with --train, "
-                                         "at least one frame.")] = 40,
-    size: Annotated[str | None, typer.Option(
-        metavar="WIDTHxHEIGHT", help=f"Image size, each side {MIN_SYNTH_SIDE} to {MAX_SYNTH_SIDE} pixels. Default: the "
-                                     f"benchmark's ({DEFAULT_SIZE} for KAIST; M3FD's vary).", show_default=False)]
-    = None,
-    quirks: Annotated[bool, typer.Option(
-        help="KAIST: add the real dataset's defects (stray files, CRLF, zero-size boxes, disagreeing paired "
-             "files) for testing converters.")] = False,
+    seed: Annotated[
+        int,
+        typer.Option(
+            metavar="N", parser=SEEDS, help=f"Random seed, 0 to {SEEDS.high}: the same seed writes the same files."
+        ),
+    ] = 0,
+    train: Annotated[
+        int,
+        typer.Option(metavar="N", parser=FRAMES, help=f"Training frames (half day, half night), 0 to {MAX_FRAMES:,}."),
+    ] = 40,
+    test: Annotated[
+        int,
+        typer.Option(
+            metavar="N",
+            parser=FRAMES,
+            help=f"Test frames (half day, half night), 0 to {MAX_FRAMES:,}; with --train, at least one frame.",
+        ),
+    ] = 40,
+    size: Annotated[
+        str | None,
+        typer.Option(
+            metavar="WIDTHxHEIGHT",
+            help=f"Image size, each side {MIN_SYNTH_SIDE} to {MAX_SYNTH_SIDE} pixels. Default: the "
+            f"benchmark's ({DEFAULT_SIZE} for KAIST; M3FD's vary).",
+            show_default=False,
+        ),
+    ] = None,
+    quirks: Annotated[
+        bool,
+        typer.Option(
+            help="KAIST: add the real dataset's defects (stray files, CRLF, zero-size boxes, disagreeing paired "
+            "files) for testing converters."
+        ),
+    ] = False,
     benchmark: BenchmarkOption = BenchmarkName.kaist,
 ) -> None:
     """Write a small synthetic dataset: KAIST's image pairs, every annotation format and the image-set lists;
@@ -127,27 +206,42 @@ def synth_command(
         progress = lambda done, total: bar.update(task, completed=done)  # noqa: E731
         if bench is KAIST:
             width, height = dimensions or KAIST.image_size
-            summary = generate(out, SynthConfig(seed=seed, train_frames=train, test_frames=test, width=width,
-                                                height=height, quirks=quirks), progress=progress)
+            summary = generate(
+                out,
+                SynthConfig(seed=seed, train_frames=train, test_frames=test, width=width, height=height, quirks=quirks),
+                progress=progress,
+            )
         else:
-            summary = generate_benchmark(bench, out, BenchmarkSynthConfig(seed, train, test, dimensions),
-                                         progress=progress)
-    sizes = "x".join(map(str, dimensions)) if dimensions else (
-        "x".join(map(str, bench.image_size)) if bench.image_size else "the dataset's sizes")
+            summary = generate_benchmark(
+                bench, out, BenchmarkSynthConfig(seed, train, test, dimensions), progress=progress
+            )
+    sizes = (
+        "x".join(map(str, dimensions))
+        if dimensions
+        else ("x".join(map(str, bench.image_size)) if bench.image_size else "the dataset's sizes")
+    )
     layout = f" in {bench.title}'s layout" if bench is not KAIST else ""
     labels = ", ".join(f"{n} {label}" for label, n in (summary.labels if bench is KAIST else summary.boxes).items())
-    say(f"wrote {out}: {summary.frames['train']} training and {summary.frames['test']} test frames{layout} "
-        f"at {sizes}, {labels}")
+    say(
+        f"wrote {out}: {summary.frames['train']} training and {summary.frames['test']} test frames{layout} "
+        f"at {sizes}, {labels}"
+    )
 
 
 @app.command("stats")
 def stats_command(
-    annotations: Annotated[list[Path], typer.Argument(
-        metavar="FILE", help="A COCO annotation file (KAIST: the kit's or the leaderboard's layout; another "
-                             "benchmark: any COCO ground truth of it); several for several splits.",
-        show_default=False)],
-    plot: Annotated[Path | None, typer.Option(metavar="FILE", help="Also draw a height histogram (.png, .pdf, "
-                                                                   ".svg).")] = None,
+    annotations: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="FILE",
+            help="A COCO annotation file (KAIST: the kit's or the leaderboard's layout; another "
+            "benchmark: any COCO ground truth of it); several for several splits.",
+            show_default=False,
+        ),
+    ],
+    plot: Annotated[
+        Path | None, typer.Option(metavar="FILE", help="Also draw a height histogram (.png, .pdf, .svg).")
+    ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
     benchmark: BenchmarkOption = BenchmarkName.kaist,
 ) -> None:
@@ -178,21 +272,42 @@ def stats_command(
 
 @app.command("show")
 def show_command(
-    frames: Annotated[list[str], typer.Argument(metavar="FRAME", help="Frames to draw: setXX/VYYY/IZZZZZ names "
-                                                "(another benchmark's frame names) or image ids.",
-                                                show_default=False)],
+    frames: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="FRAME",
+            help="Frames to draw: setXX/VYYY/IZZZZZ names (another benchmark's frame names) or image ids.",
+            show_default=False,
+        ),
+    ],
     gt: GroundTruthOption = None,
-    images: Annotated[list[Path] | None, typer.Option(
-        metavar="FOLDER", help="Folder of the pictures: KAIST's images/ tree or flat setXX_VYYY_IZZZZZ_visible.png "
-                               "files; another benchmark's root. Default: images/ beside the ground truth, and "
-                               "its folder and the one above.")] = None,
-    det: Annotated[list[Path] | None, typer.Option(
-        metavar="RESULT", help="A result file to draw; repeat for several: --det A_result.txt --det "
-                               "B_result.json.")] = None,
-    score_threshold: Annotated[float, typer.Option(
-        metavar="SCORE", parser=SCORES, help="Draw detections scoring at least this.")] = 0.3,
-    out: Annotated[Path, typer.Option("--out", metavar="FILE", help="PNG to write; with several frames, the frame "
-                                      "name is added to it.", show_default=False)] = Path("frame.png"),
+    images: Annotated[
+        list[Path] | None,
+        typer.Option(
+            metavar="FOLDER",
+            help="Folder of the pictures: KAIST's images/ tree or flat setXX_VYYY_IZZZZZ_visible.png "
+            "files; another benchmark's root. Default: images/ beside the ground truth, and "
+            "its folder and the one above.",
+        ),
+    ] = None,
+    det: Annotated[
+        list[Path] | None,
+        typer.Option(
+            metavar="RESULT", help="A result file to draw; repeat for several: --det A_result.txt --det B_result.json."
+        ),
+    ] = None,
+    score_threshold: Annotated[
+        float, typer.Option(metavar="SCORE", parser=SCORES, help="Draw detections scoring at least this.")
+    ] = 0.3,
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            metavar="FILE",
+            help="PNG to write; with several frames, the frame name is added to it.",
+            show_default=False,
+        ),
+    ] = Path("frame.png"),
     benchmark: BenchmarkOption = BenchmarkName.kaist,
 ) -> None:
     """Draw ground truth (ignore regions dashed; another benchmark's classes in their colours) and detections on
@@ -202,8 +317,9 @@ def show_command(
     check_figure_path(out)
     bench = get_benchmark(benchmark.value)
     if bench is not KAIST and gt is None:
-        raise typer.BadParameter(f"{bench.title}'s ground truth: give its COCO file (kaist-kit convert writes one)",
-                                 param_hint="--gt")
+        raise typer.BadParameter(
+            f"{bench.title}'s ground truth: give its COCO file (kaist-kit convert writes one)", param_hint="--gt"
+        )
     gt_path = locate_gt(gt)
     roots = images or [gt_path.parent / "images", gt_path.parent, gt_path.parent.parent]
     if bench is KAIST:
@@ -215,7 +331,6 @@ def show_command(
         from ..annotations import load_annotations
         from ..show import show_benchmark_frames
 
-        drawn = show_benchmark_frames(load_annotations(gt_path, bench), frames, det or [], roots, out,
-                                      score_threshold)
+        drawn = show_benchmark_frames(load_annotations(gt_path, bench), frames, det or [], roots, out, score_threshold)
     for name, target in drawn:
         say(f"{name} drawn to {target}")

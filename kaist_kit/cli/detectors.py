@@ -1,6 +1,5 @@
 """Fusion detectors (the mmdet extra): `train`, `test` and `infer`."""
 
-
 from pathlib import Path
 from typing import Annotated
 
@@ -14,10 +13,13 @@ from .options import MAX_SIDE, SCORES, CfgOptionsOption, OutputFormat, render
 MAX_PROCESSES = 1024
 
 # The two arguments `test` and `infer` begin with.
-TrainedConfigArgument = Annotated[Path, typer.Argument(
-    metavar="CONFIG", help="The config the checkpoint was trained with.", show_default=False)]
-CheckpointArgument = Annotated[Path, typer.Argument(metavar="CHECKPOINT", help="A checkpoint (.pth).",
-                                                    show_default=False)]
+TrainedConfigArgument = Annotated[
+    Path, typer.Argument(metavar="CONFIG", help="The config the checkpoint was trained with.", show_default=False)
+]
+CheckpointArgument = Annotated[
+    Path, typer.Argument(metavar="CHECKPOINT", help="A checkpoint (.pth).", show_default=False)
+]
+
 
 def _models(verb: str, *files: tuple[Path, str]):
     """The detector package, or a one-line error saying how to install what it needs.
@@ -31,28 +33,45 @@ def _models(verb: str, *files: tuple[Path, str]):
     try:
         import kaist_kit.models as models
     except ImportError as exc:
-        raise InputError(f"kaist-kit {verb} needs the detector extra ({exc.name or exc} is not installed): "
-                         "pip install -e '.[mmdet]', see docs/training.md") from None
+        raise InputError(
+            f"kaist-kit {verb} needs the detector extra ({exc.name or exc} is not installed): "
+            "pip install -e '.[mmdet]', see docs/training.md"
+        ) from None
     return models
 
 
 @app.command("train")
 def train_command(
-    config: Annotated[Path, typer.Argument(metavar="CONFIG", help="An mmdetection config, e.g. "
-                                           "configs/faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py.",
-                                           show_default=False)],
-    work_dir: Annotated[Path | None, typer.Option(
-        metavar="FOLDER", help="Folder for checkpoints and logs. Default: work_dirs/<config name>.")] = None,
-    gpus: Annotated[int, typer.Option(
-        metavar="N", parser=Whole(1, MAX_PROCESSES),
-        help=f"Processes, 1 to {MAX_PROCESSES}: 1 trains on the GPU if there is one, else on the CPU; more starts "
-             "distributed data-parallel training with torchrun (on a CPU-only machine: that many CPU processes).")]
-    = 1,
-    resume: Annotated[bool, typer.Option("--resume", help="Continue from the work folder's last checkpoint.")]
-    = False,
-    amp: Annotated[bool, typer.Option("--amp", help="Mixed precision (mmengine's AmpOptimWrapper: float16 with "
-                                                    "dynamic loss scaling), as mmdetection's --amp; CUDA GPUs only.")]
-    = False,
+    config: Annotated[
+        Path,
+        typer.Argument(
+            metavar="CONFIG",
+            help="An mmdetection config, e.g. configs/faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py.",
+            show_default=False,
+        ),
+    ],
+    work_dir: Annotated[
+        Path | None,
+        typer.Option(metavar="FOLDER", help="Folder for checkpoints and logs. Default: work_dirs/<config name>."),
+    ] = None,
+    gpus: Annotated[
+        int,
+        typer.Option(
+            metavar="N",
+            parser=Whole(1, MAX_PROCESSES),
+            help=f"Processes, 1 to {MAX_PROCESSES}: 1 trains on the GPU if there is one, else on the CPU; more starts "
+            "distributed data-parallel training with torchrun (on a CPU-only machine: that many CPU processes).",
+        ),
+    ] = 1,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue from the work folder's last checkpoint.")] = False,
+    amp: Annotated[
+        bool,
+        typer.Option(
+            "--amp",
+            help="Mixed precision (mmengine's AmpOptimWrapper: float16 with "
+            "dynamic loss scaling), as mmdetection's --amp; CUDA GPUs only.",
+        ),
+    ] = False,
     cfg_options: CfgOptionsOption = None,
 ) -> None:
     """Train a detector from an mmdetection config (needs the mmdet extra); its data is checked first, as
@@ -77,8 +96,9 @@ def parse_shift(value: str | None) -> tuple[int, int] | None:
     try:
         dx, dy = (pixels(v) for v in value.split(","))
     except (ValueError, typer.BadParameter):
-        raise typer.BadParameter(f"{value[:40]!r} is not DX,DY, each {pixels.accepts} (pixels), e.g. 4,0 or 0,-2",
-                                 param_hint="--shift-lwir") from None
+        raise typer.BadParameter(
+            f"{value[:40]!r} is not DX,DY, each {pixels.accepts} (pixels), e.g. 4,0 or 0,-2", param_hint="--shift-lwir"
+        ) from None
     return dx, dy
 
 
@@ -86,15 +106,29 @@ def parse_shift(value: str | None) -> tuple[int, int] | None:
 def test_command(
     config: TrainedConfigArgument,
     checkpoint: CheckpointArgument,
-    results: Annotated[Path, typer.Option("--out", metavar="FILE", help="COCO result JSON to write, with the test "
-                                          "set's image ids: kaist-kit eval and submit read it.", show_default=False)],
-    work_dir: Annotated[Path | None, typer.Option(
-        metavar="FOLDER", help="Folder for the logs. Default: work_dirs/<config name>.")] = None,
-    shift_lwir: Annotated[str | None, typer.Option(
-        "--shift-lwir", metavar="DX,DY",
-        help="Move every thermal picture DX pixels right and DY down (negative: left, up) against the visible "
-             "one, filling the border with the picture's mean, then score as usual: the misalignment test of "
-             "AR-CNN.", show_default=False)] = None,
+    results: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            metavar="FILE",
+            help="COCO result JSON to write, with the test set's image ids: kaist-kit eval and submit read it.",
+            show_default=False,
+        ),
+    ],
+    work_dir: Annotated[
+        Path | None, typer.Option(metavar="FOLDER", help="Folder for the logs. Default: work_dirs/<config name>.")
+    ] = None,
+    shift_lwir: Annotated[
+        str | None,
+        typer.Option(
+            "--shift-lwir",
+            metavar="DX,DY",
+            help="Move every thermal picture DX pixels right and DY down (negative: left, up) against the visible "
+            "one, filling the border with the picture's mean, then score as usual: the misalignment test of "
+            "AR-CNN.",
+            show_default=False,
+        ),
+    ] = None,
     cfg_options: CfgOptionsOption = None,
 ) -> None:
     """Run a checkpoint on the config's test set, write the results and print the miss rates (another
@@ -127,12 +161,15 @@ def infer_command(
     config: TrainedConfigArgument,
     checkpoint: CheckpointArgument,
     visible: Annotated[Path, typer.Argument(metavar="VISIBLE", help="The colour picture.", show_default=False)],
-    lwir: Annotated[Path, typer.Argument(metavar="LWIR", help="The thermal picture of the same frame.",
-                                         show_default=False)],
-    figure: Annotated[Path, typer.Option("--out", metavar="FILE", help="Figure to write (.png, .pdf or .svg).",
-                                         show_default=False)],
-    score_threshold: Annotated[float, typer.Option(
-        metavar="SCORE", parser=SCORES, help="Draw detections scoring at least this.")] = 0.3,
+    lwir: Annotated[
+        Path, typer.Argument(metavar="LWIR", help="The thermal picture of the same frame.", show_default=False)
+    ],
+    figure: Annotated[
+        Path, typer.Option("--out", metavar="FILE", help="Figure to write (.png, .pdf or .svg).", show_default=False)
+    ],
+    score_threshold: Annotated[
+        float, typer.Option(metavar="SCORE", parser=SCORES, help="Draw detections scoring at least this.")
+    ] = 0.3,
     cfg_options: CfgOptionsOption = None,
 ) -> None:
     """Detect pedestrians on one visible/thermal pair and draw them on both pictures."""
@@ -149,16 +186,32 @@ def infer_command(
 
 @app.command("init-checkpoint")
 def init_checkpoint_command(
-    config: Annotated[Path, typer.Argument(metavar="CONFIG", help="The config to start, e.g. "
-                                           "configs/faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py.",
-                                           show_default=False)],
-    source: Annotated[str, typer.Argument(
-        metavar="SOURCE",
-        help="A single-stream mmdetection detector (e.g. a COCO Faster R-CNN or RetinaNet R50-FPN) or a backbone "
-             "checkpoint (torchvision's ResNet layout): a .pth file or an http(s) URL.", show_default=False)],
-    init: Annotated[Path, typer.Option(
-        "--out", metavar="FILE", help="Checkpoint to write, for --cfg-options load_from=INIT.pth.",
-        show_default=False)],
+    config: Annotated[
+        Path,
+        typer.Argument(
+            metavar="CONFIG",
+            help="The config to start, e.g. configs/faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py.",
+            show_default=False,
+        ),
+    ],
+    source: Annotated[
+        str,
+        typer.Argument(
+            metavar="SOURCE",
+            help="A single-stream mmdetection detector (e.g. a COCO Faster R-CNN or RetinaNet R50-FPN) or a backbone "
+            "checkpoint (torchvision's ResNet layout): a .pth file or an http(s) URL.",
+            show_default=False,
+        ),
+    ],
+    init: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            metavar="FILE",
+            help="Checkpoint to write, for --cfg-options load_from=INIT.pth.",
+            show_default=False,
+        ),
+    ],
     cfg_options: CfgOptionsOption = None,
 ) -> None:
     """Fill a config's model from a single-stream detector or backbone: a checkpoint to train from."""

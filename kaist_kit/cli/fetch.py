@@ -15,10 +15,16 @@ from .options import BenchmarkOption, download_bar
 
 @app.command("fetch")
 def fetch_command(
-    to: Annotated[Path | None, typer.Option(
-        "--to", metavar="FOLDER",
-        help=f"Folder to put {GT_FILENAME} (or the other benchmark's file) in. Default: "
-             f"{default_gt_path().parent}, where every verb looks for it.", show_default=False)] = None,
+    to: Annotated[
+        Path | None,
+        typer.Option(
+            "--to",
+            metavar="FOLDER",
+            help=f"Folder to put {GT_FILENAME} (or the other benchmark's file) in. Default: "
+            f"{default_gt_path().parent}, where every verb looks for it.",
+            show_default=False,
+        ),
+    ] = None,
     benchmark: BenchmarkOption = None,
 ) -> None:
     """Download the leaderboard's ground truth (test-all-20, 1.6 MB), checked against its pinned MD5; with

@@ -18,17 +18,33 @@ from .options import (
     split_names,
 )
 
-host = typer.Typer(name="host", help="Write a challenge bundle for EvalAI or Codabench that scores with the kit, or "
-                                     "check a bundle.", no_args_is_help=True, rich_markup_mode=None)
+host = typer.Typer(
+    name="host",
+    help="Write a challenge bundle for EvalAI or Codabench that scores with the kit, or check a bundle.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
 app.add_typer(host, name="host")
 
-GtOption = Annotated[Path, typer.Option("--gt", metavar="FILE", help="The test ground truth (COCO JSON) the challenge "
-                                        "scores against; it goes into the bundle.", show_default=False)]
+GtOption = Annotated[
+    Path,
+    typer.Option(
+        "--gt",
+        metavar="FILE",
+        help="The test ground truth (COCO JSON) the challenge scores against; it goes into the bundle.",
+        show_default=False,
+    ),
+]
 TitleOption = Annotated[str, typer.Option(metavar="TEXT", help="The challenge's title.")]
-PhaseOption = Annotated[list[str] | None, typer.Option(
-    "--phase", metavar="NAME[:START:END]",
-    help="A phase, its dates YYYY-MM-DD (UTC, from 00:00:00 to 23:59:59); repeatable, in order. Default: one phase "
-         "'test', open until 2099.")]
+PhaseOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--phase",
+        metavar="NAME[:START:END]",
+        help="A phase, its dates YYYY-MM-DD (UTC, from 00:00:00 to 23:59:59); repeatable, in order. Default: one phase "
+        "'test', open until 2099.",
+    ),
+]
 
 
 def _options(title: str, phase: list[str] | None, metric, setting, split, protocol):
@@ -39,8 +55,12 @@ def _options(title: str, phase: list[str] | None, metric, setting, split, protoc
         phases = [parse_phase(text) for text in phase or ["test"]]
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--phase") from None
-    spec = ColumnSpec(tuple(metric_names(metric)), tuple(setting_names(setting)), tuple(split_names(split)),
-                      tuple(p.value for p in protocol))
+    spec = ColumnSpec(
+        tuple(metric_names(metric)),
+        tuple(setting_names(setting)),
+        tuple(split_names(split)),
+        tuple(p.value for p in protocol),
+    )
     try:
         return HostOptions(title, phases, spec)
     except ValueError as exc:
@@ -50,8 +70,9 @@ def _options(title: str, phase: list[str] | None, metric, setting, split, protoc
 @host.command("evalai")
 def evalai_command(
     gt: GtOption,
-    out_path: Annotated[Path, typer.Option("--out", metavar="DIR", help="The bundle's folder (or NAME.zip).",
-                                           show_default=False)],
+    out_path: Annotated[
+        Path, typer.Option("--out", metavar="DIR", help="The bundle's folder (or NAME.zip).", show_default=False)
+    ],
     title: TitleOption = "KAIST multispectral pedestrian detection",
     phase: PhaseOption = None,
     metric: MetricsOption = None,
@@ -65,16 +86,21 @@ def evalai_command(
 
     written = write_evalai_bundle(gt, out_path, _options(title, phase, metric, setting, split, protocol))
     say(f"wrote {out_path}: {len(written.sizes)} files, {sum(written.sizes.values()) / 1e3:.0f} kB")
-    out.print(f"EvalAI bundle in {out_path}: leaderboard columns {', '.join(written.labels)}; {SCRIPT_ZIP} holds "
-              f"{len(written.script_members)} files (the entry point and the kit's core). `kaist-kit host check "
-              f"{out_path}` runs it as EvalAI's worker would.", markup=False, highlight=False)
+    out.print(
+        f"EvalAI bundle in {out_path}: leaderboard columns {', '.join(written.labels)}; {SCRIPT_ZIP} holds "
+        f"{len(written.script_members)} files (the entry point and the kit's core). `kaist-kit host check "
+        f"{out_path}` runs it as EvalAI's worker would.",
+        markup=False,
+        highlight=False,
+    )
 
 
 @host.command("codabench")
 def codabench_command(
     gt: GtOption,
-    out_path: Annotated[Path, typer.Option("--out", metavar="BUNDLE.zip", help="The bundle to write.",
-                                           show_default=False)],
+    out_path: Annotated[
+        Path, typer.Option("--out", metavar="BUNDLE.zip", help="The bundle to write.", show_default=False)
+    ],
     title: TitleOption = "KAIST multispectral pedestrian detection",
     phase: PhaseOption = None,
     metric: MetricsOption = None,
@@ -88,17 +114,29 @@ def codabench_command(
 
     written = write_codabench_bundle(gt, out_path, _options(title, phase, metric, setting, split, protocol))
     say(f"wrote {out_path} ({written.size / 1e3:.0f} kB, {len(written.members)} files)")
-    out.print(f"Codabench bundle {out_path}: leaderboard keys {', '.join(written.keys)}. `kaist-kit host check "
-              f"{out_path}` runs its scoring program as Codabench would.", markup=False, highlight=False)
+    out.print(
+        f"Codabench bundle {out_path}: leaderboard keys {', '.join(written.keys)}. `kaist-kit host check "
+        f"{out_path}` runs its scoring program as Codabench would.",
+        markup=False,
+        highlight=False,
+    )
 
 
 @host.command("check")
 def check_command(
-    bundle: Annotated[Path, typer.Argument(metavar="BUNDLE", help="An EvalAI or Codabench bundle: a folder or a "
-                                           ".zip.", show_default=False)],
-    run: Annotated[bool, typer.Option("--run/--no-run", help="Run the bundle's evaluator on uploads made from its "
-                                      "test annotations, in a separate process (its code runs on this machine: "
-                                      "check bundles you trust).")] = True,
+    bundle: Annotated[
+        Path,
+        typer.Argument(metavar="BUNDLE", help="An EvalAI or Codabench bundle: a folder or a .zip.", show_default=False),
+    ],
+    run: Annotated[
+        bool,
+        typer.Option(
+            "--run/--no-run",
+            help="Run the bundle's evaluator on uploads made from its "
+            "test annotations, in a separate process (its code runs on this machine: "
+            "check bundles you trust).",
+        ),
+    ] = True,
 ) -> None:
     """Lint a challenge bundle and run its evaluator as the platform would. Exit code 1 when it has errors."""
     from ..hosting.check import check_bundle
@@ -115,9 +153,14 @@ def check_command(
 
 @app.command("leaderboard")
 def leaderboard_command(
-    submissions: Annotated[Path, typer.Argument(metavar="SUBMISSIONS", help="A folder of results, one per team or "
-                                                "method (with the manifests `kaist-kit submit` writes, if any).",
-                                                show_default=False)],
+    submissions: Annotated[
+        Path,
+        typer.Argument(
+            metavar="SUBMISSIONS",
+            help="A folder of results, one per team or method (with the manifests `kaist-kit submit` writes, if any).",
+            show_default=False,
+        ),
+    ],
     gt: GtOption,
     out_path: Annotated[Path, typer.Option("--out", metavar="SITE", help="The site's folder.", show_default=False)],
     metric: MetricsOption = None,
@@ -131,5 +174,9 @@ def leaderboard_command(
     site = build_site(submissions, gt, out_path, tuple(metric_names(metric)), title, top)
     for name in site.skipped:
         say(f"note: {name} is not a result file: left out")
-    out.print(f"wrote {out_path / 'index.html'}: {len(site.entries)} entries ({len(site.rescored)} scored, "
-              f"{len(site.reused)} unchanged)", markup=False, highlight=False)
+    out.print(
+        f"wrote {out_path / 'index.html'}: {len(site.entries)} entries ({len(site.rescored)} scored, "
+        f"{len(site.reused)} unchanged)",
+        markup=False,
+        highlight=False,
+    )

@@ -51,11 +51,12 @@ class OutputFormat(str, Enum):
     markdown = "markdown"
 
 
-_PROTOCOL_HELP = ("leaderboard: the public leaderboard's evaluator. matlab: the KAIST devkit most papers "
-                  "quote.")
-_ANY_PROTOCOL_HELP = (f"{_PROTOCOL_HELP} Other benchmarks: coco (pycocotools' AP and AR), yolov5 (YOLOv5's val.py "
-                      "AP), ms-detr (CVC-14's miss rate as MS-DETR computes it), and leaderboard or matlab where "
-                      "the benchmark's papers use them; default: the benchmark's own.")
+_PROTOCOL_HELP = "leaderboard: the public leaderboard's evaluator. matlab: the KAIST devkit most papers quote."
+_ANY_PROTOCOL_HELP = (
+    f"{_PROTOCOL_HELP} Other benchmarks: coco (pycocotools' AP and AR), yolov5 (YOLOv5's val.py "
+    "AP), ms-detr (CVC-14's miss rate as MS-DETR computes it), and leaderboard or matlab where "
+    "the benchmark's papers use them; default: the benchmark's own."
+)
 _SETTINGS = ", ".join([*SETTINGS, *PRESETS])
 
 
@@ -90,109 +91,230 @@ def gt_help(what: str, tail: str = "") -> str:
     folder = shown_path(path.parent)
     if len(folder) <= _FOLDER_IN_LINE:
         return f"{what} Default: ${GT_ENV}, then {path.name} in {folder}, downloaded there on first use{tail}."
-    return unwrapped(what, f"Default: ${GT_ENV}, then", f"{path.name} in", f"{folder},",
-                     *textwrap.wrap(f"downloaded there on first use{tail}.", _HELP_COLUMN))
+    return unwrapped(
+        what,
+        f"Default: ${GT_ENV}, then",
+        f"{path.name} in",
+        f"{folder},",
+        *textwrap.wrap(f"downloaded there on first use{tail}.", _HELP_COLUMN),
+    )
 
 
 # The accepted values of the numeric options (see command.py: a bad value is one line naming the
 # option and this range). Bootstrap memory grows as resamples x images: `compare` of two methods on
 # the 2,252 test images peaks at 680 MB with the most resamples (and takes half a minute).
 MAX_RESAMPLES = 10_000
-SEEDS = Whole(0, 2 ** 32 - 1)
+SEEDS = Whole(0, 2**32 - 1)
 IOUS = Real(0, 1, low_open=True, high_open=True)
 SCORES = Real(-1e300, 1e300)
 MAX_FRAMES = 100_000  # the synthetic sets' frames (KAIST has 95,328 pairs)
 MAX_SIDE = 8192  # pixels of an image side
 
-GroundTruthOption = Annotated[Path | None, typer.Option(
-    "--gt", metavar="FILE", help=gt_help("Ground truth (COCO JSON)."))]
+GroundTruthOption = Annotated[
+    Path | None, typer.Option("--gt", metavar="FILE", help=gt_help("Ground truth (COCO JSON)."))
+]
 # The scoring verbs': the benchmark's part after the folder, so that the folder is never cut.
-ScoringGroundTruthOption = Annotated[Path | None, typer.Option(
-    "--gt", metavar="FILE", help=gt_help("Ground truth (COCO JSON).", "; with --benchmark, that benchmark's pinned "
-                                         "file where it has one (else --gt is needed: its COCO JSON or the dataset's "
-                                         "folder)"))]
-BenchmarkOption = Annotated[BenchmarkName | None, typer.Option(
-    "--benchmark", metavar=choices(BenchmarkName),
-    help="The benchmark: its protocols, metrics and pinned ground truth. Default: the one the ground truth is "
-         "recognised as, else kaist.", show_default=False)]
-OriginOption = Annotated[Origin | None, typer.Option(
-    "--origin", metavar=choices(Origin),
-    help="CVC-14's annotation files (--gt FOLDER): x, y of a line is the box's centre (as MS-DETR reads it; the "
-         "default) or its top-left corner.", show_default=False)]
-LlvipBoundsOption = Annotated[Bounds | None, typer.Option(
-    "--llvip-bounds", metavar=choices(Bounds),
-    help="LLVIP's miss rate: the 5-pixel border on LLVIP's own frame (frame, the default) or the KAIST "
-         "scripts' fixed bounds [5, 5, 635, 507] as they run unchanged (kaist).", show_default=False)]
-CategoryOffsetOption = Annotated[int, typer.Option(
-    "--category-offset", metavar="N", parser=Whole(-ID_OFFSET_LIMIT, ID_OFFSET_LIMIT),
-    help="Other benchmarks: add this to every category_id as written (1 for class indices counted from 0, as "
-         "YOLOv5's JSON writes them).")]
-ProtocolsOption = Annotated[list[ProtocolName], typer.Option(
-    "--protocol", metavar=choices(ProtocolName), help=f"{_PROTOCOL_HELP} Repeat for both.")]
-ProtocolOption = Annotated[ProtocolName, typer.Option("--protocol", metavar=choices(ProtocolName),
-                                                      help=_PROTOCOL_HELP)]
-AnyProtocolOption = Annotated[AnyProtocol | None, typer.Option(
-    "--protocol", metavar=choices(AnyProtocol),
-    help=_ANY_PROTOCOL_HELP.replace("default: the benchmark's own", "default: KAIST's leaderboard, another "
-                                    "benchmark's own"), show_default=False)]
-AnyProtocolsOption = Annotated[list[AnyProtocol] | None, typer.Option(
-    "--protocol", metavar=choices(AnyProtocol), help=f"{_ANY_PROTOCOL_HELP} Repeatable.", show_default=False)]
-SettingsOption = Annotated[list[str] | None, typer.Option(
-    "--setting", metavar="SETTING",
-    help=f"Setting: {_SETTINGS}; or a custom one, e.g. height=50:inf,occlusion=none+partial (keys height, "
-         "occlusion, border, squarify; see docs/evaluation.md). Repeatable. Default: reasonable.")]
-SplitsOption = Annotated[list[str] | None, typer.Option(
-    "--split", metavar="SPLIT",
-    help="Split to score: all, day, night; a scene, campus, road or downtown, alone or as campus-day, "
-         f"campus-night, ...; a set, set06 ... set11. Repeatable. Default: {', '.join(SPLITS)}.")]
-IousOption = Annotated[list[float] | None, typer.Option(
-    "--iou", metavar="T", parser=IOUS,
-    help="IoU threshold of the matching, above 0 and below 1, for the LAMR (AP and AR have their own); "
-         "repeatable. Default: 0.5.")]
-MetricsOption = Annotated[list[Metric] | None, typer.Option(
-    "--metric", metavar=choices(Metric),
-    help="lamr: log-average miss rate; ap50, ap75: COCO's AP at IoU 0.5, 0.75; ap: mean AP over IoU "
-         "0.50:0.05:0.95; ar: COCO's average recall over those (the 2024 challenge's AP_iou50:95). "
-         "Repeatable. Default: lamr.")]
-AnyMetricsOption = Annotated[list[AnyMetric] | None, typer.Option(
-    "--metric", metavar="METRIC",
-    help="KAIST: lamr (log-average miss rate), ap50, ap75 (COCO's AP at IoU 0.5, 0.75), ap (mean AP over IoU "
-         "0.50:0.05:0.95), ar (COCO's average recall over those: the 2024 challenge's AP_iou50:95); default lamr. "
-         "Other benchmarks: ap, ap50, ap75, ap_small, ap_medium, ap_large, ar1, ar10, ar100, ar_small, ar_medium, "
-         "ar_large (coco), ap, ap50, ap75 (yolov5), lamr; default: those its papers report. Repeatable.")]
-FppiRangeOption = Annotated[str, typer.Option(
-    "--fppi-range", metavar="LOW:HIGH",
-    help="Reference FPPI range LOW:HIGH of the LAMR: the points 10^k for k from log10(LOW) to log10(HIGH) in "
-         "steps of 0.25 (1e-4:1 gives MR-4). The default keeps the leaderboard's nine rounded values; other "
-         "ranges use exact powers.")]
-DevkitShiftOption = Annotated[bool, typer.Option(
-    "--devkit-shift/--no-devkit-shift",
-    help="Read per-image folders as the devkit does (x1+1, y1+1, x2-x1, y2-y1 at four decimals). "
-         "--no-devkit-shift reads x1, y1 as they are.")]
+ScoringGroundTruthOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--gt",
+        metavar="FILE",
+        help=gt_help(
+            "Ground truth (COCO JSON).",
+            "; with --benchmark, that benchmark's pinned "
+            "file where it has one (else --gt is needed: its COCO JSON or the dataset's "
+            "folder)",
+        ),
+    ),
+]
+BenchmarkOption = Annotated[
+    BenchmarkName | None,
+    typer.Option(
+        "--benchmark",
+        metavar=choices(BenchmarkName),
+        help="The benchmark: its protocols, metrics and pinned ground truth. Default: the one the ground truth is "
+        "recognised as, else kaist.",
+        show_default=False,
+    ),
+]
+OriginOption = Annotated[
+    Origin | None,
+    typer.Option(
+        "--origin",
+        metavar=choices(Origin),
+        help="CVC-14's annotation files (--gt FOLDER): x, y of a line is the box's centre (as MS-DETR reads it; the "
+        "default) or its top-left corner.",
+        show_default=False,
+    ),
+]
+LlvipBoundsOption = Annotated[
+    Bounds | None,
+    typer.Option(
+        "--llvip-bounds",
+        metavar=choices(Bounds),
+        help="LLVIP's miss rate: the 5-pixel border on LLVIP's own frame (frame, the default) or the KAIST "
+        "scripts' fixed bounds [5, 5, 635, 507] as they run unchanged (kaist).",
+        show_default=False,
+    ),
+]
+CategoryOffsetOption = Annotated[
+    int,
+    typer.Option(
+        "--category-offset",
+        metavar="N",
+        parser=Whole(-ID_OFFSET_LIMIT, ID_OFFSET_LIMIT),
+        help="Other benchmarks: add this to every category_id as written (1 for class indices counted from 0, as "
+        "YOLOv5's JSON writes them).",
+    ),
+]
+ProtocolsOption = Annotated[
+    list[ProtocolName],
+    typer.Option("--protocol", metavar=choices(ProtocolName), help=f"{_PROTOCOL_HELP} Repeat for both."),
+]
+ProtocolOption = Annotated[ProtocolName, typer.Option("--protocol", metavar=choices(ProtocolName), help=_PROTOCOL_HELP)]
+AnyProtocolOption = Annotated[
+    AnyProtocol | None,
+    typer.Option(
+        "--protocol",
+        metavar=choices(AnyProtocol),
+        help=_ANY_PROTOCOL_HELP.replace(
+            "default: the benchmark's own", "default: KAIST's leaderboard, another benchmark's own"
+        ),
+        show_default=False,
+    ),
+]
+AnyProtocolsOption = Annotated[
+    list[AnyProtocol] | None,
+    typer.Option(
+        "--protocol", metavar=choices(AnyProtocol), help=f"{_ANY_PROTOCOL_HELP} Repeatable.", show_default=False
+    ),
+]
+SettingsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--setting",
+        metavar="SETTING",
+        help=f"Setting: {_SETTINGS}; or a custom one, e.g. height=50:inf,occlusion=none+partial (keys height, "
+        "occlusion, border, squarify; see docs/evaluation.md). Repeatable. Default: reasonable.",
+    ),
+]
+SplitsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--split",
+        metavar="SPLIT",
+        help="Split to score: all, day, night; a scene, campus, road or downtown, alone or as campus-day, "
+        f"campus-night, ...; a set, set06 ... set11. Repeatable. Default: {', '.join(SPLITS)}.",
+    ),
+]
+IousOption = Annotated[
+    list[float] | None,
+    typer.Option(
+        "--iou",
+        metavar="T",
+        parser=IOUS,
+        help="IoU threshold of the matching, above 0 and below 1, for the LAMR (AP and AR have their own); "
+        "repeatable. Default: 0.5.",
+    ),
+]
+MetricsOption = Annotated[
+    list[Metric] | None,
+    typer.Option(
+        "--metric",
+        metavar=choices(Metric),
+        help="lamr: log-average miss rate; ap50, ap75: COCO's AP at IoU 0.5, 0.75; ap: mean AP over IoU "
+        "0.50:0.05:0.95; ar: COCO's average recall over those (the 2024 challenge's AP_iou50:95). "
+        "Repeatable. Default: lamr.",
+    ),
+]
+AnyMetricsOption = Annotated[
+    list[AnyMetric] | None,
+    typer.Option(
+        "--metric",
+        metavar="METRIC",
+        help="KAIST: lamr (log-average miss rate), ap50, ap75 (COCO's AP at IoU 0.5, 0.75), ap (mean AP over IoU "
+        "0.50:0.05:0.95), ar (COCO's average recall over those: the 2024 challenge's AP_iou50:95); default lamr. "
+        "Other benchmarks: ap, ap50, ap75, ap_small, ap_medium, ap_large, ar1, ar10, ar100, ar_small, ar_medium, "
+        "ar_large (coco), ap, ap50, ap75 (yolov5), lamr; default: those its papers report. Repeatable.",
+    ),
+]
+FppiRangeOption = Annotated[
+    str,
+    typer.Option(
+        "--fppi-range",
+        metavar="LOW:HIGH",
+        help="Reference FPPI range LOW:HIGH of the LAMR: the points 10^k for k from log10(LOW) to log10(HIGH) in "
+        "steps of 0.25 (1e-4:1 gives MR-4). The default keeps the leaderboard's nine rounded values; other "
+        "ranges use exact powers.",
+    ),
+]
+DevkitShiftOption = Annotated[
+    bool,
+    typer.Option(
+        "--devkit-shift/--no-devkit-shift",
+        help="Read per-image folders as the devkit does (x1+1, y1+1, x2-x1, y2-y1 at four decimals). "
+        "--no-devkit-shift reads x1, y1 as they are.",
+    ),
+]
 FormatOption = Annotated[OutputFormat, typer.Option("--format", metavar=choices(OutputFormat), help="Output format.")]
-NamesOption = Annotated[list[str] | None, typer.Option(
-    "--name", metavar="NAME", help="Method name for each result, in order. Default: the file name before '_result'.")]
-PlotOption = Annotated[Path | None, typer.Option(
-    "--plot", metavar="FILE", help="Also draw the MR-FPPI curves to this figure (.png, .pdf or .svg).")]
-ResamplesOption = Annotated[int, typer.Option(
-    "--resamples", metavar="N", parser=Whole(1, MAX_RESAMPLES),
-    help=f"Bootstrap resamples of the images, 1 to {MAX_RESAMPLES:,}.")]
-SeedOption = Annotated[int, typer.Option(
-    "--seed", metavar="N", parser=SEEDS,
-    help=f"Random seed of the bootstrap, 0 to {SEEDS.high}: the same seed gives the same intervals.")]
-IdOffsetOption = Annotated[int, typer.Option(
-    "--id-offset", metavar="N", parser=Whole(-ID_OFFSET_LIMIT, ID_OFFSET_LIMIT),
-    help="Add this to every image id as written: -1 for COCO JSON written with 1-based ids, 1 for txt written "
-         "0-based.")]
-CornersOption = Annotated[bool, typer.Option(
-    "--corners", help="Read boxes as corners x1, y1, x2, y2 instead of x, y, width, height.")]
-AsIsOption = Annotated[bool, typer.Option(
-    "--as-is", help="Score a result as read even when it looks misread (boxes as corners, ids off by one, "
-                    "detections of other images): such an error is then printed as a warning.")]
-CfgOptionsOption = Annotated[list[str] | None, typer.Option(
-    "--cfg-options", metavar="KEY=VALUE",
-    help="Override a config entry, KEY=VALUE (e.g. train_dataloader.batch_size=8); repeatable. "
-         "data_root=DIR moves every dataset to DIR.")]
+NamesOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--name", metavar="NAME", help="Method name for each result, in order. Default: the file name before '_result'."
+    ),
+]
+PlotOption = Annotated[
+    Path | None,
+    typer.Option("--plot", metavar="FILE", help="Also draw the MR-FPPI curves to this figure (.png, .pdf or .svg)."),
+]
+ResamplesOption = Annotated[
+    int,
+    typer.Option(
+        "--resamples",
+        metavar="N",
+        parser=Whole(1, MAX_RESAMPLES),
+        help=f"Bootstrap resamples of the images, 1 to {MAX_RESAMPLES:,}.",
+    ),
+]
+SeedOption = Annotated[
+    int,
+    typer.Option(
+        "--seed",
+        metavar="N",
+        parser=SEEDS,
+        help=f"Random seed of the bootstrap, 0 to {SEEDS.high}: the same seed gives the same intervals.",
+    ),
+]
+IdOffsetOption = Annotated[
+    int,
+    typer.Option(
+        "--id-offset",
+        metavar="N",
+        parser=Whole(-ID_OFFSET_LIMIT, ID_OFFSET_LIMIT),
+        help="Add this to every image id as written: -1 for COCO JSON written with 1-based ids, 1 for txt written "
+        "0-based.",
+    ),
+]
+CornersOption = Annotated[
+    bool, typer.Option("--corners", help="Read boxes as corners x1, y1, x2, y2 instead of x, y, width, height.")
+]
+AsIsOption = Annotated[
+    bool,
+    typer.Option(
+        "--as-is",
+        help="Score a result as read even when it looks misread (boxes as corners, ids off by one, "
+        "detections of other images): such an error is then printed as a warning.",
+    ),
+]
+CfgOptionsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--cfg-options",
+        metavar="KEY=VALUE",
+        help="Override a config entry, KEY=VALUE (e.g. train_dataloader.batch_size=8); repeatable. "
+        "data_root=DIR moves every dataset to DIR.",
+    ),
+]
 
 DEFAULT_SPLITS = tuple(SPLITS)
 DEFAULT_IOU = 0.5
@@ -255,26 +377,33 @@ def method_names(names: list[str] | None, results: list[Path]) -> list[str] | No
 
 def parse_size(value: str, hint: str = "--image-size", low: int = 1, high: int = MAX_SIDE) -> tuple[int, int]:
     """(width, height) of a WIDTHxHEIGHT option value, each from ``low`` to ``high`` pixels."""
-    side = Whole(-(2 ** 63), 2 ** 63)
+    side = Whole(-(2**63), 2**63)
     try:
         width, height = (side(v) for v in value.lower().split("x"))
     except (ValueError, typer.BadParameter):
-        raise typer.BadParameter(f"{value[:40]!r} is not WIDTHxHEIGHT, each from {low} to {high} pixels, e.g. "
-                                 f"{DEFAULT_SIZE}", param_hint=hint) from None
+        raise typer.BadParameter(
+            f"{value[:40]!r} is not WIDTHxHEIGHT, each from {low} to {high} pixels, e.g. {DEFAULT_SIZE}",
+            param_hint=hint,
+        ) from None
     if width <= 0 or height <= 0:
-        raise typer.BadParameter(f"{value[:40]!r}: the width and the height must be positive, each from {low} to "
-                                 f"{high} pixels", param_hint=hint)
+        raise typer.BadParameter(
+            f"{value[:40]!r}: the width and the height must be positive, each from {low} to {high} pixels",
+            param_hint=hint,
+        )
     if not (low <= width <= high and low <= height <= high):
-        raise typer.BadParameter(f"{value[:40]!r}: the width and the height must each be from {low} to {high} "
-                                 "pixels", param_hint=hint)
+        raise typer.BadParameter(
+            f"{value[:40]!r}: the width and the height must each be from {low} to {high} pixels", param_hint=hint
+        )
     return width, height
 
 
-def read_options(devkit_shift: bool = True, id_offset: int = 0, corners: bool = False,
-                 as_is: bool = False, category_offset: int = 0) -> ReadOptions:
+def read_options(
+    devkit_shift: bool = True, id_offset: int = 0, corners: bool = False, as_is: bool = False, category_offset: int = 0
+) -> ReadOptions:
     """How the verbs read result files, from their options; made once per command."""
-    return ReadOptions(devkit_shift=devkit_shift, id_offset=id_offset, corners=corners, as_is=as_is,
-                       category_offset=category_offset)
+    return ReadOptions(
+        devkit_shift=devkit_shift, id_offset=id_offset, corners=corners, as_is=as_is, category_offset=category_offset
+    )
 
 
 def open_truth(gt: Path | None, benchmark: BenchmarkName | None, origin: Origin | None = None):
@@ -284,8 +413,13 @@ def open_truth(gt: Path | None, benchmark: BenchmarkName | None, origin: Origin 
     from ..benchmark_scoring import open_truth as open_benchmark_truth
 
     with download_bar() as progress:
-        truth = open_benchmark_truth(gt, benchmark.value if benchmark else None,
-                                     origin=origin.value if origin else None, echo=say, progress=progress)
+        truth = open_benchmark_truth(
+            gt,
+            benchmark.value if benchmark else None,
+            origin=origin.value if origin else None,
+            echo=say,
+            progress=progress,
+        )
     if truth.announced:
         say(truth.line)
     return truth
@@ -297,15 +431,27 @@ def kaist_only(truth, **given) -> None:
     kaist = truth.kaist is not None
     for option, (value, kaist_option) in given.items():
         if value and kaist != kaist_option:
-            where = ("KAIST's scoring (its settings, curves and figures)" if kaist_option
-                     else "the other benchmarks (--benchmark)")
-            raise typer.BadParameter(f"applies to {where}; the ground truth is scored as {truth.benchmark.name}",
-                                     param_hint=option)
+            where = (
+                "KAIST's scoring (its settings, curves and figures)"
+                if kaist_option
+                else "the other benchmarks (--benchmark)"
+            )
+            raise typer.BadParameter(
+                f"applies to {where}; the ground truth is scored as {truth.benchmark.name}", param_hint=option
+            )
 
 
-def benchmark_request(truth, protocols: list[str], metrics: list[str], splits: list[str] | None,
-                      images: list[Path] | None, settings: list[str] | None, ious: list[float],
-                      fppi: tuple[float, float], llvip_bounds: Bounds | None):
+def benchmark_request(
+    truth,
+    protocols: list[str],
+    metrics: list[str],
+    splits: list[str] | None,
+    images: list[Path] | None,
+    settings: list[str] | None,
+    ious: list[float],
+    fppi: tuple[float, float],
+    llvip_bounds: Bounds | None,
+):
     """What to compute on a benchmark other than KAIST (`kaist_kit.benchmark_scoring.benchmark_request`),
     the list files of --images read as extra splits."""
     from ..benchmark_eval import ScoringOptions
@@ -313,10 +459,16 @@ def benchmark_request(truth, protocols: list[str], metrics: list[str], splits: l
     from ..benchmark_scoring import select_images
     from ..imagesets import list_split_names
 
-    lists = [(list_split, select_images(path, truth.annotations))
-             for path, list_split in zip(images or [], list_split_names(images or [], splits or []))]
-    scoring = ScoringOptions(settings=tuple(settings) if settings else None, ious=tuple(ious), fppi_range=fppi,
-                             llvip_bounds=llvip_bounds.value if llvip_bounds else "frame")
+    lists = [
+        (list_split, select_images(path, truth.annotations))
+        for path, list_split in zip(images or [], list_split_names(images or [], splits or []))
+    ]
+    scoring = ScoringOptions(
+        settings=tuple(settings) if settings else None,
+        ious=tuple(ious),
+        fppi_range=fppi,
+        llvip_bounds=llvip_bounds.value if llvip_bounds else "frame",
+    )
     return request(truth, protocols, metrics, splits or [], lists, scoring)
 
 
@@ -324,12 +476,16 @@ def kaist_choices(protocols: list[str], metrics: list[str]) -> None:
     """KAIST's protocols and metrics: another benchmark's asked for KAIST is one line."""
     for name in protocols:
         if name not in PROTOCOLS:
-            raise typer.BadParameter(f"KAIST is scored by {' or '.join(PROTOCOLS)} (AP and AR: --metric ap50, ap75, "
-                                     "ap, ar); --benchmark names another benchmark", param_hint="--protocol")
+            raise typer.BadParameter(
+                f"KAIST is scored by {' or '.join(PROTOCOLS)} (AP and AR: --metric ap50, ap75, "
+                "ap, ar); --benchmark names another benchmark",
+                param_hint="--protocol",
+            )
     for name in metrics:
         if name not in METRICS:
-            raise typer.BadParameter(f"KAIST's metrics are {', '.join(METRICS)}; --benchmark names another "
-                                     "benchmark", param_hint="--metric")
+            raise typer.BadParameter(
+                f"KAIST's metrics are {', '.join(METRICS)}; --benchmark names another benchmark", param_hint="--metric"
+            )
 
 
 def render(report, format: OutputFormat) -> None:
@@ -376,8 +532,15 @@ def download_bar() -> Iterator[Callable[[int, int], None]]:
         if bar is None:
             from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
 
-            bar = Progress(BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
-                           console=err, transient=True, disable=not err.is_terminal)
+            bar = Progress(
+                BarColumn(),
+                DownloadColumn(),
+                TransferSpeedColumn(),
+                TimeRemainingColumn(),
+                console=err,
+                transient=True,
+                disable=not err.is_terminal,
+            )
             bar.start()
             task = bar.add_task("downloading", total=total)
         bar.update(task, completed=done)

@@ -1,6 +1,5 @@
 """Scoring results: `eval`, `diagnose` and `compare`."""
 
-
 from pathlib import Path
 from typing import Annotated
 
@@ -53,9 +52,11 @@ from .options import (
 DIAGNOSIS = DiagnosisParams()
 MAX_EXAMPLES = 100
 
-RESULTS_HELP = ("Result files: COCO result JSON (0-based image ids), leaderboard txt (image_id,x,y,w,h,score, "
-                "1-based), the devkit's aggregated txt, a per-image folder, or a .zip / .tar.gz of any of them. "
-                "Other benchmarks: COCO result JSON with the ground truth's image ids and each category_id.")
+RESULTS_HELP = (
+    "Result files: COCO result JSON (0-based image ids), leaderboard txt (image_id,x,y,w,h,score, "
+    "1-based), the devkit's aggregated txt, a per-image folder, or a .zip / .tar.gz of any of them. "
+    "Other benchmarks: COCO result JSON with the ground truth's image ids and each category_id."
+)
 
 
 @app.command("eval")
@@ -64,9 +65,13 @@ def eval_command(
     gt: ScoringGroundTruthOption = None,
     benchmark: BenchmarkOption = None,
     split: SplitsOption = None,
-    images: Annotated[list[Path] | None, typer.Option(
-        metavar="FILE", help="A list file of image names or ids to score as an extra split, beside the --split "
-                             "ones; repeatable.")] = None,
+    images: Annotated[
+        list[Path] | None,
+        typer.Option(
+            metavar="FILE",
+            help="A list file of image names or ids to score as an extra split, beside the --split ones; repeatable.",
+        ),
+    ] = None,
     setting: SettingsOption = None,
     protocol: AnyProtocolsOption = None,
     iou: IousOption = None,
@@ -100,11 +105,32 @@ def eval_command(
     metrics = list(dict.fromkeys(m.value for m in metric or []))
     options = read_options(devkit_shift, id_offset, corners, as_is, category_offset)
     truth = open_truth(gt, benchmark, origin)
-    kaist_only(truth, **{"--plot": (plot, True), "--curves": (curves, True), "--no-devkit-shift": (not devkit_shift,
-               True), "--category-offset": (category_offset, False), "--llvip-bounds": (llvip_bounds, False)})
+    kaist_only(
+        truth,
+        **{
+            "--plot": (plot, True),
+            "--curves": (curves, True),
+            "--no-devkit-shift": (not devkit_shift, True),
+            "--category-offset": (category_offset, False),
+            "--llvip-bounds": (llvip_bounds, False),
+        },
+    )
     if truth.kaist is None:
-        _eval_benchmark(results, truth, names, split, images, settings, protocols, metrics, ious, fppi, options,
-                        llvip_bounds, format)
+        _eval_benchmark(
+            results,
+            truth,
+            names,
+            split,
+            images,
+            settings,
+            protocols,
+            metrics,
+            ious,
+            fppi,
+            options,
+            llvip_bounds,
+            format,
+        )
         return
     from ..findings import evaluate_inspected
     from ..imagesets import list_split_names, select_images
@@ -124,8 +150,18 @@ def eval_command(
         ground_truth.split_mask(split_spec)  # before any work
     for list_path, list_split in zip(images or [], list_split_names(images or [], splits)):
         splits.append((list_split, select_images(list_path, ground_truth)))
-    found = evaluate_inspected(results, ground_truth, settings or ["reasonable"], splits, protocols or ["leaderboard"],
-                               names=names, options=options, ious=ious, metrics=metrics, fppi_range=fppi)
+    found = evaluate_inspected(
+        results,
+        ground_truth,
+        settings or ["reasonable"],
+        splits,
+        protocols or ["leaderboard"],
+        names=names,
+        options=options,
+        ious=ious,
+        metrics=metrics,
+        fppi_range=fppi,
+    )
     if plot is not None:
         check_figure_path(plot)  # again, now that every input is known
 
@@ -136,8 +172,9 @@ def eval_command(
         say(f"figure written to {plot}")
 
 
-def _eval_benchmark(results, truth, names, split, images, settings, protocols, metrics, ious, fppi, options,
-                    llvip_bounds, format) -> None:
+def _eval_benchmark(
+    results, truth, names, split, images, settings, protocols, metrics, ious, fppi, options, llvip_bounds, format
+) -> None:
     """`eval` on a benchmark other than KAIST: per-class rows of each of its protocols."""
     from ..benchmark_scoring import evaluate_benchmark_files
 
@@ -153,43 +190,71 @@ POSITIVE = Real(0, 1e300, low_open=True)
 
 @app.command("diagnose")
 def diagnose_command(
-    result: Annotated[Path, typer.Argument(metavar="RESULT", help="A result in any format `kaist-kit eval` reads.",
-                                           show_default=False)],
+    result: Annotated[
+        Path,
+        typer.Argument(metavar="RESULT", help="A result in any format `kaist-kit eval` reads.", show_default=False),
+    ],
     gt: ScoringGroundTruthOption = None,
-    out_dir: Annotated[Path | None, typer.Option(
-        "--out", metavar="FOLDER", help="Folder for diagnosis.json, report.md, the figures and the drawn "
-                                        "examples.")] = None,
-    setting: Annotated[str, typer.Option(
-        metavar="SETTING",
-        help="The setting the false positives, misses, oracles and examples are shown for (JSON has every "
-             "setting): a named one or a custom one as `eval --setting` takes it; the LAMR table covers the "
-             "ten and this one.")] = DIAGNOSIS.main_setting,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", metavar="FOLDER", help="Folder for diagnosis.json, report.md, the figures and the drawn examples."
+        ),
+    ] = None,
+    setting: Annotated[
+        str,
+        typer.Option(
+            metavar="SETTING",
+            help="The setting the false positives, misses, oracles and examples are shown for (JSON has every "
+            "setting): a named one or a custom one as `eval --setting` takes it; the LAMR table covers the "
+            "ten and this one.",
+        ),
+    ] = DIAGNOSIS.main_setting,
     split: SplitsOption = None,
     protocol: AnyProtocolOption = None,
     iou: IousOption = None,
     fppi_range_text: FppiRangeOption = DEFAULT_FPPI_TEXT,
     resamples: ResamplesOption = DIAGNOSIS.resamples,
     seed: SeedOption = DIAGNOSIS.seed,
-    fppi: Annotated[float, typer.Option(
-        metavar="FPPI", parser=POSITIVE,
-        help="Operating point: the last detection of the curve whose FPPI does not exceed this (a positive "
-             "number).")] = DIAGNOSIS.fppi,
-    score_threshold: Annotated[float | None, typer.Option(
-        metavar="SCORE", parser=SCORES, help="Operating point at this score threshold instead of --fppi.")]
-    = DIAGNOSIS.score_threshold,
-    foreground_height: Annotated[float, typer.Option(
-        metavar="PIXELS", parser=POSITIVE,
-        help="Foreground: unoccluded pedestrians at least this tall (px); 115 is KAIST's 'near' (about "
-             "11 m).")] = DIAGNOSIS.foreground_height,
-    images: Annotated[list[Path] | None, typer.Option(
-        metavar="FOLDER", help="Folders of the visible/lwir pictures, to draw the worst examples (KAIST's images/ "
-                               "tree or flat setXX_VYYY_IZZZZZ_visible.png files). Default: images/ beside the "
-                               "ground truth.")] = None,
-    examples: Annotated[int, typer.Option(
-        metavar="N", parser=Whole(0, MAX_EXAMPLES), help=f"Worst examples per error type, 0 to {MAX_EXAMPLES}.")]
-    = DIAGNOSIS.examples,
-    name: Annotated[str | None, typer.Option(metavar="NAME", help="Method name. Default: the file name before "
-                                                                  "'_result'.")] = None,
+    fppi: Annotated[
+        float,
+        typer.Option(
+            metavar="FPPI",
+            parser=POSITIVE,
+            help="Operating point: the last detection of the curve whose FPPI does not exceed this (a positive "
+            "number).",
+        ),
+    ] = DIAGNOSIS.fppi,
+    score_threshold: Annotated[
+        float | None,
+        typer.Option(metavar="SCORE", parser=SCORES, help="Operating point at this score threshold instead of --fppi."),
+    ] = DIAGNOSIS.score_threshold,
+    foreground_height: Annotated[
+        float,
+        typer.Option(
+            metavar="PIXELS",
+            parser=POSITIVE,
+            help="Foreground: unoccluded pedestrians at least this tall (px); 115 is KAIST's 'near' (about 11 m).",
+        ),
+    ] = DIAGNOSIS.foreground_height,
+    images: Annotated[
+        list[Path] | None,
+        typer.Option(
+            metavar="FOLDER",
+            help="Folders of the visible/lwir pictures, to draw the worst examples (KAIST's images/ "
+            "tree or flat setXX_VYYY_IZZZZZ_visible.png files). Default: images/ beside the "
+            "ground truth.",
+        ),
+    ] = None,
+    examples: Annotated[
+        int,
+        typer.Option(
+            metavar="N", parser=Whole(0, MAX_EXAMPLES), help=f"Worst examples per error type, 0 to {MAX_EXAMPLES}."
+        ),
+    ] = DIAGNOSIS.examples,
+    name: Annotated[
+        str | None, typer.Option(metavar="NAME", help="Method name. Default: the file name before '_result'.")
+    ] = None,
     devkit_shift: DevkitShiftOption = True,
     id_offset: IdOffsetOption = 0,
     corners: CornersOption = False,
@@ -199,10 +264,15 @@ def diagnose_command(
     origin: OriginOption = None,
     llvip_bounds: LlvipBoundsOption = None,
     format: FormatOption = OutputFormat.table,
-    matches: Annotated[Path | None, typer.Option(
-        "--matches", metavar="FILE", help="Also write every detection's outcome in every setting to this CSV file: "
-                                          "TP, FP with its type, ignored, unscored, and the annotation matched.")]
-    = None,
+    matches: Annotated[
+        Path | None,
+        typer.Option(
+            "--matches",
+            metavar="FILE",
+            help="Also write every detection's outcome in every setting to this CSV file: "
+            "TP, FP with its type, ignored, unscored, and the annotation matched.",
+        ),
+    ] = None,
 ) -> None:
     """Why a detector misses: LAMR with intervals, false positives by type, misses, foreground c*, oracles;
     on the other benchmarks (--benchmark), per-class rows of every protocol and split, and what each class's
@@ -213,54 +283,84 @@ def diagnose_command(
     options = read_options(devkit_shift, id_offset, corners, as_is, category_offset)
     iou_value, fppi_refs = one_iou_threshold(iou), fppi_range(fppi_range_text)
     truth = open_truth(gt, benchmark, origin)
-    kaist_only(truth, **{"--out": (out_dir, True), "--matches": (matches, True), "--images": (images, True),
-                         "--setting": (setting != DIAGNOSIS.main_setting, True),
-                         "--resamples": (resamples != DIAGNOSIS.resamples, True),
-                         "--seed": (seed != DIAGNOSIS.seed, True), "--fppi": (fppi != DIAGNOSIS.fppi, True),
-                         "--score-threshold": (score_threshold != DIAGNOSIS.score_threshold, True),
-                         "--foreground-height": (foreground_height != DIAGNOSIS.foreground_height, True),
-                         "--examples": (examples != DIAGNOSIS.examples, True),
-                         "--no-devkit-shift": (not devkit_shift, True),
-                         "--category-offset": (category_offset, False), "--llvip-bounds": (llvip_bounds, False)})
+    kaist_only(
+        truth,
+        **{
+            "--out": (out_dir, True),
+            "--matches": (matches, True),
+            "--images": (images, True),
+            "--setting": (setting != DIAGNOSIS.main_setting, True),
+            "--resamples": (resamples != DIAGNOSIS.resamples, True),
+            "--seed": (seed != DIAGNOSIS.seed, True),
+            "--fppi": (fppi != DIAGNOSIS.fppi, True),
+            "--score-threshold": (score_threshold != DIAGNOSIS.score_threshold, True),
+            "--foreground-height": (foreground_height != DIAGNOSIS.foreground_height, True),
+            "--examples": (examples != DIAGNOSIS.examples, True),
+            "--no-devkit-shift": (not devkit_shift, True),
+            "--category-offset": (category_offset, False),
+            "--llvip-bounds": (llvip_bounds, False),
+        },
+    )
     if truth.kaist is None:
         from ..benchmark_scoring import diagnose_benchmark_file
 
-        request = benchmark_request(truth, [protocol.value] if protocol else [], [], split, None, None,
-                                    [iou_value], fppi_refs, llvip_bounds)
+        request = benchmark_request(
+            truth, [protocol.value] if protocol else [], [], split, None, None, [iou_value], fppi_refs, llvip_bounds
+        )
         found = diagnose_benchmark_file(result, truth, request, name, options)
         show_findings(found.findings)
         render(found, format)
         return
     kaist_choices([protocol.value] if protocol else [], [])
-    params = DiagnosisParams(protocol=protocol.value if protocol else DIAGNOSIS.protocol,
-                             splits=tuple(split_names(split)), main_setting=setting, resamples=resamples, seed=seed,
-                             fppi=fppi, score_threshold=score_threshold, foreground_height=foreground_height,
-                             examples=examples, iou=iou_value, fppi_range=fppi_refs)
+    params = DiagnosisParams(
+        protocol=protocol.value if protocol else DIAGNOSIS.protocol,
+        splits=tuple(split_names(split)),
+        main_setting=setting,
+        resamples=resamples,
+        seed=seed,
+        fppi=fppi,
+        score_threshold=score_threshold,
+        foreground_height=foreground_height,
+        examples=examples,
+        iou=iou_value,
+        fppi_range=fppi_refs,
+    )
     ground_truth, gt_path = truth.kaist, truth.path
     pictures = images or [gt_path.parent / "images", gt_path.parent]
 
-    done = diagnose_file(result, ground_truth, params, options, name, out_dir=out_dir, pictures=pictures,
-                         matches=matches)
+    done = diagnose_file(
+        result, ground_truth, params, options, name, out_dir=out_dir, pictures=pictures, matches=matches
+    )
 
     show_findings(done.findings)
     render(done, format)
     if done.written is not None:
-        say(f"diagnosis written to {out_dir}: diagnosis.json, report.md, 4 figures, "
-            f"{len(done.written.pictures)} drawn examples")
+        say(
+            f"diagnosis written to {out_dir}: diagnosis.json, report.md, 4 figures, "
+            f"{len(done.written.pictures)} drawn examples"
+        )
     if done.matches is not None:
         say(f"matches written to {matches}: {len(done.dets)} detections x {len(params.settings)} settings")
 
 
 @app.command("compare")
 def compare_command(
-    results: Annotated[list[Path], typer.Argument(
-        metavar="RESULT", help="Two or more results, in any format `kaist-kit eval` reads.", show_default=False)],
+    results: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="RESULT", help="Two or more results, in any format `kaist-kit eval` reads.", show_default=False
+        ),
+    ],
     gt: ScoringGroundTruthOption = None,
-    setting: Annotated[list[str] | None, typer.Option(
-        metavar="SETTING",
-        help="Setting, named or custom as `eval --setting` takes it; repeatable. Default: the protocol's own "
-             "(leaderboard: reasonable, reasonable-small, reasonable-heavy, all-pedestrians; matlab: reasonable "
-             "and the devkit's six).")] = None,
+    setting: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="SETTING",
+            help="Setting, named or custom as `eval --setting` takes it; repeatable. Default: the protocol's own "
+            "(leaderboard: reasonable, reasonable-small, reasonable-heavy, all-pedestrians; matlab: reasonable "
+            "and the devkit's six).",
+        ),
+    ] = None,
     split: SplitsOption = None,
     protocol: AnyProtocolOption = None,
     iou: IousOption = None,
@@ -297,14 +397,23 @@ def compare_command(
     if plot is not None:
         check_figure_path(plot)
     truth = open_truth(gt, benchmark, origin)
-    kaist_only(truth, **{"--plot": (plot, True), "--resamples": (resamples != DEFAULT_RESAMPLES, True),
-                         "--seed": (seed != DEFAULT_SEED, True), "--no-devkit-shift": (not devkit_shift, True),
-                         "--category-offset": (category_offset, False), "--llvip-bounds": (llvip_bounds, False)})
+    kaist_only(
+        truth,
+        **{
+            "--plot": (plot, True),
+            "--resamples": (resamples != DEFAULT_RESAMPLES, True),
+            "--seed": (seed != DEFAULT_SEED, True),
+            "--no-devkit-shift": (not devkit_shift, True),
+            "--category-offset": (category_offset, False),
+            "--llvip-bounds": (llvip_bounds, False),
+        },
+    )
     if truth.kaist is None:
         from ..benchmark_scoring import compare_benchmark_files
 
-        request = benchmark_request(truth, [protocol.value] if protocol else [], [], split, None, settings,
-                                    [iou_value], fppi_refs, llvip_bounds)
+        request = benchmark_request(
+            truth, [protocol.value] if protocol else [], [], split, None, settings, [iou_value], fppi_refs, llvip_bounds
+        )
         found = compare_benchmark_files(results, truth, request, names, options)
         show_findings(found.findings)
         render(found, format)
@@ -313,8 +422,9 @@ def compare_command(
     proto = with_fppi_range(get_protocol(protocol.value if protocol else "leaderboard"), fppi_refs)
     ground_truth = truth.kaist
 
-    found = compare_files(results, ground_truth, names, proto, settings, split_names(split), resamples, seed,
-                          iou_value, options)
+    found = compare_files(
+        results, ground_truth, names, proto, settings, split_names(split), resamples, seed, iou_value, options
+    )
     if plot is not None:
         check_figure_path(plot)  # again, now that every input is known
 

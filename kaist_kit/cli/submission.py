@@ -1,6 +1,5 @@
 """Challenge entries: `submit` packages a result, or checks one as it is."""
 
-
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -32,33 +31,61 @@ DEFAULT_TARGET = TargetName(LEADERBOARD.name)
 
 @app.command("submit")
 def submit_command(
-    result: Annotated[Path, typer.Argument(
-        metavar="RESULT",
-        help="A result in any format `kaist-kit eval` reads (COCO result JSON, leaderboard txt, "
-             "per-image folder, archives, `kaist-kit test` output); with --check, also a packaged entry.",
-        show_default=False)],
-    out_path: Annotated[Path | None, typer.Option(
-        "--out", metavar="FILE",
-        help="NAME.json: the results file to upload, with NAME.manifest.json beside it. NAME.txt: the "
-             "leaderboard's txt to upload instead (leaderboard only). NAME.zip: the JSON and the manifest in an "
-             "archive for records (upload the JSON inside it: the evaluators read .json and .txt files only).")]
-    = None,
-    target: Annotated[TargetName, typer.Option(
-        "--target", metavar=choices(TargetName),
-        help="leaderboard: the public KAIST leaderboard (category_id 1). challenge2024: the 2024 KAIST RGB-T "
-             "challenge on EvalAI (category_id 0, and its AP columns self-evaluated).")] = DEFAULT_TARGET,
-    check: Annotated[bool, typer.Option(
-        "--check", help="Only validate RESULT as it is: which target it is written for, what that target's "
-                        "evaluator would do with it and its predicted score; write nothing. Exit code 1 when "
-                        "that evaluator would not score it correctly or it looks misread, 2 when it cannot be "
-                        "read.")] = False,
-    gt: Annotated[Path | None, typer.Option(
-        metavar="FILE",
-        help=gt_help("Ground truth (COCO JSON), for the self-evaluated miss rate and the overlap checks.",
-                     "; else none"))] = None,
-    method: Annotated[str | None, typer.Option(
-        metavar="NAME", help="Method name for the manifest and the results file (100 characters at most). "
-                             "Default: the file name before '_result'.")] = None,
+    result: Annotated[
+        Path,
+        typer.Argument(
+            metavar="RESULT",
+            help="A result in any format `kaist-kit eval` reads (COCO result JSON, leaderboard txt, "
+            "per-image folder, archives, `kaist-kit test` output); with --check, also a packaged entry.",
+            show_default=False,
+        ),
+    ],
+    out_path: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            metavar="FILE",
+            help="NAME.json: the results file to upload, with NAME.manifest.json beside it. NAME.txt: the "
+            "leaderboard's txt to upload instead (leaderboard only). NAME.zip: the JSON and the manifest in an "
+            "archive for records (upload the JSON inside it: the evaluators read .json and .txt files only).",
+        ),
+    ] = None,
+    target: Annotated[
+        TargetName,
+        typer.Option(
+            "--target",
+            metavar=choices(TargetName),
+            help="leaderboard: the public KAIST leaderboard (category_id 1). challenge2024: the 2024 KAIST RGB-T "
+            "challenge on EvalAI (category_id 0, and its AP columns self-evaluated).",
+        ),
+    ] = DEFAULT_TARGET,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="Only validate RESULT as it is: which target it is written for, what that target's "
+            "evaluator would do with it and its predicted score; write nothing. Exit code 1 when "
+            "that evaluator would not score it correctly or it looks misread, 2 when it cannot be "
+            "read.",
+        ),
+    ] = False,
+    gt: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE",
+            help=gt_help(
+                "Ground truth (COCO JSON), for the self-evaluated miss rate and the overlap checks.", "; else none"
+            ),
+        ),
+    ] = None,
+    method: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME",
+            help="Method name for the manifest and the results file (100 characters at most). "
+            "Default: the file name before '_result'.",
+        ),
+    ] = None,
     id_offset: IdOffsetOption = 0,
     corners: CornersOption = False,
     as_is: AsIsOption = False,
@@ -77,15 +104,17 @@ def submit_command(
     from ..submission import package
     from ..submission.report import check_lines, package_lines
 
-    packaging_only = (out_path is not None or id_offset or corners or method or as_is
-                      or target is not DEFAULT_TARGET)
+    packaging_only = out_path is not None or id_offset or corners or method or as_is or target is not DEFAULT_TARGET
     if check and packaging_only:
-        raise typer.BadParameter("--check validates the file as it is and says which target it suits; --out, "
-                                 "--target, --method, --id-offset, --corners and --as-is apply when packaging",
-                                 param_hint="--check")
+        raise typer.BadParameter(
+            "--check validates the file as it is and says which target it suits; --out, "
+            "--target, --method, --id-offset, --corners and --as-is apply when packaging",
+            param_hint="--check",
+        )
     if not check and out_path is None:
-        raise typer.BadParameter("say where to write the entry, e.g. --out MY_result.json (the file to upload)",
-                                 param_hint="--out")
+        raise typer.BadParameter(
+            "say where to write the entry, e.g. --out MY_result.json (the file to upload)", param_hint="--out"
+        )
     from ..benchmarks import KAIST, get_benchmark
 
     other = benchmark is not None and get_benchmark(benchmark.value) is not KAIST
@@ -95,9 +124,10 @@ def submit_command(
             _check_benchmark(result, truth, check, read_options(category_offset=category_offset))
             return
         if category_offset or origin is not None:
-            raise typer.BadParameter(f"applies to the other benchmarks; the ground truth is scored as "
-                                     f"{truth.benchmark.name}",
-                                     param_hint="--category-offset" if category_offset else "--origin")
+            raise typer.BadParameter(
+                f"applies to the other benchmarks; the ground truth is scored as {truth.benchmark.name}",
+                param_hint="--category-offset" if category_offset else "--origin",
+            )
         ground_truth = truth.kaist
     elif gt is None:
         # Packaging needs no labels: without network the entry is still packaged, checked by what
@@ -125,10 +155,14 @@ def _check_benchmark(result: Path, truth, check: bool, options) -> None:
     from ..benchmark_scoring import check_benchmark_file
 
     if not check:
-        raise typer.BadParameter(f"{truth.benchmark.title} has no leaderboard that takes entries: --check validates "
-                                 "and self-scores a result as it is", param_hint="--benchmark")
-    report = check_benchmark_file(result, truth, benchmark_request(truth, [], [], None, None, None, [0.5],
-                                                                    DEFAULT_FPPI_RANGE, None), options)
+        raise typer.BadParameter(
+            f"{truth.benchmark.title} has no leaderboard that takes entries: --check validates "
+            "and self-scores a result as it is",
+            param_hint="--benchmark",
+        )
+    report = check_benchmark_file(
+        result, truth, benchmark_request(truth, [], [], None, None, None, [0.5], DEFAULT_FPPI_RANGE, None), options
+    )
     out.print("\n".join(report.lines()), markup=False, highlight=False)
     if not report.ok:
         raise typer.Exit(1)

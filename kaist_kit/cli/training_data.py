@@ -11,27 +11,47 @@ from ..errors import InputError
 from .app import app, out, say
 from .data import BenchmarkName
 
-_SETS_HELP = ("A named set: train-all-02, train-all-04, train-all-20, train-02, val-02, paired-8892, mbnet-8963, "
-              "sanitized-7601 (--list says what each is).")
+_SETS_HELP = (
+    "A named set: train-all-02, train-all-04, train-all-20, train-02, val-02, paired-8892, mbnet-8963, "
+    "sanitized-7601 (--list says what each is)."
+)
 
 
 @app.command("trainset")
 def trainset_command(
     name: Annotated[str | None, typer.Argument(metavar="NAME", help=_SETS_HELP, show_default=False)] = None,
-    annotations: Annotated[Path | None, typer.Option(
-        metavar="SOURCE", help="Where the boxes come from: the official XML tree annotations-xml-new/ (or its "
-                               "archive), the sanitized or KAIST-Paired download, or MBNet's kaist_train_data.npy, "
-                               "as the set accepts.", show_default=False)] = None,
-    out_file: Annotated[Path | None, typer.Option("--out", metavar="FILE", help="The COCO JSON to write.",
-                                                  show_default=False)] = None,
-    source_kind: Annotated[str | None, typer.Option(
-        "--format", metavar="KIND", help="The source's kind (xml, original, sanitized, paired, mbnet-cache); "
-                                         "found from its files when not given.", show_default=False)] = None,
-    list_sets: Annotated[bool, typer.Option("--list", help="List the named sets: frames, citation, sources.")]
-    = False,
-    compare: Annotated[tuple[Path, Path] | None, typer.Option(
-        metavar="A.json B.json", help="Compare two training sets: frames only in one, boxes that changed.",
-        show_default=False)] = None,
+    annotations: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="SOURCE",
+            help="Where the boxes come from: the official XML tree annotations-xml-new/ (or its "
+            "archive), the sanitized or KAIST-Paired download, or MBNet's kaist_train_data.npy, "
+            "as the set accepts.",
+            show_default=False,
+        ),
+    ] = None,
+    out_file: Annotated[
+        Path | None, typer.Option("--out", metavar="FILE", help="The COCO JSON to write.", show_default=False)
+    ] = None,
+    source_kind: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            metavar="KIND",
+            help="The source's kind (xml, original, sanitized, paired, mbnet-cache); "
+            "found from its files when not given.",
+            show_default=False,
+        ),
+    ] = None,
+    list_sets: Annotated[bool, typer.Option("--list", help="List the named sets: frames, citation, sources.")] = False,
+    compare: Annotated[
+        tuple[Path, Path] | None,
+        typer.Option(
+            metavar="A.json B.json",
+            help="Compare two training sets: frames only in one, boxes that changed.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Write the COCO training annotations of a published training set, by name."""
     modes = sum([list_sets, compare is not None, name is not None])
@@ -61,17 +81,33 @@ def trainset_command(
 
 @app.command("check-data")
 def check_data_command(
-    root: Annotated[Path, typer.Argument(metavar="DATA_ROOT", help="The data root: images/setXX/VYYY/{visible,lwir}/ "
-                                         "and the annotation files.", show_default=False)],
-    config: Annotated[Path | None, typer.Argument(
-        metavar="CONFIG", help="A config: check its training, validation and test annotation files (with "
-                                 "data_root=DATA_ROOT). Without: the *.json files of DATA_ROOT and "
-                                 "DATA_ROOT/annotations.",
-        show_default=False)] = None,
+    root: Annotated[
+        Path,
+        typer.Argument(
+            metavar="DATA_ROOT",
+            help="The data root: images/setXX/VYYY/{visible,lwir}/ and the annotation files.",
+            show_default=False,
+        ),
+    ],
+    config: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="CONFIG",
+            help="A config: check its training, validation and test annotation files (with "
+            "data_root=DATA_ROOT). Without: the *.json files of DATA_ROOT and "
+            "DATA_ROOT/annotations.",
+            show_default=False,
+        ),
+    ] = None,
     decode: Annotated[int, typer.Option(metavar="N", help="Pictures to decode whole, spread over all.")] = 32,
-    benchmark: Annotated[BenchmarkName, typer.Option(
-        metavar="NAME", help="Without CONFIG: whose annotation files and layout these are, kaist, flir-aligned, "
-                             "llvip, cvc-14 or m3fd (a config's datasets say it themselves).")] = BenchmarkName.kaist,
+    benchmark: Annotated[
+        BenchmarkName,
+        typer.Option(
+            metavar="NAME",
+            help="Without CONFIG: whose annotation files and layout these are, kaist, flir-aligned, "
+            "llvip, cvc-14 or m3fd (a config's datasets say it themselves).",
+        ),
+    ] = BenchmarkName.kaist,
 ) -> None:
     """Check a data root before training: every annotated frame has both pictures, whole and of the right
     size; the annotation files exist and are the named sets they say."""
@@ -82,8 +118,10 @@ def check_data_command(
         try:
             from ..config_files import config_datasets, load_config
         except ImportError as exc:
-            raise InputError(f"check-data with a config needs the detector extra ({exc.name or exc} is not "
-                             "installed): pip install -e '.[mmdet]', see docs/training.md") from None
+            raise InputError(
+                f"check-data with a config needs the detector extra ({exc.name or exc} is not "
+                "installed): pip install -e '.[mmdet]', see docs/training.md"
+            ) from None
         datasets = config_datasets(load_config(config, {"data_root": str(root)}))
     check = check_data(root, datasets, decode=decode, benchmark=benchmark.value)
     for line in check_lines(check):

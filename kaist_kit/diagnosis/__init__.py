@@ -16,8 +16,16 @@ import importlib
 # `params` when it starts, and loads the rest only to diagnose.
 _MODULES = {
     "compute": ("OUTCOMES", "Diagnosis", "Example", "Outcomes", "View", "diagnose"),
-    "error_types": ("FALSE_POSITIVE_TYPES", "FP_TYPES", "MISS_FIXES", "ORACLES", "FalsePositiveType", "MissFix",
-                    "never_worse", "type_false_positives"),
+    "error_types": (
+        "FALSE_POSITIVE_TYPES",
+        "FP_TYPES",
+        "MISS_FIXES",
+        "ORACLES",
+        "FalsePositiveType",
+        "MissFix",
+        "never_worse",
+        "type_false_positives",
+    ),
     "params": ("DEFAULT_EXAMPLES", "DEFAULT_FPPI", "FOREGROUND_HEIGHT", "DiagnosisParams"),
     "report": ("ReportPlan", "WrittenReport", "matches_table", "plan_report", "write_matches", "write_report"),
     "run": ("DiagnosedFile", "diagnose_file"),

@@ -79,18 +79,25 @@ class MissCount:
         return self.missed_at_operating_point / self.pedestrians if self.pedestrians else float("nan")
 
     def to_dict(self) -> dict:
-        return {"pedestrians": self.pedestrians, "missed_at_operating_point": self.missed_at_operating_point,
-                "missed_at_end": self.missed_at_end}
+        return {
+            "pedestrians": self.pedestrians,
+            "missed_at_operating_point": self.missed_at_operating_point,
+            "missed_at_end": self.missed_at_end,
+        }
 
 
-def miss_counts(categories: Categories, population: np.ndarray, missed_at_operating_point: np.ndarray,
-                missed_at_end: np.ndarray) -> dict[str, dict[str, MissCount]]:
+def miss_counts(
+    categories: Categories, population: np.ndarray, missed_at_operating_point: np.ndarray, missed_at_end: np.ndarray
+) -> dict[str, dict[str, MissCount]]:
     """Pedestrians and misses per bin of every family, over a population of boxes (bool masks)."""
     out = {}
     for family, (names, index) in categories.families.items():
         out[family] = {}
         for k, name in enumerate(names):
             members = population & (index == k)
-            out[family][name] = MissCount(int(members.sum()), int((members & missed_at_operating_point).sum()),
-                                          int((members & missed_at_end).sum()))
+            out[family][name] = MissCount(
+                int(members.sum()),
+                int((members & missed_at_operating_point).sum()),
+                int((members & missed_at_end).sum()),
+            )
     return out

@@ -78,8 +78,7 @@ class View:
             "miss_rates": list(self.result.miss_rates),
             "n_images": self.result.n_images,
             "n_gt": self.result.n_gt,
-            "operating_point": {"detections": op.length, "score": op.score, "fppi": op.fppi,
-                                "miss_rate": op.miss_rate},
+            "operating_point": {"detections": op.length, "score": op.score, "fppi": op.fppi, "miss_rate": op.miss_rate},
             "false_positives": self.false_positives,
             "ghosts_per_image": {w: self.ghosts_per_image(w) for w in ("operating_point", "curve")},
             "misses": {f: {b: c.to_dict() for b, c in bins.items()} for f, bins in self.misses.items()},
@@ -88,8 +87,9 @@ class View:
         }
 
 
-def filtered_lamrs(evaluation: Evaluation, row: int, terms: CurveTerms, kind: np.ndarray,
-                   categories: Categories, proto: Protocol) -> dict[str, dict[str, dict]]:
+def filtered_lamrs(
+    evaluation: Evaluation, row: int, terms: CurveTerms, kind: np.ndarray, categories: Categories, proto: Protocol
+) -> dict[str, dict[str, dict]]:
     """Per category of pedestrian: the LAMR with recall restricted to that category (every false
     positive still counts), and the same read at ghost detections per image."""
     sequence, positive = terms.sequence, terms.positive
@@ -126,8 +126,9 @@ def operating_point(result: Result, fppi: float | None, score_threshold: float |
     if length == 0:
         return OperatingPoint(0, None, 0.0, 1.0)
     miss = float(curve.miss_rate[length - 1])
-    return OperatingPoint(length, float(curve.scores[length - 1]), float(curve.fppi[length - 1]),
-                          1.0 if math.isnan(miss) else miss)
+    return OperatingPoint(
+        length, float(curve.scores[length - 1]), float(curve.fppi[length - 1]), 1.0 if math.isnan(miss) else miss
+    )
 
 
 def credited(evaluation: Evaluation, matched_gt: np.ndarray, terms: CurveTerms, length: int) -> np.ndarray:
@@ -166,13 +167,14 @@ class PersonMisses:
     misses: dict[str, dict[str, MissCount]]
 
     def to_dict(self) -> dict:
-        return {"threshold": self.threshold,
-                "misses": {f: {b: c.to_dict() for b, c in bins.items()} for f, bins in self.misses.items()}}
+        return {
+            "threshold": self.threshold,
+            "misses": {f: {b: c.to_dict() for b, c in bins.items()} for f, bins in self.misses.items()},
+        }
 
 
 def foreground_setting(height: float) -> Setting:
-    return Setting("foreground", (height, math.inf), frozenset({0}), "diagnosis",
-                   f"height >= {height:g}, no occlusion")
+    return Setting("foreground", (height, math.inf), frozenset({0}), "diagnosis", f"height >= {height:g}, no occlusion")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -224,9 +226,15 @@ def detection_outcomes(evaluation: Evaluation, types: ErrorTypes, proto: Protoco
     about = np.where(status == FP, types.target, -1)
     matched = np.where(status == UNSCORED, -1, evaluation.matches.matched_gt)
     in_file_order = np.argsort(evaluation.file_index)
-    return Outcomes(list(evaluation.settings), evaluation.image[in_file_order], evaluation.scores[in_file_order],
-                    status[:, in_file_order], fp_type[:, in_file_order], matched[:, in_file_order],
-                    about[:, in_file_order])
+    return Outcomes(
+        list(evaluation.settings),
+        evaluation.image[in_file_order],
+        evaluation.scores[in_file_order],
+        status[:, in_file_order],
+        fp_type[:, in_file_order],
+        matched[:, in_file_order],
+        about[:, in_file_order],
+    )
 
 
 @dataclass
@@ -266,8 +274,7 @@ class Diagnosis:
         }
 
 
-def diagnose(gt: GroundTruth, dets: Detections, params: DiagnosisParams | None = None,
-             method: str = "") -> Diagnosis:
+def diagnose(gt: GroundTruth, dets: Detections, params: DiagnosisParams | None = None, method: str = "") -> Diagnosis:
     """Diagnose one method: every setting and split with a bootstrap interval, and for each the
     false positives by type, misses by category, filtered and oracle LAMRs; the foreground operating
     point per split; the worst examples; every detection's outcome. Reads and writes nothing."""
@@ -279,11 +286,16 @@ def diagnose(gt: GroundTruth, dets: Detections, params: DiagnosisParams | None =
     types = type_false_positives(evaluation, pairs, proto)
     categories = Categories.of(gt)
 
-    bootstrap = bootstrap_intervals([evaluation], settings, splits, proto, params.resamples, params.seed,
-                                    params.level)[0]
-    views = {(setting, split): _view(evaluation, setting, split, proto, types, categories, bootstrap[(setting, split)],
-                                     params)
-             for split in splits for setting in settings}
+    bootstrap = bootstrap_intervals([evaluation], settings, splits, proto, params.resamples, params.seed, params.level)[
+        0
+    ]
+    views = {
+        (setting, split): _view(
+            evaluation, setting, split, proto, types, categories, bootstrap[(setting, split)], params
+        )
+        for split in splits
+        for setting in settings
+    }
 
     # The foreground and every person box: two matchings of their own, from the same overlaps.
     extra_ignored = np.vstack([ignore_masks(gt, [foreground_setting(params.foreground_height)]), gt.ignore[None]])
@@ -294,15 +306,25 @@ def diagnose(gt: GroundTruth, dets: Detections, params: DiagnosisParams | None =
         main = views[(main_setting, split)]
         images_mask = gt.split_mask(split)
         fg_terms = evaluation.curve_terms_of(extra.status[0], extra.matched_gt[0], extra_ignored[0], images_mask, proto)
-        foreground[split] = _foreground(evaluation, fg_terms, extra.matched_gt[0], main, types.kind[main_row],
-                                        proto, params.foreground_height)
-        person_terms = evaluation.curve_terms_of(extra.status[1], extra.matched_gt[1], extra_ignored[1], images_mask,
-                                                 proto)
+        foreground[split] = _foreground(
+            evaluation, fg_terms, extra.matched_gt[0], main, types.kind[main_row], proto, params.foreground_height
+        )
+        person_terms = evaluation.curve_terms_of(
+            extra.status[1], extra.matched_gt[1], extra_ignored[1], images_mask, proto
+        )
         persons[split] = _person_misses(evaluation, person_terms, extra.matched_gt[1], main, categories)
 
     worst = worst_examples(evaluation, types, views[(main_setting, splits[0])], params.examples)
-    return Diagnosis(method or (method_name(dets.source) if dets.source else ""), params, views, foreground,
-                     persons, worst, detection_outcomes(evaluation, types, proto), gt.describe())
+    return Diagnosis(
+        method or (method_name(dets.source) if dets.source else ""),
+        params,
+        views,
+        foreground,
+        persons,
+        worst,
+        detection_outcomes(evaluation, types, proto),
+        gt.describe(),
+    )
 
 
 def intersecting_pairs(evaluation: Evaluation) -> Pairs:
@@ -326,8 +348,16 @@ def intersecting_pairs(evaluation: Evaluation) -> Pairs:
     return Pairs(det, g, iou, iod)
 
 
-def _view(evaluation: Evaluation, setting: str, split: str, proto: Protocol, types: ErrorTypes,
-          categories: Categories, resampled: Resampled, params: DiagnosisParams) -> View:
+def _view(
+    evaluation: Evaluation,
+    setting: str,
+    split: str,
+    proto: Protocol,
+    types: ErrorTypes,
+    categories: Categories,
+    resampled: Resampled,
+    params: DiagnosisParams,
+) -> View:
     row = evaluation.setting_row[setting]
     terms = evaluation.curve_terms(setting, split, proto)
     result = evaluation.score(setting, split, proto)
@@ -335,7 +365,7 @@ def _view(evaluation: Evaluation, setting: str, split: str, proto: Protocol, typ
     op = operating_point(result, params.fppi, params.score_threshold)
     kind = types.kind[row, terms.sequence]
     false_positives = {
-        "operating_point": _type_counts(kind[:op.length]),
+        "operating_point": _type_counts(kind[: op.length]),
         "curve": _type_counts(kind),
     }
     matched = evaluation.matches.matched_gt[row]
@@ -344,8 +374,19 @@ def _view(evaluation: Evaluation, setting: str, split: str, proto: Protocol, typ
     misses = miss_counts(categories, terms.counted, missed_op, missed_end)
     filtered = filtered_lamrs(evaluation, row, terms, kind, categories, proto)
     oracles = oracle_lamrs(evaluation, row, terms, types, result, categories, missed_end, proto)
-    return View(setting, split, result, resampled.interval, op, false_positives, misses, filtered, oracles, terms,
-                resampled.lamrs)
+    return View(
+        setting,
+        split,
+        result,
+        resampled.interval,
+        op,
+        false_positives,
+        misses,
+        filtered,
+        oracles,
+        terms,
+        resampled.lamrs,
+    )
 
 
 def _type_counts(kind: np.ndarray) -> dict[str, int]:
@@ -353,8 +394,15 @@ def _type_counts(kind: np.ndarray) -> dict[str, int]:
     return {name: int(n) for name, n in zip(FP_TYPES, counts)}
 
 
-def _foreground(evaluation: Evaluation, terms: CurveTerms, matched_gt: np.ndarray, main: View,
-                main_kind: np.ndarray, proto: Protocol, height: float) -> Foreground:
+def _foreground(
+    evaluation: Evaluation,
+    terms: CurveTerms,
+    matched_gt: np.ndarray,
+    main: View,
+    main_kind: np.ndarray,
+    proto: Protocol,
+    height: float,
+) -> Foreground:
     scores = evaluation.scores[terms.sequence]
     n = terms.n_gt
     found = int(terms.positive.sum())
@@ -377,8 +425,9 @@ def _foreground(evaluation: Evaluation, terms: CurveTerms, matched_gt: np.ndarra
     return Foreground(height, n, lowest, c_star, ghosts / n_images, fps / n_images, at_op)
 
 
-def _person_misses(evaluation: Evaluation, terms: CurveTerms, matched_gt: np.ndarray, main: View,
-                   categories: Categories) -> PersonMisses:
+def _person_misses(
+    evaluation: Evaluation, terms: CurveTerms, matched_gt: np.ndarray, main: View, categories: Categories
+) -> PersonMisses:
     threshold = main.operating_point.score
     scores = evaluation.scores[terms.sequence]
     length = int(np.count_nonzero(scores >= threshold)) if threshold is not None else 0
@@ -400,18 +449,38 @@ def worst_examples(evaluation: Evaluation, types: ErrorTypes, view: View, per_ty
     for error, name in enumerate(FP_TYPES):
         for det in _first_per_frame(sequence[kind == error], evaluation.image, gt, per_type):
             target = types.target[row, det]
-            out.append(Example(
-                name, view.setting, gt.image_names[evaluation.image[det]], int(evaluation.image[det]),
-                [float(v) for v in evaluation.boxes[det]], float(evaluation.scores[det]),
-                float(gt.heights[target]) if target >= 0 else None, int(evaluation.file_index[det]),
-                int(gt.ann_ids[target]) if target >= 0 else None))
-    missed = view.terms.counted & ~credited(evaluation, evaluation.matches.matched_gt[row], view.terms,
-                                            view.operating_point.length)
+            out.append(
+                Example(
+                    name,
+                    view.setting,
+                    gt.image_names[evaluation.image[det]],
+                    int(evaluation.image[det]),
+                    [float(v) for v in evaluation.boxes[det]],
+                    float(evaluation.scores[det]),
+                    float(gt.heights[target]) if target >= 0 else None,
+                    int(evaluation.file_index[det]),
+                    int(gt.ann_ids[target]) if target >= 0 else None,
+                )
+            )
+    missed = view.terms.counted & ~credited(
+        evaluation, evaluation.matches.matched_gt[row], view.terms, view.operating_point.length
+    )
     pedestrians = np.flatnonzero(missed)
     pedestrians = pedestrians[np.lexsort((-gt.heights[pedestrians], gt.occlusion[pedestrians]))]
     for k in _first_per_frame(pedestrians, gt.ann_image, gt, per_type):
-        out.append(Example("missed", view.setting, gt.image_names[gt.ann_image[k]], int(gt.ann_image[k]),
-                           [float(v) for v in gt.boxes[k]], None, float(gt.heights[k]), None, int(gt.ann_ids[k])))
+        out.append(
+            Example(
+                "missed",
+                view.setting,
+                gt.image_names[gt.ann_image[k]],
+                int(gt.ann_image[k]),
+                [float(v) for v in gt.boxes[k]],
+                None,
+                float(gt.heights[k]),
+                None,
+                int(gt.ann_ids[k]),
+            )
+        )
     return out
 
 

@@ -52,8 +52,9 @@ class PairFacts:
                     positive, iou, _ = pair_overlaps(det_box, squarified(gt_box, ratio))
                     matching_iou[row] = 0.0
                     matching_iou[row, positive] = iou
-        return cls(pairs, ~gt.ignore[pairs.gt], ~evaluation.ignored[:, pairs.gt], det_box, gt_box, matching_iou,
-                   evaluation.iou)
+        return cls(
+            pairs, ~gt.ignore[pairs.gt], ~evaluation.ignored[:, pairs.gt], det_box, gt_box, matching_iou, evaluation.iou
+        )
 
 
 @dataclass(frozen=True)
@@ -209,8 +210,16 @@ def never_worse(fixed: Result, base: Result, proto: Protocol) -> float:
     return log_average(miss, proto)
 
 
-def oracle_lamrs(evaluation: Evaluation, row: int, terms: CurveTerms, types: ErrorTypes, base: Result,
-                 categories: Categories, missed_at_end: np.ndarray, proto: Protocol) -> dict[str, float]:
+def oracle_lamrs(
+    evaluation: Evaluation,
+    row: int,
+    terms: CurveTerms,
+    types: ErrorTypes,
+    base: Result,
+    categories: Categories,
+    missed_at_end: np.ndarray,
+    proto: Protocol,
+) -> dict[str, float]:
     """The LAMR with each kind of error fixed alone: every false-positive type's oracle, then every
     fix of misses (the order of FALSE_POSITIVE_TYPES and MISS_FIXES)."""
     sequence, positive = terms.sequence, terms.positive

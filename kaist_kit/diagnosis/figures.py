@@ -15,8 +15,9 @@ from .compute import Diagnosis, View
 from .error_types import FP_TYPES, ORACLES
 
 
-def draw_example(gt: GroundTruth, dets: Detections, example, pictures: tuple[Path, Path], path: Path,
-                 view: View) -> Path:
+def draw_example(
+    gt: GroundTruth, dets: Detections, example, pictures: tuple[Path, Path], path: Path, view: View
+) -> Path:
     """The example's frame with the ground truth and the detections of the operating point; a false
     positive in its own colour, a missed pedestrian labelled as such."""
     from ..show import draw_frame
@@ -33,12 +34,17 @@ def draw_example(gt: GroundTruth, dets: Detections, example, pictures: tuple[Pat
         shown_gt = dataclasses.replace(gt, labels=labels)
     else:
         one = [example.detection]
-        lists.append((f"{example.error} false positive",
-                      Detections(dets.image[one], dets.boxes[one], dets.scores[one])))
+        lists.append(
+            (f"{example.error} false positive", Detections(dets.image[one], dets.boxes[one], dets.scores[one]))
+        )
         others[example.detection] = False
         limit = min(limit, example.score)
-    lists.append((f"other detections scoring {limit:.2f} or more",
-                  Detections(dets.image[others], dets.boxes[others], dets.scores[others])))
+    lists.append(
+        (
+            f"other detections scoring {limit:.2f} or more",
+            Detections(dets.image[others], dets.boxes[others], dets.scores[others]),
+        )
+    )
     draw_frame(shown_gt, example.image, pictures[0], pictures[1], path, lists, score_threshold=limit)
     return path
 
@@ -61,8 +67,13 @@ def plot_curves(diagnosis: Diagnosis, path: Path) -> Path:
     return path
 
 
-def _grouped_bars(ax, groups: Sequence[str], series: dict[str, Sequence[float | None]], colours: dict[str, str],
-                  horizontal: bool = False) -> None:
+def _grouped_bars(
+    ax,
+    groups: Sequence[str],
+    series: dict[str, Sequence[float | None]],
+    colours: dict[str, str],
+    horizontal: bool = False,
+) -> None:
     """A bar per group and series, a series (a split) in its colour. A value of None, where the
     series has nothing to measure, is a cross on the axis instead of a bar, which would read 0."""
     from matplotlib.lines import Line2D
@@ -78,8 +89,9 @@ def _grouped_bars(ax, groups: Sequence[str], series: dict[str, Sequence[float | 
         # An edge in the bar's colour keeps a bar of height 0 visible as a line.
         edges = [0.0 if v is None else 0.8 for v in values]
         style = dict(color=colours[label], edgecolor=colours[label], linewidth=edges, label=label)
-        handles.append(ax.barh(offset, heights, height=width, **style) if horizontal
-                       else ax.bar(offset, heights, width, **style))
+        handles.append(
+            ax.barh(offset, heights, height=width, **style) if horizontal else ax.bar(offset, heights, width, **style)
+        )
         empty = [o for o, v in zip(offset, values) if v is None]
         if empty:
             xy = ([0.0] * len(empty), empty) if horizontal else (empty, [0.0] * len(empty))
@@ -102,8 +114,10 @@ def plot_false_positives(diagnosis: Diagnosis, path: Path) -> Path:
 
     fig, axes = new_figure(1, 2, width=5.4)
     main = [diagnosis.view(diagnosis.params.main_setting, s) for s in diagnosis.params.splits]
-    for ax, where, title in ((axes[0][0], "operating_point", "at the operating point"),
-                             (axes[0][1], "curve", "over the whole curve")):
+    for ax, where, title in (
+        (axes[0][0], "operating_point", "at the operating point"),
+        (axes[0][1], "curve", "over the whole curve"),
+    ):
         series = {v.split: [v.false_positives[where][t] / max(v.n_images, 1) for t in FP_TYPES] for v in main}
         _grouped_bars(ax, FP_TYPES, series, series_colours(diagnosis.params.splits))
         ax.set_ylabel("false positives per image")
@@ -123,8 +137,12 @@ def plot_misses(diagnosis: Diagnosis, path: Path) -> Path:
     panels = [
         (axes[0][0], "height (fine)", {v.split: v.misses for v in main}, f"{setting}: by height (px)"),
         (axes[0][1], "occlusion", {v.split: v.misses for v in main}, f"{setting}: by occlusion"),
-        (axes[0][2], "position", {s: diagnosis.persons[s].misses for s in diagnosis.params.splits},
-         "every person: by position"),
+        (
+            axes[0][2],
+            "position",
+            {s: diagnosis.persons[s].misses for s in diagnosis.params.splits},
+            "every person: by position",
+        ),
     ]
     for ax, family, by_split, title in panels:
         first = next(iter(by_split.values()))[family]

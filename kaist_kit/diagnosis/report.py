@@ -23,8 +23,12 @@ from .figures import draw_example, plot_curves, plot_false_positives, plot_misse
 
 JSON_NAME = "diagnosis.json"
 REPORT_NAME = "report.md"
-FIGURES = {"curves": "mr-fppi.png", "false_positives": "false-positives.png", "misses": "misses.png",
-           "oracles": "oracles.png"}
+FIGURES = {
+    "curves": "mr-fppi.png",
+    "false_positives": "false-positives.png",
+    "misses": "misses.png",
+    "oracles": "oracles.png",
+}
 EXAMPLES_DIR = "examples"
 
 
@@ -41,13 +45,18 @@ def tables(diagnosis: Diagnosis, detailed: bool = True) -> list[Table]:
     p = d.params
     splits = list(p.splits)
     level = f"{100 * p.level:g} %"
-    out = [Table(
-        f"LAMR (%){lamr_variant(p.iou, own_fppi_range(p.scoring_protocol))} of {d.method}, {p.protocol} protocol, "
-        f"with {level} intervals",
-        ["setting"] + splits,
-        [[s] + [with_interval(d.view(s, split).result.lamr, d.view(s, split).interval) for split in splits]
-         for s in p.settings],
-        f"Percentile intervals from {p.resamples} image-level bootstrap resamples (seed {p.seed}).")]
+    out = [
+        Table(
+            f"LAMR (%){lamr_variant(p.iou, own_fppi_range(p.scoring_protocol))} of {d.method}, {p.protocol} protocol, "
+            f"with {level} intervals",
+            ["setting"] + splits,
+            [
+                [s] + [with_interval(d.view(s, split).result.lamr, d.view(s, split).interval) for split in splits]
+                for s in p.settings
+            ],
+            f"Percentile intervals from {p.resamples} image-level bootstrap resamples (seed {p.seed}).",
+        )
+    ]
     main = [d.view(p.main_setting, split) for split in splits]
 
     for where, title in (("operating_point", "at the operating point"), ("curve", "over the whole curve")):
@@ -57,13 +66,23 @@ def tables(diagnosis: Diagnosis, detailed: bool = True) -> list[Table]:
         rows = []
         for v in main:
             score = v.operating_point.score
-            rows.append([v.split] + ([f"{score:.4g}" if score is not None else "-"] if at_op else [])
-                        + [str(v.false_positives[where][t]) for t in FP_TYPES] + [f"{v.ghosts_per_image(where):.3f}"])
-        out.append(Table(f"False positives by type, {p.main_setting}, {title}",
-                         ["split"] + (["score at op"] if at_op else []) + list(FP_TYPES)
-                         + ["ghosts per image"], rows,
-                         f"Operating point: {operating_rule(d)}. Each false positive has one type, in the "
-                         "precedence duplicate, scale, localization, ghost." if at_op else ""))
+            rows.append(
+                [v.split]
+                + ([f"{score:.4g}" if score is not None else "-"] if at_op else [])
+                + [str(v.false_positives[where][t]) for t in FP_TYPES]
+                + [f"{v.ghosts_per_image(where):.3f}"]
+            )
+        out.append(
+            Table(
+                f"False positives by type, {p.main_setting}, {title}",
+                ["split"] + (["score at op"] if at_op else []) + list(FP_TYPES) + ["ghosts per image"],
+                rows,
+                f"Operating point: {operating_rule(d)}. Each false positive has one type, in the "
+                "precedence duplicate, scale, localization, ghost."
+                if at_op
+                else "",
+            )
+        )
 
     rows = []
     for family in ("height", "height (fine)", "occlusion", "period"):
@@ -72,31 +91,61 @@ def tables(diagnosis: Diagnosis, detailed: bool = True) -> list[Table]:
             if any(v.misses[family][name].pedestrians for v in main):
                 rows.append([f"{family}: {name}"] + cells)
     at_end = ", and with every detection of the curve" if detailed else ""
-    out.append(Table(f"Missed pedestrians, {p.main_setting}: missed / pedestrians at the operating point{at_end}",
-                     ["pedestrians"] + splits, rows,
-                     f"Each split is read at its own operating point, {operating_rule(d)} on that split's own "
-                     "curve, whose score the false positives' table gives: a pedestrian of a day image can be "
-                     "missed in 'day' and found in 'all'. Heights in pixels: far < 45, medium 45-115, near >= 115."))
+    out.append(
+        Table(
+            f"Missed pedestrians, {p.main_setting}: missed / pedestrians at the operating point{at_end}",
+            ["pedestrians"] + splits,
+            rows,
+            f"Each split is read at its own operating point, {operating_rule(d)} on that split's own "
+            "curve, whose score the false positives' table gives: a pedestrian of a day image can be "
+            "missed in 'day' and found in 'all'. Heights in pixels: far < 45, medium 45-115, near >= 115.",
+        )
+    )
 
     rows = []
     for name in ORACLES:
         rows.append([name] + [f"{percent(v.oracles[name])} ({_signed(v.oracles[name] - v.result.lamr)})" for v in main])
-    out.append(Table(f"Oracles, {p.main_setting}: LAMR (%) with one error type fixed (change)",
-                     ["fix"] + splits, [["none"] + [percent(v.result.lamr) for v in main]] + rows,
-                     "Duplicates and ghosts are removed; scale and localization errors become true positives of "
-                     "their pedestrian when it is still free, else are removed; missed pedestrians of a height "
-                     "are added as found at the top of the curve."))
+    out.append(
+        Table(
+            f"Oracles, {p.main_setting}: LAMR (%) with one error type fixed (change)",
+            ["fix"] + splits,
+            [["none"] + [percent(v.result.lamr) for v in main]] + rows,
+            "Duplicates and ghosts are removed; scale and localization errors become true positives of "
+            "their pedestrian when it is still free, else are removed; missed pedestrians of a height "
+            "are added as found at the top of the curve.",
+        )
+    )
 
     rows = []
     for split in splits:
         f = d.foreground[split]
-        rows.append([split, str(f.pedestrians), percent(f.lowest_miss_rate),
-                     "-" if f.c_star is None else f"{f.c_star:.4g}", f"{f.ghosts_per_image:.3f}", f"{f.fppi:.3f}",
-                     percent(f.miss_rate_at_operating_point)])
-    out.append(Table(f"Foreground: unoccluded pedestrians of {p.foreground_height:g} px or taller (near the vehicle)",
-                     ["split", "pedestrians", "lowest miss rate (%)", "c*", "ghosts per image at c*",
-                      "FPPI at c*", "miss rate at op (%)"], rows,
-                     "c* is the highest score threshold that reaches the lowest foreground miss rate."))
+        rows.append(
+            [
+                split,
+                str(f.pedestrians),
+                percent(f.lowest_miss_rate),
+                "-" if f.c_star is None else f"{f.c_star:.4g}",
+                f"{f.ghosts_per_image:.3f}",
+                f"{f.fppi:.3f}",
+                percent(f.miss_rate_at_operating_point),
+            ]
+        )
+    out.append(
+        Table(
+            f"Foreground: unoccluded pedestrians of {p.foreground_height:g} px or taller (near the vehicle)",
+            [
+                "split",
+                "pedestrians",
+                "lowest miss rate (%)",
+                "c*",
+                "ghosts per image at c*",
+                "FPPI at c*",
+                "miss rate at op (%)",
+            ],
+            rows,
+            "c* is the highest score threshold that reaches the lowest foreground miss rate.",
+        )
+    )
     if not detailed:
         return out
 
@@ -108,21 +157,30 @@ def tables(diagnosis: Diagnosis, detailed: bool = True) -> list[Table]:
                 entry = v.filtered.get(family, {}).get(name)
                 cells.append("-" if entry is None else f"{percent(entry['lamr'])} / {percent(entry['lamr_ghosts'])}")
             rows.append(["every pedestrian of the setting" if family == "all" else f"{family}: {name}"] + cells)
-    out.append(Table(f"Filtered LAMR (%), {p.main_setting}: every false positive / ghost detections only",
-                     ["pedestrians"] + splits, rows,
-                     "The miss rate counts only the category's pedestrians; the second number reads the curve "
-                     "at ghost detections per image instead of all false positives per image."))
+    out.append(
+        Table(
+            f"Filtered LAMR (%), {p.main_setting}: every false positive / ghost detections only",
+            ["pedestrians"] + splits,
+            rows,
+            "The miss rate counts only the category's pedestrians; the second number reads the curve "
+            "at ghost detections per image instead of all false positives per image.",
+        )
+    )
 
     rows = []
     for family in ("position", "height", "occlusion"):
         for name in d.persons[splits[0]].misses[family]:
-            rows.append([f"{family}: {name}"] + [_miss_cell(d.persons[s].misses[family][name], True)
-                                                 for s in splits])
-    out.append(Table("Every box labelled person: missed / persons at each split's operating-point score, and with "
-                     "every detection",
-                     ["persons"] + splits, rows,
-                     "Unlike the settings, this counts people of any size and occlusion, and those within 5 px "
-                     "of the border (truncated: touching or crossing it), which every setting ignores."))
+            rows.append([f"{family}: {name}"] + [_miss_cell(d.persons[s].misses[family][name], True) for s in splits])
+    out.append(
+        Table(
+            "Every box labelled person: missed / persons at each split's operating-point score, and with "
+            "every detection",
+            ["persons"] + splits,
+            rows,
+            "Unlike the settings, this counts people of any size and occlusion, and those within 5 px "
+            "of the border (truncated: touching or crossing it), which every setting ignores.",
+        )
+    )
     return out
 
 
@@ -167,14 +225,36 @@ def matches_table(diagnosis: Diagnosis, gt: GroundTruth) -> Table:
     score = [repr(s) for s in o.score.tolist()]
     statuses = np.array(OUTCOMES, dtype=object)
     fp_types = np.array(list(FP_TYPES) + [""], dtype=object)  # -1, no false positive, reads ""
-    per_setting = [(statuses[o.status[row]].tolist(), fp_types[o.fp_type[row]].tolist(),
-                    _annotation_ids(gt, o.matched[row]), _annotation_ids(gt, o.about[row]))
-                   for row in range(len(o.settings))]
-    rows = [[detection[d], image_id[d], frame[d], score[d], setting, status[d], fp_type[d], matched[d], about[d]]
-            for d in range(n) for setting, (status, fp_type, matched, about) in zip(o.settings, per_setting)]
-    return Table(f"Matches of {diagnosis.method}", ["detection", "image_id", "frame", "score", "setting", "status",
-                                                    "false_positive_type", "annotation_id", "error_annotation_id"],
-                 rows, label_columns=9)
+    per_setting = [
+        (
+            statuses[o.status[row]].tolist(),
+            fp_types[o.fp_type[row]].tolist(),
+            _annotation_ids(gt, o.matched[row]),
+            _annotation_ids(gt, o.about[row]),
+        )
+        for row in range(len(o.settings))
+    ]
+    rows = [
+        [detection[d], image_id[d], frame[d], score[d], setting, status[d], fp_type[d], matched[d], about[d]]
+        for d in range(n)
+        for setting, (status, fp_type, matched, about) in zip(o.settings, per_setting)
+    ]
+    return Table(
+        f"Matches of {diagnosis.method}",
+        [
+            "detection",
+            "image_id",
+            "frame",
+            "score",
+            "setting",
+            "status",
+            "false_positive_type",
+            "annotation_id",
+            "error_annotation_id",
+        ],
+        rows,
+        label_columns=9,
+    )
 
 
 def _annotation_ids(gt: GroundTruth, index: np.ndarray) -> list[str]:
@@ -188,30 +268,40 @@ def write_matches(diagnosis: Diagnosis, gt: GroundTruth, path: str | os.PathLike
     return Path(path)
 
 
-def to_markdown(diagnosis: Diagnosis, figures: dict[str, str] | None = None,
-                pictures: dict[int, str] | None = None) -> str:
+def to_markdown(
+    diagnosis: Diagnosis, figures: dict[str, str] | None = None, pictures: dict[int, str] | None = None
+) -> str:
     """The report: every table, then the ``figures`` (name -> path) and the worst examples, linked
     to their ``pictures`` (example index -> path) where they were drawn."""
     d = diagnosis
     pictures = pictures or {}
     variant = lamr_variant(d.params.iou, own_fppi_range(d.params.scoring_protocol))
-    lines = [f"# Diagnosis of {d.method}", "",
-             f"Ground truth: {d.ground_truth}. Protocol: {d.params.protocol}. Main setting: {d.params.main_setting}."
-             + (f" Matched and read as the LAMR{variant}." if variant else ""),
-             ""]
+    lines = [
+        f"# Diagnosis of {d.method}",
+        "",
+        f"Ground truth: {d.ground_truth}. Protocol: {d.params.protocol}. Main setting: {d.params.main_setting}."
+        + (f" Matched and read as the LAMR{variant}." if variant else ""),
+        "",
+    ]
     lines += markdown_sections(tables(d))
     if figures:
         lines += ["## Figures", ""]
         for name, path in figures.items():
             lines += [f"![{name}]({path})", ""]
     if d.examples:
-        lines += ["## Worst examples", "", "| error | frame | box (x, y, w, h) | score | pedestrian height | picture |",
-                  "|---|---|---|---:|---:|---|"]
+        lines += [
+            "## Worst examples",
+            "",
+            "| error | frame | box (x, y, w, h) | score | pedestrian height | picture |",
+            "|---|---|---|---:|---:|---|",
+        ]
         for k, e in enumerate(d.examples):
             box = ", ".join(f"{v:.0f}" for v in e.box)
             picture = f"[{Path(pictures[k]).name}]({pictures[k]})" if k in pictures else ""
-            lines.append(f"| {e.error} | {e.frame} | {box} | {'' if e.score is None else f'{e.score:.3f}'} | "
-                         f"{'' if e.height is None else f'{e.height:.0f}'} | {picture} |")
+            lines.append(
+                f"| {e.error} | {e.frame} | {box} | {'' if e.score is None else f'{e.score:.3f}'} | "
+                f"{'' if e.height is None else f'{e.height:.0f}'} | {picture} |"
+            )
         lines.append("")
     return "\n".join(lines)
 
@@ -239,13 +329,16 @@ class ReportPlan:
 
     @property
     def files(self) -> list[Path]:
-        return ([self.folder / name for name in FIGURES.values()]
-                + [self.folder / relative for _, relative, _ in self.examples]
-                + [self.folder / JSON_NAME, self.folder / REPORT_NAME])
+        return (
+            [self.folder / name for name in FIGURES.values()]
+            + [self.folder / relative for _, relative, _ in self.examples]
+            + [self.folder / JSON_NAME, self.folder / REPORT_NAME]
+        )
 
 
-def plan_report(diagnosis: Diagnosis, out_dir: str | os.PathLike,
-                images: Sequence[str | os.PathLike] = ()) -> ReportPlan:
+def plan_report(
+    diagnosis: Diagnosis, out_dir: str | os.PathLike, images: Sequence[str | os.PathLike] = ()
+) -> ReportPlan:
     """The files `write_report` would write into ``out_dir``, and the pictures under the ``images``
     folders it would draw the examples on, which become inputs of the command now (see
     `kaist_kit.files.note_input`), before anything is written."""
@@ -264,8 +357,14 @@ def plan_report(diagnosis: Diagnosis, out_dir: str | os.PathLike,
     return ReportPlan(Path(out_dir), examples)
 
 
-def write_report(diagnosis: Diagnosis, gt: GroundTruth, dets: Detections, out_dir: str | os.PathLike,
-                 images: Sequence[str | os.PathLike] = (), plan: ReportPlan | None = None) -> WrittenReport:
+def write_report(
+    diagnosis: Diagnosis,
+    gt: GroundTruth,
+    dets: Detections,
+    out_dir: str | os.PathLike,
+    images: Sequence[str | os.PathLike] = (),
+    plan: ReportPlan | None = None,
+) -> WrittenReport:
     """diagnosis.json, report.md, the figures, and the examples whose frames have pictures under
     ``images`` (folders) drawn (``plan``, when `plan_report` made it already); each file written
     atomically, and every one checked before the first is written. ``gt`` and ``dets`` are those
@@ -275,8 +374,12 @@ def write_report(diagnosis: Diagnosis, gt: GroundTruth, dets: Detections, out_di
     out = make_folder(out_dir)
     written = []
     figures = {}
-    for name, draw in (("curves", plot_curves), ("false_positives", plot_false_positives),
-                       ("misses", plot_misses), ("oracles", plot_oracles)):
+    for name, draw in (
+        ("curves", plot_curves),
+        ("false_positives", plot_false_positives),
+        ("misses", plot_misses),
+        ("oracles", plot_oracles),
+    ):
         written.append(draw(diagnosis, out / FIGURES[name]))
         figures[name] = FIGURES[name]
     pictures = {}

@@ -46,10 +46,17 @@ class DiagnosedFile:
         return []
 
 
-def diagnose_file(path: str | os.PathLike, gt: GroundTruth, params: DiagnosisParams | None = None,
-                  options: ReadOptions | None = None, name: str | None = None, *,
-                  out_dir: str | os.PathLike | None = None, pictures: Sequence[str | os.PathLike] = (),
-                  matches: str | os.PathLike | None = None) -> DiagnosedFile:
+def diagnose_file(
+    path: str | os.PathLike,
+    gt: GroundTruth,
+    params: DiagnosisParams | None = None,
+    options: ReadOptions | None = None,
+    name: str | None = None,
+    *,
+    out_dir: str | os.PathLike | None = None,
+    pictures: Sequence[str | os.PathLike] = (),
+    matches: str | os.PathLike | None = None,
+) -> DiagnosedFile:
     """Read ``path`` (as ``options`` say) and inspect it, diagnose it (``params``), and write the
     report into ``out_dir`` (examples drawn from the pictures under the ``pictures`` folders) and
     every detection's outcome to ``matches``, when given. The outputs and the splits are checked

@@ -37,9 +37,13 @@ def _imports(name: str, path: Path) -> tuple[set[str], set[str]]:
     import guarded by ``except ImportError`` (msgspec's fast path) is not needed, and left out."""
     tree = ast.parse(read_bytes(path), str(path))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    guarded = {id(inner) for node in ast.walk(tree) if isinstance(node, ast.Try)
-               and any(_catches_import_error(handler) for handler in node.handlers)
-               for statement in node.body for inner in ast.walk(statement)}
+    guarded = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Try) and any(_catches_import_error(handler) for handler in node.handlers)
+        for statement in node.body
+        for inner in ast.walk(statement)
+    }
     kit, outside = set(), set()
     for node in ast.walk(tree):
         if id(node) in guarded:
@@ -87,19 +91,25 @@ def core_modules(entry: str = ENTRY_MODULE) -> dict[str, Path]:
             raise RuntimeError(f"{name} is imported by the scorer but is not a module of the kit")
         seen[name] = path
         kit, outside = _imports(name, path)
-        stray = {m for m in outside if m not in sys.stdlib_module_names and m not in ALLOWED_THIRD_PARTY
-                 and m != "__future__"}
+        stray = {
+            m
+            for m in outside
+            if m not in sys.stdlib_module_names and m not in ALLOWED_THIRD_PARTY and m != "__future__"
+        }
         if stray:
-            raise RuntimeError(f"{name} imports {', '.join(sorted(stray))}: the scorer copied into a bundle may "
-                               "need only the standard library and numpy")
+            raise RuntimeError(
+                f"{name} imports {', '.join(sorted(stray))}: the scorer copied into a bundle may "
+                "need only the standard library and numpy"
+            )
         todo += [m for m in kit if m not in seen]
     return dict(sorted(seen.items()))
 
 
 def core_files(prefix: str = "") -> dict[str, bytes]:
     """The copied core as zip members: ``prefix`` + ``kaist_kit/...py``, by name."""
-    return {prefix + path.relative_to(PACKAGE_ROOT.parent).as_posix(): read_bytes(path)
-            for path in core_modules().values()}
+    return {
+        prefix + path.relative_to(PACKAGE_ROOT.parent).as_posix(): read_bytes(path) for path in core_modules().values()
+    }
 
 
 def zip_bytes(members: dict[str, bytes]) -> bytes:
@@ -155,5 +165,9 @@ def logo_png(size: int = 128) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
     header = struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"".join(rows), 9))
-            + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"".join(rows), 9))
+        + chunk(b"IEND", b"")
+    )

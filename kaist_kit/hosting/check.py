@@ -81,7 +81,7 @@ class CheckReport:
 
 
 def metric_direction(label: str, description: str = "") -> str | None:
-    """"lower" for a miss rate or an error, "higher" for an AP, AR or accuracy, None when unclear."""
+    """ "lower" for a miss rate or an error, "higher" for an AP, AR or accuracy, None when unclear."""
     for text in (label, description):
         lower, higher = bool(_LOWER.search(text)), bool(_HIGHER.search(text))
         if lower != higher:
@@ -115,6 +115,7 @@ def check_bundle(path: str | os.PathLike, run: bool = True, timeout: float = RUN
 
 # --- reading ------------------------------------------------------------------------------------
 
+
 def _unpacked(path: Path, scratch: Path) -> Path:
     if path.is_dir():
         return path
@@ -132,8 +133,7 @@ def _find_config(root: Path, shown: Path) -> Path:
         found = [p for name in names for p in sorted(root.glob(depth + name))]
         if found:
             return found[0]
-    raise InputError("neither challenge_config.yaml (EvalAI) nor competition.yaml (Codabench) is in the bundle",
-                     shown)
+    raise InputError("neither challenge_config.yaml (EvalAI) nor competition.yaml (Codabench) is in the bundle", shown)
 
 
 def _read_yaml(path: Path) -> dict:
@@ -144,15 +144,18 @@ def _parse_yaml(data: bytes, path: Path) -> dict:
     try:
         import yaml
     except ImportError:
-        raise InputError("`kaist-kit host check` reads YAML with PyYAML, as both platforms do: pip install pyyaml "
-                         "(or kaist-kit[host])") from None
+        raise InputError(
+            "`kaist-kit host check` reads YAML with PyYAML, as both platforms do: pip install pyyaml "
+            "(or kaist-kit[host])"
+        ) from None
     text = data.decode("utf-8", errors="replace")
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        raise InputError(f"invalid YAML: {getattr(exc, 'problem', None) or exc}", path,
-                         mark.line + 1 if mark else None) from None
+        raise InputError(
+            f"invalid YAML: {getattr(exc, 'problem', None) or exc}", path, mark.line + 1 if mark else None
+        ) from None
     if not isinstance(data, dict):
         raise InputError("the configuration is not a YAML mapping", path)
     return data
@@ -174,9 +177,16 @@ def _types(text: object) -> list[str]:
 
 # --- EvalAI -------------------------------------------------------------------------------------
 
+
 def _check_evalai(data: dict, base: Path, report: CheckReport, config: Path) -> None:
-    for key in ("description", "evaluation_details", "terms_and_conditions", "submission_guidelines", "image",
-                "evaluation_script"):
+    for key in (
+        "description",
+        "evaluation_details",
+        "terms_and_conditions",
+        "submission_guidelines",
+        "image",
+        "evaluation_script",
+    ):
         _exists(report, base, data.get(key), key)
     leaderboards = {lb.get("id"): lb for lb in data.get("leaderboard") or [] if isinstance(lb, dict)}
     if not leaderboards:
@@ -187,8 +197,13 @@ def _check_evalai(data: dict, base: Path, report: CheckReport, config: Path) -> 
         metadata = schema.get("metadata") or {}
         default = schema.get("default_order_by")
         if default not in labels:
-            report.problems.append(Problem(ERROR, "default-order", f"leaderboard {lb_id}: default_order_by {default!r} "
-                                                                   "is not one of its labels"))
+            report.problems.append(
+                Problem(
+                    ERROR,
+                    "default-order",
+                    f"leaderboard {lb_id}: default_order_by {default!r} is not one of its labels",
+                )
+            )
         descriptions: dict[str, list[str]] = defaultdict(list)
         for label in labels:
             meta = metadata.get(label) or {}
@@ -201,15 +216,27 @@ def _check_evalai(data: dict, base: Path, report: CheckReport, config: Path) -> 
             ascending = meta.get("sort_ascending")
             if direction and ascending is not None and bool(ascending) != (direction == "lower"):
                 way = "ascending (lowest first)" if ascending else "descending (highest first)"
-                report.problems.append(Problem(ERROR, "sort-order", f"label {label!r} is sorted {way}, but a "
-                                               f"{'miss rate' if direction == 'lower' else 'higher-is-better metric'}"
-                                               f" ranks {'lowest' if direction == 'lower' else 'highest'} first: "
-                                               f"sort_ascending: {str(direction == 'lower').lower()}"))
+                report.problems.append(
+                    Problem(
+                        ERROR,
+                        "sort-order",
+                        f"label {label!r} is sorted {way}, but a "
+                        f"{'miss rate' if direction == 'lower' else 'higher-is-better metric'}"
+                        f" ranks {'lowest' if direction == 'lower' else 'highest'} first: "
+                        f"sort_ascending: {str(direction == 'lower').lower()}",
+                    )
+                )
         for description, same in descriptions.items():
             if len(same) > 1:
-                report.problems.append(Problem(ERROR, "same-description", f"labels {', '.join(map(repr, same))} share "
-                                               f"one description ({description!r}): a participant cannot tell them "
-                                               "apart"))
+                report.problems.append(
+                    Problem(
+                        ERROR,
+                        "same-description",
+                        f"labels {', '.join(map(repr, same))} share "
+                        f"one description ({description!r}): a participant cannot tell them "
+                        "apart",
+                    )
+                )
         for split in data.get("challenge_phase_splits") or []:
             if not isinstance(split, dict) or split.get("leaderboard_id") != lb_id or default not in labels:
                 continue
@@ -217,11 +244,17 @@ def _check_evalai(data: dict, base: Path, report: CheckReport, config: Path) -> 
             descending = split.get("is_leaderboard_order_descending", True)
             default_note = "" if "is_leaderboard_order_descending" in split else ", the default"
             if direction and bool(descending) != (direction == "higher"):
-                report.problems.append(Problem(ERROR, "default-order", f"phase {split.get('challenge_phase_id')}: the "
-                                               f"leaderboard is ranked by {default!r} "
-                                               f"{'highest' if descending else 'lowest'} first "
-                                               f"(is_leaderboard_order_descending: {bool(descending)}{default_note}"
-                                               f"), which puts the worst entry on top"))
+                report.problems.append(
+                    Problem(
+                        ERROR,
+                        "default-order",
+                        f"phase {split.get('challenge_phase_id')}: the "
+                        f"leaderboard is ranked by {default!r} "
+                        f"{'highest' if descending else 'lowest'} first "
+                        f"(is_leaderboard_order_descending: {bool(descending)}{default_note}"
+                        f"), which puts the worst entry on top",
+                    )
+                )
     for phase in data.get("challenge_phases") or []:
         if not isinstance(phase, dict):
             continue
@@ -230,8 +263,14 @@ def _check_evalai(data: dict, base: Path, report: CheckReport, config: Path) -> 
         _exists(report, base, phase.get("test_annotation_file"), f"phase {name!r} test_annotation_file")
         for kind in _types(phase.get("allowed_submission_file_types", EVALAI_DEFAULT_TYPES)):
             if kind not in UPLOAD_TYPES and kind != ".gz":
-                report.problems.append(Problem(ERROR, "file-type", f"phase {name!r} accepts {kind} uploads, which no "
-                                               f"KAIST result is written as (results are {', '.join(UPLOAD_TYPES)})"))
+                report.problems.append(
+                    Problem(
+                        ERROR,
+                        "file-type",
+                        f"phase {name!r} accepts {kind} uploads, which no "
+                        f"KAIST result is written as (results are {', '.join(UPLOAD_TYPES)})",
+                    )
+                )
 
 
 def _evalai_probes(annotation: Path, scratch: Path, types: list[str]) -> list[tuple[str, Path]]:
@@ -240,7 +279,7 @@ def _evalai_probes(annotation: Path, scratch: Path, types: list[str]) -> list[tu
     return chosen + [("malformed .json", probes["malformed .json"])]
 
 
-_HARNESS = r'''
+_HARNESS = r"""
 import importlib, json, sys, traceback
 compute, package, calls, out = sys.argv[1:]
 sys.path.append(compute)
@@ -264,7 +303,7 @@ for annotation, upload, codename in json.loads(calls):
     done.append(record)
 with open(out, "w") as handle:
     json.dump(done, handle)
-'''
+"""
 
 
 def _run_evalai(data: dict, base: Path, report: CheckReport, scratch: Path, timeout: float) -> None:
@@ -276,14 +315,23 @@ def _run_evalai(data: dict, base: Path, report: CheckReport, scratch: Path, time
     calls, shown = [], []
     for k, phase in enumerate(p for p in data.get("challenge_phases") or [] if isinstance(p, dict)):
         annotation = base / phase["test_annotation_file"]
-        types = [t for t in _types(phase.get("allowed_submission_file_types", EVALAI_DEFAULT_TYPES))
-                 if t in (".json", ".txt", ".zip", ".tar", ".tgz", ".gz")]
+        types = [
+            t
+            for t in _types(phase.get("allowed_submission_file_types", EVALAI_DEFAULT_TYPES))
+            if t in (".json", ".txt", ".zip", ".tar", ".tgz", ".gz")
+        ]
         for kind, upload in _evalai_probes(annotation, scratch / f"probes-{k}", types):
             calls.append([str(annotation), str(upload), str(phase.get("codename"))])
             shown.append((kind, phase))
     out = scratch / "evalai-run.json"
-    records = _run_python(_HARNESS, [str(compute), "challenge_data.challenge_1", json.dumps(calls), str(out)],
-                          out, timeout, report, "the evaluation script")
+    records = _run_python(
+        _HARNESS,
+        [str(compute), "challenge_data.challenge_1", json.dumps(calls), str(out)],
+        out,
+        timeout,
+        report,
+        "the evaluation script",
+    )
     report.ran = records is not None
     for record, (kind, phase) in zip(records or [], shown):
         report.probes.append({"type": kind, "phase": phase.get("codename"), **record})
@@ -293,43 +341,73 @@ def _run_evalai(data: dict, base: Path, report: CheckReport, scratch: Path, time
 def _judge_evalai(record: dict, kind: str, phase: dict, data: dict, report: CheckReport) -> None:
     codename = phase.get("codename")
     if "raised" in record:
-        report.problems.append(Problem(ERROR, "traceback", f"phase {codename!r}: evaluate() raises on a {kind} upload "
-                                       f"({record['raised']}): EvalAI shows the participant its traceback"))
+        report.problems.append(
+            Problem(
+                ERROR,
+                "traceback",
+                f"phase {codename!r}: evaluate() raises on a {kind} upload "
+                f"({record['raised']}): EvalAI shows the participant its traceback",
+            )
+        )
         return
     if kind.startswith("malformed"):
         return
     output = record.get("output")
     results = output.get("result") if isinstance(output, dict) else None
     if not isinstance(results, list) or not results:
-        report.problems.append(Problem(ERROR, "mis-score", f"phase {codename!r}: evaluate() returns no result for "
-                                       f"a {kind} upload of the test annotations' own boxes"
-                                       + _said(record)))
+        report.problems.append(
+            Problem(
+                ERROR,
+                "mis-score",
+                f"phase {codename!r}: evaluate() returns no result for "
+                f"a {kind} upload of the test annotations' own boxes" + _said(record),
+            )
+        )
         return
     splits = {s.get("codename") for s in data.get("dataset_splits") or [] if isinstance(s, dict)}
     labels_of = _evalai_labels(data, phase)
     for entry in results:
         if not isinstance(entry, dict) or len(entry) != 1:
-            report.problems.append(Problem(ERROR, "result", f"phase {codename!r}: a result entry is not one "
-                                           "{split codename: {label: value}}"))
+            report.problems.append(
+                Problem(
+                    ERROR,
+                    "result",
+                    f"phase {codename!r}: a result entry is not one {{split codename: {{label: value}}}}",
+                )
+            )
             continue
-        (split, values), = entry.items()
+        ((split, values),) = entry.items()
         if split not in splits:
-            report.problems.append(Problem(ERROR, "result", f"phase {codename!r}: evaluate() returns split {split!r}, "
-                                           "which dataset_splits does not define"))
+            report.problems.append(
+                Problem(
+                    ERROR,
+                    "result",
+                    f"phase {codename!r}: evaluate() returns split {split!r}, which dataset_splits does not define",
+                )
+            )
             continue
         labels = labels_of.get(split, [])
         missing = [label for label in labels if label not in values]
         if missing:
-            report.problems.append(Problem(ERROR, "label-not-returned", f"phase {codename!r}: evaluate() never returns "
-                                           f"{', '.join(map(repr, missing))} (it returns "
-                                           f"{', '.join(map(repr, values)) or 'nothing'})"))
+            report.problems.append(
+                Problem(
+                    ERROR,
+                    "label-not-returned",
+                    f"phase {codename!r}: evaluate() never returns "
+                    f"{', '.join(map(repr, missing))} (it returns "
+                    f"{', '.join(map(repr, values)) or 'nothing'})",
+                )
+            )
         _judge_perfect(values, labels, kind, f"phase {codename!r}", report)
 
 
 def _evalai_labels(data: dict, phase: dict) -> dict[str, list[str]]:
     """The labels each dataset split of this phase shows."""
-    boards = {lb.get("id"): (lb.get("schema") or {}).get("labels") or [] for lb in data.get("leaderboard") or []
-              if isinstance(lb, dict)}
+    boards = {
+        lb.get("id"): (lb.get("schema") or {}).get("labels") or []
+        for lb in data.get("leaderboard") or []
+        if isinstance(lb, dict)
+    }
     splits = {s.get("id"): s.get("codename") for s in data.get("dataset_splits") or [] if isinstance(s, dict)}
     out: dict[str, list[str]] = {}
     for link in data.get("challenge_phase_splits") or []:
@@ -345,13 +423,22 @@ def _judge_perfect(values: dict, labels: list, kind: str, where: str, report: Ch
         direction = metric_direction(str(label))
         if not isinstance(value, (int, float)) or direction is None:
             continue
-        perfect = (0 <= value <= PERFECT_LOWER if direction == "lower"
-                   else 0.99 <= value <= 1 + 1e-9 or 99 <= value <= 100 + 1e-7)
+        perfect = (
+            0 <= value <= PERFECT_LOWER
+            if direction == "lower"
+            else 0.99 <= value <= 1 + 1e-9 or 99 <= value <= 100 + 1e-7
+        )
         if not perfect:
             wrong.append(f"{label} {value:g}")
     if wrong:
-        report.problems.append(Problem(ERROR, "mis-score", f"{where}: a {kind} upload of the test annotations' own "
-                                       f"boxes (a perfect detector) scores {', '.join(wrong)}"))
+        report.problems.append(
+            Problem(
+                ERROR,
+                "mis-score",
+                f"{where}: a {kind} upload of the test annotations' own "
+                f"boxes (a perfect detector) scores {', '.join(wrong)}",
+            )
+        )
 
 
 def _said(record: dict) -> str:
@@ -360,6 +447,7 @@ def _said(record: dict) -> str:
 
 
 # --- Codabench ----------------------------------------------------------------------------------
+
 
 def _check_codabench(data: dict, base: Path, report: CheckReport, config: Path) -> None:
     if data.get("version") != 2:
@@ -376,8 +464,13 @@ def _check_codabench(data: dict, base: Path, report: CheckReport, config: Path) 
             if _exists(report, base, task.get(key), f"task {task.get('index')} {key}") and key == "scoring_program":
                 program = base / task[key]
                 if program.is_dir() and not any((program / m).is_file() for m in ("metadata.yaml", "metadata")):
-                    report.problems.append(Problem(ERROR, "missing-file", f"the scoring program {task[key]} has no "
-                                                   "metadata.yaml with its command"))
+                    report.problems.append(
+                        Problem(
+                            ERROR,
+                            "missing-file",
+                            f"the scoring program {task[key]} has no metadata.yaml with its command",
+                        )
+                    )
     boards = data.get("leaderboards") or []
     if not boards:
         report.problems.append(Problem(ERROR, "config", f"{config.name} defines no leaderboards"))
@@ -392,15 +485,21 @@ def _check_codabench(data: dict, base: Path, report: CheckReport, config: Path) 
                 should = "asc" if direction == "lower" else "desc"
                 ranks = "a miss rate ranks lowest first" if direction == "lower" else "it ranks highest first"
                 default = "" if "sorting" in column else " (the default)"
-                report.problems.append(Problem(ERROR, "sort-order", f"column {title!r} is sorted {sorting}{default}, "
-                                               f"but {ranks}: sorting: {should}"))
+                report.problems.append(
+                    Problem(
+                        ERROR,
+                        "sort-order",
+                        f"column {title!r} is sorted {sorting}{default}, but {ranks}: sorting: {should}",
+                    )
+                )
         for title, keys in titles.items():
             if len(keys) > 1:
-                report.problems.append(Problem(ERROR, "same-description", f"columns {', '.join(keys)} share the title "
-                                               f"{title!r}"))
+                report.problems.append(
+                    Problem(ERROR, "same-description", f"columns {', '.join(keys)} share the title {title!r}")
+                )
 
 
-_CODABENCH_HARNESS = r'''
+_CODABENCH_HARNESS = r"""
 import json, subprocess, sys
 command, cwd, out, timeout = sys.argv[1:]
 try:
@@ -411,7 +510,7 @@ except subprocess.TimeoutExpired:
     record = {"raised": "timed out"}
 with open(out, "w") as handle:
     json.dump(record, handle)
-'''
+"""
 
 
 def _run_codabench(data: dict, base: Path, report: CheckReport, scratch: Path, timeout: float) -> None:
@@ -426,8 +525,9 @@ def _run_codabench(data: dict, base: Path, report: CheckReport, scratch: Path, t
             continue
         annotations = sorted(name for name in reference if "/" not in name and name.endswith(".json"))
         if len(annotations) != 1:
-            report.problems.append(Problem(WARNING, "reference", "the reference data does not hold one .json "
-                                           "annotation file: not run"))
+            report.problems.append(
+                Problem(WARNING, "reference", "the reference data does not hold one .json annotation file: not run")
+            )
             continue
         columns = [c for board in data.get("leaderboards") or [] for c in (board or {}).get("columns") or []]
         annotation = scratch / f"reference-{k}" / annotations[0]
@@ -441,11 +541,19 @@ def _run_codabench(data: dict, base: Path, report: CheckReport, scratch: Path, t
             upload = probes[kind]
             write_bytes_atomic(app / "input" / "res" / f"MY_result{upload.suffix}", read_bytes(upload))
             output = make_folder(app / "output")
-            argv = [sys.executable if i == 0 and word.startswith("python") else word.replace("/app/", f"{app}/")
-                    for i, word in enumerate(shlex.split(command))]
+            argv = [
+                sys.executable if i == 0 and word.startswith("python") else word.replace("/app/", f"{app}/")
+                for i, word in enumerate(shlex.split(command))
+            ]
             run = app / "run.json"
-            record = _run_python(_CODABENCH_HARNESS, [json.dumps(argv), str(app / "program"), str(run), str(timeout)],
-                                 run, timeout + 30, report, "the scoring program")
+            record = _run_python(
+                _CODABENCH_HARNESS,
+                [json.dumps(argv), str(app / "program"), str(run), str(timeout)],
+                run,
+                timeout + 30,
+                report,
+                "the scoring program",
+            )
             if record is None:
                 return
             report.ran = True
@@ -457,26 +565,49 @@ def _run_codabench(data: dict, base: Path, report: CheckReport, scratch: Path, t
 
 def _judge_codabench(record: dict, kind: str, columns: list, report: CheckReport) -> None:
     if "Traceback (most recent call last)" in (record.get("stderr") or "") + (record.get("stdout") or ""):
-        report.problems.append(Problem(ERROR, "traceback", f"the scoring program prints a traceback on a {kind} "
-                                       "upload: the participant sees it"))
+        report.problems.append(
+            Problem(
+                ERROR,
+                "traceback",
+                f"the scoring program prints a traceback on a {kind} upload: the participant sees it",
+            )
+        )
     if kind.startswith("malformed") or record.get("raised"):
         if record.get("raised"):
-            report.problems.append(Problem(ERROR, "crash", f"the scoring program {record['raised']} on a {kind} "
-                                           "upload"))
+            report.problems.append(
+                Problem(ERROR, "crash", f"the scoring program {record['raised']} on a {kind} upload")
+            )
         return
     scores = record.get("scores")
     if record.get("returncode") != 0 or not isinstance(scores, dict):
-        report.problems.append(Problem(ERROR, "mis-score", f"the scoring program writes no scores.json for a {kind} "
-                                       "upload of the test annotations' own boxes" + _said(record)))
+        report.problems.append(
+            Problem(
+                ERROR,
+                "mis-score",
+                f"the scoring program writes no scores.json for a {kind} "
+                "upload of the test annotations' own boxes" + _said(record),
+            )
+        )
         return
     keys = [c.get("key") for c in columns if not c.get("computation")]
     missing = [k for k in keys if k not in scores]
     if missing:
-        report.problems.append(Problem(ERROR, "label-not-returned", f"scores.json never holds the column keys "
-                                       f"{', '.join(map(repr, missing))} (it holds {', '.join(map(repr, scores))})"))
+        report.problems.append(
+            Problem(
+                ERROR,
+                "label-not-returned",
+                f"scores.json never holds the column keys "
+                f"{', '.join(map(repr, missing))} (it holds {', '.join(map(repr, scores))})",
+            )
+        )
     titles = {c.get("key"): str(c.get("title", c.get("key"))) for c in columns}
-    _judge_perfect({titles.get(k, k): v for k, v in scores.items()}, [titles[k] for k in keys if k in titles], kind,
-                   "the scoring program", report)
+    _judge_perfect(
+        {titles.get(k, k): v for k, v in scores.items()},
+        [titles[k] for k in keys if k in titles],
+        kind,
+        "the scoring program",
+        report,
+    )
 
 
 def _members(source: Path) -> dict[str, bytes]:
@@ -493,6 +624,7 @@ def _write_members(folder: Path, members: dict[str, bytes]) -> None:
 
 # --- shared -------------------------------------------------------------------------------------
 
+
 def _probe_files(annotation: Path, folder: Path) -> dict[str, Path]:
     """Uploads made of the test annotations' own boxes (score 1, each box's category): a perfect
     detector, as COCO JSON, as the leaderboard's txt (1-based positions in id order), zipped, tarred;
@@ -507,14 +639,21 @@ def _probe_files(annotation: Path, folder: Path) -> dict[str, Path]:
     images = sorted(int(img["id"]) for img in data.get("images", []))
     position = {image: k + 1 for k, image in enumerate(images)}
     anns = [a for a in data.get("annotations", []) if a.get("image_id") in position]
-    records = [{"image_id": a["image_id"], "category_id": a.get("category_id", 1), "bbox": a["bbox"], "score": 1.0}
-               for a in anns]
+    records = [
+        {"image_id": a["image_id"], "category_id": a.get("category_id", 1), "bbox": a["bbox"], "score": 1.0}
+        for a in anns
+    ]
     text = json.dumps(records)
     txt = "".join(f"{position[a['image_id']]},{','.join(repr(float(v)) for v in a['bbox'])},1.0\n" for a in anns)
-    paths = {".json": folder / "probe_result.json", ".txt": folder / "probe_result.txt",
-             ".zip": folder / "probe_result.zip", ".tar": folder / "probe_result.tar",
-             ".tgz": folder / "probe_result.tgz", ".gz": folder / "probe_result.tar.gz",
-             "malformed .json": folder / "broken_result.json"}
+    paths = {
+        ".json": folder / "probe_result.json",
+        ".txt": folder / "probe_result.txt",
+        ".zip": folder / "probe_result.zip",
+        ".tar": folder / "probe_result.tar",
+        ".tgz": folder / "probe_result.tgz",
+        ".gz": folder / "probe_result.tar.gz",
+        "malformed .json": folder / "broken_result.json",
+    }
     write_text_atomic(paths[".json"], text)
     write_text_atomic(paths[".txt"], txt)
     write_zip(paths[".zip"], {"probe_result.json": text.encode()})
@@ -529,8 +668,13 @@ def _probe_files(annotation: Path, folder: Path) -> dict[str, Path]:
 
 def _run_python(harness: str, args: list[str], out: Path, timeout: float, report: CheckReport, what: str):
     try:
-        done = subprocess.run([sys.executable, "-c", harness, *args], capture_output=True, text=True,
-                              timeout=timeout, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [sys.executable, "-c", harness, *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
     except subprocess.TimeoutExpired:
         report.problems.append(Problem(ERROR, "crash", f"{what} did not finish within {timeout:g} s"))
         return None
@@ -548,19 +692,30 @@ def _labels_in_sources(report: CheckReport, base: Path, data: dict) -> None:
         if not script.is_file():
             return
         texts = [d.decode("utf-8", "replace") for n, d in read_archive(script).items() if n.endswith((".py", ".json"))]
-        labels = [lb for board in data.get("leaderboard") or [] for lb in ((board or {}).get("schema") or {})
-                  .get("labels") or []]
+        labels = [
+            lb
+            for board in data.get("leaderboard") or []
+            for lb in ((board or {}).get("schema") or {}).get("labels") or []
+        ]
     else:
         texts, labels = [], []
         for task in data.get("tasks") or []:
             program = base / str((task or {}).get("scoring_program", ""))
             if program.exists():
-                members = (read_archive(program) if program.is_file() else
-                           {p.name: read_bytes(p) for p in program.rglob("*") if p.is_file()})
+                members = (
+                    read_archive(program)
+                    if program.is_file()
+                    else {p.name: read_bytes(p) for p in program.rglob("*") if p.is_file()}
+                )
                 texts += [d.decode("utf-8", "replace") for n, d in members.items() if n.endswith((".py", ".json"))]
         labels = [c.get("key") for b in data.get("leaderboards") or [] for c in (b or {}).get("columns") or []]
     blob = "\n".join(texts)
     for label in labels:
         if str(label) not in blob:
-            report.problems.append(Problem(WARNING, "label-not-returned", f"no file of the evaluator mentions "
-                                           f"{label!r}: evaluate() can return it only by building the name"))
+            report.problems.append(
+                Problem(
+                    WARNING,
+                    "label-not-returned",
+                    f"no file of the evaluator mentions {label!r}: evaluate() can return it only by building the name",
+                )
+            )

@@ -27,8 +27,12 @@ PROGRAM = "scoring_program"
 PUBLIC = "public_data"  # what participants may download: the test images without labels
 REFERENCE = "reference_data"
 LOGO = "logo.png"
-PAGES = {"Overview": "pages/overview.md", "Evaluation": "pages/evaluation.md",
-         "Submission": "pages/submission.md", "Terms": "pages/terms.md"}
+PAGES = {
+    "Overview": "pages/overview.md",
+    "Evaluation": "pages/evaluation.md",
+    "Submission": "pages/submission.md",
+    "Terms": "pages/terms.md",
+}
 # Codabench's default image runs Python 3.7; this one (codalab/codalab-dockers, Dockerfile-py312) has
 # Python 3.12 and numpy, what the scorer needs.
 DOCKER_IMAGE = "codalab/codalab-legacy:py312"
@@ -68,36 +72,51 @@ def competition(options: HostOptions, reference: str, public_labels: bool) -> di
         "version": 2,
         "title": options.title,
         "description": "Pedestrian detection on aligned visible and thermal images, scored as the KAIST benchmark "
-                       "scores it (kaist-kit)",
+        "scores it (kaist-kit)",
         "image": LOGO,
         "terms": PAGES["Terms"],
         "docker_image": DOCKER_IMAGE,
         "pages": challenge_pages,
-        "phases": [{
-            "index": k,
-            "name": phase.name,
-            "description": f"Open from {phase.start} to {phase.end} (UTC).",
-            "start": phase.start,
-            "end": phase.end,
-            "max_submissions_per_day": 5,
-            "max_submissions": 100,
-            "accepts_only_result_submissions": True,
-            "tasks": [0],
-            **({} if public_labels else {"public_data": PUBLIC}),
-        } for k, phase in enumerate(options.phases)],
-        "tasks": [{
-            "index": 0,
-            "name": "Pedestrian detection",
-            "description": f"Scored against {reference} by kaist-kit",
-            "scoring_program": PROGRAM,
-            "reference_data": REFERENCE,
-        }],
-        "leaderboards": [{
-            "title": "Results",
-            "key": "main",
-            "columns": [{"title": c.label, "key": c.key, "index": k, "sorting": "asc" if c.lower_is_better else "desc",
-                         "precision": 2} for k, c in enumerate(columns)],
-        }],
+        "phases": [
+            {
+                "index": k,
+                "name": phase.name,
+                "description": f"Open from {phase.start} to {phase.end} (UTC).",
+                "start": phase.start,
+                "end": phase.end,
+                "max_submissions_per_day": 5,
+                "max_submissions": 100,
+                "accepts_only_result_submissions": True,
+                "tasks": [0],
+                **({} if public_labels else {"public_data": PUBLIC}),
+            }
+            for k, phase in enumerate(options.phases)
+        ],
+        "tasks": [
+            {
+                "index": 0,
+                "name": "Pedestrian detection",
+                "description": f"Scored against {reference} by kaist-kit",
+                "scoring_program": PROGRAM,
+                "reference_data": REFERENCE,
+            }
+        ],
+        "leaderboards": [
+            {
+                "title": "Results",
+                "key": "main",
+                "columns": [
+                    {
+                        "title": c.label,
+                        "key": c.key,
+                        "index": k,
+                        "sorting": "asc" if c.lower_is_better else "desc",
+                        "precision": 2,
+                    }
+                    for k, c in enumerate(columns)
+                ],
+            }
+        ],
     }
 
 
@@ -105,16 +124,22 @@ def bundle_members(gt_path: str | os.PathLike, options: HostOptions) -> dict[str
     gt_bytes = read_bytes(gt_path)
     gt = load_ground_truth(gt_path)
     name = Path(gt_path).name
-    challenge = templates.Challenge(options.title, gt, name, options.spec, "Codabench",
-                                    "a zip that holds one results file, as `kaist-kit submit --out MY_METHOD.zip` "
-                                    "writes it")
+    challenge = templates.Challenge(
+        options.title,
+        gt,
+        name,
+        options.spec,
+        "Codabench",
+        "a zip that holds one results file, as `kaist-kit submit --out MY_METHOD.zip` writes it",
+    )
     members = {
         CONFIG_FILE: yamlout.dump(competition(options, name, challenge.public_labels)).encode(),
         LOGO: logo_png(),
         f"{REFERENCE}/{name}": gt_bytes,
         f"{PROGRAM}/metadata.yaml": yamlout.dump(METADATA).encode(),
-        f"{PROGRAM}/score.py": SCORE_PY.format(config=CONFIG_NAME, min_python=MIN_PYTHON,
-                                               min_text=".".join(map(str, MIN_PYTHON))).encode(),
+        f"{PROGRAM}/score.py": SCORE_PY.format(
+            config=CONFIG_NAME, min_python=MIN_PYTHON, min_text=".".join(map(str, MIN_PYTHON))
+        ).encode(),
         f"{PROGRAM}/{CONFIG_NAME}": scorer_config(options, name),
         PAGES["Overview"]: templates.to_markdown(templates.description(challenge)).encode(),
         PAGES["Evaluation"]: templates.to_markdown(templates.evaluation_details(challenge)).encode(),
@@ -127,13 +152,13 @@ def bundle_members(gt_path: str | os.PathLike, options: HostOptions) -> dict[str
     return members
 
 
-def write_codabench_bundle(gt_path: str | os.PathLike, out: str | os.PathLike,
-                           options: HostOptions | None = None) -> CodabenchBundle:
+def write_codabench_bundle(
+    gt_path: str | os.PathLike, out: str | os.PathLike, options: HostOptions | None = None
+) -> CodabenchBundle:
     """Write the Codabench bundle for ``gt_path`` as the zip ``out``. The same input gives the same bytes."""
     options = options or HostOptions()
     if Path(out).suffix.lower() != ".zip":
         raise InputError("a Codabench bundle is one zip: give --out NAME.zip", out)
     members = bundle_members(gt_path, options)
     sizes = write_tree(out, members)
-    return CodabenchBundle(Path(out), sizes[Path(out).name], sorted(members),
-                           [c.key for c in options.spec.columns()])
+    return CodabenchBundle(Path(out), sizes[Path(out).name], sorted(members), [c.key for c in options.spec.columns()])

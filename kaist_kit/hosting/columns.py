@@ -77,8 +77,12 @@ class ColumnSpec:
         object.__setattr__(self, "protocols", tuple(dict.fromkeys(self.protocols)))
 
     def to_dict(self) -> dict:
-        return {"metrics": list(self.metrics), "settings": list(self.settings), "splits": list(self.splits),
-                "protocols": list(self.protocols)}
+        return {
+            "metrics": list(self.metrics),
+            "settings": list(self.settings),
+            "splits": list(self.splits),
+            "protocols": list(self.protocols),
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> ColumnSpec:
@@ -91,8 +95,17 @@ class ColumnSpec:
                 for metric in self.metrics:
                     for split in self.splits:
                         label = self._label(metric, setting, split, protocol)
-                        columns.append(Column(metric, setting, split, protocol, label, column_key(label),
-                                              describe(metric, setting, split, protocol)))
+                        columns.append(
+                            Column(
+                                metric,
+                                setting,
+                                split,
+                                protocol,
+                                label,
+                                column_key(label),
+                                describe(metric, setting, split, protocol),
+                            )
+                        )
         return columns
 
     def _label(self, metric: str, setting: str, split: str, protocol: str) -> str:
@@ -112,5 +125,7 @@ def describe(metric: str, setting: str, split: str, protocol: str) -> str:
     """What a column's number is, in one sentence that names everything it depends on."""
     where = SPLIT_TEXT.get(split, f"the {split} images")
     better = "lower is better" if metric in LOWER_IS_BETTER else "higher is better"
-    return (f"{METRIC_TEXT[metric]} (%), {setting} pedestrians ({get_setting(setting).description}), "
-            f"{where}, {PROTOCOL_NAMES.get(protocol, PROTOCOLS[protocol].description)}; {better}")
+    return (
+        f"{METRIC_TEXT[metric]} (%), {setting} pedestrians ({get_setting(setting).description}), "
+        f"{where}, {PROTOCOL_NAMES.get(protocol, PROTOCOLS[protocol].description)}; {better}"
+    )

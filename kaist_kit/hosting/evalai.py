@@ -27,10 +27,12 @@ from .scoring import CONFIG_NAME
 CONFIG_FILE = "challenge_config.yaml"
 SCRIPT_ZIP = "evaluation_script.zip"
 LOGO = "logo.png"
-TEMPLATES = {"description": "templates/description.html",
-             "evaluation_details": "templates/evaluation_details.html",
-             "terms_and_conditions": "templates/terms_and_conditions.html",
-             "submission_guidelines": "templates/submission_guidelines.html"}
+TEMPLATES = {
+    "description": "templates/description.html",
+    "evaluation_details": "templates/evaluation_details.html",
+    "terms_and_conditions": "templates/terms_and_conditions.html",
+    "submission_guidelines": "templates/submission_guidelines.html",
+}
 MIN_PYTHON = (3, 10)
 
 # The package EvalAI imports: `challenge_data.challenge_<id>`, the zip extracted into it.
@@ -68,10 +70,13 @@ class EvalAIBundle:
 
 
 def script_zip(options: HostOptions, reference: str) -> bytes:
-    members = {"__init__.py": INIT_PY.encode(),
-               "main.py": MAIN_PY.format(config=CONFIG_NAME, min_python=MIN_PYTHON,
-                                         min_text=".".join(map(str, MIN_PYTHON))).encode(),
-               CONFIG_NAME: scorer_config(options, reference)}
+    members = {
+        "__init__.py": INIT_PY.encode(),
+        "main.py": MAIN_PY.format(
+            config=CONFIG_NAME, min_python=MIN_PYTHON, min_text=".".join(map(str, MIN_PYTHON))
+        ).encode(),
+        CONFIG_NAME: scorer_config(options, reference),
+    }
     members.update(core_files())
     return zip_bytes(members)
 
@@ -82,7 +87,7 @@ def challenge_config(options: HostOptions, annotation: str) -> dict:
     return {
         "title": options.title,
         "short_description": "Pedestrian detection on aligned visible and thermal images, scored as the KAIST "
-                             "benchmark scores it (kaist-kit)",
+        "benchmark scores it (kaist-kit)",
         "description": TEMPLATES["description"],
         "evaluation_details": TEMPLATES["evaluation_details"],
         "terms_and_conditions": TEMPLATES["terms_and_conditions"],
@@ -94,46 +99,56 @@ def challenge_config(options: HostOptions, annotation: str) -> dict:
         "start_date": first.start,
         "end_date": last.end,
         "published": False,
-        "leaderboard": [{
-            "id": 1,
-            "schema": {
-                "labels": [c.label for c in columns],
-                "default_order_by": columns[0].label,
-                "metadata": {c.label: {"sort_ascending": c.lower_is_better, "description": c.description}
-                             for c in columns},
-            },
-        }],
-        "challenge_phases": [{
-            "id": k,
-            "name": phase.name,
-            "description": f"templates/challenge_phase_{k}_description.html",
-            "leaderboard_public": True,
-            "is_public": True,
-            "is_submission_public": True,
-            "start_date": phase.start,
-            "end_date": phase.end,
-            "test_annotation_file": annotation,
-            "codename": phase.codename,
-            "max_submissions_per_day": 5,
-            "max_submissions_per_month": 50,
-            "max_submissions": 100,
-            "default_submission_meta_attributes": [
-                {"name": name, "is_visible": True}
-                for name in ("method_name", "method_description", "project_url", "publication_url")],
-            "is_restricted_to_select_one_submission": False,
-            "is_partial_submission_evaluation_enabled": False,
-            "allowed_submission_file_types": ", ".join(templates.UPLOAD_TYPES),
-        } for k, phase in enumerate(options.phases, 1)],
+        "leaderboard": [
+            {
+                "id": 1,
+                "schema": {
+                    "labels": [c.label for c in columns],
+                    "default_order_by": columns[0].label,
+                    "metadata": {
+                        c.label: {"sort_ascending": c.lower_is_better, "description": c.description} for c in columns
+                    },
+                },
+            }
+        ],
+        "challenge_phases": [
+            {
+                "id": k,
+                "name": phase.name,
+                "description": f"templates/challenge_phase_{k}_description.html",
+                "leaderboard_public": True,
+                "is_public": True,
+                "is_submission_public": True,
+                "start_date": phase.start,
+                "end_date": phase.end,
+                "test_annotation_file": annotation,
+                "codename": phase.codename,
+                "max_submissions_per_day": 5,
+                "max_submissions_per_month": 50,
+                "max_submissions": 100,
+                "default_submission_meta_attributes": [
+                    {"name": name, "is_visible": True}
+                    for name in ("method_name", "method_description", "project_url", "publication_url")
+                ],
+                "is_restricted_to_select_one_submission": False,
+                "is_partial_submission_evaluation_enabled": False,
+                "allowed_submission_file_types": ", ".join(templates.UPLOAD_TYPES),
+            }
+            for k, phase in enumerate(options.phases, 1)
+        ],
         "dataset_splits": [{"id": 1, "name": "Test Split", "codename": SPLIT_CODENAME}],
-        "challenge_phase_splits": [{
-            "challenge_phase_id": k,
-            "leaderboard_id": 1,
-            "dataset_split_id": 1,
-            "visibility": 3,
-            "leaderboard_decimal_precision": 2,
-            # The default order is the first column's: a miss rate ranks lowest first.
-            "is_leaderboard_order_descending": not columns[0].lower_is_better,
-        } for k in range(1, len(options.phases) + 1)],
+        "challenge_phase_splits": [
+            {
+                "challenge_phase_id": k,
+                "leaderboard_id": 1,
+                "dataset_split_id": 1,
+                "visibility": 3,
+                "leaderboard_decimal_precision": 2,
+                # The default order is the first column's: a miss rate ranks lowest first.
+                "is_leaderboard_order_descending": not columns[0].lower_is_better,
+            }
+            for k in range(1, len(options.phases) + 1)
+        ],
     }
 
 
@@ -143,8 +158,14 @@ def bundle_members(gt_path: str | os.PathLike, options: HostOptions) -> dict[str
     gt = load_ground_truth(gt_path)
     name = Path(gt_path).name
     annotation = f"annotations/{name}"
-    challenge = templates.Challenge(options.title, gt, name, options.spec, "EvalAI",
-                                    "one results file: MY_METHOD.json, as `kaist-kit submit` writes it")
+    challenge = templates.Challenge(
+        options.title,
+        gt,
+        name,
+        options.spec,
+        "EvalAI",
+        "one results file: MY_METHOD.json, as `kaist-kit submit` writes it",
+    )
     members = {
         CONFIG_FILE: yamlout.dump(challenge_config(options, annotation)).encode(),
         SCRIPT_ZIP: script_zip(options, name),
@@ -157,7 +178,8 @@ def bundle_members(gt_path: str | os.PathLike, options: HostOptions) -> dict[str
     }
     for k, phase in enumerate(options.phases, 1):
         members[f"templates/challenge_phase_{k}_description.html"] = templates.to_html(
-            templates.phase_description(phase.name, phase.start, phase.end)).encode()
+            templates.phase_description(phase.name, phase.start, phase.end)
+        ).encode()
     if not challenge.public_labels:
         members["test-images.json"] = test_images(gt_bytes, gt_path)
     return members
@@ -170,8 +192,9 @@ def test_images(gt_bytes: bytes, gt_path: str | os.PathLike) -> bytes:
     return (json.dumps(public, separators=(",", ":")) + "\n").encode()
 
 
-def write_evalai_bundle(gt_path: str | os.PathLike, out: str | os.PathLike,
-                        options: HostOptions | None = None) -> EvalAIBundle:
+def write_evalai_bundle(
+    gt_path: str | os.PathLike, out: str | os.PathLike, options: HostOptions | None = None
+) -> EvalAIBundle:
     """Write the EvalAI bundle for the ground truth ``gt_path`` into the folder ``out`` (or as the zip
     ``out`` when it ends in .zip). The same input gives the same bytes."""
     options = options or HostOptions()

@@ -114,8 +114,9 @@ def score_entry(path: Path, gt: GroundTruth, spec: ColumnSpec, name: str, digest
         verdict = check(path, gt)
         target = verdict.target.description if verdict.target is not None else "no evaluator"
         entry.verdict, entry.verdict_text = verdict.verdict, f"{target}: {VERDICTS[verdict.verdict]}"
-        inspected = evaluate_inspected([path], gt, spec.settings, spec.splits, spec.protocols, names=[name],
-                                       metrics=spec.metrics)
+        inspected = evaluate_inspected(
+            [path], gt, spec.settings, spec.splits, spec.protocols, names=[name], metrics=spec.metrics
+        )
     except InputError as exc:
         entry.refused = str(exc).replace(str(path.parent) + os.sep, "")
         entry.verdict = entry.verdict or "refused"
@@ -131,9 +132,14 @@ def score_entry(path: Path, gt: GroundTruth, spec: ColumnSpec, name: str, digest
     return entry
 
 
-def build_site(submissions: str | os.PathLike, gt_path: str | os.PathLike, out: str | os.PathLike,
-               metrics: tuple[str, ...] = ("lamr",), title: str = "KAIST multispectral pedestrian detection",
-               top: int = 5) -> Site:
+def build_site(
+    submissions: str | os.PathLike,
+    gt_path: str | os.PathLike,
+    out: str | os.PathLike,
+    metrics: tuple[str, ...] = ("lamr",),
+    title: str = "KAIST multispectral pedestrian detection",
+    top: int = 5,
+) -> Site:
     """Score every entry of ``submissions`` (reusing the cache in ``out`` for those that did not change)
     and write the site: ``out/index.html``, a page per entry under ``out/entries/``, and the cache."""
     out = Path(out)
@@ -208,8 +214,15 @@ def _parent(rel: str) -> str:
 
 
 def _write_cache(path: Path, entries: list[Entry], outputs: _Outputs) -> None:
-    write_json_atomic(path, {"kaist_kit_leaderboard_cache": CACHE_FORMAT, "kit_version": __version__,
-                             "entries": {e.digest: e.to_dict() for e in entries}, "outputs": outputs.to_dict()})
+    write_json_atomic(
+        path,
+        {
+            "kaist_kit_leaderboard_cache": CACHE_FORMAT,
+            "kit_version": __version__,
+            "entries": {e.digest: e.to_dict() for e in entries},
+            "outputs": outputs.to_dict(),
+        },
+    )
 
 
 def _check_site_folder(out: Path, submissions: Path) -> None:
@@ -218,13 +231,19 @@ def _check_site_folder(out: Path, submissions: Path) -> None:
     write (an index.html or entries/ without the site's cache): they would be replaced."""
     site, folder = Path(os.path.realpath(out)), Path(os.path.realpath(submissions))
     if site == folder or folder in site.parents or site / "entries" in (folder, *folder.parents):
-        raise InputError(f"is the folder of the results or shares it ({submissions}): the site's pages would be "
-                         "scored as entries; write the site to a folder of its own", out)
+        raise InputError(
+            f"is the folder of the results or shares it ({submissions}): the site's pages would be "
+            "scored as entries; write the site to a folder of its own",
+            out,
+        )
     if not (site / CACHE_NAME).is_file():
         theirs = [name for name in ("index.html", "entries") if os.path.lexists(site / name)]
         if theirs:
-            raise InputError(f"holds {' and '.join(theirs)}, which no leaderboard of the kit wrote there (it has no "
-                             f"{CACHE_NAME}): give a new folder, or the site's own", out)
+            raise InputError(
+                f"holds {' and '.join(theirs)}, which no leaderboard of the kit wrote there (it has no "
+                f"{CACHE_NAME}): give a new folder, or the site's own",
+                out,
+            )
 
 
 def _page_name(source: str, taken: set[str]) -> str:
@@ -249,9 +268,14 @@ def _read_cache(path: Path) -> tuple[dict[str, dict], _Outputs]:
         return {}, _Outputs()
     entries = data.get("entries")
     fields = set(Entry.__dataclass_fields__)
-    entries = {k: v for k, v in entries.items() if isinstance(v, dict) and set(v) == fields} \
-        if isinstance(entries, dict) else {}
+    entries = (
+        {k: v for k, v in entries.items() if isinstance(v, dict) and set(v) == fields}
+        if isinstance(entries, dict)
+        else {}
+    )
     outputs = data.get("outputs") if isinstance(data.get("outputs"), dict) else {}
-    owned = [set(names) if isinstance(names, list) and all(isinstance(n, str) for n in names) else set()
-             for names in (outputs.get("files"), outputs.get("folders"))]
+    owned = [
+        set(names) if isinstance(names, list) and all(isinstance(n, str) for n in names) else set()
+        for names in (outputs.get("files"), outputs.get("folders"))
+    ]
     return entries, _Outputs(*owned)

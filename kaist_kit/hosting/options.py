@@ -60,14 +60,19 @@ class HostOptions:
             raise ValueError(f"two phases share the codename {next(c for c in codenames if codenames.count(c) > 1)!r}")
         for before, after in zip(self.phases, self.phases[1:]):
             if after.start <= before.end:
-                raise ValueError(f"phase {after.name!r} starts before phase {before.name!r} ends: phases follow "
-                                 "one another")
+                raise ValueError(
+                    f"phase {after.name!r} starts before phase {before.name!r} ends: phases follow one another"
+                )
 
 
 def scorer_config(options: HostOptions, reference: str) -> bytes:
     """challenge.json, which the scorer on the worker reads: the columns, the phases' splits, the
     reference file's name."""
-    data = {"kaist_kit_challenge": CONFIG_FORMAT, "kit_version": __version__, "columns": options.spec.to_dict(),
-            "phases": {p.codename: {"name": p.name, "split": SPLIT_CODENAME} for p in options.phases},
-            "reference": reference}
+    data = {
+        "kaist_kit_challenge": CONFIG_FORMAT,
+        "kit_version": __version__,
+        "columns": options.spec.to_dict(),
+        "phases": {p.codename: {"name": p.name, "split": SPLIT_CODENAME} for p in options.phases},
+        "reference": reference,
+    }
     return (json.dumps(data, indent=1) + "\n").encode()

@@ -47,8 +47,15 @@ def score_upload(gt: GroundTruth, path: str | os.PathLike, spec: ColumnSpec, met
     """Score a result file (or per-image folder, or archive) as `kaist-kit eval` does, for every column
     of ``spec``. An `InputError` when the kit refuses the file, or when no pedestrian counts in a
     column (its number would mean nothing)."""
-    inspected = evaluate_inspected([path], gt, spec.settings, spec.splits, spec.protocols,
-                                   names=[method or method_name(path)], metrics=spec.metrics)
+    inspected = evaluate_inspected(
+        [path],
+        gt,
+        spec.settings,
+        spec.splits,
+        spec.protocols,
+        names=[method or method_name(path)],
+        metrics=spec.metrics,
+    )
     empty = [f for f in inspected.findings if f.kind is NO_PEDESTRIANS]
     if empty:
         raise InputError(f"[{NO_PEDESTRIANS.code}] {empty[0].message}", path)
@@ -71,7 +78,7 @@ def participant_message(exc: InputError, folder: str | os.PathLike) -> str:
     path = exc.path or ""
     base = str(folder)
     if path.startswith(base + os.sep):
-        path = path[len(base) + 1:]
+        path = path[len(base) + 1 :]
     reason = exc.reason
     if reason.endswith(AS_IS_HINT):  # a file that looks misread: the fix is the packager's option
         reason = reason[: -len(AS_IS_HINT)] + ", as `kaist-kit submit` packages it, and upload the file it writes"
@@ -96,8 +103,10 @@ def cached_ground_truth(path: str | os.PathLike) -> GroundTruth:
 
 # --- EvalAI -------------------------------------------------------------------------------------
 
-def evalai_evaluate(test_annotation_file: str, user_submission_file: str, phase_codename: str,
-                    config_path: str | os.PathLike) -> dict:
+
+def evalai_evaluate(
+    test_annotation_file: str, user_submission_file: str, phase_codename: str, config_path: str | os.PathLike
+) -> dict:
     """EvalAI's ``evaluate``: ``{"result": [{split codename: {label: value}}], "submission_result": ...}``.
 
     EvalAI's worker redirects standard output and error to the files the participant reads, and shows
@@ -109,8 +118,10 @@ def evalai_evaluate(test_annotation_file: str, user_submission_file: str, phase_
         spec, config = read_config(config_path)
         phases = config["phases"]
         if phase_codename not in phases:
-            raise _HostError(f"this evaluation script knows the phases {', '.join(map(repr, phases))}, not "
-                             f"{phase_codename!r}: the challenge configuration and the script disagree")
+            raise _HostError(
+                f"this evaluation script knows the phases {', '.join(map(repr, phases))}, not "
+                f"{phase_codename!r}: the challenge configuration and the script disagree"
+            )
         gt = _host_ground_truth(test_annotation_file)
         scored = score_upload(gt, user_submission_file, spec, method_name(user_submission_file))
     except InputError as exc:
@@ -119,14 +130,17 @@ def evalai_evaluate(test_annotation_file: str, user_submission_file: str, phase_
         return _refused(f"the challenge is misconfigured: {exc}")
     except Exception as exc:  # noqa: BLE001 - a participant sees one line, the host the traceback
         traceback.print_exc(file=sys.__stderr__)
-        return _refused(f"internal error of the evaluator ({type(exc).__name__}: {exc}); the organisers have "
-                        "its details")
+        return _refused(
+            f"internal error of the evaluator ({type(exc).__name__}: {exc}); the organisers have its details"
+        )
     for line in scored.finding_lines():
         print(line)
     split = phases[phase_codename]["split"]
     print(f"scored by {SCORED_BY}: " + ", ".join(f"{label} {value:.2f}" for label, value in scored.values.items()))
-    return {"result": [{split: scored.values}],
-            "submission_result": {split: scored.values, "findings": scored.finding_lines(), "scored_by": SCORED_BY}}
+    return {
+        "result": [{split: scored.values}],
+        "submission_result": {split: scored.values, "findings": scored.finding_lines(), "scored_by": SCORED_BY},
+    }
 
 
 class _HostError(Exception):
@@ -155,15 +169,19 @@ DEFAULT_INPUT, DEFAULT_OUTPUT = "/app/input", "/app/output"
 def find_upload(res: Path) -> Path:
     """The result in Codabench's ``input/res`` (the participant's zip, extracted): its one result file
     (a manifest beside it is left out), or the folder itself when it holds per-image files."""
-    files = sorted(p for p in res.rglob("*") if p.is_file() and not p.name.startswith(".")
-                   and "__MACOSX" not in p.parts)
+    files = sorted(
+        p for p in res.rglob("*") if p.is_file() and not p.name.startswith(".") and "__MACOSX" not in p.parts
+    )
     results = [p for p in files if p.name != SUBMISSION_MANIFEST and not p.name.endswith(".manifest.json")]
     if len(results) > 1 and all(p.suffix.lower() == ".txt" for p in results):
         return res  # per-image files, setXX_VYYY_IZZZZZ.txt (the reader says if they are not)
     if len(results) != 1:
         names = ", ".join(p.relative_to(res).as_posix() for p in results[:5]) or "nothing"
-        raise InputError(f"the submission must hold one result file (.json or .txt, as `kaist-kit submit` writes "
-                         f"it) or per-image files; it holds {names}", "the submission")
+        raise InputError(
+            f"the submission must hold one result file (.json or .txt, as `kaist-kit submit` writes "
+            f"it) or per-image files; it holds {names}",
+            "the submission",
+        )
     return results[0]
 
 

@@ -80,9 +80,11 @@ SCRIPT = """
 
 
 def _page(title: str, body: str) -> str:
-    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f"<title>{html.escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{html.escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
+    )
 
 
 def _ranked(entries: list[Entry], first: str) -> list[Entry]:
@@ -97,21 +99,28 @@ def index_html(title: str, gt: GroundTruth, spec: ColumnSpec, entries: list[Entr
     columns = spec.columns()
     first = columns[0].label
     ranked = _ranked(entries, first)
-    head = ['<th class="label" data-value="" data-lower="1">#</th>',
-            '<th class="label" data-text="1">entry</th>',
-            '<th class="label" data-text="1">check</th>']
-    head += [f'<th data-lower="{int(c.lower_is_better)}" title="{html.escape(c.description)}">{html.escape(c.label)}'
-             "</th>" for c in columns]
+    head = [
+        '<th class="label" data-value="" data-lower="1">#</th>',
+        '<th class="label" data-text="1">entry</th>',
+        '<th class="label" data-text="1">check</th>',
+    ]
+    head += [
+        f'<th data-lower="{int(c.lower_is_better)}" title="{html.escape(c.description)}">{html.escape(c.label)}</th>'
+        for c in columns
+    ]
     rows = []
     for rank, entry in enumerate(ranked, 1):
         number = rank if not entry.refused and entry.values.get(first) is not None else ""
-        cells = [f'<td class="label" data-value="{number}">{number}</td>',
-                 f'<td class="label"><a href="{html.escape(entry.page)}">{html.escape(entry.name)}</a></td>',
-                 f'<td class="label verdict-{html.escape(entry.verdict)}" title="{html.escape(entry.verdict_text)}">'
-                 f"{html.escape(entry.verdict or '')}</td>"]
+        cells = [
+            f'<td class="label" data-value="{number}">{number}</td>',
+            f'<td class="label"><a href="{html.escape(entry.page)}">{html.escape(entry.name)}</a></td>',
+            f'<td class="label verdict-{html.escape(entry.verdict)}" title="{html.escape(entry.verdict_text)}">'
+            f"{html.escape(entry.verdict or '')}</td>",
+        ]
         if entry.refused:
-            cells += ['<td data-value="">refused</td>' if k == 0 else '<td data-value=""></td>'
-                      for k in range(len(columns))]
+            cells += [
+                '<td data-value="">refused</td>' if k == 0 else '<td data-value=""></td>' for k in range(len(columns))
+            ]
         else:
             for c in columns:
                 value = entry.values.get(c.label)
@@ -119,15 +128,17 @@ def index_html(title: str, gt: GroundTruth, spec: ColumnSpec, entries: list[Entr
         row_class = ' class="refused"' if entry.refused else ""
         rows.append(f"<tr{row_class}>" + "".join(cells) + "</tr>")
     leaders = [e for e in ranked if not e.refused and e.values.get(first) is not None][:top]
-    curves = curves_svg([(f"{percent(e.values[first])} {e.name}", e.curves.get(f"{spec.protocols[0]}/all", []))
-                         for e in leaders], f"MR-FPPI, {spec.settings[0]}, all, {spec.protocols[0]} protocol")
+    curves = curves_svg(
+        [(f"{percent(e.values[first])} {e.name}", e.curves.get(f"{spec.protocols[0]}/all", [])) for e in leaders],
+        f"MR-FPPI, {spec.settings[0]}, all, {spec.protocols[0]} protocol",
+    )
     body = f"""<h1>{html.escape(title)}</h1>
 <p class="note">Ground truth: {html.escape(gt.describe())}. Scored by kaist-kit {__version__}: every number is the
-one <code>kaist-kit eval</code> prints, in percent ({', '.join(sorted({c.metric.upper() for c in columns}))};
+one <code>kaist-kit eval</code> prints, in percent ({", ".join(sorted({c.metric.upper() for c in columns}))};
 {spec.settings[0]} setting). Ranked by {html.escape(first)}; click a column's header to sort by it.
 "check" is what <code>kaist-kit submit --check</code> says of the file as uploaded.</p>
 <table id="leaderboard">
-<thead><tr>{''.join(head)}</tr></thead>
+<thead><tr>{"".join(head)}</tr></thead>
 <tbody>
 {chr(10).join(rows)}
 </tbody>
@@ -139,19 +150,32 @@ one <code>kaist-kit eval</code> prints, in percent ({', '.join(sorted({c.metric.
 
 
 def entry_html(title: str, gt: GroundTruth, spec: ColumnSpec, entry: Entry) -> str:
-    parts = [f'<p><a href="../index.html">{html.escape(title)}</a></p>', f"<h1>{html.escape(entry.name)}</h1>",
-             f"<p>File: <code>{html.escape(entry.source)}</code>. Check: "
-             f'<span class="verdict-{html.escape(entry.verdict)}">{html.escape(entry.verdict)}</span> '
-             f"({html.escape(entry.verdict_text)}).</p>"]
+    parts = [
+        f'<p><a href="../index.html">{html.escape(title)}</a></p>',
+        f"<h1>{html.escape(entry.name)}</h1>",
+        f"<p>File: <code>{html.escape(entry.source)}</code>. Check: "
+        f'<span class="verdict-{html.escape(entry.verdict)}">{html.escape(entry.verdict)}</span> '
+        f"({html.escape(entry.verdict_text)}).</p>",
+    ]
     if entry.refused:
         parts.append(f"<p><strong>Not scored:</strong> {html.escape(entry.refused)}</p>")
     else:
-        rows = "\n".join(f'<tr><td class="label">{html.escape(c.label)}</td><td>{percent(entry.values.get(c.label))}'
-                         f'</td><td class="label note">{html.escape(c.description)}</td></tr>' for c in spec.columns())
-        parts.append(f"<table><thead><tr><th class=\"label\">column</th><th>%</th><th class=\"label\">what it is</th>"
-                     f"</tr></thead><tbody>\n{rows}\n</tbody></table>")
-        svgs = [curves_svg([(split, entry.curves.get(f"{protocol}/{split}", [])) for split in spec.splits],
-                           f"MR-FPPI, {spec.settings[0]}, {protocol} protocol") for protocol in spec.protocols]
+        rows = "\n".join(
+            f'<tr><td class="label">{html.escape(c.label)}</td><td>{percent(entry.values.get(c.label))}'
+            f'</td><td class="label note">{html.escape(c.description)}</td></tr>'
+            for c in spec.columns()
+        )
+        parts.append(
+            f'<table><thead><tr><th class="label">column</th><th>%</th><th class="label">what it is</th>'
+            f"</tr></thead><tbody>\n{rows}\n</tbody></table>"
+        )
+        svgs = [
+            curves_svg(
+                [(split, entry.curves.get(f"{protocol}/{split}", [])) for split in spec.splits],
+                f"MR-FPPI, {spec.settings[0]}, {protocol} protocol",
+            )
+            for protocol in spec.protocols
+        ]
         parts.append('<h2>Curves</h2>\n<div class="curves-row">' + "\n".join(svgs) + "</div>")
     parts.append("<h2>Findings</h2>")
     if entry.findings:

@@ -50,25 +50,32 @@ def decimate(fppi: np.ndarray, miss: np.ndarray) -> list[list[float]]:
 
 def curves_svg(series: Sequence[tuple[str, Sequence[Sequence[float]]]], title: str) -> str:
     """An SVG of MR-FPPI curves: ``series`` is (legend text, [[fppi, miss rate], ...]) in curve order."""
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" '
-             f'height="{HEIGHT}" role="img" aria-label="{html.escape(title)}" class="curves">',
-             f'<text x="{WIDTH / 2:.0f}" y="18" text-anchor="middle" class="title">{html.escape(title)}</text>']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" '
+        f'height="{HEIGHT}" role="img" aria-label="{html.escape(title)}" class="curves">',
+        f'<text x="{WIDTH / 2:.0f}" y="18" text-anchor="middle" class="title">{html.escape(title)}</text>',
+    ]
     left, right = MARGIN["left"], WIDTH - MARGIN["right"]
     top, bottom = MARGIN["top"], HEIGHT - MARGIN["bottom"]
     for k in range(int(math.log10(X_RANGE[0])), int(math.log10(X_RANGE[1])) + 1):
-        x = _x(10.0 ** k)
+        x = _x(10.0**k)
         parts.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{bottom}" class="grid"/>')
-        parts.append(f'<text x="{x:.1f}" y="{bottom + 16}" text-anchor="middle">10<tspan dy="-6" '
-                     f'font-size="9">{k}</tspan></text>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{bottom + 16}" text-anchor="middle">10<tspan dy="-6" '
+            f'font-size="9">{k}</tspan></text>'
+        )
     for tick in Y_TICKS:
         y = _y(tick)
         parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}" class="grid"/>')
         parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{tick:g}</text>')
     parts.append(f'<rect x="{left}" y="{top}" width="{right - left}" height="{bottom - top}" class="frame"/>')
-    parts.append(f'<text x="{(left + right) / 2:.0f}" y="{HEIGHT - 6}" text-anchor="middle">false positives per '
-                 'image</text>')
-    parts.append(f'<text x="14" y="{(top + bottom) / 2:.0f}" text-anchor="middle" '
-                 f'transform="rotate(-90 14 {(top + bottom) / 2:.0f})">miss rate</text>')
+    parts.append(
+        f'<text x="{(left + right) / 2:.0f}" y="{HEIGHT - 6}" text-anchor="middle">false positives per image</text>'
+    )
+    parts.append(
+        f'<text x="14" y="{(top + bottom) / 2:.0f}" text-anchor="middle" '
+        f'transform="rotate(-90 14 {(top + bottom) / 2:.0f})">miss rate</text>'
+    )
     for k, (label, points) in enumerate(series):
         colour = PALETTE[k % len(PALETTE)]
         if points:
@@ -77,8 +84,9 @@ def curves_svg(series: Sequence[tuple[str, Sequence[Sequence[float]]]], title: s
                 path.append(f"H{_x(fppi):.1f}V{_y(miss):.1f}")
             parts.append(f'<path d="{"".join(path)}" stroke="{colour}" class="curve"/>')
         y = top + 14 + 16 * k
-        parts.append(f'<line x1="{right - 150}" y1="{y - 4}" x2="{right - 132}" y2="{y - 4}" stroke="{colour}" '
-                     'class="curve"/>')
+        parts.append(
+            f'<line x1="{right - 150}" y1="{y - 4}" x2="{right - 132}" y2="{y - 4}" stroke="{colour}" class="curve"/>'
+        )
         parts.append(f'<text x="{right - 128}" y="{y}" class="legend">{html.escape(label)}</text>')
     parts.append("</svg>")
     return "\n".join(parts)

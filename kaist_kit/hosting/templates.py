@@ -22,8 +22,10 @@ from .columns import PROTOCOL_NAMES, ColumnSpec
 
 # What the kit reads: result files and archives of them (the platforms check the extension).
 UPLOAD_TYPES = (".json", ".txt", ".zip", ".tar", ".tgz")
-KAIST_ATTRIBUTION = ("The KAIST Multispectral Pedestrian Detection Benchmark (Hwang et al., CVPR 2015): images and "
-                     "labels under CC BY-NC-SA 4.0.")
+KAIST_ATTRIBUTION = (
+    "The KAIST Multispectral Pedestrian Detection Benchmark (Hwang et al., CVPR 2015): images and "
+    "labels under CC BY-NC-SA 4.0."
+)
 
 Block = tuple  # ("h", text) | ("p", text) | ("ul", [text]) | ("code", text) | ("table", headers, rows)
 
@@ -48,8 +50,13 @@ class Challenge:
 def counts(gt: GroundTruth, setting: str = "reasonable") -> dict[str, int]:
     periods = np.array(gt.image_periods)
     counted = ~ignore_masks(gt, [get_setting(setting)])[0]
-    return {"images": gt.n_images, "day": int((periods == "day").sum()), "night": int((periods == "night").sum()),
-            "boxes": len(gt.ann_ids), "counted": int(counted.sum())}
+    return {
+        "images": gt.n_images,
+        "day": int((periods == "day").sum()),
+        "night": int((periods == "night").sum()),
+        "boxes": len(gt.ann_ids),
+        "counted": int(counted.sum()),
+    }
 
 
 def submit_line(challenge: Challenge, out: str) -> str:
@@ -63,15 +70,24 @@ def description(c: Challenge) -> list[Block]:
     first = c.spec.columns()[0]
     return [
         ("h", c.title),
-        ("p", "Detect pedestrians in aligned visible and thermal (LWIR) image pairs of the KAIST multispectral "
-              "pedestrian benchmark."),
-        ("p", f"The test set has {n['images']:,} images ({n['day']:,} by day, {n['night']:,} by night) with "
-              f"{n['boxes']:,} labelled boxes, of which {n['counted']:,} are pedestrians that count in the "
-              f"{c.spec.settings[0]} setting; the others are ignore regions (people, cyclists, uncertain "
-              "labels, boxes too small, too occluded or too close to the border)."),
+        (
+            "p",
+            "Detect pedestrians in aligned visible and thermal (LWIR) image pairs of the KAIST multispectral "
+            "pedestrian benchmark.",
+        ),
+        (
+            "p",
+            f"The test set has {n['images']:,} images ({n['day']:,} by day, {n['night']:,} by night) with "
+            f"{n['boxes']:,} labelled boxes, of which {n['counted']:,} are pedestrians that count in the "
+            f"{c.spec.settings[0]} setting; the others are ignore regions (people, cyclists, uncertain "
+            "labels, boxes too small, too occluded or too close to the border).",
+        ),
         ("p", f"Entries are ranked by {first.label}: {first.description}."),
-        ("p", f"Every upload is scored by kaist-kit {__version__}, with exactly the numbers `kaist-kit eval` "
-              "prints for the same file."),
+        (
+            "p",
+            f"Every upload is scored by kaist-kit {__version__}, with exactly the numbers `kaist-kit eval` "
+            "prints for the same file.",
+        ),
         ("p", KAIST_ATTRIBUTION),
     ]
 
@@ -80,35 +96,68 @@ def evaluation_details(c: Challenge) -> list[Block]:
     columns = c.spec.columns()
     blocks: list[Block] = [
         ("h", "Evaluation"),
-        ("p", f"Each column of the leaderboard is one number that `kaist-kit eval` prints (kaist-kit {__version__}), "
-              "in percent:"),
-        ("table", ["column", "what it is", "better"],
-         [[col.label, col.description.rsplit(";", 1)[0], "lower" if col.lower_is_better else "higher"]
-          for col in columns]),
+        (
+            "p",
+            f"Each column of the leaderboard is one number that `kaist-kit eval` prints (kaist-kit {__version__}), "
+            "in percent:",
+        ),
+        (
+            "table",
+            ["column", "what it is", "better"],
+            [
+                [col.label, col.description.rsplit(";", 1)[0], "lower" if col.lower_is_better else "higher"]
+                for col in columns
+            ],
+        ),
         ("h", "Settings and protocols"),
-        ("ul", [f"{name}: {get_setting(name).description}; every other box is an ignore region, and so is every "
-                "box closer than 5 pixels to the image border" for name in c.spec.settings]
-         + [f"{PROTOCOL_NAMES.get(name, name)}: {PROTOCOLS[name].description}" for name in c.spec.protocols]),
-        ("p", "A detection matches a pedestrian at IoU 0.5 or more (greedily, in descending score); one matched "
-              "to an ignore region counts neither way. The log-average miss rate averages the miss rate at nine "
-              "false-positive-per-image points from 10^-2 to 10^0 on a log scale."),
+        (
+            "ul",
+            [
+                f"{name}: {get_setting(name).description}; every other box is an ignore region, and so is every "
+                "box closer than 5 pixels to the image border"
+                for name in c.spec.settings
+            ]
+            + [f"{PROTOCOL_NAMES.get(name, name)}: {PROTOCOLS[name].description}" for name in c.spec.protocols],
+        ),
+        (
+            "p",
+            "A detection matches a pedestrian at IoU 0.5 or more (greedily, in descending score); one matched "
+            "to an ignore region counts neither way. The log-average miss rate averages the miss rate at nine "
+            "false-positive-per-image points from 10^-2 to 10^0 on a log scale.",
+        ),
     ]
     if "leaderboard" in c.spec.protocols:
-        blocks.append(("p", f"Under the leaderboard protocol the {LEADERBOARD.max_detections_per_image:,} "
-                            "highest-scoring detections of an image count, and images without any detection leave "
-                            "their pedestrians out of the miss rate (the devkit's protocol counts them as misses)."))
+        blocks.append(
+            (
+                "p",
+                f"Under the leaderboard protocol the {LEADERBOARD.max_detections_per_image:,} "
+                "highest-scoring detections of an image count, and images without any detection leave "
+                "their pedestrians out of the miss rate (the devkit's protocol counts them as misses).",
+            )
+        )
     errors = [k for k in KINDS.values() if k.level == ERROR]
     warnings = [k for k in KINDS.values() if k.level == WARNING]
     blocks += [
         ("h", "Uploads that are refused"),
-        ("p", "An upload that looks misread is refused with one line that says why and how to fix it; nothing is "
-              "scored:"),
-        ("ul", [f"{k.code}: {k.detects}" for k in errors]
-         + ["a file that cannot be read as a result (a malformed line, an unknown image id, a non-finite number): "
-            "the line says which file and line", "no pedestrian that counts in a column (its number would mean "
-            "nothing)"]),
-        ("p", "What may cost miss rate is reported with the scores, one line each (the kit's findings): "
-              + ", ".join(k.code for k in warnings) + "."),
+        (
+            "p",
+            "An upload that looks misread is refused with one line that says why and how to fix it; nothing is scored:",
+        ),
+        (
+            "ul",
+            [f"{k.code}: {k.detects}" for k in errors]
+            + [
+                "a file that cannot be read as a result (a malformed line, an unknown image id, a non-finite number): "
+                "the line says which file and line",
+                "no pedestrian that counts in a column (its number would mean nothing)",
+            ],
+        ),
+        (
+            "p",
+            "What may cost miss rate is reported with the scores, one line each (the kit's findings): "
+            + ", ".join(k.code for k in warnings)
+            + ".",
+        ),
     ]
     return blocks
 
@@ -117,37 +166,70 @@ def submission_guidelines(c: Challenge) -> list[Block]:
     upload = "MY_METHOD.json" if c.platform == "EvalAI" else "MY_METHOD.zip"
     blocks: list[Block] = [
         ("h", "How to submit"),
-        ("p", f"Upload {c.upload_hint}. Write it with kaist-kit (pip install kaist-kit), from a result in any "
-              "format it reads (COCO result JSON, the leaderboard's txt, the devkit's per-image folder, or an "
-              "archive of one):"),
+        (
+            "p",
+            f"Upload {c.upload_hint}. Write it with kaist-kit (pip install kaist-kit), from a result in any "
+            "format it reads (COCO result JSON, the leaderboard's txt, the devkit's per-image folder, or an "
+            "archive of one):",
+        ),
         ("code", submit_line(c, upload)),
-        ("p", "It sorts and caps the detections as the evaluator scores them, and says in one line each what is "
-              "wrong with the result (boxes written as corners, image ids off by one, a score threshold, ...). "
-              f"The file types accepted are {', '.join(UPLOAD_TYPES)}; a zip or tar holds one result file."),
+        (
+            "p",
+            "It sorts and caps the detections as the evaluator scores them, and says in one line each what is "
+            "wrong with the result (boxes written as corners, image ids off by one, a score threshold, ...). "
+            f"The file types accepted are {', '.join(UPLOAD_TYPES)}; a zip or tar holds one result file.",
+        ),
     ]
     if c.platform == "Codabench":
-        blocks.append(("p", "Codabench takes a zip: `--out MY_METHOD.zip` writes one with the results and their "
-                            "manifest, and the scorer reads the results file inside."))
+        blocks.append(
+            (
+                "p",
+                "Codabench takes a zip: `--out MY_METHOD.zip` writes one with the results and their "
+                "manifest, and the scorer reads the results file inside.",
+            )
+        )
     else:
-        blocks.append(("p", "`--out MY_METHOD.json` writes the results with MY_METHOD.manifest.json beside them: "
-                            "upload the .json, keep the manifest."))
+        blocks.append(
+            (
+                "p",
+                "`--out MY_METHOD.json` writes the results with MY_METHOD.manifest.json beside them: "
+                "upload the .json, keep the manifest.",
+            )
+        )
     if c.public_labels:
-        blocks += [("p", "The test labels are public, so the score can be checked before uploading:"),
-                   ("code", "kaist-kit eval MY_METHOD.json" + ("" if c.spec.protocols == ("leaderboard",)
-                                                             else " --protocol leaderboard --protocol matlab"))]
+        blocks += [
+            ("p", "The test labels are public, so the score can be checked before uploading:"),
+            (
+                "code",
+                "kaist-kit eval MY_METHOD.json"
+                + ("" if c.spec.protocols == ("leaderboard",) else " --protocol leaderboard --protocol matlab"),
+            ),
+        ]
     else:
-        blocks.append(("p", f"test-images.json lists the test images without labels (ids, names, sizes): "
-                            f"the organisers publish it beside this page. The {c.gt.n_images:,} test images must "
-                            "keep these ids."))
-    blocks.append(("p", "`kaist-kit submit --check MY_METHOD.json` says what an evaluator will make of a file "
-                        "without writing anything."))
+        blocks.append(
+            (
+                "p",
+                f"test-images.json lists the test images without labels (ids, names, sizes): "
+                f"the organisers publish it beside this page. The {c.gt.n_images:,} test images must "
+                "keep these ids.",
+            )
+        )
+    blocks.append(
+        (
+            "p",
+            "`kaist-kit submit --check MY_METHOD.json` says what an evaluator will make of a file "
+            "without writing anything.",
+        )
+    )
     return blocks
 
 
 def terms(c: Challenge) -> list[Block]:
-    return [("h", "Terms and conditions"),
-            ("p", "The organisers state here who may take part, how often, and how results may be used."),
-            ("p", KAIST_ATTRIBUTION)]
+    return [
+        ("h", "Terms and conditions"),
+        ("p", "The organisers state here who may take part, how often, and how results may be used."),
+        ("p", KAIST_ATTRIBUTION),
+    ]
 
 
 def phase_description(name: str, start: str, end: str) -> list[Block]:
@@ -155,6 +237,7 @@ def phase_description(name: str, start: str, end: str) -> list[Block]:
 
 
 # --- rendering -----------------------------------------------------------------------------------
+
 
 def to_html(blocks: list[Block]) -> str:
     out = []
@@ -170,8 +253,9 @@ def to_html(blocks: list[Block]) -> str:
             out.append(f"<pre><code>{html.escape(block[1])}</code></pre>")
         elif kind == "table":
             head = "".join(f"<th>{html.escape(h)}</th>" for h in block[1])
-            rows = "\n".join("  <tr>" + "".join(f"<td>{_inline_html(cell)}</td>" for cell in row) + "</tr>"
-                             for row in block[2])
+            rows = "\n".join(
+                "  <tr>" + "".join(f"<td>{_inline_html(cell)}</td>" for cell in row) + "</tr>" for row in block[2]
+            )
             out.append(f"<table>\n  <tr>{head}</tr>\n{rows}\n</table>")
     return "\n".join(out) + "\n"
 

@@ -87,7 +87,7 @@ def _block(value: object, indent: int) -> list[str]:
     for item in value:  # a list
         if isinstance(item, (dict, list)) and item:
             nested = _block(item, indent + 2)
-            lines.append(f"{pad}- {nested[0][indent + 2:]}")
+            lines.append(f"{pad}- {nested[0][indent + 2 :]}")
             lines += nested[1:]
         else:
             lines.append(f"{pad}- {_inline(item)}")

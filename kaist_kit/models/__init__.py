@@ -38,7 +38,21 @@ from .metric import BenchmarkMetric, KaistMetric
 from .preprocessor import PairDataPreprocessor
 
 __all__ = [
-    "AttentionFusion", "BenchmarkMetric", "ConcatFusion", "KaistDataset", "KaistMetric", "LateFusionDetector",
-    "LoadKaistPair", "PadPair", "PairDataPreprocessor", "PairPretrained", "PerModality", "ShiftLwir",
-    "TwoStreamBackbone", "WeightedSumFusion", "init_checkpoint", "trust_local_checkpoints", "trusted_checkpoints",
+    "AttentionFusion",
+    "BenchmarkMetric",
+    "ConcatFusion",
+    "KaistDataset",
+    "KaistMetric",
+    "LateFusionDetector",
+    "LoadKaistPair",
+    "PadPair",
+    "PairDataPreprocessor",
+    "PairPretrained",
+    "PerModality",
+    "ShiftLwir",
+    "TwoStreamBackbone",
+    "WeightedSumFusion",
+    "init_checkpoint",
+    "trust_local_checkpoints",
+    "trusted_checkpoints",
 ]

@@ -67,5 +67,9 @@ def use_gloo_on_cpu(cfg) -> None:
         dist.init_process_group(backend="gloo", timeout=datetime.timedelta(minutes=30))
     cfg.env_cfg = cfg.get("env_cfg", {})
     cfg.env_cfg["dist_cfg"] = dict(backend="gloo")
-    cfg.model_wrapper_cfg = dict(type="MMDistributedDataParallel", broadcast_buffers=False,
-                                 find_unused_parameters=cfg.get("find_unused_parameters", False), device_ids=None)
+    cfg.model_wrapper_cfg = dict(
+        type="MMDistributedDataParallel",
+        broadcast_buffers=False,
+        find_unused_parameters=cfg.get("find_unused_parameters", False),
+        device_ids=None,
+    )

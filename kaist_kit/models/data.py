@@ -25,6 +25,7 @@ MODALITIES = ("visible", "lwir")
 # Where each modality sits in the six-channel image that `LoadKaistPair` builds.
 CHANNELS = {"visible": slice(0, 3), "lwir": slice(3, 6)}
 
+
 def join_channels(pictures: Sequence[np.ndarray]) -> np.ndarray:
     """``np.concatenate(pictures, axis=2)``, several times faster: numpy copies a channel axis in
     steps of a few bytes, OpenCV's merge in vectors."""
@@ -58,8 +59,15 @@ class KaistDataset(BaseDetDataset):
 
     METAINFO = dict(classes=("person",), palette=[(220, 20, 60)])
 
-    def __init__(self, *args, benchmark: str = KAIST.name, data_prefix: dict | None = None,
-                 check_files: bool = True, make_with: str | None = None, **kwargs):
+    def __init__(
+        self,
+        *args,
+        benchmark: str = KAIST.name,
+        data_prefix: dict | None = None,
+        check_files: bool = True,
+        make_with: str | None = None,
+        **kwargs,
+    ):
         self.benchmark = get_benchmark(benchmark)
         self.check_files = check_files
         self.make_with = make_with
@@ -77,8 +85,7 @@ class KaistDataset(BaseDetDataset):
             raise InputError(missing_annotations_message(self.ann_file, how))
         data = load_json(self.ann_file)
         if not isinstance(data, dict) or not isinstance(data.get("images"), list):
-            raise InputError("not a COCO annotation file: expected an object with an 'images' list",
-                             self.ann_file)
+            raise InputError("not a COCO annotation file: expected an object with an 'images' list", self.ann_file)
         root = self.data_prefix.get("img", "")
         bench = self.benchmark
         infos, by_id = [], {}
@@ -92,10 +99,16 @@ class KaistDataset(BaseDetDataset):
                 raise InputError(str(exc), self.ann_file) from None
             name = str(image.get("im_name") or visible)
             image_id = image["id"] if bench is KAIST else position
-            info = dict(img_id=int(image_id), img_path=os.path.join(root, visible),
-                        lwir_path=os.path.join(root, lwir), height=int(image.get("height", height)),
-                        width=int(image.get("width", width)), im_name=name,
-                        period=image.get("period") or (period_of(name) if bench is KAIST else ""), instances=[])
+            info = dict(
+                img_id=int(image_id),
+                img_path=os.path.join(root, visible),
+                lwir_path=os.path.join(root, lwir),
+                height=int(image.get("height", height)),
+                width=int(image.get("width", width)),
+                im_name=name,
+                period=image.get("period") or (period_of(name) if bench is KAIST else ""),
+                instances=[],
+            )
             infos.append(info)
             by_id[image["id"]] = info
         for ann in data.get("annotations", []):
@@ -104,12 +117,12 @@ class KaistDataset(BaseDetDataset):
                 continue  # a degenerate box teaches nothing and breaks IoU
             info = by_id.get(ann["image_id"])
             if info is None:
-                raise InputError(f"annotation for image_id {ann['image_id']!r}, which is not among the images",
-                                 self.ann_file)
+                raise InputError(
+                    f"annotation for image_id {ann['image_id']!r}, which is not among the images", self.ann_file
+                )
             label = 0 if bench is KAIST else label_of.get(ann.get("category_id"))
             ignored = bool(ann.get("ignore", 0) or ann.get("iscrowd", 0)) or label is None
-            info["instances"].append(dict(bbox=[x, y, x + w, y + h], bbox_label=label or 0,
-                                          ignore_flag=int(ignored)))
+            info["instances"].append(dict(bbox=[x, y, x + w, y + h], bbox_label=label or 0, ignore_flag=int(ignored)))
         if self.check_files and self.backend_args is None:
             self._check_pictures(infos)
         return infos
@@ -117,8 +130,11 @@ class KaistDataset(BaseDetDataset):
     def _check_pictures(self, infos: list[dict]) -> None:
         missing = [p for info in infos for p in (info["img_path"], info["lwir_path"]) if not os.path.isfile(p)]
         if missing:
-            raise InputError(f"{quantity(len(missing), 'picture')} of the {len(infos)} frames are missing "
-                             f"(first: {missing[0]}); is data_root right?", self.ann_file)
+            raise InputError(
+                f"{quantity(len(missing), 'picture')} of the {len(infos)} frames are missing "
+                f"(first: {missing[0]}); is data_root right?",
+                self.ann_file,
+            )
 
     def filter_data(self) -> list[dict]:
         if self.test_mode or not (self.filter_cfg or {}).get("filter_empty_gt", False):
@@ -159,8 +175,11 @@ class LoadKaistPair(BaseTransform):
         visible = read_picture(results["img_path"], self.backend_args)
         lwir = read_picture(results["lwir_path"], self.backend_args)
         if visible.shape != lwir.shape:
-            raise InputError(f"the lwir picture is {lwir.shape[1]}x{lwir.shape[0]} but the visible one "
-                             f"{visible.shape[1]}x{visible.shape[0]}", results["lwir_path"])
+            raise InputError(
+                f"the lwir picture is {lwir.shape[1]}x{lwir.shape[0]} but the visible one "
+                f"{visible.shape[1]}x{visible.shape[0]}",
+                results["lwir_path"],
+            )
         results["img"] = join_channels([visible, lwir])
         results["img_shape"] = results["ori_shape"] = visible.shape[:2]
         return results
@@ -176,8 +195,9 @@ def shift_picture(image: np.ndarray, dx: int, dy: int, fill) -> np.ndarray:
     shifted = np.empty_like(image)
     shifted[...] = fill
     if abs(dx) < width and abs(dy) < height:
-        shifted[max(dy, 0):height + min(dy, 0), max(dx, 0):width + min(dx, 0)] = \
-            image[max(-dy, 0):height - max(dy, 0), max(-dx, 0):width - max(dx, 0)]
+        shifted[max(dy, 0) : height + min(dy, 0), max(dx, 0) : width + min(dx, 0)] = image[
+            max(-dy, 0) : height - max(dy, 0), max(-dx, 0) : width - max(dx, 0)
+        ]
     return shifted
 
 
@@ -232,8 +252,10 @@ class PerModality(BaseTransform):
     """
 
     def __init__(self, visible: Sequence[dict] = (), lwir: Sequence[dict] = ()):
-        self.transforms = {"visible": [TRANSFORMS.build(t) for t in visible],
-                           "lwir": [TRANSFORMS.build(t) for t in lwir]}
+        self.transforms = {
+            "visible": [TRANSFORMS.build(t) for t in visible],
+            "lwir": [TRANSFORMS.build(t) for t in lwir],
+        }
 
     def transform(self, results: dict) -> dict | None:
         channels = cv2.split(results["img"])

@@ -90,8 +90,9 @@ class TwoStreamBackbone(BaseModule):
     mmdet neck and head take it.
     """
 
-    def __init__(self, visible: dict, lwir: dict, channels: Sequence[int], fusion: dict | Sequence[dict],
-                 init_cfg=None):
+    def __init__(
+        self, visible: dict, lwir: dict, channels: Sequence[int], fusion: dict | Sequence[dict], init_cfg=None
+    ):
         super().__init__(init_cfg)
         self.visible = MODELS.build(visible)
         self.lwir = MODELS.build(lwir)
@@ -109,6 +110,7 @@ class TwoStreamBackbone(BaseModule):
         visible = self.visible(inputs[:, CHANNELS["visible"]])
         lwir = self.lwir(inputs[:, CHANNELS["lwir"]])
         if len(visible) != len(self.fusions) or len(lwir) != len(self.fusions):
-            raise ValueError(f"the streams give {len(visible)} and {len(lwir)} stages; "
-                             f"channels lists {len(self.fusions)}")
+            raise ValueError(
+                f"the streams give {len(visible)} and {len(lwir)} stages; channels lists {len(self.fusions)}"
+            )
         return tuple(fuse(v, t) for fuse, v, t in zip(self.fusions, visible, lwir))

@@ -66,17 +66,19 @@ class InitCheckpoint:
                 return stream + "*"
         for base in self.bases:
             if key.startswith(base):
-                return base + key[len(base):].split(".")[0] + ".*"
+                return base + key[len(base) :].split(".")[0] + ".*"
         return key.split(".")[0] + ".*"
 
     def summary(self) -> list[str]:
         total = len(self.filled) + len(self.fresh)
         lines = [f"filled {len(self.filled)} of the {total} tensors of {self.model} from {self.source}:"]
-        pairs = Counter((self.group(k), _source_group(self.group(k), k, v)) for k, v in self.filled.items()
-                        if k not in self.halved)
+        pairs = Counter(
+            (self.group(k), _source_group(self.group(k), k, v)) for k, v in self.filled.items() if k not in self.halved
+        )
         for (target, source), n in pairs.items():
-            origin = "as they are" if target == source else \
-                "from the whole source" if source == "*" else f"from {source}"
+            origin = (
+                "as they are" if target == source else "from the whole source" if source == "*" else f"from {source}"
+            )
             lines.append(f"  {target} {origin} ({quantity(n, 'tensor')})")
         lines += [f"  {key} from {self.filled[key]}: {HALVED}" for key in self.halved]
         if self.fresh:
@@ -89,20 +91,23 @@ class InitCheckpoint:
                     others.setdefault((key.rsplit(".", 1)[0], why), []).append(key)
             for (module, why), keys in others.items():
                 if why == SHAPE:
-                    why = (f"shape {' and '.join(self.shapes[k][0] for k in keys)} here, "
-                           f"{' and '.join(self.shapes[k][1] for k in keys)} in the source")
+                    why = (
+                        f"shape {' and '.join(self.shapes[k][0] for k in keys)} here, "
+                        f"{' and '.join(self.shapes[k][1] for k in keys)} in the source"
+                    )
                 lines.append(f"  {module} ({', '.join(k.rsplit('.', 1)[1] for k in keys)}): {why}")
         if self.unused:
             unused = Counter(key.split(".")[0] + ".*" for key in self.unused)
-            lines.append("unused from the source: " + ", ".join(f"{g} ({quantity(n, 'tensor')})"
-                                                                   for g, n in unused.items()))
+            lines.append(
+                "unused from the source: " + ", ".join(f"{g} ({quantity(n, 'tensor')})" for g, n in unused.items())
+            )
         return lines
 
 
 def _source_group(target_group: str, target: str, source: str) -> str:
     """The source's counterpart of ``target_group``: ``backbone.visible.*`` came from ``backbone.*``."""
-    inside = target[len(target_group) - 1:]
-    return source[:len(source) - len(inside)] + "*" if source.endswith(inside) else target_group
+    inside = target[len(target_group) - 1 :]
+    return source[: len(source) - len(inside)] + "*" if source.endswith(inside) else target_group
 
 
 def read_source(source: str):
@@ -121,8 +126,7 @@ def read_source(source: str):
         with trusted_checkpoints():
             checkpoint = CheckpointLoader.load_checkpoint(source, map_location="cpu", logger="silent")
     except Exception as exc:  # torch.load raises whatever unpickling meets
-        raise InputError(f"cannot read the checkpoint: {type(exc).__name__}: {exc}".splitlines()[0],
-                         source) from None
+        raise InputError(f"cannot read the checkpoint: {type(exc).__name__}: {exc}".splitlines()[0], source) from None
     weights = state_dict_of(checkpoint)
     if not weights:
         raise InputError("not a checkpoint: it holds no tensors", source)
@@ -141,14 +145,23 @@ def state_dict_of(checkpoint) -> dict:
                 break
     if not isinstance(checkpoint, dict):
         return {}
-    return {k.removeprefix("module."): v for k, v in checkpoint.items()
-            if isinstance(k, str) and isinstance(v, torch.Tensor)}
+    return {
+        k.removeprefix("module."): v
+        for k, v in checkpoint.items()
+        if isinstance(k, str) and isinstance(v, torch.Tensor)
+    }
 
 
 def fits_pair(target, value) -> bool:
     """Whether ``target`` is a convolution reading the six-channel pair where ``value`` reads three."""
-    return (target.dim() == 4 and value.dim() == 4 and target.shape[1] == 6 and value.shape[1] == 3
-            and target.shape[0] == value.shape[0] and target.shape[2:] == value.shape[2:])
+    return (
+        target.dim() == 4
+        and value.dim() == 4
+        and target.shape[1] == 6
+        and value.shape[1] == 3
+        and target.shape[0] == value.shape[0]
+        and target.shape[2:] == value.shape[2:]
+    )
 
 
 def halved_pair(value):
@@ -175,10 +188,11 @@ class PairPretrained(PretrainedInit):
         from mmengine.runner.checkpoint import CheckpointLoader, load_state_dict
 
         print_log(f"load model from: {self.checkpoint}", logger="current")
-        state = state_dict_of(CheckpointLoader.load_checkpoint(self.checkpoint, map_location=self.map_location,
-                                                               logger="current"))
+        state = state_dict_of(
+            CheckpointLoader.load_checkpoint(self.checkpoint, map_location=self.map_location, logger="current")
+        )
         if self.prefix:
-            state = {k[len(self.prefix):]: v for k, v in state.items() if k.startswith(self.prefix)}
+            state = {k[len(self.prefix) :]: v for k, v in state.items() if k.startswith(self.prefix)}
         own = module.state_dict()
         for key, value in state.items():
             if key in own and fits_pair(own[key], value):
@@ -217,7 +231,7 @@ def _classifiers(model) -> list[str]:
 def _source_name(key: str, streams: Sequence[tuple[str, str]]) -> str:
     for stream, base in streams:
         if key.startswith(stream):
-            return _source_name(base + key[len(stream):], streams)
+            return _source_name(base + key[len(stream) :], streams)
     return key
 
 
@@ -225,8 +239,12 @@ def _shape(tensor) -> str:
     return "(" + ", ".join(map(str, tensor.shape)) + ")" if tensor.dim() != 1 else f"({tensor.shape[0]},)"
 
 
-def init_checkpoint(config: str | os.PathLike, source: str | os.PathLike, out: str | os.PathLike,
-                    cfg_options: Sequence[str] | dict | None = None) -> InitCheckpoint:
+def init_checkpoint(
+    config: str | os.PathLike,
+    source: str | os.PathLike,
+    out: str | os.PathLike,
+    cfg_options: Sequence[str] | dict | None = None,
+) -> InitCheckpoint:
     """Write to ``out`` the tensors of ``config``'s model that ``source`` fills (see the module's
     docstring), in mmengine's checkpoint layout for ``load_from``. A source whose names do not
     start with ``backbone.`` is read as a backbone checkpoint (torchvision's ResNet layout, which
@@ -249,8 +267,13 @@ def init_checkpoint(config: str | os.PathLike, source: str | os.PathLike, out: s
     streams = _streams(model)
     classifiers = _classifiers(model)
 
-    made = InitCheckpoint(Path(out), Path(str(config)).stem, str(source), streams=tuple(s for s, _ in streams),
-                          bases=tuple(sorted({base for _, base in streams if base})))
+    made = InitCheckpoint(
+        Path(out),
+        Path(str(config)).stem,
+        str(source),
+        streams=tuple(s for s, _ in streams),
+        bases=tuple(sorted({base for _, base in streams if base})),
+    )
     state, used = {}, set()
     for key, target in model.state_dict().items():
         name = _source_name(key, streams)
@@ -272,11 +295,15 @@ def init_checkpoint(config: str | os.PathLike, source: str | os.PathLike, out: s
             made.fresh[key] = SHAPE
             made.shapes[key] = (_shape(target), _shape(value))
     if not state:
-        raise InputError(f"fills none of the {len(made.fresh)} tensors of {made.model}'s model: not a checkpoint "
-                         "of a matching detector or backbone", source)
+        raise InputError(
+            f"fills none of the {len(made.fresh)} tensors of {made.model}'s model: not a checkpoint "
+            "of a matching detector or backbone",
+            source,
+        )
     made.unused = [original[key] for key in weights if key not in used]
-    meta = dict(kaist_kit=__version__, config=str(config), source=str(source), filled=len(made.filled),
-                fresh=len(made.fresh))
+    meta = dict(
+        kaist_kit=__version__, config=str(config), source=str(source), filled=len(made.filled), fresh=len(made.fresh)
+    )
     with atomic_file(out) as handle:
         torch.save(dict(meta=meta, state_dict=state), handle)
     return made

@@ -19,13 +19,18 @@ def _joined(first: InstanceData, second: InstanceData) -> tuple[torch.Tensor, ..
     bboxes = torch.cat([first.bboxes, second.bboxes])
     scores = torch.cat([first.scores, second.scores])
     labels = torch.cat([first.labels, second.labels])
-    source = torch.cat([torch.zeros(len(first.scores), dtype=torch.long, device=scores.device),
-                        torch.ones(len(second.scores), dtype=torch.long, device=scores.device)])
+    source = torch.cat(
+        [
+            torch.zeros(len(first.scores), dtype=torch.long, device=scores.device),
+            torch.ones(len(second.scores), dtype=torch.long, device=scores.device),
+        ]
+    )
     return bboxes, scores, labels, source
 
 
-def merge_by_nms(first: InstanceData, second: InstanceData, iou_threshold: float = 0.5,
-                 max_per_img: int = 100) -> InstanceData:
+def merge_by_nms(
+    first: InstanceData, second: InstanceData, iou_threshold: float = 0.5, max_per_img: int = 100
+) -> InstanceData:
     """The simple baseline: pool both detectors' boxes and keep the best of each overlapping group."""
     bboxes, scores, labels, _ = _joined(first, second)
     if len(scores) == 0:
@@ -49,8 +54,9 @@ def fuse_scores(scores: torch.Tensor) -> torch.Tensor:
     return yes / (yes + no)
 
 
-def merge_by_probability(first: InstanceData, second: InstanceData, iou_threshold: float = 0.5,
-                         max_per_img: int = 100) -> InstanceData:
+def merge_by_probability(
+    first: InstanceData, second: InstanceData, iou_threshold: float = 0.5, max_per_img: int = 100
+) -> InstanceData:
     """Probabilistic ensembling of two detectors' boxes.
 
     Boxes are taken in descending score. Each untaken box gathers the untaken boxes of its class
@@ -82,8 +88,9 @@ def merge_by_probability(first: InstanceData, second: InstanceData, iou_threshol
         taken |= group
     fused_scores = torch.stack(out_scores)
     order = torch.argsort(fused_scores, descending=True)[:max_per_img]
-    return InstanceData(bboxes=torch.stack(out_boxes)[order], scores=fused_scores[order],
-                        labels=torch.stack(out_labels)[order])
+    return InstanceData(
+        bboxes=torch.stack(out_boxes)[order], scores=fused_scores[order], labels=torch.stack(out_labels)[order]
+    )
 
 
 @MODELS.register_module()
@@ -97,8 +104,16 @@ class LateFusionDetector(BaseDetector):
     ``merge`` is ``'probabilistic'`` (see `merge_by_probability`) or ``'nms'``.
     """
 
-    def __init__(self, visible: dict, lwir: dict, merge: str = "probabilistic", iou_threshold: float = 0.5,
-                 max_per_img: int = 100, data_preprocessor: dict | None = None, init_cfg=None):
+    def __init__(
+        self,
+        visible: dict,
+        lwir: dict,
+        merge: str = "probabilistic",
+        iou_threshold: float = 0.5,
+        max_per_img: int = 100,
+        data_preprocessor: dict | None = None,
+        init_cfg=None,
+    ):
         super().__init__(data_preprocessor=data_preprocessor, init_cfg=init_cfg)
         if merge not in MERGES:
             raise ValueError(f"merge is one of {MERGES}, not {merge!r}")
@@ -136,8 +151,9 @@ class LateFusionDetector(BaseDetector):
         return self.add_pred_to_datasample(batch_data_samples, merged)
 
     def _forward(self, batch_inputs, batch_data_samples=None):
-        return tuple(detector._forward(inputs, batch_data_samples)
-                     for _, detector, inputs in self.streams(batch_inputs))
+        return tuple(
+            detector._forward(inputs, batch_data_samples) for _, detector, inputs in self.streams(batch_inputs)
+        )
 
     def extract_feat(self, batch_inputs):
         return tuple(detector.extract_feat(inputs) for _, detector, inputs in self.streams(batch_inputs))

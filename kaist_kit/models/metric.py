@@ -48,9 +48,16 @@ class KaistMetric(BaseMetric):
 
     default_prefix = "kaist"
 
-    def __init__(self, ann_file: str | None = None, setting: str | Sequence[str] = "reasonable",
-                 splits: Sequence[str] = SPLITS, protocol: str = "leaderboard", results_file: str | None = None,
-                 collect_device: str = "cpu", prefix: str | None = None):
+    def __init__(
+        self,
+        ann_file: str | None = None,
+        setting: str | Sequence[str] = "reasonable",
+        splits: Sequence[str] = SPLITS,
+        protocol: str = "leaderboard",
+        results_file: str | None = None,
+        collect_device: str = "cpu",
+        prefix: str | None = None,
+    ):
         super().__init__(collect_device=collect_device, prefix=prefix)
         self.ann_file = ann_file
         self.settings = [setting] if isinstance(setting, str) else list(setting)
@@ -63,8 +70,9 @@ class KaistMetric(BaseMetric):
     def process(self, data_batch, data_samples: Sequence[dict]) -> None:
         for sample in data_samples:
             found = sample["pred_instances"]
-            self.results.append((int(sample["img_id"]), found["bboxes"].detach().cpu().numpy(),
-                                 found["scores"].detach().cpu().numpy()))
+            self.results.append(
+                (int(sample["img_id"]), found["bboxes"].detach().cpu().numpy(), found["scores"].detach().cpu().numpy())
+            )
 
     def ground_truth_path(self) -> str:
         path = self.ann_file or (self.dataset_meta or {}).get("ann_file")
@@ -86,8 +94,10 @@ class KaistMetric(BaseMetric):
         for finding in inspect(dets, gt, self.settings, self.splits, [self.protocol]) + inspect_scores(scores, dets):
             logger.warning(f"{finding.level}: {finding.line()}")
         metrics = {f"{r.setting}_{r.split}": r.lamr for r in scores}
-        logger.info(f"LAMR ({self.protocol}) on {Path(gt.path).name}: " + ", ".join(
-            f"{r.setting} {r.split} {100 * r.lamr:.2f}% ({r.n_gt} pedestrians)" for r in scores))
+        logger.info(
+            f"LAMR ({self.protocol}) on {Path(gt.path).name}: "
+            + ", ".join(f"{r.setting} {r.split} {100 * r.lamr:.2f}% ({r.n_gt} pedestrians)" for r in scores)
+        )
         return metrics
 
 
@@ -105,9 +115,15 @@ class BenchmarkMetric(BaseMetric):
     detections best first.
     """
 
-    def __init__(self, benchmark: str | None = None, ann_file: str | None = None,
-                 metrics: Sequence[str] = ("ap", "ap50", "ap75"), results_file: str | None = None,
-                 collect_device: str = "cpu", prefix: str | None = None):
+    def __init__(
+        self,
+        benchmark: str | None = None,
+        ann_file: str | None = None,
+        metrics: Sequence[str] = ("ap", "ap50", "ap75"),
+        results_file: str | None = None,
+        collect_device: str = "cpu",
+        prefix: str | None = None,
+    ):
         from ..benchmarks import get_benchmark
         from ..cocoeval import SUMMARY
 
@@ -130,8 +146,14 @@ class BenchmarkMetric(BaseMetric):
     def process(self, data_batch, data_samples: Sequence[dict]) -> None:
         for sample in data_samples:
             found = sample["pred_instances"]
-            self.results.append((int(sample["img_id"]), found["bboxes"].detach().cpu().numpy(),
-                                 found["scores"].detach().cpu().numpy(), found["labels"].detach().cpu().numpy()))
+            self.results.append(
+                (
+                    int(sample["img_id"]),
+                    found["bboxes"].detach().cpu().numpy(),
+                    found["scores"].detach().cpu().numpy(),
+                    found["labels"].detach().cpu().numpy(),
+                )
+            )
 
     def ground_truth_path(self) -> str:
         path = self.ann_file or (self.dataset_meta or {}).get("ann_file")
@@ -147,9 +169,14 @@ class BenchmarkMetric(BaseMetric):
         for position, corners, scores, labels in sorted(results, key=lambda r: r[0]):
             for k in np.argsort(-scores, kind="stable"):
                 x1, y1, x2, y2 = (float(v) for v in corners[k])
-                records.append({"image_id": gt.image_ids[position], "category_id": categories[int(labels[k])],
-                                "bbox": [round(x1, 2), round(y1, 2), round(x2 - x1, 2), round(y2 - y1, 2)],
-                                "score": float(scores[k])})
+                records.append(
+                    {
+                        "image_id": gt.image_ids[position],
+                        "category_id": categories[int(labels[k])],
+                        "bbox": [round(x1, 2), round(y1, 2), round(x2 - x1, 2), round(y2 - y1, 2)],
+                        "score": float(scores[k]),
+                    }
+                )
         return records
 
     def compute_metrics(self, results: list) -> dict[str, float]:
@@ -172,8 +199,11 @@ class BenchmarkMetric(BaseMetric):
             values = evaluation.summaries(self.metrics, k)
             metrics.update({f"{bench.name}/{info.name}_{m}": v for m, v in values.items()})
             rows.append([info.name, *(_percent(values[m]) for m in self.metrics)])
-        self.table = Table(f"COCO AP (%, higher is better) of {bench.title}, {Path(gt.path).name}: "
-                           f"{gt.n_images:,} images", ["class", *self.metrics], rows)
+        self.table = Table(
+            f"COCO AP (%, higher is better) of {bench.title}, {Path(gt.path).name}: {gt.n_images:,} images",
+            ["class", *self.metrics],
+            rows,
+        )
         MMLogger.get_current_instance().info(self.table.to_text())
         return metrics
 

@@ -61,9 +61,15 @@ def use_default_test_annotations(cfg, echo: Callable[[str], None] | None = None)
     return found
 
 
-def test(config: str | os.PathLike, checkpoint: str | os.PathLike, out: str | os.PathLike,
-         work_dir: str | os.PathLike | None = None, cfg_options: Sequence[str] | dict | None = None,
-         shift_lwir: tuple[int, int] | None = None, echo: Callable[[str], None] | None = None) -> TestRun:
+def test(
+    config: str | os.PathLike,
+    checkpoint: str | os.PathLike,
+    out: str | os.PathLike,
+    work_dir: str | os.PathLike | None = None,
+    cfg_options: Sequence[str] | dict | None = None,
+    shift_lwir: tuple[int, int] | None = None,
+    echo: Callable[[str], None] | None = None,
+) -> TestRun:
     """Run ``checkpoint`` on the config's test set; write its detections to ``out`` (COCO result
     JSON, replaced atomically) and score them with the config's `KaistMetric` or `BenchmarkMetric` (one
     is added when the test evaluator has neither). ``shift_lwir=(dx, dy)`` moves every thermal picture that many
@@ -112,9 +118,16 @@ class Found:
     scores: np.ndarray  # (N,), descending
 
 
-def infer(config: str | os.PathLike, checkpoint: str | os.PathLike, visible: str | os.PathLike,
-          lwir: str | os.PathLike, out: str | os.PathLike | None = None, score_threshold: float = 0.3,
-          cfg_options: Sequence[str] | dict | None = None, device: str | None = None) -> Found:
+def infer(
+    config: str | os.PathLike,
+    checkpoint: str | os.PathLike,
+    visible: str | os.PathLike,
+    lwir: str | os.PathLike,
+    out: str | os.PathLike | None = None,
+    score_threshold: float = 0.3,
+    cfg_options: Sequence[str] | dict | None = None,
+    device: str | None = None,
+) -> Found:
     """Detect pedestrians on one visible/lwir pair with the config's test pipeline; with ``out``,
     draw the detections scoring at least ``score_threshold`` on both pictures."""
     import torch
@@ -148,10 +161,17 @@ def infer(config: str | os.PathLike, checkpoint: str | os.PathLike, visible: str
     corners = sample.pred_instances.bboxes.cpu().numpy().astype(np.float64)
     scores = sample.pred_instances.scores.cpu().numpy().astype(np.float64)
     order = np.argsort(-scores, kind="stable")
-    boxes = np.column_stack([corners[:, :2], corners[:, 2:] - corners[:, :2]])[order] if len(order) \
-        else np.zeros((0, 4))
+    boxes = (
+        np.column_stack([corners[:, :2], corners[:, 2:] - corners[:, :2]])[order] if len(order) else np.zeros((0, 4))
+    )
     found = Found(boxes, scores[order])
     if out is not None:
-        draw_pair(visible, lwir, out, frame_name(visible),
-                  detections=[(Path(str(config)).stem, found.boxes, found.scores)], score_threshold=score_threshold)
+        draw_pair(
+            visible,
+            lwir,
+            out,
+            frame_name(visible),
+            detections=[(Path(str(config)).stem, found.boxes, found.scores)],
+            score_threshold=score_threshold,
+        )
     return found

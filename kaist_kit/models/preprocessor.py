@@ -32,8 +32,9 @@ class PairDataPreprocessor(DetDataPreprocessor):
     Other arguments are `DetDataPreprocessor`'s.
     """
 
-    def __init__(self, mean: dict, std: dict, modalities: Sequence[str] = MODALITIES,
-                 bgr_to_rgb: bool = True, **kwargs):
+    def __init__(
+        self, mean: dict, std: dict, modalities: Sequence[str] = MODALITIES, bgr_to_rgb: bool = True, **kwargs
+    ):
         super().__init__(mean=None, std=None, bgr_to_rgb=False, rgb_to_bgr=False, **kwargs)
         self.modalities = tuple(modalities)
         if not self.modalities or any(m not in MODALITIES for m in self.modalities):
@@ -43,10 +44,12 @@ class PairDataPreprocessor(DetDataPreprocessor):
             channels = list(range(CHANNELS[modality].start, CHANNELS[modality].stop))
             order += channels[::-1] if bgr_to_rgb else channels
         self.channel_order = order
-        self.register_buffer("mean", torch.tensor([v for m in self.modalities for v in _three(mean[m])])
-                             .view(-1, 1, 1), False)
-        self.register_buffer("std", torch.tensor([v for m in self.modalities for v in _three(std[m])])
-                             .view(-1, 1, 1), False)
+        self.register_buffer(
+            "mean", torch.tensor([v for m in self.modalities for v in _three(mean[m])]).view(-1, 1, 1), False
+        )
+        self.register_buffer(
+            "std", torch.tensor([v for m in self.modalities for v in _three(std[m])]).view(-1, 1, 1), False
+        )
         self._enable_normalize = True
 
     def forward(self, data: dict, training: bool = False) -> dict:

@@ -44,8 +44,9 @@ def check_training_data(cfg, echo: Callable[[str], None] | None = None, decode: 
     if not check.ok:
         raise check.error()
     if echo:
-        held = ", ".join(f"{a.files.role} {a.recognised or a.files.ann_file.name} ({a.images:,} frames)"
-                         for a in check.annotations)
+        held = ", ".join(
+            f"{a.files.role} {a.recognised or a.files.ann_file.name} ({a.images:,} frames)" for a in check.annotations
+        )
         echo(f"data checked: {held}; {check.pictures:,} pictures there and whole ({check.seconds:.1f} s)")
         for warning in check.warnings:
             echo(f"warning: {warning}")
@@ -75,14 +76,22 @@ def offline_weights_message(cfg, reason) -> str:
     url = remote[0][1]
     name = url.rsplit("/", 1)[-1]
     options = " ".join(f"--cfg-options {path}.checkpoint={name}" for path, _ in remote)
-    return (f"cannot download the ImageNet weights {url} ({reason}): without network, put {name} in torch's "
-            f"cache {Path(torch.hub.get_dir()) / 'checkpoints'}/ (the config then works as it is), or give a "
-            f"local copy: {options}")
+    return (
+        f"cannot download the ImageNet weights {url} ({reason}): without network, put {name} in torch's "
+        f"cache {Path(torch.hub.get_dir()) / 'checkpoints'}/ (the config then works as it is), or give a "
+        f"local copy: {options}"
+    )
 
 
-def train(config: str | os.PathLike, work_dir: str | os.PathLike | None = None, gpus: int = 1,
-          resume: bool = False, cfg_options: Sequence[str] | dict | None = None, amp: bool = False,
-          echo: Callable[[str], None] | None = None) -> Path:
+def train(
+    config: str | os.PathLike,
+    work_dir: str | os.PathLike | None = None,
+    gpus: int = 1,
+    resume: bool = False,
+    cfg_options: Sequence[str] | dict | None = None,
+    amp: bool = False,
+    echo: Callable[[str], None] | None = None,
+) -> Path:
     """Train ``config``; checkpoints and logs go to ``work_dir`` (default ``work_dirs/<config>``).
 
     One process uses the GPU when there is one, else the CPU. ``gpus > 1`` starts that many
@@ -98,8 +107,10 @@ def train(config: str | os.PathLike, work_dir: str | os.PathLike | None = None, 
     if gpus < 1:
         raise InputError(f"--gpus must be 1 or more, not {gpus}")
     if amp and not torch.cuda.is_available():
-        raise InputError("--amp needs a CUDA GPU: mmengine's mixed precision (AmpOptimWrapper, float16 with loss "
-                         "scaling) does not train on a CPU; train without --amp")
+        raise InputError(
+            "--amp needs a CUDA GPU: mmengine's mixed precision (AmpOptimWrapper, float16 with loss "
+            "scaling) does not train on a CPU; train without --amp"
+        )
     work_dir = Path(work_dir) if work_dir else default_work_dir(config)
     cfg = load_config(config, cfg_options)
     if not in_distributed_worker():
@@ -132,8 +143,21 @@ def train(config: str | os.PathLike, work_dir: str | os.PathLike | None = None, 
 
 def launch(config, work_dir: Path, gpus: int, resume: bool, cfg_options, amp: bool = False) -> None:
     """Run this same training in ``gpus`` processes with torchrun; each one calls `train`."""
-    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={gpus}",
-               "-m", "kaist_kit", "train", str(config), "--work-dir", str(work_dir), "--gpus", str(gpus)]
+    command = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        f"--nproc_per_node={gpus}",
+        "-m",
+        "kaist_kit",
+        "train",
+        str(config),
+        "--work-dir",
+        str(work_dir),
+        "--gpus",
+        str(gpus),
+    ]
     if resume:
         command.append("--resume")
     if amp:

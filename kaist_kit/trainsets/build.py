@@ -96,8 +96,9 @@ def _accepted(kinds: tuple[str, ...]) -> str:
     return "; ".join(SOURCE_KINDS[kind] for kind in kinds)
 
 
-def build_training_set(name: str, source: str | os.PathLike, out: str | os.PathLike, kind: str | None = None,
-                       echo: Echo | None = None) -> BuiltSet:
+def build_training_set(
+    name: str, source: str | os.PathLike, out: str | os.PathLike, kind: str | None = None, echo: Echo | None = None
+) -> BuiltSet:
     """Write the named set ``name`` with the boxes of ``source`` to ``out`` (COCO JSON, atomically).
 
     ``kind`` is the source's kind (`SOURCE_KINDS`), found from its files when None. ``echo`` hears the
@@ -109,8 +110,9 @@ def build_training_set(name: str, source: str | os.PathLike, out: str | os.PathL
     if not Path(source).exists():
         raise InputError("no such file or folder", source)
     if kind is not None and kind not in spec.sources:
-        raise InputError(f"{name} is built from {_accepted(spec.sources)}, not from {SOURCE_KINDS.get(kind, kind)}",
-                         source)
+        raise InputError(
+            f"{name} is built from {_accepted(spec.sources)}, not from {SOURCE_KINDS.get(kind, kind)}", source
+        )
     kind = kind or detect_source_kind(source, spec.sources)
     if kind == MBNET_CACHE:
         data, notes, problems = _from_mbnet_cache(spec, source)
@@ -125,16 +127,19 @@ def build_training_set(name: str, source: str | os.PathLike, out: str | os.PathL
                 if not exc.reason.startswith(f"no {kind} annotation files found"):
                     raise
         else:
-            raise InputError(f"no annotation files of the kinds this set is built from ({_accepted(spec.sources)})",
-                             source)
+            raise InputError(
+                f"no annotation files of the kinds this set is built from ({_accepted(spec.sources)})", source
+            )
     names = [image["im_name"] for image in data["images"]]
     digest = list_sha256(names)
-    data["info"].update({
-        "description": f"KAIST {name} ({spec.citation}) in COCO form",
-        "training_set": name,
-        "training_set_citation": spec.citation,
-        "frames_sha256": digest,
-    })
+    data["info"].update(
+        {
+            "description": f"KAIST {name} ({spec.citation}) in COCO form",
+            "training_set": name,
+            "training_set_citation": spec.citation,
+            "frames_sha256": digest,
+        }
+    )
     if spec.notes.get(kind):
         data["info"]["note"] = spec.notes[kind]
     write_coco(out, data)
@@ -156,34 +161,46 @@ def _from_annotations(spec: TrainingSet, kind: str, source, echo: Echo | None) -
         frames = None
         conversion = convert(kind, source, None, echo=echo)
     if conversion.findings:
-        raise InputError(f"cannot build {spec.name} from it: " + "; ".join(f.text for f in conversion.findings),
-                         source)
+        raise InputError(f"cannot build {spec.name} from it: " + "; ".join(f.text for f in conversion.findings), source)
     data = parse_json(conversion.text, source)
     names = [image["im_name"] for image in data["images"]]
     if frames is not None:
         found = set(names)
         missing = [frame for frame in frames if frame not in found]
         if missing:
-            raise InputError(f"{len(missing):,} of the {len(frames):,} frames of {spec.name} are missing from it or "
-                             f"could not be read (first: {', '.join(missing[:3])}){_advice(spec, kind)}", source)
+            raise InputError(
+                f"{len(missing):,} of the {len(frames):,} frames of {spec.name} are missing from it or "
+                f"could not be read (first: {', '.join(missing[:3])}){_advice(spec, kind)}",
+                source,
+            )
     else:
         test = frames_of_test_sets(names)
         if test:
-            raise InputError(f"{quantity(len(test), 'frame')} of the test sets (first: {test[0]}) are not "
-                             f"training frames; {spec.name} holds training frames only", source)
+            raise InputError(
+                f"{quantity(len(test), 'frame')} of the test sets (first: {test[0]}) are not "
+                f"training frames; {spec.name} holds training frames only",
+                source,
+            )
         if len(names) != spec.frames:
-            raise InputError(f"holds {len(names):,} frames, not the {spec.frames:,} of {spec.name} "
-                             f"({spec.citation}): not that set, or not all of it", source)
+            raise InputError(
+                f"holds {len(names):,} frames, not the {spec.frames:,} of {spec.name} "
+                f"({spec.citation}): not that set, or not all of it",
+                source,
+            )
     return data, notes, conversion.problems.summary()
 
 
 def _advice(spec: TrainingSet, kind: str) -> str:
     if kind == "sanitized":
-        return ("; the sanitized download annotates only the 7,601 frames of sanitized-7601: build that set, or "
-                f"{spec.name} from the official XML tree")
+        return (
+            "; the sanitized download annotates only the 7,601 frames of sanitized-7601: build that set, or "
+            f"{spec.name} from the official XML tree"
+        )
     if kind == "paired":
-        return ("; the KAIST-Paired download annotates the frames of paired-8892: build that set, or "
-                f"{spec.name} from the official XML tree")
+        return (
+            "; the KAIST-Paired download annotates the frames of paired-8892: build that set, or "
+            f"{spec.name} from the official XML tree"
+        )
     return f"; {spec.name} needs an annotation file for each of its frames"
 
 
@@ -201,24 +218,34 @@ def _from_mbnet_cache(spec: TrainingSet, source) -> tuple[dict, list[str], str]:
     frames = [entry.frame for entry in entries]
     if list_sha256(frames) != MBNET_ENTRIES_SHA256:
         distinct = len(set(frames))
-        raise InputError(f"its {len(frames):,} entries ({distinct:,} distinct frames) are not those of MBNet's "
-                         f"published cache ({spec.entries:,} entries, {spec.frames:,} frames; CalayZhou/MBNet, "
-                         "data/cache/kaist_train_data.npy)", source)
+        raise InputError(
+            f"its {len(frames):,} entries ({distinct:,} distinct frames) are not those of MBNet's "
+            f"published cache ({spec.entries:,} entries, {spec.frames:,} frames; CalayZhou/MBNet, "
+            "data/cache/kaist_train_data.npy)",
+            source,
+        )
     notes = []
     source_sha256 = hashlib.sha256(read_bytes(source)).hexdigest()
     if source_sha256 != MBNET_CACHE_SHA256:
-        notes.append("the file's bytes differ from the published cache's (its frames are the same): its boxes "
-                     "are taken as they are")
+        notes.append(
+            "the file's bytes differ from the published cache's (its frames are the same): its boxes "
+            "are taken as they are"
+        )
     first: dict[str, int] = {}
     kept, rows, skipped = [], [], 0
     for entry in entries:
         if entry.frame in first:
             earlier = entries[first[entry.frame]]
             if not (_same(earlier.boxes, entry.boxes) and _same(earlier.ignore_areas, entry.ignore_areas)):
-                raise InputError(f"entries {earlier.index} and {entry.index} both hold {entry.frame} with "
-                                 "different boxes: which to train on is not known", source)
-            notes.append(f"{entry.frame} is in the cache twice (entries {earlier.index} and {entry.index}), with "
-                         "the same boxes: one image here (MBNet trained on it twice an epoch)")
+                raise InputError(
+                    f"entries {earlier.index} and {entry.index} both hold {entry.frame} with "
+                    "different boxes: which to train on is not known",
+                    source,
+                )
+            notes.append(
+                f"{entry.frame} is in the cache twice (entries {earlier.index} and {entry.index}), with "
+                "the same boxes: one image here (MBNet trained on it twice an epoch)"
+            )
             continue
         image_id = first[entry.frame] = len(kept)
         kept.append((image_id, entry.frame, *KAIST_FRAME_SIZE))
@@ -236,10 +263,17 @@ def _from_mbnet_cache(spec: TrainingSet, source) -> tuple[dict, list[str], str]:
         raise InputError(f"holds frames of the test sets (first: {test[0]})", source)
     images, annotations = format_frames(FrameColumns.of(kept), ObjectColumns.of(rows), "kit")
     data = {
-        "info": {"description": "", "source_format": MBNET_CACHE, "source": str(Path(source).resolve()),
-                 "source_sha256": source_sha256, "image_set": spec.name, "layout": "kaist-kit",
-                 "kit_version": __version__, "license": LICENSE,
-                 "occlusion": "not recorded by the cache: 0 throughout"},
+        "info": {
+            "description": "",
+            "source_format": MBNET_CACHE,
+            "source": str(Path(source).resolve()),
+            "source_sha256": source_sha256,
+            "image_set": spec.name,
+            "layout": "kaist-kit",
+            "kit_version": __version__,
+            "license": LICENSE,
+            "occlusion": "not recorded by the cache: 0 throughout",
+        },
         "images": [json.loads(text) for text in images],
         "annotations": [json.loads(f'{{"id":{k}{text}') for k, text in enumerate(annotations)],
     }
@@ -270,6 +304,19 @@ def _summary(spec, out, source, kind, data, digest, notes, problems) -> BuiltSet
     ignore = sum(1 for ann in data["annotations"] if ann.get("ignore"))
     with_pedestrians = len({ann["image_id"] for ann in data["annotations"] if not ann.get("ignore")})
     periods = Counter(image.get("period") for image in data["images"])
-    return BuiltSet(spec, out, source, kind, len(data["images"]), len(data["annotations"]) - ignore, ignore,
-                    dict(sorted(labels.items())), periods["day"], periods["night"], with_pedestrians, digest,
-                    notes, problems)
+    return BuiltSet(
+        spec,
+        out,
+        source,
+        kind,
+        len(data["images"]),
+        len(data["annotations"]) - ignore,
+        ignore,
+        dict(sorted(labels.items())),
+        periods["day"],
+        periods["night"],
+        with_pedestrians,
+        digest,
+        notes,
+        problems,
+    )

@@ -69,8 +69,7 @@ def compare_objects(a: list, b: list, counts: Counter) -> bool:
     rest_b = list(rest_b.elements())
     if not rest_a and not rest_b:
         return True
-    pairs = sorted(((_iou(x[1], y[1]), i, j) for i, x in enumerate(rest_a) for j, y in enumerate(rest_b)),
-                   reverse=True)
+    pairs = sorted(((_iou(x[1], y[1]), i, j) for i, x in enumerate(rest_a) for j, y in enumerate(rest_b)), reverse=True)
     used_a, used_b = set(), set()
     for iou, i, j in pairs:
         if iou < MOVED_IOU:

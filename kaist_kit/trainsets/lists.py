@@ -26,20 +26,47 @@ from ..imagesets import standard_list
 # Frames of every video of KAIST (all 95,328 pairs, numbered from 0; the official XML tree holds a file
 # for each frame of set00-05, and the official lists are built from these).
 VIDEO_FRAMES = {
-    "set00/V000": 2245, "set00/V001": 2799, "set00/V002": 2510, "set00/V003": 1634, "set00/V004": 2080,
-    "set00/V005": 1534, "set00/V006": 1097, "set00/V007": 1599, "set00/V008": 2000,
-    "set01/V000": 2254, "set01/V001": 1159, "set01/V002": 1405, "set01/V003": 1265, "set01/V004": 1651,
+    "set00/V000": 2245,
+    "set00/V001": 2799,
+    "set00/V002": 2510,
+    "set00/V003": 1634,
+    "set00/V004": 2080,
+    "set00/V005": 1534,
+    "set00/V006": 1097,
+    "set00/V007": 1599,
+    "set00/V008": 2000,
+    "set01/V000": 2254,
+    "set01/V001": 1159,
+    "set01/V002": 1405,
+    "set01/V003": 1265,
+    "set01/V004": 1651,
     "set01/V005": 301,
-    "set02/V000": 1902, "set02/V001": 1861, "set02/V002": 1400, "set02/V003": 1000, "set02/V004": 1703,
-    "set03/V000": 4400, "set03/V001": 2268,
-    "set04/V000": 3997, "set04/V001": 3200,
+    "set02/V000": 1902,
+    "set02/V001": 1861,
+    "set02/V002": 1400,
+    "set02/V003": 1000,
+    "set02/V004": 1703,
+    "set03/V000": 4400,
+    "set03/V001": 2268,
+    "set04/V000": 3997,
+    "set04/V001": 3200,
     "set05/V000": 2920,
-    "set06/V000": 1523, "set06/V001": 2691, "set06/V002": 1688, "set06/V003": 4285, "set06/V004": 2800,
-    "set07/V000": 2544, "set07/V001": 4000, "set07/V002": 1597,
-    "set08/V000": 2578, "set08/V001": 2972, "set08/V002": 2500,
+    "set06/V000": 1523,
+    "set06/V001": 2691,
+    "set06/V002": 1688,
+    "set06/V003": 4285,
+    "set06/V004": 2800,
+    "set07/V000": 2544,
+    "set07/V001": 4000,
+    "set07/V002": 1597,
+    "set08/V000": 2578,
+    "set08/V001": 2972,
+    "set08/V002": 2500,
     "set09/V000": 3500,
-    "set10/V000": 4708, "set10/V001": 4194,
-    "set11/V000": 2020, "set11/V001": 1540,
+    "set10/V000": 4708,
+    "set10/V001": 4194,
+    "set11/V000": 2020,
+    "set11/V001": 1540,
 }
 TEST_SETS = frozenset(range(6, 12))
 
@@ -66,8 +93,15 @@ PINNED_SHA256 = {
 
 
 # Their lengths, so that a list is built only when a file could hold it.
-PINNED_LENGTHS = {"train-all-02": 25_086, "train-all-04": 12_538, "train-all-20": 2_500,
-                  "test-all-20": KAIST.test_images, "train-02": 22_554, "val-02": 2_532, "paired-8892": 8_892}
+PINNED_LENGTHS = {
+    "train-all-02": 25_086,
+    "train-all-04": 12_538,
+    "train-all-20": 2_500,
+    "test-all-20": KAIST.test_images,
+    "train-02": 22_554,
+    "val-02": 2_532,
+    "paired-8892": 8_892,
+}
 
 
 class PinnedListChanged(RuntimeError):
@@ -105,8 +139,7 @@ def named_list(name: str) -> tuple[str, ...]:
         raise KeyError(f"no list is pinned for {name!r}")
     found = list_sha256(frames)
     if found != PINNED_SHA256[name] or len(frames) != PINNED_LENGTHS[name]:
-        raise PinnedListChanged(f"the list {name} built here has sha256 {found}, not the pinned "
-                                f"{PINNED_SHA256[name]}")
+        raise PinnedListChanged(f"the list {name} built here has sha256 {found}, not the pinned {PINNED_SHA256[name]}")
     return tuple(frames)
 
 

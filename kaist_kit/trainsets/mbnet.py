@@ -52,8 +52,9 @@ _NDARRAY = _NdarrayArgument()
 
 def _reconstruct(subtype, shape, typecode):
     if subtype is not _NDARRAY or shape != (0,) or typecode not in ("b", b"b"):
-        raise _Refused(f"numpy's array rebuild called as _reconstruct({subtype!r}, {shape!r}, {typecode!r}), "
-                       "not as numpy calls it")
+        raise _Refused(
+            f"numpy's array rebuild called as _reconstruct({subtype!r}, {shape!r}, {typecode!r}), not as numpy calls it"
+        )
     return _RECONSTRUCT(np.ndarray, shape, typecode)
 
 
@@ -128,18 +129,35 @@ def read_npy_pickle(path: str | os.PathLike):
     if dtype.kind != "O":
         raise InputError(f"a numpy array of {dtype}, not of pickled Python objects as MBNet's cache is", path)
     try:
-        array = restricted_loads(raw[stream.tell():])
+        array = restricted_loads(raw[stream.tell() :])
         _check_plain(array, "the cache")
     except _Refused as exc:
-        raise InputError(f"refused: {exc}; a training cache holds only arrays, dicts, lists, strings and "
-                         "numbers, and nothing of this file was run", path) from None
-    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, IndexError, KeyError,
-            UnicodeDecodeError, MemoryError, OverflowError) as exc:
-        raise InputError(f"not a readable pickle: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
-                         path) from None
+        raise InputError(
+            f"refused: {exc}; a training cache holds only arrays, dicts, lists, strings and "
+            "numbers, and nothing of this file was run",
+            path,
+        ) from None
+    except (
+        pickle.UnpicklingError,
+        EOFError,
+        ValueError,
+        TypeError,
+        AttributeError,
+        IndexError,
+        KeyError,
+        UnicodeDecodeError,
+        MemoryError,
+        OverflowError,
+    ) as exc:
+        raise InputError(
+            f"not a readable pickle: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}", path
+        ) from None
     if type(array) is not np.ndarray or array.shape != tuple(shape):
-        raise InputError(f"the pickle holds {type(array).__name__} {getattr(array, 'shape', '')}, not the "
-                         f"array of shape {tuple(shape)} its header announces", path)
+        raise InputError(
+            f"the pickle holds {type(array).__name__} {getattr(array, 'shape', '')}, not the "
+            f"array of shape {tuple(shape)} its header announces",
+            path,
+        )
     return array
 
 
@@ -178,15 +196,20 @@ def read_mbnet_cache(path: str | os.PathLike) -> list[CacheEntry]:
             names.append(f"{match[1]}/{match[2]}/{match[4]}")
         if names[0] != names[1]:
             raise bad(f"pairs the visible picture of {names[0]} with the lwir picture of {names[1]}")
-        boxes = [_boxes(item.get(key), functools.partial(_bad_entry, path, index, prefix=f"has {key} "))
-                 for key in ("bboxes", "ignoreareas")]
+        boxes = [
+            _boxes(item.get(key), functools.partial(_bad_entry, path, index, prefix=f"has {key} "))
+            for key in ("bboxes", "ignoreareas")
+        ]
         entries.append(CacheEntry(index, names[0], *boxes))
     return entries
 
 
 def _bad_entry(path, index: int, what: str, prefix: str = "") -> InputError:
-    return InputError(f"entry {index} {prefix}{what}; MBNet's cache entries are dicts with filepath, filepath_lwir, "
-                      "bboxes and ignoreareas", path)
+    return InputError(
+        f"entry {index} {prefix}{what}; MBNet's cache entries are dicts with filepath, filepath_lwir, "
+        "bboxes and ignoreareas",
+        path,
+    )
 
 
 def _boxes(value, bad) -> np.ndarray:

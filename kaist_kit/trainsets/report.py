@@ -10,10 +10,12 @@ def sets_lines() -> list[str]:
     the sources it accepts; then what each kind of source is."""
     lines = ["Named training sets: kaist-kit trainset NAME --annotations SOURCE --out FILE.json", ""]
     for spec in SETS.values():
-        lines += [f"{spec.name:<16}{spec.size}: {spec.citation}",
-                  f"{'':<16}list: {spec.list_from}",
-                  f"{'':<16}boxes: {spec.boxes}",
-                  f"{'':<16}sources: {', '.join(spec.sources)}"]
+        lines += [
+            f"{spec.name:<16}{spec.size}: {spec.citation}",
+            f"{'':<16}list: {spec.list_from}",
+            f"{'':<16}boxes: {spec.boxes}",
+            f"{'':<16}sources: {', '.join(spec.sources)}",
+        ]
     lines += ["", "Sources (found from the files; --format KIND to say):"]
     lines += [f"  {kind:<12}{what}" for kind, what in SOURCE_KINDS.items()]
     return lines
@@ -29,7 +31,8 @@ def built_lines(built) -> list[str]:
         f"({labels})",
         f"  boxes from {SOURCE_KINDS[built.source_kind]}: {built.source}",
         f"  frame list sha256 {built.frames_sha256}",
-        "  every frame found, nothing left out" if built.problems == "no problems found"
+        "  every frame found, nothing left out"
+        if built.problems == "no problems found"
         else f"  not found or not used in the source: {built.problems}",
     ]
     return lines + [f"  note: {note}" for note in built.notes]

@@ -48,31 +48,84 @@ _HELD_OUT = ", ".join(VAL_02_VIDEOS)
 _OFFICIAL = "Hwang et al., CVPR 2015 (the official image-set list)"
 _OFFICIAL_BOXES = "the labels of the source given: original (XML or bbGt tree), sanitized or paired"
 
-SETS = {spec.name: spec for spec in (
-    TrainingSet("train-all-02", 25_086, _OFFICIAL, "every second frame of the training videos (set00-05), "
-                "by the official rule", ORIGINAL_LABELS, _OFFICIAL_BOXES),
-    TrainingSet("train-all-04", 12_538, _OFFICIAL, "every fourth frame of the training videos, by the official rule",
-                ORIGINAL_LABELS, _OFFICIAL_BOXES),
-    TrainingSet("train-all-20", 2_500, _OFFICIAL, "every twentieth frame of the training videos, by the "
-                "official rule", ORIGINAL_LABELS, _OFFICIAL_BOXES),
-    TrainingSet("train-02", 22_554, "this kit: train-all-02 without the videos of val-02",
-                f"train-all-02 less the frames of {_HELD_OUT}", ORIGINAL_LABELS, _OFFICIAL_BOXES),
-    TrainingSet("val-02", 2_532, "this kit: whole training videos held out for validation",
-                f"the train-all-02 frames of {_HELD_OUT}", ORIGINAL_LABELS, _OFFICIAL_BOXES),
-    TrainingSet("paired-8892", 8_892, "Zhang et al., ICCV 2019 (AR-CNN, KAIST-Paired)",
-                "AR-CNN's splits/trainval.txt (Apache-2.0), shipped with the kit", ("paired", "xml", "original"),
-                "the paired labels, both boxes of each object kept (the lwir box as bbox)",
-                notes={"xml": "these are the original labels, not the paired ones: for the paired labels give "
-                              "the KAIST-Paired download",
-                       "original": "these are the original labels, not the paired ones: for the paired labels "
-                                   "give the KAIST-Paired download"}),
-    TrainingSet("mbnet-8963", 8_961, "Zhou et al., ECCV 2020 (MBNet)", "MBNet's training cache, in its order",
-                (MBNET_CACHE,), "the cache's own: the mean of the paired visible and lwir boxes, and its ignore "
-                "areas", entries=8_963, pinned=False),
-    TrainingSet("sanitized-7601", 7_601, "Li et al., BMVC 2018 (MSDS-RCNN, sanitized training annotations)",
-                "the frames of the sanitized download, checked against the count", ("sanitized",),
-                "the sanitized labels", pinned=False),
-)}
+SETS = {
+    spec.name: spec
+    for spec in (
+        TrainingSet(
+            "train-all-02",
+            25_086,
+            _OFFICIAL,
+            "every second frame of the training videos (set00-05), by the official rule",
+            ORIGINAL_LABELS,
+            _OFFICIAL_BOXES,
+        ),
+        TrainingSet(
+            "train-all-04",
+            12_538,
+            _OFFICIAL,
+            "every fourth frame of the training videos, by the official rule",
+            ORIGINAL_LABELS,
+            _OFFICIAL_BOXES,
+        ),
+        TrainingSet(
+            "train-all-20",
+            2_500,
+            _OFFICIAL,
+            "every twentieth frame of the training videos, by the official rule",
+            ORIGINAL_LABELS,
+            _OFFICIAL_BOXES,
+        ),
+        TrainingSet(
+            "train-02",
+            22_554,
+            "this kit: train-all-02 without the videos of val-02",
+            f"train-all-02 less the frames of {_HELD_OUT}",
+            ORIGINAL_LABELS,
+            _OFFICIAL_BOXES,
+        ),
+        TrainingSet(
+            "val-02",
+            2_532,
+            "this kit: whole training videos held out for validation",
+            f"the train-all-02 frames of {_HELD_OUT}",
+            ORIGINAL_LABELS,
+            _OFFICIAL_BOXES,
+        ),
+        TrainingSet(
+            "paired-8892",
+            8_892,
+            "Zhang et al., ICCV 2019 (AR-CNN, KAIST-Paired)",
+            "AR-CNN's splits/trainval.txt (Apache-2.0), shipped with the kit",
+            ("paired", "xml", "original"),
+            "the paired labels, both boxes of each object kept (the lwir box as bbox)",
+            notes={
+                "xml": "these are the original labels, not the paired ones: for the paired labels give "
+                "the KAIST-Paired download",
+                "original": "these are the original labels, not the paired ones: for the paired labels "
+                "give the KAIST-Paired download",
+            },
+        ),
+        TrainingSet(
+            "mbnet-8963",
+            8_961,
+            "Zhou et al., ECCV 2020 (MBNet)",
+            "MBNet's training cache, in its order",
+            (MBNET_CACHE,),
+            "the cache's own: the mean of the paired visible and lwir boxes, and its ignore areas",
+            entries=8_963,
+            pinned=False,
+        ),
+        TrainingSet(
+            "sanitized-7601",
+            7_601,
+            "Li et al., BMVC 2018 (MSDS-RCNN, sanitized training annotations)",
+            "the frames of the sanitized download, checked against the count",
+            ("sanitized",),
+            "the sanitized labels",
+            pinned=False,
+        ),
+    )
+}
 NAMES = tuple(SETS)
 
 # MBNet's cache as its authors published it (CalayZhou/MBNet, commit 18674e3,
@@ -89,5 +142,6 @@ def get_set(name: str) -> TrainingSet:
     try:
         return SETS[name]
     except KeyError:
-        raise InputError(f"no training set named {name!r}; the sets: {', '.join(NAMES)} "
-                         "(kaist-kit trainset --list)") from None
+        raise InputError(
+            f"no training set named {name!r}; the sets: {', '.join(NAMES)} (kaist-kit trainset --list)"
+        ) from None

@@ -76,8 +76,10 @@ def choose_validation_videos(train: GroundTruth, test: GroundTruth) -> Validatio
     counts = video_counts(train)
     needed = reasonable_by_period(test)
     videos_of_set = Counter(set_of(v) for v in counts)
-    by_scene = {scene: [v for v in counts if set_of(v) not in NIGHT_SETS and scene_of(set_of(v)) == scene]
-                for scene in ("campus", "road", "downtown")}
+    by_scene = {
+        scene: [v for v in counts if set_of(v) not in NIGHT_SETS and scene_of(set_of(v)) == scene]
+        for scene in ("campus", "road", "downtown")
+    }
     night = [v for v in counts if set_of(v) in NIGHT_SETS and videos_of_set[set_of(v)] > 1]
     best, candidates = None, 0
     for day in itertools.product(*by_scene.values()):
@@ -95,5 +97,6 @@ def choose_validation_videos(train: GroundTruth, test: GroundTruth) -> Validatio
     if best is None:
         raise ValueError("no choice of videos holds as many reasonable pedestrians as the test set")
     (frames, videos), day_reasonable, night_reasonable = best
-    return ValidationChoice(tuple(sorted(videos)), frames, day_reasonable, night_reasonable, needed["day"],
-                            needed["night"], candidates)
+    return ValidationChoice(
+        tuple(sorted(videos)), frames, day_reasonable, night_reasonable, needed["day"], needed["night"], candidates
+    )
