@@ -457,6 +457,13 @@ def read_coco_results(
             options,
             facts,
         )
+    records, line_of = _coco_records(text, where)
+    return detections_from_coco(records, gt, where, line_of, dropped, options)
+
+
+def _coco_records(text: str | bytes, where: str) -> tuple[list, Callable[[int], int]]:
+    """The records of a COCO result JSON read record by record (a list, or the annotations of a ground
+    truth's layout), and the line of record k."""
     text = _decoded(text, where)
     data = parse_json(text, where)
     keys: tuple[str, ...] = ()
@@ -464,7 +471,7 @@ def read_coco_results(
         data, keys = data["annotations"], ("annotations",)
     if not isinstance(data, list):
         raise InputError("COCO results must be a JSON list of detections", where, 1)
-    return detections_from_coco(data, gt, where, lambda k: json_line(text, *keys, k), dropped, options)
+    return data, lambda k: json_line(text, *keys, k)
 
 
 def _plain_columns(columns: dict[str, np.ndarray], dropped: Dropped | None) -> bool:
@@ -1057,14 +1064,8 @@ def read_coco_boxes(
             options,
             facts,
         )
-    text = _decoded(text, where)
-    data = parse_json(text, where)
-    keys: tuple[str, ...] = ()
-    if isinstance(data, dict) and isinstance(data.get("annotations"), list):
-        data, keys = data["annotations"], ("annotations",)
-    if not isinstance(data, list):
-        raise InputError("COCO results must be a JSON list of detections", where, 1)
-    return box_detections_from_records(data, truth, where, lambda k: json_line(text, *keys, k), dropped, options)
+    records, line_of = _coco_records(text, where)
+    return box_detections_from_records(records, truth, where, line_of, dropped, options)
 
 
 def _string_ids(truth: ClassedTruth) -> bool:
