@@ -514,33 +514,10 @@ def detections_from_coco(
     texts, first_text = 0, None
 
     for k, det in enumerate(records):
-        if not isinstance(det, dict):
-            raise _record_error(f"a detection must be a JSON object, not {_json_type(det)}", k, where, line_of)
-        try:
-            image_id, bbox, score = det["image_id"], det["bbox"], det["score"]
-        except KeyError as exc:
-            raise _record_error(f"detection without '{exc.args[0]}'", k, where, line_of) from None
-        if not isinstance(bbox, (list, tuple)) or len(bbox) != 4:
-            what = f"a list of {len(bbox)}" if isinstance(bbox, list) else _json_type(bbox)
-            raise _record_error(f"bbox must be a list of 4 numbers [x, y, w, h], not {what}", k, where, line_of)
-        category = det.get("category_id", PERSON_CATEGORY)
-        values = (*bbox, score, category)
-        plain = _FLOATS.issuperset(map(type, values))
-        if plain:
-            try:
-                boxes[k], scores[k], categories[k] = bbox, score, category
-            except OverflowError:  # an integer beyond the float range
-                plain = False
-        if not plain:
-            read = [
-                _number(value, name, k, where, line_of)
-                for value, name in zip(values, ("bbox",) * 4 + ("score", "category_id"))
-            ]
-            boxes[k] = [number for number, _ in read[:4]]
-            scores[k], categories[k] = read[4][0], read[5][0]
-            if any(as_text for _, as_text in read):
-                texts += 1
-                first_text = k if first_text is None else first_text
+        image_id, as_text = _read_record(det, k, where, line_of, boxes, scores, categories, category_required=False)
+        if as_text:
+            texts += 1
+            first_text = k if first_text is None else first_text
         if not _whole(image_id):
             raise _record_error(f"image_id {_json_type(image_id)} is not an integer", k, where, line_of)
         if not abs(image_id) < _ID_LIMIT:
@@ -567,6 +544,45 @@ def detections_from_coco(
         facts,
         lambda k: records[k].get("category_id"),
     )
+
+
+def _read_record(
+    det,
+    k: int,
+    where: str,
+    line_of,
+    boxes: np.ndarray,
+    scores: np.ndarray,
+    categories: np.ndarray,
+    category_required: bool,
+) -> tuple[object, bool]:
+    """Read COCO result record ``k`` into row k of the columns: its four box numbers, score and
+    category_id (person's when absent, unless ``category_required``), each read as `_number` reads it.
+    Returns its image_id as written (for the caller to check) and whether a number was written as text."""
+    if not isinstance(det, dict):
+        raise _record_error(f"a detection must be a JSON object, not {_json_type(det)}", k, where, line_of)
+    try:
+        image_id, bbox, score = det["image_id"], det["bbox"], det["score"]
+        category = det["category_id"] if category_required else det.get("category_id", PERSON_CATEGORY)
+    except KeyError as exc:
+        raise _record_error(f"detection without '{exc.args[0]}'", k, where, line_of) from None
+    if not isinstance(bbox, (list, tuple)) or len(bbox) != 4:
+        what = f"a list of {len(bbox)}" if isinstance(bbox, list) else _json_type(bbox)
+        raise _record_error(f"bbox must be a list of 4 numbers [x, y, w, h], not {what}", k, where, line_of)
+    values = (*bbox, score, category)
+    if _FLOATS.issuperset(map(type, values)):  # plain numbers, the common case: stored as they are
+        try:
+            boxes[k], scores[k], categories[k] = bbox, score, category
+            return image_id, False
+        except OverflowError:  # an integer beyond the float range: read as `_number` reads it
+            pass
+    read = [_number(value, name, k, where, line_of) for value, name in zip(values, _RECORD_KEYS)]
+    boxes[k] = [number for number, _ in read[:4]]
+    scores[k], categories[k] = read[4][0], read[5][0]
+    return image_id, any(as_text for _, as_text in read)
+
+
+_RECORD_KEYS = ("bbox",) * 4 + ("score", "category_id")
 
 
 def _whole(value) -> bool:
@@ -1095,31 +1111,16 @@ def box_detections_from_records(
     ids = np.empty(n, object if string_ids else np.int64)
     boxes = np.empty((n, 4), np.float64)
     scores = np.empty(n, np.float64)
-    categories = np.empty(n, np.int64)
+    categories = np.empty(n, np.float64)  # whole numbers, checked record by record
     texts, first_text = 0, None
     for k, det in enumerate(records):
-        if not isinstance(det, dict):
-            raise _record_error(f"a detection must be a JSON object, not {_json_type(det)}", k, where, line_of)
-        try:
-            image_id, bbox, score, category = det["image_id"], det["bbox"], det["score"], det["category_id"]
-        except KeyError as exc:
-            raise _record_error(f"detection without '{exc.args[0]}'", k, where, line_of) from None
-        if not isinstance(bbox, (list, tuple)) or len(bbox) != 4:
-            what = f"a list of {len(bbox)}" if isinstance(bbox, list) else _json_type(bbox)
-            raise _record_error(f"bbox must be a list of 4 numbers [x, y, w, h], not {what}", k, where, line_of)
-        read = [
-            _number(value, name, k, where, line_of)
-            for value, name in zip((*bbox, score, category), ("bbox",) * 4 + ("score", "category_id"))
-        ]
-        boxes[k] = [number for number, _ in read[:4]]
-        scores[k] = read[4][0]
-        number = read[5][0]
+        image_id, as_text = _read_record(det, k, where, line_of, boxes, scores, categories, category_required=True)
+        number = categories[k]
         if not (math.isfinite(number) and number == math.floor(number) and abs(number) < 2.0**53):
             raise _record_error(
-                f"category_id {_json_type(category)} is not a whole number (a class id)", k, where, line_of
+                f"category_id {_json_type(det['category_id'])} is not a whole number (a class id)", k, where, line_of
             )
-        categories[k] = int(number)
-        if any(as_text for _, as_text in read):
+        if as_text:
             texts += 1
             first_text = k if first_text is None else first_text
         if string_ids:
@@ -1161,7 +1162,9 @@ def box_detections_from_records(
     )
     if first_text is not None:
         facts.first["string_values"] = location(where, line_of(first_text))
-    return _box_detections(ids, boxes, scores, categories, truth, where, line_of, dropped, options, facts)
+    return _box_detections(
+        ids, boxes, scores, categories.astype(np.int64), truth, where, line_of, dropped, options, facts
+    )
 
 
 def _box_detections(
