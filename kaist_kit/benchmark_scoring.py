@@ -172,7 +172,8 @@ def open_truth(
         check_cached_gt(path, raw)
     text = decode_text(raw, path)
     data = parse_json(text, path)
-    found = _recognised(data, hashlib.md5(raw).hexdigest())
+    md5 = hashlib.md5(raw).hexdigest()
+    found = _recognised(data, md5)
     if named is None:
         bench = found.benchmark if found else KAIST
         why = (
@@ -190,7 +191,7 @@ def open_truth(
         bench = named
         why = "as named" + (f", and recognised from the ground truth: {found.reason}" if found else "")
     if bench is KAIST:
-        return BenchmarkTruth(bench, why, kaist=ground_truth_from_bytes(raw, path, data, text), path=path)
+        return BenchmarkTruth(bench, why, kaist=ground_truth_from_bytes(raw, path, data, text, md5), path=path)
     return BenchmarkTruth(bench, why, _annotations(raw, path, bench, data, text), path=path)
 
 

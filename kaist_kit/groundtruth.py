@@ -258,17 +258,17 @@ def load_ground_truth(
 
 
 def ground_truth_from_bytes(
-    raw: bytes, path: str | os.PathLike, data: object = None, text: str | None = None
+    raw: bytes, path: str | os.PathLike, data: object = None, text: str | None = None, md5: str | None = None
 ) -> GroundTruth:
     """The ground truth of a file's bytes (the cache checked against the pinned file); ``data`` and
-    ``text``: the file already parsed, not parsed again."""
+    ``text``: the file already parsed, not parsed again; ``md5``: the bytes' MD5, already computed."""
     if is_cached_gt(path):
         check_cached_gt(path, raw)
     if data is None:
         text = decode_text(raw, path)
         data = parse_json(text, path)
     gt = ground_truth_from_coco(data, path, text)
-    gt.md5 = hashlib.md5(raw).hexdigest()
+    gt.md5 = md5 or hashlib.md5(raw).hexdigest()
     return gt
 
 
