@@ -220,3 +220,22 @@ def benchmark_roots(tmp_path_factory):
                 result = CliRunner().invoke(app, command[1:])
                 assert result.exit_code == 0 and files.ann_file.is_file(), (files.make_with, result.output)
     return roots
+
+
+@pytest.fixture(scope="session")
+def reference_env():
+    """A function giving the interpreter of a named environment of tests/reference_envs.py: skips when
+    it is not made (``python tests/reference_envs.py NAME`` makes it), fails instead under
+    KAIST_KIT_REQUIRE_ENVS (CI makes them all)."""
+    from reference_envs import ENVS
+
+    def python_of(name: str) -> Path:
+        env = ENVS[name]
+        if env.ready():
+            return env.executable
+        message = f"reference environment {name} ({env.why}) is not made: run python tests/reference_envs.py {name}"
+        if os.environ.get("KAIST_KIT_REQUIRE_ENVS"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+    return python_of

@@ -1,0 +1,94 @@
+"""Other interpreters and library versions the tests run outside code in, or run the kit's own code in.
+
+Some references only run where their users run them: MS-DETR's evaluation needs numpy 1.x; the
+platforms' workers run Python 3.7 to 3.9 with their own numpy. Each is a virtual environment named here,
+made under `.venvs/` in the repository by `python tests/reference_envs.py` (CI runs it before the tests;
+it installs from the package index, which the tests themselves never do). A test asks for one with the
+`reference_env` fixture (tests/conftest.py): it skips with the reason when the environment is not there,
+and fails instead where KAIST_KIT_REQUIRE_ENVS is set, as in CI.
+
+    python tests/reference_envs.py            # every environment, those already made kept
+    python tests/reference_envs.py NAME ...   # only these
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FOLDER = ROOT / ".venvs"
+
+
+@dataclass(frozen=True)
+class ReferenceEnv:
+    name: str
+    python: str  # major.minor
+    packages: tuple[str, ...]
+    why: str
+
+    @property
+    def folder(self) -> Path:
+        return FOLDER / self.name
+
+    @property
+    def executable(self) -> Path:
+        return self.folder / "bin" / "python"
+
+    def ready(self) -> bool:
+        return (self.folder / "ready").is_file() and self.executable.is_file()
+
+
+ENVS: dict[str, ReferenceEnv] = {
+    env.name: env
+    for env in (
+        ReferenceEnv(
+            "numpy1-py311",
+            "3.11",
+            ("numpy==1.26.4", "matplotlib==3.8.4"),
+            "MS-DETR's evaluation (../shared/reference/ms-detr) fails on numpy 2",
+        ),
+    )
+}
+
+
+def find_python(version: str) -> str | None:
+    """An interpreter of ``version`` (major.minor): on PATH as pythonX.Y, else one of pyenv's."""
+    found = shutil.which(f"python{version}")
+    if found:
+        return found
+    root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
+    candidates = sorted(glob.glob(os.path.join(root, "versions", f"{version}.*", "bin", f"python{version}")))
+    return candidates[-1] if candidates else None
+
+
+def make(env: ReferenceEnv) -> None:
+    if env.ready():
+        print(f"{env.name}: ready")
+        return
+    python = find_python(env.python)
+    if python is None:
+        raise SystemExit(f"{env.name}: no Python {env.python} on this machine (PATH or pyenv)")
+    shutil.rmtree(env.folder, ignore_errors=True)
+    subprocess.run([python, "-m", "venv", str(env.folder)], check=True)
+    pip = [str(env.executable), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    subprocess.run([*pip, *env.packages], check=True)
+    (env.folder / "ready").write_text("\n".join(env.packages) + "\n", encoding="utf-8")
+    print(f"{env.name}: made (Python {env.python}: {', '.join(env.packages)})")
+
+
+def main(names: list[str]) -> None:
+    unknown = [n for n in names if n not in ENVS]
+    if unknown:
+        raise SystemExit(f"unknown environments {unknown}; known: {', '.join(ENVS)}")
+    for name in names or list(ENVS):
+        make(ENVS[name])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
