@@ -39,11 +39,12 @@ import numpy as np
 from .annotations import Annotations, BoxDetections, as_detections, as_ground_truth
 from .benchmarks import KAIST, Benchmark, get_benchmark
 from .cocoeval import COCO_METRICS, coco_evaluate
+from .metrics.spec import LAMR, YOLOV5, names_of
 from .settings import DEFAULT_FPPI_RANGE
 from .yolov5 import Yolov5Protocol, yolov5_evaluate
 
 MEAN = "mean"
-YOLOV5_METRICS = ("ap", "ap50", "ap75")
+YOLOV5_METRICS = names_of(YOLOV5)
 YOLOV5 = Yolov5Protocol()
 BOUNDS = ("frame", "kaist")
 
@@ -244,7 +245,7 @@ def lamr_rows(
         if spec.numpy_mean and result.n_gt:
             lamr = float(np.exp(np.mean(np.log(np.maximum(np.array(result.miss_rates), 1e-10)))))
         recall = None if math.isnan(result.recall) else result.recall
-        values = {"lamr": lamr if result.n_gt else float("nan")}
+        values = {LAMR.name: lamr if result.n_gt else float("nan")}
         rows.append(
             ClassRow(
                 method,
@@ -297,7 +298,7 @@ YOLOV5_AP = BenchmarkProtocol("yolov5", "AP as YOLOv5's val.py computes it", YOL
 LEADERBOARD_LAMR = BenchmarkProtocol(
     "leaderboard",
     "the log-average miss rate as the KAIST leaderboard's evaluator computes it",
-    ("lamr",),
+    (LAMR.name,),
     _lamr_rows,
     kaist_protocol="leaderboard",
     fixed_bounds=True,
@@ -306,7 +307,7 @@ LEADERBOARD_LAMR = BenchmarkProtocol(
 MATLAB_LAMR = BenchmarkProtocol(
     "matlab",
     "the log-average miss rate as the KAIST MATLAB devkit computes it",
-    ("lamr",),
+    (LAMR.name,),
     _lamr_rows,
     kaist_protocol="matlab",
     fixed_bounds=True,
@@ -314,7 +315,7 @@ MATLAB_LAMR = BenchmarkProtocol(
 MS_DETR_LAMR = BenchmarkProtocol(
     "ms-detr",
     "the log-average miss rate as MS-DETR's evaluation of CVC-14 computes it",
-    ("lamr",),
+    (LAMR.name,),
     _lamr_rows,
     kaist_protocol="matlab",
     numpy_mean=True,
