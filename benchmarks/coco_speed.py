@@ -28,13 +28,15 @@ import numpy as np  # noqa: E402
 from bench_cases import FLIR_TEST, M3FD_TEST, detections_for, load, pycocotools_eval  # noqa: E402
 from record import describe, publish, real_files_arguments, timed  # noqa: E402
 
-from kaist_kit.annotations import annotations_from_coco, box_detections_from_coco  # noqa: E402
+from kaist_kit.annotations import box_detections_from_coco  # noqa: E402
+from kaist_kit.benchmarks import UNNAMED  # noqa: E402
 from kaist_kit.cocoeval import coco_evaluate  # noqa: E402
+from kaist_kit.data.groundtruth import ground_truth_from_coco  # noqa: E402
 from kaist_kit.yolov5 import yolov5_evaluate  # noqa: E402
 
 
 def kit(gt, records):
-    annotations = annotations_from_coco(gt)
+    annotations = ground_truth_from_coco(gt, benchmark=UNNAMED)
     return coco_evaluate(annotations, box_detections_from_coco(records, annotations))
 
 
@@ -91,7 +93,7 @@ def speed_rows(name, gt, records, repeat, have_faster, pycocotools_runs=None) ->
 
         tool = f"faster-coco-eval {faster_coco_eval.__version__}"
         rows.append((tool, *timed(lambda: faster(gt, records), repeat)[:2]))
-    annotations = annotations_from_coco(gt)
+    annotations = ground_truth_from_coco(gt, benchmark=UNNAMED)
     detections = box_detections_from_coco(records, annotations)
     rows.append(("kaist-kit, YOLOv5 protocol", *timed(lambda: yolov5_evaluate(annotations, detections), repeat)[:2]))
     return [

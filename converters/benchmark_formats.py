@@ -25,9 +25,10 @@ from functools import partial
 from pathlib import Path
 from types import MappingProxyType
 
-from kaist_kit.annotations import Annotations, annotations_from_coco, annotations_to_coco
+from kaist_kit.annotations import annotations_to_coco
 from kaist_kit.benchmark_readers import cvc14_lines, frames_of_list
 from kaist_kit.benchmarks import BENCHMARKS, CVC14, FLIR_ALIGNED, LLVIP, M3FD, Benchmark
+from kaist_kit.data.groundtruth import GroundTruth, ground_truth_from_coco
 from kaist_kit.errors import InputError, quantity
 from kaist_kit.files import decode_text, is_number, parse_json, text_lines
 from kaist_kit.voc import parse_voc
@@ -275,11 +276,11 @@ def reads_as_cvc14(text: str) -> bool | None:
 
 def read_coco_file(
     path: str | os.PathLike, bench: Benchmark, split: str | None, problems: Problems, text: str
-) -> Annotations:
+) -> GroundTruth:
     """A COCO ground truth of ``bench`` (string ids, ``scene`` codes, 'bike': see
     `kaist_kit.annotations.annotations_from_coco`) from its ``text``; the reader's notes (a class read
     under another name, boxes of unlisted classes left out) are reported as notes."""
-    annotations = annotations_from_coco(parse_json(text, path), bench, path, text)
+    annotations = ground_truth_from_coco(parse_json(text, path), path, text, benchmark=bench)
     for note in annotations.notes:
         problems.add("reader note", note, str(path))
     unnamed = [str(i) for i, name in zip(annotations.image_ids, annotations.image_names) if bench.frame(name) is None]
@@ -293,7 +294,7 @@ def read_coco_file(
     return annotations
 
 
-def annotations_to_kit(annotations: Annotations, bench: Benchmark, split: str | None) -> dict:
+def annotations_to_kit(annotations: GroundTruth, bench: Benchmark, split: str | None) -> dict:
     """The kit's COCO of another benchmark's ground truth: `annotations_to_coco` (ids, classes and boxes as
     read) with each image's pictures where the benchmark keeps them (``file_name``, ``lwir_file_name``,
     relative to the dataset's root) and its frame (``im_name``)."""

@@ -36,9 +36,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .annotations import Annotations, BoxDetections, as_detections, as_ground_truth
+from .annotations import BoxDetections, as_detections
 from .benchmarks import KAIST, Benchmark, get_benchmark
 from .cocoeval import COCO_METRICS, coco_evaluate
+from .data.groundtruth import GroundTruth
 from .metrics.spec import LAMR, YOLOV5, names_of
 from .settings import DEFAULT_FPPI_RANGE
 from .yolov5 import Yolov5Protocol, yolov5_evaluate
@@ -135,7 +136,7 @@ class BenchmarkProtocol:
 
 
 def coco_rows(
-    annotations: Annotations,
+    annotations: GroundTruth,
     detections: BoxDetections,
     images: np.ndarray,
     metrics: Sequence[str],
@@ -166,7 +167,7 @@ def coco_rows(
 
 
 def yolov5_rows(
-    annotations: Annotations,
+    annotations: GroundTruth,
     detections: BoxDetections,
     images: np.ndarray,
     metrics: Sequence[str],
@@ -206,7 +207,7 @@ def yolov5_rows(
 
 
 def lamr_rows(
-    annotations: Annotations,
+    annotations: GroundTruth,
     detections: BoxDetections,
     images: np.ndarray,
     bench: Benchmark,
@@ -269,7 +270,7 @@ def _lamr_rows(annotations, detections, images, metrics, bench, split, method=""
 
 
 def miss_rate_inputs(
-    annotations: Annotations,
+    annotations: GroundTruth,
     detections: BoxDetections,
     bench: Benchmark,
     llvip_bounds: str = "frame",
@@ -289,7 +290,7 @@ def miss_rate_inputs(
                 "applies to the KAIST scripts' miss rate (leaderboard, matlab)"
             )
         frame = KAIST.image_size  # the scripts' fixed bounds [5, 5, 635, 507]
-    gt = as_ground_truth(annotations, [klass], frame, bench.ignore_labels)
+    gt = annotations.class_view(klass, frame, bench.ignore_labels)
     return gt, as_detections(detections, annotations, [klass])
 
 
@@ -343,7 +344,7 @@ def protocols_of(bench: Benchmark) -> tuple[BenchmarkProtocol, ...]:
 
 
 def evaluate_benchmark(
-    annotations: Annotations,
+    annotations: GroundTruth,
     detections: BoxDetections,
     benchmark: Benchmark | str | None = None,
     protocols: Iterable[str | BenchmarkProtocol] | None = None,
@@ -403,7 +404,7 @@ class OriginCheck:
         )
 
 
-def origin_check(annotations: Annotations, detections: BoxDetections) -> OriginCheck:
+def origin_check(annotations: GroundTruth, detections: BoxDetections) -> OriginCheck:
     """Measure the detections against CVC-14 boxes as read and read with the other origin."""
     from .benchmark_readers import switch_origin
     from .findings import CLOSE, pedestrians_hit
@@ -411,7 +412,7 @@ def origin_check(annotations: Annotations, detections: BoxDetections) -> OriginC
     other = switch_origin(annotations)
     counts = []
     for which in (annotations, other):
-        gt = as_ground_truth(which, ["person"], None, ())
+        gt = which.class_view("person", None, ())
         dets = as_detections(detections, which, ["person"])
         k = min(len(dets), max(100, int((~gt.ignore).sum())))
         strongest = np.argsort(-dets.scores, kind="stable")[:k]

@@ -1,4 +1,5 @@
-"""Each benchmark's native annotation files, read into `kaist_kit.annotations.Annotations`.
+"""Each benchmark's native annotation files, read into the one ground-truth model
+(`kaist_kit.data.groundtruth.GroundTruth`).
 
 - FLIR-aligned: ``align/Annotations/FLIR_XXXXX_PreviewData.xml`` (VOC) for the frames of
   ``align/align_train.txt`` or ``align/align_validation.txt``; classes person, bicycle, car; the few
@@ -25,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .annotations import Annotations, ClassInfo
 from .benchmarks import CVC14, FLIR_ALIGNED, LLVIP, M3FD, Benchmark, get_benchmark
+from .data.groundtruth import Box, ClassInfo, GroundTruth, assemble
 from .errors import InputError, quantity
 from .files import read_bytes, read_text
 from .voc import VocFile, parse_voc
@@ -42,7 +43,7 @@ class _Box:
     ignore: bool = False
 
 
-def read_benchmark(benchmark: Benchmark | str, root: str | os.PathLike, split: str = "test", **options) -> Annotations:
+def read_benchmark(benchmark: Benchmark | str, root: str | os.PathLike, split: str = "test", **options) -> GroundTruth:
     """The annotations of ``split`` of a benchmark's dataset under ``root``, in its native layout."""
     bench = get_benchmark(benchmark)
     readers = {"flir-aligned": read_flir_aligned, "llvip": read_llvip, "cvc-14": read_cvc14, "m3fd": read_m3fd}
@@ -55,7 +56,7 @@ def read_benchmark(benchmark: Benchmark | str, root: str | os.PathLike, split: s
 # VOC datasets
 
 
-def read_flir_aligned(root: str | os.PathLike, split: str = "test", voc_boxes: str | None = None) -> Annotations:
+def read_flir_aligned(root: str | os.PathLike, split: str = "test", voc_boxes: str | None = None) -> GroundTruth:
     """FLIR-aligned: the frames of ``align/align_train.txt`` ('train') or ``align/align_validation.txt``
     ('test', the split every paper reports)."""
     root = _folder(root)
@@ -68,7 +69,7 @@ def read_flir_aligned(root: str | os.PathLike, split: str = "test", voc_boxes: s
     return _read_voc_files(FLIR_ALIGNED, frames, files, voc_boxes, str(align / lists[split]))
 
 
-def read_llvip(root: str | os.PathLike, split: str = "test", voc_boxes: str | None = None) -> Annotations:
+def read_llvip(root: str | os.PathLike, split: str = "test", voc_boxes: str | None = None) -> GroundTruth:
     """LLVIP: the frames whose pictures are in ``visible/<split>`` ('train' or 'test'), annotated in
     ``Annotations/``. The note says which annotation release the files are (`llvip_release`)."""
     root = _folder(root)
@@ -95,7 +96,7 @@ def read_llvip(root: str | os.PathLike, split: str = "test", voc_boxes: str | No
 
 def read_m3fd(
     root: str | os.PathLike, split: str | os.PathLike | None = None, voc_boxes: str | None = None
-) -> Annotations:
+) -> GroundTruth:
     """M3FD: every frame of ``Annotation/``, or those of a list file (one frame name per line; M3FD has no
     official split: the public conversion's lists give its train / val / test)."""
     root = _folder(root)
@@ -128,7 +129,7 @@ def read_m3fd(
 
 def _read_voc_files(
     bench: Benchmark, frames: list[str], files: list[Path], voc_boxes: str | None, where: str
-) -> Annotations:
+) -> GroundTruth:
     convention = voc_boxes or bench.voc_boxes
     if convention not in ("pascal", "as-written"):
         raise ValueError(f"unknown VOC box convention {convention!r}; use pascal or as-written")
@@ -178,7 +179,7 @@ class Release:
 LLVIP_2021_BOXES = {"train": (12025, 33648), "test": (3463, 7931)}
 
 
-def llvip_release(annotations: Annotations, split: str) -> Release:
+def llvip_release(annotations: GroundTruth, split: str) -> Release:
     """Which LLVIP annotation release a full split is: the 2021 one when its box count is that release's,
     the 2023 revision (or a file edited since) when the images are all there and the count differs."""
     images, boxes = LLVIP_2021_BOXES.get(split, (None, None))
@@ -200,7 +201,7 @@ def llvip_release(annotations: Annotations, split: str) -> Release:
 CVC14_FIELDS = 11  # x y w h mandatory 0 0 0 0 track_id 0
 
 
-def read_cvc14(root: str | os.PathLike, split: str = "test", origin: str = "centre") -> Annotations:
+def read_cvc14(root: str | os.PathLike, split: str = "test", origin: str = "centre") -> GroundTruth:
     """CVC-14's visible ground truth of ``split`` ('train' or 'test'; 'day' and 'night' are test frames by
     period): the frames annotated in both modalities, as MS-DETR's evaluation takes them. ``origin``
     says whether a line's x, y is the box's 'centre' (MS-DETR, and the devkit ports) or its top-left
@@ -267,34 +268,18 @@ def cvc14_lines(text: str, path: str | os.PathLike) -> list[tuple[int, list[floa
     return rows
 
 
-def switch_origin(annotations: Annotations) -> Annotations:
+def switch_origin(annotations: GroundTruth) -> GroundTruth:
     """The same CVC-14 annotations read with the other origin (centre <-> top-left corner)."""
     origin = annotations.box_origin
     if origin not in ORIGINS:
         raise ValueError("these annotations were not read from CVC-14 files")
-    shift = annotations.boxes[:, 2:] / 2 * (1 if origin == "centre" else -1)
     boxes = annotations.boxes.copy()
-    boxes[:, :2] += shift
-    other = Annotations(
-        list(annotations.image_ids),
-        list(annotations.image_names),
-        annotations.image_sizes.copy(),
-        list(annotations.image_scenes),
-        list(annotations.classes),
-        annotations.ann_image,
-        annotations.ann_class,
-        annotations.ann_ids,
-        boxes,
-        annotations.areas,
-        annotations.iscrowd,
-        annotations.ignore,
-        list(annotations.labels),
-        annotations.benchmark,
-        annotations.path,
-        [n for n in annotations.notes if not n.startswith("x, y read as")],
-        ORIGINS[1 - ORIGINS.index(origin)],
-    )
-    other.notes.insert(0, f"x, y read as the box's {other.box_origin}")
+    boxes[:, :2] += annotations.boxes[:, 2:] / 2 * (1 if origin == "centre" else -1)
+    other = annotations.boxes_where(np.arange(len(boxes)), boxes=boxes)
+    other.box_origin = ORIGINS[1 - ORIGINS.index(origin)]
+    other.notes = [f"x, y read as the box's {other.box_origin}"] + [
+        n for n in annotations.notes if not n.startswith("x, y read as")
+    ]
     return other
 
 
@@ -303,30 +288,21 @@ def switch_origin(annotations: Annotations) -> Annotations:
 
 def _annotations(
     bench: Benchmark, frames: list[str], sizes: list, scenes: list[str], boxes: list[_Box], where: str, notes: list[str]
-) -> Annotations:
+) -> GroundTruth:
     classes = [ClassInfo(c.id, c.name) for c in bench.categories]
     index = {c.name: k for k, c in enumerate(bench.categories)}
-    class_of = [index[bench.category(b.label).name] if not b.ignore else index["person"] for b in boxes]
-    array = np.array([b.box for b in boxes], np.float64).reshape(-1, 4)
-    annotations = Annotations(
-        list(frames),
-        list(frames),
-        np.array(sizes, np.float64).reshape(-1, 2),
-        list(scenes),
-        classes,
-        np.array([b.image for b in boxes], np.int64),
-        np.array(class_of, np.int64),
-        np.arange(1, len(boxes) + 1, dtype=np.int64),
-        array,
-        array[:, 2] * array[:, 3],
-        np.zeros(len(boxes), bool),
-        np.array([b.ignore for b in boxes], bool),
-        [b.label for b in boxes],
-        bench,
-        where,
-        notes,
-    )
-    return annotations
+    found = [
+        Box(
+            image=b.image,
+            klass=index[bench.category(b.label).name] if not b.ignore else index["person"],
+            box=b.box,
+            id=k + 1,
+            label=b.label,
+            ignore=b.ignore,
+        )
+        for k, b in enumerate(boxes)
+    ]
+    return assemble(bench, frames, frames, sizes, scenes, classes, found, where, notes)
 
 
 def _folder(root: str | os.PathLike) -> Path:

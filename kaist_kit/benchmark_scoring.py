@@ -29,7 +29,6 @@ from pathlib import Path
 
 import numpy as np
 
-from .annotations import Annotations, annotations_from_coco
 from .benchmark_eval import (
     MEAN,
     BenchmarkProtocol,
@@ -40,6 +39,7 @@ from .benchmark_eval import (
     origin_check,
 )
 from .benchmarks import KAIST, LLVIP, Benchmark, get_benchmark, recognise
+from .data.groundtruth import GroundTruth, ground_truth_from_bytes, ground_truth_from_coco
 from .detections import GT_IDS, BoxDetections, Detections, ReadOptions, load_box_detections, method_name
 from .download import Progress
 from .errors import InputError, quantity
@@ -71,7 +71,7 @@ from .findings import (
     readings,
     refuse_errors,
 )
-from .groundtruth import GroundTruth, check_cached_gt, find_gt, ground_truth_from_bytes, is_cached_gt
+from .groundtruth import check_cached_gt, find_gt, is_cached_gt, load_ground_truth
 from .matching import overlaps_by_image
 from .metrics.spec import label
 from .settings import DEFAULT_FPPI_RANGE
@@ -90,7 +90,7 @@ class BenchmarkTruth:
 
     benchmark: Benchmark
     why: str  # why this benchmark: named, recognised, the default
-    annotations: Annotations | None = None
+    annotations: GroundTruth | None = None
     kaist: GroundTruth | None = None
     path: Path | None = None
 
@@ -142,7 +142,7 @@ def open_truth(
         bench = named or KAIST
         if bench is KAIST:
             found = find_gt(None, echo=echo, progress=progress)
-            gt = ground_truth_from_bytes(read_bytes(found), found)
+            gt = load_ground_truth(found)
             why = "its pinned ground truth" if gt.is_leaderboard_file else f"the default ground truth {found}"
             return BenchmarkTruth(bench, why if named else f"the default; {why}", kaist=gt, path=Path(found))
         from .pinned import find_pinned
@@ -197,11 +197,11 @@ def _recognised(data: object, md5: str):
     return recognise(names, categories, md5)
 
 
-def _annotations(raw: bytes, path, bench: Benchmark, data=None, text=None) -> Annotations:
+def _annotations(raw: bytes, path, bench: Benchmark, data=None, text=None) -> GroundTruth:
     if data is None:
         text = decode_text(raw, path)
         data = parse_json(text, path)
-    annotations = annotations_from_coco(data, bench, path, text)
+    annotations = ground_truth_from_coco(data, path, text, benchmark=bench)
     if bench is LLVIP:  # which annotation release, where the split is whole
         from .benchmark_readers import llvip_release
 
@@ -306,7 +306,7 @@ def benchmark_request(
     return BenchmarkRequest(specs, wanted, tuple(dict.fromkeys(chosen)) + tuple(lists), scoring)
 
 
-def select_images(path: str | os.PathLike, annotations: Annotations) -> list:
+def select_images(path: str | os.PathLike, annotations: GroundTruth) -> list:
     """The image ids a list file names (ids as the ground truth writes them, or frame names), in order;
     an entry the ground truth lacks stops with the list file and its line."""
     from .imagesets import _numbered_items
@@ -350,36 +350,13 @@ class _Blind:
     integer_ids: bool
 
 
-def _blind(dets: BoxDetections, annotations: Annotations) -> _Blind:
-    n = annotations.n_images
-    integer_ids = bool(n) and not isinstance(annotations.image_ids[0], str)
-    if integer_ids:
-        order = np.argsort(np.array(annotations.image_ids, np.int64), kind="stable")
-        ids = np.array(annotations.image_ids, np.int64)[order]
-    else:
-        order, ids = np.arange(n), np.arange(n, dtype=np.int64)
-    rank = np.empty(n, np.int64)
-    rank[order] = np.arange(n)
-    boxes = np.argsort(rank[annotations.ann_image], kind="stable")
-    sizes = annotations.image_sizes[order].copy()
+def _blind(dets: BoxDetections, annotations: GroundTruth) -> _Blind:
+    sizes = annotations.image_sizes.copy()
     sizes[np.isnan(sizes)] = np.inf  # no border rule: the checks only overlap boxes
+    gt = replace(annotations, image_sizes=sizes)
+    blind = Detections(dets.image, dets.boxes, dets.scores, dets.source, dets.format, dets.dropped, dets.facts)
     class_ids = np.array([c.id for c in annotations.classes], np.int64)
-    gt = GroundTruth(
-        image_ids=ids,
-        image_names=[annotations.image_names[k] or str(annotations.image_ids[k]) for k in order],
-        image_periods=[""] * n,
-        image_sizes=sizes,
-        ann_image=rank[annotations.ann_image[boxes]],
-        ann_ids=annotations.ann_ids[boxes],
-        boxes=annotations.boxes[boxes],
-        heights=annotations.boxes[boxes, 3].copy(),
-        occlusion=np.zeros(len(boxes), np.int64),
-        ignore=(annotations.iscrowd | annotations.ignore)[boxes],
-        labels=[annotations.labels[k] for k in boxes],
-        path=annotations.path,
-    )
-    blind = Detections(rank[dets.image], dets.boxes, dets.scores, dets.source, dets.format, dets.dropped, dets.facts)
-    return _Blind(gt, blind, class_ids[annotations.ann_class[boxes]], dets.category, integer_ids)
+    return _Blind(gt, blind, class_ids[annotations.ann_class], dets.category, not annotations.string_ids)
 
 
 # What numbers written as text cost on these benchmarks: their scripts are not the KAIST leaderboard's
@@ -525,7 +502,7 @@ def _better_reading(
     return Finding(kind, found, cost, f"rerun {option}")
 
 
-def _shifted(dets: BoxDetections, annotations: Annotations, shift: int) -> BoxDetections:
+def _shifted(dets: BoxDetections, annotations: GroundTruth, shift: int) -> BoxDetections:
     if dets.format.image_ids == GT_IDS:
         written = np.array(annotations.image_ids, np.int64)[dets.image] + shift
         lookup = annotations.index_of_id
@@ -756,7 +733,7 @@ def diagnose_benchmark_file(
 ERROR_TYPES = ("correct", "other class", "localisation", "duplicate", "background")
 
 
-def error_counts(dets: BoxDetections, annotations: Annotations) -> dict[str, dict[str, int]]:
+def error_counts(dets: BoxDetections, annotations: GroundTruth) -> dict[str, dict[str, int]]:
     """Per class, what its highest-scored detections (as many as it has boxes) are at IoU 0.5: see
     `diagnose_benchmark_file`. Crowd and ignored boxes take no part."""
     counted = {}

@@ -14,9 +14,12 @@ names, the settings, the submission checks, the dataset of the configs).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
+
+import numpy as np
 
 from .metrics.spec import AP, AP50, AP75, LAMR
 
@@ -64,6 +67,7 @@ class PinnedFile:
     attribution: str  # what it is, whose, under which licence: said when it is downloaded
     env: str = ""  # a variable naming a local copy instead
     url_env: str = ""  # a variable naming a mirror (which must serve the same bytes)
+    tag: str = ""  # how a ground truth that is this file is described, where the kit says so
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,50 @@ class Citation:
 
     def text(self) -> str:
         return f'{self.authors}, "{self.title}", {self.venue}, {self.year}'
+
+
+@dataclass(frozen=True)
+class TruthRules:
+    """How a COCO ground truth of a benchmark is read: the conventions of the files its community uses.
+
+    KAIST's (the leaderboard's file and the kit's conversions) and COCO's (the other benchmarks'
+    conversions) differ in a few rules, each a field here; the one reader
+    (`kaist_kit.data.groundtruth`) reads every benchmark's files by its rules."""
+
+    integer_ids: bool  # image ids are integers (else integers or strings, not both)
+    # Every box is of the benchmark's one class, a pedestrian unless flagged ignore: the file's
+    # categories only name its labels, and may be absent (else the file lists the classes it scores,
+    # and a box of an unlisted class is left out, as COCO's evaluator leaves it).
+    one_class: bool
+    columns: tuple[str, ...]  # the per-box columns read besides the box: 'height', 'occlusion', 'area'
+    # An image's width or height that is not a positive number is refused (else read as unknown).
+    sizes_checked: bool
+    first_id: int  # the id a box without one is given: its position counted from this
+    # A box without a label, flagged ignore and of the one class, is labelled 'ignore' (its real label
+    # was lost, as in the leaderboard's file).
+    ignore_label: bool
+    # What the reader says about what it assumed or dropped (boxes without area or id, crowd regions).
+    notes: bool
+
+
+KAIST_RULES = TruthRules(
+    integer_ids=True,
+    one_class=True,
+    columns=("height", "occlusion"),
+    sizes_checked=True,
+    first_id=0,
+    ignore_label=True,
+    notes=False,
+)
+COCO_RULES = TruthRules(
+    integer_ids=False,
+    one_class=False,
+    columns=("area",),
+    sizes_checked=False,
+    first_id=1,
+    ignore_label=False,
+    notes=True,
+)
 
 
 @dataclass(frozen=True)
@@ -120,6 +168,15 @@ class Benchmark:
     flat_pattern: re.Pattern[str] | None = None
     # Every label its annotation files write (KAIST's: bbGt's, then those of the paired annotations).
     labels: tuple[str, ...] = ()
+    truth_rules: TruthRules = COCO_RULES  # how its COCO ground truths are read
+    # The period ('day', 'night' or '') a frame's name gives, where its names say (KAIST's sets).
+    period_of_frame: Callable[[str], str] | None = None
+    # How a named split selects images, where the benchmark's names say more than the images' tags
+    # (KAIST: scenes and sets from the frame names): (split, image names, image periods) -> (I,) bool
+    # mask; raises ValueError for a name it does not know, LookupError for a split it cannot form.
+    select: Callable[..., Any] | None = None
+    # The kit's default benchmark: its output names no benchmark (KAIST's, as it always was).
+    quiet: bool = False
 
     def frame(self, text: str) -> str | None:
         """The benchmark's name of the frame that ``text`` names (a path, a file name, an image id)."""
@@ -141,6 +198,10 @@ class Benchmark:
         return self.annotation_path.format(
             frame=frame, split=self.split_folders.get(split, split), **self.frame_parts(frame)
         )
+
+    def period_of(self, frame: str) -> str:
+        """'day', 'night' or '': the period a frame's name gives."""
+        return self.period_of_frame(frame) if self.period_of_frame is not None and frame else ""
 
     def modality(self, name: str) -> Modality:
         for modality in self.modalities:
@@ -202,6 +263,84 @@ KAIST_PAIRED_LABELS = ("person?a", "unpaired")
 _KAIST_NUMBERS = re.compile(r"set(\d\d)/V(\d\d\d)/I(\d{5})")
 _KAIST_SET_NUMBER = re.compile(r"set(\d\d)")
 
+
+def kaist_period(set_number: int) -> str:
+    return "night" if set_number in KAIST_NIGHT_SETS else "day"
+
+
+def kaist_scene(set_number: int) -> str:
+    return KAIST_SCENES[set_number % len(KAIST_SCENES)]
+
+
+def kaist_set_number(name: str) -> int | None:
+    """The set number a KAIST frame name holds ('set06/V000/I00019' -> 6), None when it holds none."""
+    match = _KAIST_SET_NUMBER.search(name)
+    return int(match.group(1)) if match else None
+
+
+def kaist_numbers(frame: str) -> tuple[int, int, int] | None:
+    """The set, video and image numbers of exactly a frame name setXX/VYYY/IZZZZZ, else None."""
+    match = _KAIST_NUMBERS.fullmatch(frame)
+    return tuple(map(int, match.groups())) if match else None
+
+
+def kaist_frame_period(frame: str) -> str:
+    """'day' or 'night' from a KAIST frame name, '' when the name has no set number."""
+    number = kaist_set_number(frame)
+    return "" if number is None else kaist_period(number)
+
+
+def kaist_parse_split(name: str) -> tuple[str, str, int | None]:
+    """(scene, period, set number) a named KAIST split selects, '' / None where it does not restrict:
+    'all', 'day', 'night', a scene ('campus', 'road-night') or a set ('set06')."""
+    if name == "all":
+        return "", "", None
+    if name in ("day", "night"):
+        return "", name, None
+    if re.fullmatch(KAIST_SET, name):
+        return "", "", kaist_set_number(name)
+    scene, _, period = name.partition("-")
+    if scene in KAIST_SCENES and period in ("", "day", "night"):
+        return scene, period, None
+    raise ValueError(
+        f"unknown split {name!r}; use all, day, night, a scene ({', '.join(KAIST_SCENES)}, alone or as "
+        "campus-day, campus-night, ...), a set (set06 ... set11) or a list of images"
+    )
+
+
+def kaist_select(split: str, names: Sequence[str], periods: Sequence[str]) -> np.ndarray:
+    """The images of a named KAIST split (`kaist_parse_split`), from the frames' names and periods; a
+    split the images cannot form is a LookupError saying why."""
+    scene, period, set_number = kaist_parse_split(split)
+    if not scene and set_number is None:
+        return _period_mask(split, periods) if period else np.ones(len(names), bool)
+    numbers = [kaist_set_number(name) for name in names]
+    sets = np.array([-1 if n is None else n for n in numbers], np.int64)
+    if np.any(sets < 0):
+        raise LookupError(
+            f"cannot form the {split} split: some images have no set number in their name (setXX/VYYY/IZZZZZ)"
+        )
+    if set_number is not None:
+        mask = sets == set_number
+    else:
+        mask = np.array([kaist_scene(n) == scene for n in sets], bool)
+        if period:
+            mask &= _period_mask(period, periods)
+    if not mask.any():
+        raise LookupError(f"the {split} split holds no image of this ground truth")
+    return mask
+
+
+def _period_mask(split: str, periods: Sequence[str]) -> np.ndarray:
+    array = np.array(list(periods))
+    if not np.all(np.isin(array, ["day", "night"])):
+        raise LookupError(
+            f"cannot form the {split} split: some images are neither day nor night "
+            "(no set number in im_name and no 'period' field)"
+        )
+    return array == split
+
+
 KAIST = Benchmark(
     name="kaist",
     title="KAIST Multispectral Pedestrian",
@@ -219,6 +358,10 @@ KAIST = Benchmark(
     annotation_format="kaist",
     annotation_path="annotations-xml-new/{set}/{video}/{image}.xml",
     categories=(Category(1, "person"),),
+    truth_rules=KAIST_RULES,
+    quiet=True,
+    period_of_frame=kaist_frame_period,
+    select=kaist_select,
     splits=(
         Split("test", "test-all-20: every 20th frame of set06-11", 2252, 4254),
         Split("day", "test frames of set06-08", 1455),
@@ -262,28 +405,9 @@ KAIST = Benchmark(
         "CC BY-NC-SA 4.0, https://creativecommons.org/licenses/by-nc-sa/4.0/",
         env="KAIST_KIT_GT",
         url_env="KAIST_KIT_GT_URL",
+        tag="the leaderboard's test-all-20",
     ),
 )
-
-
-def kaist_period(set_number: int) -> str:
-    return "night" if set_number in KAIST_NIGHT_SETS else "day"
-
-
-def kaist_scene(set_number: int) -> str:
-    return KAIST_SCENES[set_number % len(KAIST_SCENES)]
-
-
-def kaist_set_number(name: str) -> int | None:
-    """The set number a KAIST frame name holds ('set06/V000/I00019' -> 6), None when it holds none."""
-    match = _KAIST_SET_NUMBER.search(name)
-    return int(match.group(1)) if match else None
-
-
-def kaist_numbers(frame: str) -> tuple[int, int, int] | None:
-    """The set, video and image numbers of exactly a frame name setXX/VYYY/IZZZZZ, else None."""
-    match = _KAIST_NUMBERS.fullmatch(frame)
-    return tuple(map(int, match.groups())) if match else None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -494,6 +618,28 @@ M3FD = Benchmark(
     ),
 )
 
+
+# A COCO ground truth of no benchmark the kit knows, read by COCO's rules with its classes, names and
+# scene codes as written (the library's reading of any COCO file; not a --benchmark).
+UNNAMED = Benchmark(
+    name="unnamed",
+    title="a COCO file",
+    frame_pattern=re.compile(r"(?!)"),
+    frame_format="",
+    modalities=(),
+    image_size=None,
+    annotation_format="coco",
+    annotation_path="",
+    categories=(),
+    splits=(),
+    default_split="all",
+    metrics=(),
+    protocols=("coco",),
+    citation=Citation("", "", "", 0, ""),
+    download="",
+    licence="",
+    quiet=True,
+)
 
 BENCHMARKS: Mapping[str, Benchmark] = MappingProxyType({b.name: b for b in (KAIST, FLIR_ALIGNED, LLVIP, CVC14, M3FD)})
 DEFAULT_BENCHMARK = KAIST

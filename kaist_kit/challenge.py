@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 
+from .data.groundtruth import GroundTruth
 from .detections import Detections
 from .evaluate import Evaluation
-from .groundtruth import GroundTruth
 from .metrics.spec import AP50, AP75, AR, LAMR
 from .results import CHALLENGE2024_CATEGORY
 from .settings import LEADERBOARD, SPLITS

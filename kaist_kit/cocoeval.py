@@ -37,7 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import coco
-from .annotations import Annotations, BoxDetections
+from .annotations import BoxDetections
+from .data.groundtruth import GroundTruth
 from .matching import _rounds, pair_overlaps
 from .metrics.spec import COCO, Metric, Precision, get_metric, names_of
 
@@ -105,7 +106,7 @@ class CocoEvaluation:
 
 
 def coco_evaluate(
-    annotations: Annotations,
+    annotations: GroundTruth,
     detections: BoxDetections,
     images: np.ndarray | Sequence | str | None = None,
     *,

@@ -22,10 +22,10 @@ from .bootstrap import (
     holm,
     paired_test,
 )
+from .data.groundtruth import GroundTruth
 from .detections import Detections, ReadOptions
 from .evaluate import Evaluation, Result, unique_method_names
 from .findings import Finding, inspect_scores, read_inspected
-from .groundtruth import GroundTruth
 from .matching import MATCH_THRESHOLD
 from .metrics.spec import LAMR
 from .settings import (

@@ -18,10 +18,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .data.groundtruth import ground_truth_from_coco
 from .errors import InputError, quantity
 from .files import load_json
 from .frames import find_frame
-from .groundtruth import ground_truth_from_coco
 from .pictures import decode_problem, read_header
 
 ROLES = ("train", "val", "test")
@@ -255,12 +255,12 @@ def _read_annotations(annotation: AnnotationCheck, check: DataCheck, wanted: dic
 def _read_benchmark_annotations(annotation: AnnotationCheck, data: dict, wanted: dict) -> None:
     """Another benchmark's COCO ground truth: its boxes of every class that count ("pedestrians" in the
     table), its ignore regions, periods where its images name them, and its frames' pictures."""
-    from .annotations import annotations_from_coco
     from .benchmarks import get_benchmark
+    from .data.groundtruth import ground_truth_from_coco
 
     path = annotation.files.ann_file
     bench = get_benchmark(annotation.files.benchmark)
-    gt = annotations_from_coco(data, bench, path)
+    gt = ground_truth_from_coco(data, path, benchmark=bench)
     counted = ~(gt.ignore | gt.iscrowd)
     annotation.images = gt.n_images
     annotation.pedestrians = int(counted.sum())

@@ -50,16 +50,15 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 
 from .benchmarks import KAIST
 from .bulkread import coco_columns, labelled_rows, txt_rows
+from .data.groundtruth import GroundTruth
 from .errors import InputError
 from .errors import where as location
 from .files import decode_text, is_archive, is_number, json_line, parse_json, read_archive, read_bytes
-from .groundtruth import GroundTruth
 from .results import CHALLENGE2024_CATEGORY, PERSON_CATEGORY
 
 AUTO = "auto"
@@ -112,7 +111,7 @@ class ResultFormat:
     # Whether each detection says its category: the 2024 challenge scores category 0 alone and
     # reads a txt file as category 1.
     carries_category: bool
-    # The reader of the format on a ground truth of any benchmark (`Annotations`, any class), or None
+    # The reader of the format on a ground truth of any benchmark (any class), or None
     # where the format is KAIST's alone (the devkit's per-image files name KAIST frames).
     read_classes: Callable[..., BoxDetections] | None = None
 
@@ -965,22 +964,10 @@ def _printed(values: np.ndarray, decimals: int) -> np.ndarray:
 
 # --- results of any class (the other benchmarks) ---------------------------------------------------
 #
-# The same formats on a ground truth of any benchmark (`kaist_kit.annotations.Annotations`: classes,
+# The same formats on a ground truth of any benchmark (classes,
 # image ids that are integers or strings), read with the same rules: every value checked, never
 # coerced; a string that holds exactly a JSON number is read as that number and counted; files of the
 # usual layout read in bulk, anything else by json.loads.
-
-
-class ClassedTruth(Protocol):
-    """What the readers need of a ground truth of any class (`kaist_kit.annotations.Annotations`)."""
-
-    image_ids: list
-    index_of_id: dict
-    classes: list
-    path: str | None
-
-    @property
-    def n_images(self) -> int: ...
 
 
 @dataclass
@@ -1005,7 +992,7 @@ class BoxDetections:
 
 
 def load_box_detections(
-    path: str | os.PathLike, truth: ClassedTruth, options: ReadOptions | None = None, *, on_invalid: str = "error"
+    path: str | os.PathLike, truth: GroundTruth, options: ReadOptions | None = None, *, on_invalid: str = "error"
 ) -> BoxDetections:
     """Read a result file (or an archive of one) of any class and map it onto ``truth``'s images, as
     ``options`` say: COCO result JSON whose image ids are the ground truth's, written as it writes
@@ -1040,7 +1027,7 @@ def load_box_detections(
 
 
 def _read_classes(
-    raw: bytes, where: str, truth: ClassedTruth, dropped: Dropped | None, options: ReadOptions
+    raw: bytes, where: str, truth: GroundTruth, dropped: Dropped | None, options: ReadOptions
 ) -> BoxDetections:
     text = raw if raw.isascii() else decode_text(raw, where)
     fmt = options.result_format or _sniff(text, where)
@@ -1052,7 +1039,7 @@ def _read_classes(
 def read_coco_boxes(
     text: str | bytes,
     where: str,
-    truth: ClassedTruth,
+    truth: GroundTruth,
     dropped: Dropped | None = None,
     options: ReadOptions | None = None,
 ) -> BoxDetections:
@@ -1084,8 +1071,8 @@ def read_coco_boxes(
     return box_detections_from_records(records, truth, where, line_of, dropped, options)
 
 
-def _string_ids(truth: ClassedTruth) -> bool:
-    return bool(truth.image_ids) and isinstance(truth.image_ids[0], str)
+def _string_ids(truth: GroundTruth) -> bool:
+    return truth.string_ids
 
 
 def _whole_ids(ids: np.ndarray) -> bool:
@@ -1095,7 +1082,7 @@ def _whole_ids(ids: np.ndarray) -> bool:
 
 def box_detections_from_records(
     records: list,
-    truth: ClassedTruth,
+    truth: GroundTruth,
     where: str = "",
     line_of=lambda k: None,
     dropped: Dropped | None = None,
@@ -1172,7 +1159,7 @@ def _box_detections(
     boxes: np.ndarray,
     scores: np.ndarray,
     categories: np.ndarray,
-    truth: ClassedTruth,
+    truth: GroundTruth,
     where: str,
     line_of,
     dropped: Dropped | None,
@@ -1217,7 +1204,7 @@ def _box_detections(
     )
 
 
-def _index_of_ints(ids: np.ndarray, truth: ClassedTruth) -> np.ndarray:
+def _index_of_ints(ids: np.ndarray, truth: GroundTruth) -> np.ndarray:
     """The position of each integer id among the ground truth's images (in its order), -1 where none."""
     if not truth.n_images:
         return np.full(len(ids), -1, np.int64)
@@ -1227,13 +1214,14 @@ def _index_of_ints(ids: np.ndarray, truth: ClassedTruth) -> np.ndarray:
     return np.where(written[order][pos] == ids, order[pos], -1)
 
 
-def _id_span(truth: ClassedTruth) -> str:
+def _id_span(truth: GroundTruth) -> str:
     if not truth.n_images:
         return "none"
-    return f"ids {min(truth.image_ids)!r}..{max(truth.image_ids)!r}"
+    ids = truth.image_ids.tolist()  # ascending
+    return f"ids {ids[0]!r}..{ids[-1]!r}"
 
 
-def _box_id_hint(image_id, truth: ClassedTruth) -> str:
+def _box_id_hint(image_id, truth: GroundTruth) -> str:
     if not truth.n_images:
         return ""
     if isinstance(image_id, str):
@@ -1242,7 +1230,7 @@ def _box_id_hint(image_id, truth: ClassedTruth) -> str:
         return ""
     if str(image_id) in truth.index_of_id:
         return " (written as an integer; the ground truth's ids are strings)"
-    if not _string_ids(truth) and image_id == max(truth.image_ids) + 1:
+    if not _string_ids(truth) and image_id == int(truth.image_ids[-1]) + 1:
         return " (if the ids were written 1-based where the ground truth's are 0-based, read them with --id-offset -1)"
     return ""
 
@@ -1250,7 +1238,7 @@ def _box_id_hint(image_id, truth: ClassedTruth) -> str:
 def read_txt_boxes(
     text: str | bytes,
     where: str,
-    truth: ClassedTruth,
+    truth: GroundTruth,
     dropped: Dropped | None = None,
     options: ReadOptions | None = None,
 ) -> BoxDetections:

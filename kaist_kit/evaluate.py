@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from . import coco
+from .data.groundtruth import GroundTruth
 from .detections import Detections, ReadOptions, load_detections, method_name
-from .groundtruth import GroundTruth
 from .matching import (
     IGNORED,
     MATCH_THRESHOLD,

@@ -21,10 +21,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .data.groundtruth import GroundTruth
 from .detections import FAR_LIMIT, GT_IDS, Detections, ReadOptions, load_detections
 from .errors import InputError, quantity
 from .evaluate import Result, SplitSpec, _split, evaluate, unique_method_names
-from .groundtruth import GroundTruth
 from .matching import MATCH_THRESHOLD, ignore_masks, overlaps_by_image
 from .metrics.spec import LAMR
 from .settings import DEFAULT_FPPI_RANGE, LEADERBOARD, SPLITS, get_protocol, get_setting

@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .benchmarks import KAIST_NIGHT_SETS, KAIST_SETS, KAIST_TEST_SETS, kaist_numbers
+from .data.groundtruth import GroundTruth
 from .errors import InputError
 from .files import read_text, text_lines
 from .frames import find_frame
-from .groundtruth import GroundTruth
 
 _STANDARD = re.compile(r"^(train|test)-(all|day|night)-(01|02|04|20)$")
 _PARTS = {"train": KAIST_SETS - KAIST_TEST_SETS, "test": KAIST_TEST_SETS}
@@ -80,7 +80,7 @@ def list_split_names(paths: Iterable[str | os.PathLike], taken: Iterable[str] = 
 
 
 def _is_builtin_split(name: str) -> bool:
-    from .settings import parse_split
+    from .benchmarks import kaist_parse_split as parse_split
 
     try:
         parse_split(name)

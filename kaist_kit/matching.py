@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .groundtruth import GroundTruth
+from .data.groundtruth import GroundTruth
 from .settings import BORDER_MARGIN, Setting
 
 MATCH_THRESHOLD = 0.5

@@ -7,11 +7,10 @@ scored. Both are plain data so that every part of the kit (CLI, metric hook, dia
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from .benchmarks import KAIST, KAIST_SET, KAIST_TEST_SETS, kaist_set_number
+from .benchmarks import KAIST, KAIST_TEST_SETS
 from .frames import SCENES
 
 OCCLUSION_NAMES = {0: "none", 1: "partial", 2: "heavy"}
@@ -126,24 +125,6 @@ SPLITS = ("all", "day", "night")
 # Splits by scene and by set of the test videos (set06 to set11); any setNN of a ground truth works.
 SCENE_SPLITS = SCENES + tuple(f"{scene}-{period}" for scene in SCENES for period in ("day", "night"))
 SET_SPLITS = tuple(f"set{n:02d}" for n in sorted(KAIST_TEST_SETS))
-
-
-def parse_split(name: str) -> tuple[str, str, int | None]:
-    """(scene, period, set number) a named split selects, '' / None where it does not restrict:
-    'all', 'day', 'night', a scene ('campus', 'road-night') or a set ('set06')."""
-    if name == "all":
-        return "", "", None
-    if name in ("day", "night"):
-        return "", name, None
-    if re.fullmatch(KAIST_SET, name):
-        return "", "", kaist_set_number(name)
-    scene, _, period = name.partition("-")
-    if scene in SCENES and period in ("", "day", "night"):
-        return scene, period, None
-    raise ValueError(
-        f"unknown split {name!r}; use all, day, night, a scene ({', '.join(SCENES)}, alone or as "
-        "campus-day, campus-night, ...), a set (set06 ... set11) or a list of images"
-    )
 
 
 # Reference FPPI range of the LAMR; the points are 10^k for k from log10(low) to log10(high) in

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
+from .data.groundtruth import GroundTruth
 from .detections import Detections
 from .errors import InputError
 from .files import check_outputs, note_input, read_bytes
-from .groundtruth import GroundTruth
 
 PICTURE_SUFFIXES = (".jpg", ".png", ".jpeg")
 

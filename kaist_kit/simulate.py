@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .data.groundtruth import GroundTruth
 from .detections import COCO, Detections
-from .groundtruth import GroundTruth
 
 
 @dataclass(frozen=True)

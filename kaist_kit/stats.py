@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .benchmarks import KAIST, Benchmark
-from .groundtruth import GroundTruth
+from .data.groundtruth import GroundTruth
 from .settings import KAIST_FRAME_SIZE, OCCLUSION_NAMES
 from .tables import Table
 
@@ -268,8 +268,8 @@ def file_stats(paths: Sequence[str | os.PathLike], benchmark: Benchmark = KAIST)
         truths = [load_ground_truth(path) for path in paths]
         stats = [dataset_stats(gt) for gt in truths]
         return FileStats(benchmark, truths, stats, [stats_table(one) for one in stats])
-    from .annotations import load_annotations
+    from .data.groundtruth import read_ground_truth
 
-    truths = [load_annotations(path, benchmark) for path in paths]
+    truths = [read_ground_truth(path, benchmark) for path in paths]
     stats = [benchmark_stats(gt) for gt in truths]
     return FileStats(benchmark, truths, stats, [table for one in stats for table in benchmark_stats_tables(one)])

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from kaist_kit.benchmarks import KAIST
+from kaist_kit.data.groundtruth import GroundTruth, ground_truth_from_coco
 from kaist_kit.detections import COCO, FRAME_NAMES, Detections, ReadOptions, ResultFormat, load_detections
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import Result, evaluate, in_evaluation_order
@@ -38,7 +39,6 @@ from kaist_kit.findings import (
     inspect_scores,
     ordered,
 )
-from kaist_kit.groundtruth import GroundTruth, ground_truth_from_coco
 from kaist_kit.settings import KAIST_FRAME_SIZE, LEADERBOARD, LEADERBOARD_SETTINGS, SPLITS
 
 # KAIST test-all-20 (the spec's test split): the leaderboard knows its images by their position in

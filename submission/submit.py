@@ -20,12 +20,13 @@ from pathlib import Path
 import numpy as np
 
 from kaist_kit import __version__
+from kaist_kit.data.groundtruth import GroundTruth
 from kaist_kit.detections import SUBMISSION_MANIFEST, ReadOptions, method_name
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import Result
 from kaist_kit.files import atomic_file, check_writable, is_archive, open_input, read_archive, read_bytes
 from kaist_kit.findings import CHALLENGE_CATEGORY, refuse_errors
-from kaist_kit.groundtruth import GroundTruth, load_ground_truth
+from kaist_kit.groundtruth import load_ground_truth
 from kaist_kit.metrics.spec import LAMR
 from kaist_kit.results import coco_results_chunks, txt_results_chunks
 

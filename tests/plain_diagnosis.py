@@ -9,8 +9,8 @@
 import numpy as np
 from plain_lamr import is_ignored, match_image, overlap, parameters, squarify
 
+from kaist_kit.data.groundtruth import GroundTruth
 from kaist_kit.detections import Detections
-from kaist_kit.groundtruth import GroundTruth
 
 
 def centre(box):
@@ -95,13 +95,17 @@ def resampled_set(gt, dets, counts):
     new_gt = GroundTruth(
         image_ids=np.arange(len(source)),
         image_names=[gt.image_names[i] for i in source],
-        image_periods=[gt.image_periods[i] for i in source],
+        image_scenes=[gt.image_scenes[i] for i in source],
         image_sizes=gt.image_sizes[source],
+        classes=gt.classes,
         ann_image=np.repeat(np.arange(len(source)), [len(a) for a in anns]),
+        ann_class=gt.ann_class[ann_src],
         ann_ids=gt.ann_ids[ann_src],
         boxes=gt.boxes[ann_src],
         heights=gt.heights[ann_src],
         occlusion=gt.occlusion[ann_src],
+        areas=gt.areas[ann_src],
+        iscrowd=gt.iscrowd[ann_src],
         ignore=gt.ignore[ann_src],
         labels=[gt.labels[k] for k in ann_src],
     )

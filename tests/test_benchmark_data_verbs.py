@@ -13,12 +13,13 @@ import pytest
 from bench_cases import FLIR_TEST, M3FD_TEST
 from PIL import Image
 
-from kaist_kit.annotations import box_detections_from_coco, load_annotations
+from kaist_kit.annotations import box_detections_from_coco
 from kaist_kit.benchmark_readers import read_benchmark, switch_origin
 from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.cli import main
 from kaist_kit.cocoeval import coco_evaluate
 from kaist_kit.converters import convert
+from kaist_kit.data.groundtruth import read_ground_truth
 from kaist_kit.errors import InputError
 
 NATIVE = {"flir-aligned": "voc", "llvip": "voc", "cvc-14": "cvc-14", "m3fd": "voc"}
@@ -78,7 +79,7 @@ def test_converted_splits_read_back_as_the_reader_reads_the_native_files(sets, n
     )
     assert code == 0, stderr
     native = split if name != "m3fd" else sets / name / "meta" / f"{split}.txt"
-    converted = load_annotations(out, name)
+    converted = read_ground_truth(out, name)
     assert_same(converted, read_benchmark(name, sets / name, native))
     assert f"wrote {out}: {converted.n_images} images of {split}" in stderr
     data = json.loads(out.read_text())
@@ -110,7 +111,7 @@ def test_every_frame_without_a_split_and_archives_as_folders(sets, tmp_path):
     listed = tmp_path / "two.txt"
     listed.write_text("FLIR_09002_PreviewData\nFLIR_09001_PreviewData\n")
     two = convert("voc", sets / "flir-aligned", tmp_path / "two.json", benchmark="flir-aligned", split=str(listed))
-    assert load_annotations(tmp_path / "two.json", "flir-aligned").image_names == ["FLIR_09002", "FLIR_09001"]
+    assert read_ground_truth(tmp_path / "two.json", "flir-aligned").image_names == ["FLIR_09002", "FLIR_09001"]
     assert two.image_set == "two"
 
 
@@ -164,11 +165,11 @@ def test_cvc14_lines_origins_and_frames_of_one_modality(sets, tmp_path):
         for line in lines
     )
     corner = convert("cvc-14", root, tmp_path / "corner.json", benchmark="cvc-14", split="test", origin="corner")
-    read = load_annotations(tmp_path / "centre.json", "cvc-14")
+    read = read_ground_truth(tmp_path / "centre.json", "cvc-14")
     assert centre.info["box_origin"] == "centre" and corner.info["box_origin"] == "corner"
     assert np.array_equal(
         switch_origin(read_benchmark("cvc-14", root, "test")).boxes,
-        load_annotations(tmp_path / "corner.json", "cvc-14").boxes,
+        read_ground_truth(tmp_path / "corner.json", "cvc-14").boxes,
     )
     assert {image["period"] for image in json.loads((tmp_path / "centre.json").read_text())["images"]} == {
         "day",
@@ -224,8 +225,8 @@ def test_the_coco_conversions_in_circulation_score_as_the_originals(name, path, 
     out = tmp_path / "converted.json"
     code, stdout, stderr = run("convert", "coco", path, "--benchmark", name, "--out", out)
     assert code == 0, stderr
-    original, converted = load_annotations(path, name), load_annotations(out, name)
-    assert converted.image_ids == original.image_ids  # string ids, as written
+    original, converted = read_ground_truth(path, name), read_ground_truth(out, name)
+    assert list(converted.image_ids) == list(original.image_ids)  # string ids, as written
     for field in ("boxes", "areas", "ann_class", "iscrowd", "ignore"):
         assert np.array_equal(getattr(converted, field), getattr(original, field)), field
     assert converted.image_scenes == original.image_scenes
@@ -237,7 +238,7 @@ def test_the_coco_conversions_in_circulation_score_as_the_originals(name, path, 
     rng = np.random.default_rng(4)
     records = [
         {
-            "image_id": original.image_ids[i],
+            "image_id": original.image_ids.tolist()[i],
             "category_id": original.classes[c].id,
             "bbox": [
                 float(box[0]) + rng.normal(0, 2),
@@ -300,9 +301,14 @@ def test_stats_per_class_and_scene(sets, tmp_path):
 def test_show_draws_both_pictures_with_classes_and_detections(sets, tmp_path):
     root = copy_of(sets, "flir-aligned", tmp_path)
     convert("voc", root, root / "test.json", benchmark="flir-aligned", split="test")
-    gt = load_annotations(root / "test.json", "flir-aligned")
+    gt = read_ground_truth(root / "test.json", "flir-aligned")
     records = [
-        {"image_id": gt.image_ids[i], "category_id": gt.classes[c].id, "bbox": [float(v) for v in box], "score": 0.9}
+        {
+            "image_id": gt.image_ids.tolist()[i],
+            "category_id": gt.classes[c].id,
+            "bbox": [float(v) for v in box],
+            "score": 0.9,
+        }
         for i, c, box in zip(gt.ann_image, gt.ann_class, gt.boxes)
     ]
     (tmp_path / "mine_result.json").write_text(json.dumps(records))
@@ -345,7 +351,7 @@ def test_show_cvc14_fir_frames_of_another_size_without_the_visible_boxes(sets, t
 
     root = copy_of(sets, "cvc-14", tmp_path)
     convert("cvc-14", root, root / "test.json", benchmark="cvc-14", split="test")
-    gt = load_annotations(root / "test.json", "cvc-14")
+    gt = read_ground_truth(root / "test.json", "cvc-14")
     k = int(gt.ann_image[0])
     frame = gt.image_names[k]
     period, stem = frame.split("/")

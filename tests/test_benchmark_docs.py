@@ -13,9 +13,9 @@ from pathlib import Path
 
 from test_benchmark_scoring import FLIR_TEST, M3FD_TEST, generated_detections, real, write_json
 
-from kaist_kit.annotations import load_annotations
 from kaist_kit.benchmark_readers import read_benchmark
 from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
+from kaist_kit.data.groundtruth import read_ground_truth
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,10 +34,10 @@ def test_the_other_benchmarks_block_runs_as_written(tmp_path):
     shutil.copyfile(m3fd, work / "m3fd-test.json")
     generate_benchmark("llvip", work / "LLVIP", BenchmarkSynthConfig(seed=1, train_frames=1, test_frames=6))
     generate_benchmark("cvc-14", work / "CVC-14", BenchmarkSynthConfig(seed=1, train_frames=1, test_frames=6))
-    flir_gt = load_annotations(flir, "flir-aligned")
+    flir_gt = read_ground_truth(flir, "flir-aligned")
     write_json(work / "fusion_flir.json", generated_detections(flir_gt, seed=1))
     write_json(work / "other_flir.json", generated_detections(flir_gt, seed=2))
-    write_json(work / "fusion_m3fd.json", generated_detections(load_annotations(m3fd, "m3fd"), seed=3))
+    write_json(work / "fusion_m3fd.json", generated_detections(read_ground_truth(m3fd, "m3fd"), seed=3))
     for name, folder, out in (("llvip", "LLVIP", "fusion_llvip.json"), ("cvc-14", "CVC-14", "fusion_cvc14.json")):
         annotations = read_benchmark(name, work / folder, "test")
         write_json(work / out, generated_detections(annotations, seed=4, drop=0, background=5))
@@ -64,7 +64,7 @@ def test_the_other_benchmarks_block_runs_as_written(tmp_path):
         assert title in proc.stdout, title
     assert "benchmark: m3fd (recognised from the ground truth" in proc.stderr
     assert (
-        load_annotations(work / "llvip-test.json", "llvip").image_names
+        read_ground_truth(work / "llvip-test.json", "llvip").image_names
         == read_benchmark("llvip", work / "LLVIP", "test").image_names
     )
     assert (work / "llvip-190001.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

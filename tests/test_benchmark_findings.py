@@ -10,11 +10,12 @@ import pytest
 from test_benchmark_scoring import FLIR_TEST, M3FD_TEST, generated_detections, real, write_json
 from test_inputs import run_cli
 
-from kaist_kit.annotations import annotations_to_coco, load_annotations
+from kaist_kit.annotations import annotations_to_coco
 from kaist_kit.benchmark_eval import benchmark_protocol
 from kaist_kit.benchmark_readers import read_benchmark
 from kaist_kit.benchmark_scoring import inspect_boxes, open_truth
 from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
+from kaist_kit.data.groundtruth import read_ground_truth
 from kaist_kit.detections import ReadOptions, load_box_detections
 
 BENCHMARKS = ["flir-aligned", "m3fd", "llvip", "cvc-14"]
@@ -32,7 +33,7 @@ def sets(tmp_path_factory):
             gt = FLIR_TEST if name == "flir-aligned" else M3FD_TEST
             if not gt.is_file():
                 continue
-            annotations = load_annotations(gt, name)
+            annotations = read_ground_truth(gt, name)
         else:
             gt = folder / name
             generate_benchmark(name, gt, BenchmarkSynthConfig(seed=4, train_frames=1, test_frames=60))

@@ -8,8 +8,8 @@ import pytest
 from test_benchmark_scoring import FLIR_TEST, generated_detections, real, write_json
 from test_inputs import run_cli
 
-from kaist_kit.annotations import load_annotations
 from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
+from kaist_kit.data.groundtruth import read_ground_truth
 
 
 def one_line_error(proc, *parts):
@@ -28,7 +28,7 @@ def one_line_error(proc, *parts):
 def flir(tmp_path_factory):
     gt = real(FLIR_TEST)
     folder = tmp_path_factory.mktemp("bad-flir")
-    records = generated_detections(load_annotations(gt, "flir-aligned"), background=0)[:40]
+    records = generated_detections(read_ground_truth(gt, "flir-aligned"), background=0)[:40]
     return gt, records, folder
 
 
@@ -82,7 +82,10 @@ def test_a_truncated_result(flir):
 @pytest.mark.parametrize(
     "change, message",
     [
-        (lambda d: d["annotations"][5].update(bbox=[1, 2, 3]), "annotation without a bbox of four numbers"),
+        (
+            lambda d: d["annotations"][5].update(bbox=[1, 2, 3]),
+            "annotation bbox [1, 2, 3] is not a list of four numbers",
+        ),
         (lambda d: d["images"][3].update(id=None), "image without an 'id'"),
     ],
 )

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from plain_lamr import plain_lamr
 
-from kaist_kit.annotations import annotations_from_coco, box_detections_from_coco
+from kaist_kit.annotations import box_detections_from_coco
 from kaist_kit.benchmark_eval import evaluate_benchmark, lamr_rows
 from kaist_kit.benchmarks import CVC14, LLVIP
+from kaist_kit.data.groundtruth import ground_truth_from_coco
 
 
 def random_case(rng, bench):
@@ -71,8 +72,9 @@ def random_case(rng, bench):
 
 
 def plain_inputs(gt, records, frame):
-    """The plain implementation's images, annotations and detections (integer ids in file order)."""
-    index = {image["id"]: k for k, image in enumerate(gt["images"])}
+    """The plain implementation's images, annotations and detections (integer ids in the ground truth's id
+    order, the order in which the reference scripts concatenate images)."""
+    index = {image_id: k for k, image_id in enumerate(sorted(image["id"] for image in gt["images"]))}
     images = [{"id": k, "width": frame[0], "height": frame[1]} for k in range(len(gt["images"]))]
     anns = [
         {
@@ -95,7 +97,7 @@ def test_cvc14_ms_detr_against_the_plain_loops(seed):
     differs = 0
     for case in range(60):
         gt, records = random_case(rng, CVC14)
-        annotations = annotations_from_coco(gt, "cvc-14")
+        annotations = ground_truth_from_coco(gt, benchmark="cvc-14")
         detections = box_detections_from_coco(records, annotations)
         (row,) = lamr_rows(
             annotations, detections, np.ones(annotations.n_images, bool), CVC14, "all", protocol="ms-detr"
@@ -123,7 +125,7 @@ def test_llvip_leaderboard_against_the_plain_loops(seed, bounds):
     rng = np.random.default_rng(8000 + seed)
     for case in range(60):
         gt, records = random_case(rng, LLVIP)
-        annotations = annotations_from_coco(gt, "llvip")
+        annotations = ground_truth_from_coco(gt, benchmark="llvip")
         detections = box_detections_from_coco(records, annotations)
         (row,) = lamr_rows(
             annotations,
@@ -146,7 +148,7 @@ def test_llvip_leaderboard_against_the_plain_loops(seed, bounds):
 def test_rows_per_class_carry_their_category():
     rng = np.random.default_rng(3)
     gt, records = random_case(rng, LLVIP)
-    annotations = annotations_from_coco(gt, "llvip")
+    annotations = ground_truth_from_coco(gt, benchmark="llvip")
     rows = evaluate_benchmark(annotations, box_detections_from_coco(records, annotations), method="m")
     assert [(r.protocol, r.category) for r in rows] == [
         ("coco", "person"),
@@ -188,7 +190,7 @@ def test_protocols_are_specs_that_every_benchmark_names():
         benchmark_protocol("voc")
     rng = np.random.default_rng(5)
     gt, records = random_case(rng, CVC14)
-    annotations = annotations_from_coco(gt, "cvc-14")
+    annotations = ground_truth_from_coco(gt, benchmark="cvc-14")
     detections = box_detections_from_coco(records, annotations)
     with pytest.raises(ValueError, match="llvip_bounds='kaist' applies"):
         evaluate_benchmark(annotations, detections, protocols=["ms-detr"], llvip_bounds="kaist")

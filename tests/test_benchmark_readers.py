@@ -8,15 +8,12 @@ import numpy as np
 import pytest
 from bench_cases import FLIR_TEST, M3FD_TEST
 
-from kaist_kit.annotations import (
-    annotations_from_coco,
-    annotations_to_coco,
-    box_detections_from_coco,
-    load_annotations,
-)
+from kaist_kit.annotations import annotations_to_coco, box_detections_from_coco
 from kaist_kit.benchmark_eval import origin_check
 from kaist_kit.benchmark_readers import LLVIP_2021_BOXES, llvip_release, read_benchmark, read_cvc14, switch_origin
 from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
+from kaist_kit.benchmarks import UNNAMED
+from kaist_kit.data.groundtruth import ground_truth_from_coco, read_ground_truth
 from kaist_kit.errors import InputError
 
 
@@ -111,7 +108,7 @@ def test_llvip_release_from_the_box_counts():
             ],
             "categories": [{"id": 1, "name": "person"}],
         }
-        return annotations_from_coco(gt, "llvip")
+        return ground_truth_from_coco(gt, benchmark="llvip")
 
     assert llvip_release(fake(images, boxes), "test").name == "2021"
     assert llvip_release(fake(images, boxes + 40), "test").name == "2023"
@@ -121,9 +118,11 @@ def test_llvip_release_from_the_box_counts():
 def test_the_public_flir_conversion_reads_with_its_string_ids_scenes_and_bike():
     if not FLIR_TEST.is_file():
         pytest.skip(f"{FLIR_TEST} not found (the shared data folder)")
-    annotations = load_annotations(FLIR_TEST, "flir-aligned")
+    annotations = read_ground_truth(FLIR_TEST, "flir-aligned")
     assert annotations.n_images == 1013 and len(annotations.ann_ids) == 8591
-    assert annotations.image_ids[0] == "FLIR_09266.jpeg_RGB" and annotations.image_names[0] == "FLIR_09266"
+    # Images in id order (the file lists FLIR_09266 first), as COCO's evaluator takes them.
+    assert annotations.image_ids[0] == "FLIR_08864.jpeg_RGB" and annotations.image_names[0] == "FLIR_08864"
+    assert list(annotations.image_ids) == sorted(annotations.image_ids)
     assert annotations.counts() == {"person": 4107, "bicycle": 360, "car": 4124}
     assert "class 'bike' (id 2) read as FLIR-aligned's 'bicycle'" in annotations.notes
     assert annotations.split_mask("day").sum() == 702 and annotations.split_mask("night").sum() == 311
@@ -133,7 +132,7 @@ def test_the_public_flir_conversion_reads_with_its_string_ids_scenes_and_bike():
 def test_the_public_m3fd_conversion_reads_with_its_scenes():
     if not M3FD_TEST.is_file():
         pytest.skip(f"{M3FD_TEST} not found (the shared data folder)")
-    annotations = load_annotations(M3FD_TEST, "m3fd")
+    annotations = read_ground_truth(M3FD_TEST, "m3fd")
     assert annotations.n_images == 840 and len(annotations.ann_ids) == 7062
     scenes = {name: int(annotations.split_mask(name).sum()) for name in ("daytime", "night", "overcast", "challenge")}
     assert scenes == {"daytime": 320, "night": 140, "overcast": 205, "challenge": 148}
@@ -148,9 +147,9 @@ def test_the_public_m3fd_conversion_reads_with_its_scenes():
 def test_coco_round_trip(synth_sets):
     root, _ = synth_sets["m3fd"]
     annotations = read_benchmark("m3fd", root)
-    again = annotations_from_coco(json.loads(json.dumps(annotations_to_coco(annotations))), "m3fd")
+    again = ground_truth_from_coco(json.loads(json.dumps(annotations_to_coco(annotations))), benchmark="m3fd")
     for field in ("image_ids", "image_names", "labels"):
-        assert getattr(again, field) == getattr(annotations, field)
+        assert list(getattr(again, field)) == list(getattr(annotations, field))
     for field in ("image_sizes", "ann_image", "ann_class", "ann_ids", "boxes", "areas", "iscrowd", "ignore"):
         assert np.array_equal(getattr(again, field), getattr(annotations, field)), field
 
@@ -160,13 +159,13 @@ def test_errors_name_the_file(tmp_path):
     path = tmp_path / "gt.json"
     path.write_text(json.dumps(gt, indent=1))
     with pytest.raises(InputError, match=r"gt.json(:\d+)?: image ids mix integers and strings"):
-        load_annotations(path)
+        read_ground_truth(path, UNNAMED)
     gt["images"][1]["id"] = 2
     gt["annotations"] = [{"id": 1, "image_id": 3, "category_id": 1, "bbox": [0, 0, 1, 1]}]
     path.write_text(json.dumps(gt, indent=1))
     with pytest.raises(InputError, match=r"gt.json:\d+: annotation for image_id 3, which is not among the images"):
-        load_annotations(path)
-    annotations = annotations_from_coco({**gt, "annotations": []})
+        read_ground_truth(path, UNNAMED)
+    annotations = ground_truth_from_coco({**gt, "annotations": []}, benchmark=UNNAMED)
     with pytest.raises(
         InputError,
         match="image_id '1' is not among the ground truth's images \\(written as a string; "

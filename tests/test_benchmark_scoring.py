@@ -15,11 +15,11 @@ from conftest import SHARED
 from test_inputs import run_cli
 from typer.testing import CliRunner
 
-from kaist_kit.annotations import load_annotations
 from kaist_kit.benchmark_eval import evaluate_benchmark
 from kaist_kit.benchmark_readers import read_benchmark
 from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.cli import app
+from kaist_kit.data.groundtruth import read_ground_truth
 from kaist_kit.detections import load_box_detections
 from kaist_kit.yolov5 import yolov5_evaluate
 
@@ -57,14 +57,14 @@ def generated_detections(annotations, seed=0, drop=0.2, background=300):
         score = 0.5 if rng.random() < 0.1 else float(rng.random())  # ties
         records.append(
             {
-                "image_id": annotations.image_ids[annotations.ann_image[k]],
+                "image_id": annotations.image_ids.tolist()[annotations.ann_image[k]],
                 "category_id": class_ids[annotations.ann_class[k]],
                 "bbox": [float(x), float(y), float(max(w, 1)), float(max(h, 1))],
                 "score": score,
             }
         )
     for _ in range(background):
-        image = annotations.image_ids[int(rng.integers(annotations.n_images))]
+        image = annotations.image_ids.tolist()[int(rng.integers(annotations.n_images))]
         w, h = rng.uniform(8, 80, 2)
         records.append(
             {
@@ -111,7 +111,7 @@ def rows_of(result, protocol, split="all"):
 @pytest.fixture(scope="module")
 def flir(tmp_path_factory):
     gt = real(FLIR_TEST)
-    annotations = load_annotations(gt, "flir-aligned")
+    annotations = read_ground_truth(gt, "flir-aligned")
     dets = write_json(tmp_path_factory.mktemp("flir") / "fusion.json", generated_detections(annotations))
     return gt, dets, annotations
 
@@ -119,7 +119,7 @@ def flir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def m3fd(tmp_path_factory):
     gt = real(M3FD_TEST)
-    annotations = load_annotations(gt, "m3fd")
+    annotations = read_ground_truth(gt, "m3fd")
     dets = write_json(tmp_path_factory.mktemp("m3fd") / "fusion.json", generated_detections(annotations, seed=1))
     return gt, dets, annotations
 

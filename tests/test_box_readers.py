@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 from bench_cases import FLIR_TEST, M3FD_TEST, detections_for, load
 
-from kaist_kit.annotations import annotations_from_coco
+from kaist_kit.benchmarks import UNNAMED
 from kaist_kit.bulkread import coco_columns
+from kaist_kit.data.groundtruth import ground_truth_from_coco
 from kaist_kit.detections import (
     COCO,
     TXT,
@@ -44,7 +45,7 @@ def truth(string_ids: bool, classes=((1, "person"), (2, "bicycle"), (3, "car")))
         ],
         "categories": [{"id": i, "name": n} for i, n in classes],
     }
-    return annotations_from_coco(gt, "flir-aligned")
+    return ground_truth_from_coco(gt, benchmark="flir-aligned")
 
 
 INTS, STRINGS = truth(False), truth(True)
@@ -75,7 +76,7 @@ def number(rnd: random.Random, broken: bool) -> str:
 
 
 def image_id(rnd: random.Random, gt, broken: bool) -> str:
-    ids = gt.image_ids
+    ids = gt.image_ids.tolist()
     if not broken or rnd.random() < 0.8:
         return json.dumps(rnd.choice(ids))
     if isinstance(ids[0], str):  # strings: another string, a number, an id written as a number
@@ -244,7 +245,7 @@ def test_real_ground_truths_with_generated_detections(path):
     if not path.is_file():
         pytest.skip(f"{path} is absent (the shared real files)")
     gt_data, records = detections_for(load(path), 3)
-    annotations = annotations_from_coco(gt_data)
+    annotations = ground_truth_from_coco(gt_data, benchmark=UNNAMED)
     text = json.dumps(records)
     fast = read_coco_boxes(text.encode(), "r.json", annotations)
     assert coco_columns(text.encode(), classes=True, string_ids=True) is not None

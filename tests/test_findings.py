@@ -10,6 +10,7 @@ import pytest
 from conftest import det, frames, make_dets, make_gt, person
 
 from kaist_kit.converters import convert
+from kaist_kit.data.groundtruth import ground_truth_from_coco
 from kaist_kit.detections import ReadOptions, load_detections
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import evaluate
@@ -23,7 +24,7 @@ from kaist_kit.findings import (
     readings,
     refuse_errors,
 )
-from kaist_kit.groundtruth import ground_truth_from_coco, load_ground_truth
+from kaist_kit.groundtruth import load_ground_truth
 from kaist_kit.simulate import DEMO_METHODS, simulate
 from kaist_kit.synth import SynthConfig, generate
 

@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kaist_kit.data.groundtruth import ground_truth_from_coco
 from kaist_kit.errors import InputError
 from kaist_kit.frames import find_frame, period_of
-from kaist_kit.groundtruth import ground_truth_from_coco, load_ground_truth
+from kaist_kit.groundtruth import load_ground_truth
 
 BASE = {
     "images": [

@@ -140,13 +140,14 @@ def test_the_benchmark_metric_is_coco_s_ap_on_the_ground_truth_s_ids(tmp_path):
     import torch
     from bench_cases import FLIR_TEST
 
-    from kaist_kit.annotations import box_detections_from_coco, load_annotations
+    from kaist_kit.annotations import box_detections_from_coco
     from kaist_kit.cocoeval import coco_evaluate
+    from kaist_kit.data.groundtruth import read_ground_truth
     from kaist_kit.models import BenchmarkMetric
 
     if not FLIR_TEST.is_file():
         pytest.skip(f"{FLIR_TEST} not found (the shared data folder)")
-    gt = load_annotations(FLIR_TEST, "flir-aligned")
+    gt = read_ground_truth(FLIR_TEST, "flir-aligned")
     rng = torch.Generator().manual_seed(0)
     samples = []
     for k in range(gt.n_images):

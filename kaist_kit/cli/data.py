@@ -328,9 +328,9 @@ def show_command(
 
         drawn = show_frames(load_ground_truth(gt_path), frames, det or [], roots, out, score_threshold)
     else:
-        from ..annotations import load_annotations
+        from ..data.groundtruth import read_ground_truth
         from ..show import show_benchmark_frames
 
-        drawn = show_benchmark_frames(load_annotations(gt_path, bench), frames, det or [], roots, out, score_threshold)
+        drawn = show_benchmark_frames(read_ground_truth(gt_path, bench), frames, det or [], roots, out, score_threshold)
     for name, target in drawn:
         say(f"{name} drawn to {target}")

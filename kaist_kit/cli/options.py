@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from ..benchmark_eval import BENCHMARK_PROTOCOLS, BOUNDS
-from ..benchmarks import BENCHMARKS
+from ..benchmarks import BENCHMARKS, kaist_parse_split
 from ..detections import ID_OFFSET_LIMIT, ReadOptions
 from ..groundtruth import GT_ENV, default_gt_path
 from ..metrics.spec import LAMR, MISS_RATE, all_metrics, names_of
@@ -28,7 +28,6 @@ from ..settings import (
     SPLITS,
     get_setting,
     parse_fppi_range,
-    parse_split,
 )
 from .app import err, out, say
 from .command import Real, Whole
@@ -339,7 +338,7 @@ def split_names(values: list[str] | None) -> list[str]:
     """The splits asked for (default: all, day, night), each checked."""
     for name in values or ():
         try:
-            parse_split(name)
+            kaist_parse_split(name)
         except ValueError as exc:
             raise typer.BadParameter(str(exc), param_hint="--split") from None
     return list(values) if values else list(DEFAULT_SPLITS)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..groundtruth import GroundTruth
+from ..data.groundtruth import GroundTruth
 from ..matching import in_border_margin
 
 # Heights: near / medium / far as the devkit's settings (made a partition), and finer bins.

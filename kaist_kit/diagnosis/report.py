@@ -10,10 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..data.groundtruth import GroundTruth
 from ..detections import Detections
 from ..errors import InputError
 from ..files import check_outputs, make_folder, note_input, write_json_atomic, write_text_atomic
-from ..groundtruth import GroundTruth
 from ..metrics.spec import LAMR
 from ..settings import lamr_variant, own_fppi_range
 from ..show import find_pictures

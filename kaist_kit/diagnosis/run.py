@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..data.groundtruth import GroundTruth
 from ..detections import Detections, ReadOptions, method_name
 from ..files import check_outputs, check_writable
 from ..findings import Finding, inspect_scores, read_inspected
-from ..groundtruth import GroundTruth
 from ..tables import Table
 from .compute import Diagnosis, diagnose
 from .params import DiagnosisParams

@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..benchmarks import kaist_parse_split
 from ..metrics.spec import LAMR, MISS_RATE, get_metric, names_of
-from ..settings import PROTOCOLS, SPLITS, get_protocol, get_setting, parse_split
+from ..settings import PROTOCOLS, SPLITS, get_protocol, get_setting
 
 # How a protocol is named in a label when a leaderboard shows both.
 PROTOCOL_TAGS = {"leaderboard": "leaderboard", "matlab": "devkit"}
@@ -58,7 +59,7 @@ class ColumnSpec:
         for name in self.protocols:
             get_protocol(name)
         for name in self.splits:
-            parse_split(name)
+            kaist_parse_split(name)
         settings = tuple(dict.fromkeys(get_setting(s).name for s in self.settings))
         if not (settings and self.splits and self.protocols):
             raise ValueError("a leaderboard needs at least one setting, split and protocol")

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import __version__
+from ..data.groundtruth import GroundTruth
 from ..detections import SUBMISSION_MANIFEST, method_name
 from ..errors import InputError
 from ..files import (
@@ -33,7 +34,7 @@ from ..files import (
     write_json_atomic,
 )
 from ..findings import evaluate_inspected
-from ..groundtruth import GroundTruth, load_ground_truth
+from ..groundtruth import load_ground_truth
 from ..metrics.spec import LAMR
 from ..settings import SPLITS
 from .columns import ColumnSpec

@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__
+from ..data.groundtruth import GroundTruth
 from ..detections import SUBMISSION_MANIFEST, method_name
 from ..errors import InputError, where
 from ..evaluate import Result
 from ..files import load_json, write_text_atomic
 from ..findings import NO_PEDESTRIANS, Finding, evaluate_inspected
-from ..groundtruth import GroundTruth, load_ground_truth
+from ..groundtruth import load_ground_truth
 from .columns import ColumnSpec
 
 CONFIG_NAME = "challenge.json"  # beside the entry point: the columns and the phases

@@ -13,8 +13,8 @@ import math
 from pathlib import Path
 
 from .. import __version__
+from ..data.groundtruth import GroundTruth
 from ..files import write_text_atomic
-from ..groundtruth import GroundTruth
 from ..tables import percent
 from .columns import ColumnSpec
 from .entry import Entry

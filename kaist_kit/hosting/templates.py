@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import __version__
+from ..data.groundtruth import GroundTruth
 from ..findings import ERROR, KINDS, WARNING
-from ..groundtruth import GroundTruth
 from ..matching import ignore_masks
 from ..settings import LEADERBOARD, PROTOCOLS, get_setting
 from .columns import PROTOCOL_NAMES, ColumnSpec

@@ -183,13 +183,14 @@ class BenchmarkMetric(BaseMetric):
     def compute_metrics(self, results: list) -> dict[str, float]:
         import json
 
-        from ..annotations import box_detections_from_coco, load_annotations
+        from ..annotations import box_detections_from_coco
         from ..cocoeval import coco_evaluate
+        from ..data.groundtruth import read_ground_truth
         from ..files import write_text_atomic
         from ..tables import Table
 
         bench = self.bench
-        gt = load_annotations(self.ground_truth_path(), bench)
+        gt = read_ground_truth(self.ground_truth_path(), bench)
         records = self.records(results, gt)
         if self.results_file:
             write_text_atomic(self.results_file, json.dumps(records, separators=(",", ":")) + "\n")

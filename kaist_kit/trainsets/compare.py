@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..data.groundtruth import GroundTruth
 from ..errors import InputError
-from ..groundtruth import GroundTruth, load_ground_truth
+from ..groundtruth import load_ground_truth
 
 MOVED_IOU = 0.5  # a box of A and one of B that overlap this much are the same object, moved
 

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..data.groundtruth import GroundTruth
 from ..frames import NIGHT_SETS, scene_of, set_of
-from ..groundtruth import GroundTruth
 from ..matching import ignore_masks
 from ..settings import get_setting
 

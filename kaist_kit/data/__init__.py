@@ -1,0 +1,1 @@
+"""The data the kit scores: ground truths, detections and their readers."""
