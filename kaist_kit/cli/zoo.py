@@ -41,11 +41,10 @@ def zoo_command(
     and which protocol gives them."""
     if ctx.invoked_subcommand is not None:
         return
-    from ..zoo.entries import ENTRIES
     from ..zoo.listing import ZooListing
-    from ..zoo.resolve import find_entry
+    from ..zoo.resolve import all_entries, find_entry
 
-    entries = tuple(find_entry(name) for name in entry) if entry else ENTRIES
+    entries = tuple(find_entry(name) for name in entry) if entry else all_entries()
     render(ZooListing(entries, details), format)
 
 
@@ -77,19 +76,18 @@ def fetch_command(
 ) -> None:
     """Download the entries' files from their repositories at the pinned commits, each checked by its git blob
     id, into the kit's data folder beside the ground truth; or take them from a local folder (--from)."""
-    from ..zoo.entries import ENTRIES
-    from ..zoo.resolve import find_entry
+    from ..zoo.resolve import all_entries, find_entry
     from ..zoo.store import fetch, take_from, zoo_folder
 
     if every == bool(names):
         raise typer.BadParameter("name the entries to fetch, or give --all", param_hint="NAME")
-    chosen = [e for e in ENTRIES if e.readable] if every else [find_entry(n) for n in names]
+    chosen = [e for e in all_entries() if e.readable] if every else [find_entry(n) for n in names]
     if not every:
         for entry in chosen:
             if not entry.readable:
                 raise typer.BadParameter(f"zoo:{entry.name} is listed but not read: {entry.refused}", param_hint="NAME")
     if every:
-        for entry in ENTRIES:
+        for entry in all_entries():
             if not entry.readable:
                 say(f"note: zoo:{entry.name} is left out: {entry.refused}")
     if source is not None:

@@ -17,9 +17,8 @@ from ..findings import Finding, evaluate_inspected
 from ..groundtruth import GroundTruth
 from ..plots import LINE_STYLES, MISS_TICKS, PALETTE, check_figure_path, new_figure, save_figure
 from ..tables import Table, markdown_sections
-from .entries import ENTRIES
 from .names import PREFIX
-from .resolve import find_entry
+from .resolve import all_entries, find_entry
 from .specs import PROTOCOLS, SPLITS, Entry
 
 PAPER_DPI = 300
@@ -29,9 +28,9 @@ PANEL_HEIGHT = 2.4
 FIGURE_TYPES = (".pdf", ".png")
 
 
-def default_entries(entries: Sequence[Entry] = ENTRIES) -> list[Entry]:
+def default_entries() -> list[Entry]:
     """What `compare --zoo` draws when no entry is named: one file per method."""
-    return [e for e in entries if e.drawn_by_default]
+    return [e for e in all_entries() if e.drawn_by_default]
 
 
 @dataclass
@@ -118,7 +117,7 @@ def split_results(results: Sequence[str | os.PathLike], zoo: bool) -> tuple[list
         text = os.fspath(result)
         if text.startswith(PREFIX):
             named.append(find_entry(text[len(PREFIX) :]))
-        elif zoo and not os.path.exists(text) and any(text.lower() == e.name.lower() for e in ENTRIES):
+        elif zoo and not os.path.exists(text) and any(text.lower() == e.name.lower() for e in all_entries()):
             named.append(find_entry(text))
         else:
             files.append(text)

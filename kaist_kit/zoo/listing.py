@@ -7,7 +7,6 @@ import json
 from dataclasses import dataclass, field
 
 from ..tables import Table, markdown_sections
-from .entries import ENTRIES
 from .specs import PROTOCOLS, SPLITS, Entry, Quote, Reading
 from .store import is_kept, local_path
 
@@ -65,7 +64,7 @@ def agreement(entry: Entry, quote: Quote) -> str:
 class ZooListing:
     """The entries, as `kaist-kit zoo` prints them."""
 
-    entries: tuple[Entry, ...] = ENTRIES
+    entries: tuple[Entry, ...]
     details: bool = True
     light: bool = field(default=True, repr=False)
 
