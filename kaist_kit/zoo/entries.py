@@ -205,8 +205,6 @@ ENTRIES: tuple[Entry, ...] = (
         quirks=("the copy in MLPD's repository, the run papers quote; not the file of MBNet's own repository",),
         kit={"leaderboard": numbers(8.1295, 8.2819, 7.8577), "matlab": numbers(8.1295, 8.2759, 7.8577)},
         quotes=(Quote(numbers(8.13, 8.28, 7.86), MLPD_README), Quote(numbers(8.13, 8.28, 7.86), TFDET_README)),
-        note="TFDet's table, of the devkit's numbers, quotes the leaderboard script's day (8.28; the devkit gives 8.28 "
-        "rounded from 8.2759)",
     ),
     Entry(
         "MBNet-authors",

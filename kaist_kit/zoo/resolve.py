@@ -11,7 +11,6 @@ names as image ids), the file's text rewritten with the ground truth's ids.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import sys
 from pathlib import Path
@@ -99,8 +98,14 @@ def period_offset(reading: Reading, gt) -> int:
 
 def frame_ids_as_gt_ids(path: Path, gt) -> bytes:
     """A COCO result whose image_id is a frame's name, as the same records with the ground truth's ids."""
-    text = decode_text(read_bytes(path), path)
-    records = parse_json(text, path)
+    import msgspec
+
+    data = read_bytes(path)
+    text = decode_text(data, path)
+    try:  # msgspec reads what json.loads reads, in a tenth of the time; anything else json.loads reads (or says why)
+        records = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        records = parse_json(text, path)
     if not isinstance(records, list):
         raise InputError("not a list of detections", path)
     for k, record in enumerate(records):
@@ -111,7 +116,7 @@ def frame_ids_as_gt_ids(path: Path, gt) -> bytes:
                 f"image_id {name!r} is not a frame of the ground truth", path, json_line(text, k, "image_id")
             )
         record["image_id"] = int(gt.image_ids[index])
-    return json.dumps(records).encode()
+    return msgspec.json.encode(records)  # every float written as the shortest text that reads back the same
 
 
 def published_file(result: str | os.PathLike) -> Path:
