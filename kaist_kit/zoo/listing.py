@@ -6,20 +6,20 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from ..detections import RESULT_FORMATS
 from ..tables import Table, markdown_sections
 from .specs import PROTOCOLS, SPLITS, Entry, Quote, Reading
 from .store import is_kept, local_path
-
-FORMATS = {"txt": "leaderboard txt", "coco": "COCO result JSON", "per-image": "devkit per-image files"}
 
 
 def reading_text(reading: Reading | None) -> str:
     """The format as the listing names it: 'leaderboard txt, night images alone'."""
     if reading is None:
         return "not read"
-    parts = [FORMATS.get(reading.format, reading.format)]
-    if reading.format == "per-image":
-        parts.append("+1 on x and y" if reading.devkit_shift else "as written")
+    spec = RESULT_FORMATS[reading.format]
+    parts = [spec.title]
+    if spec.devkit_shift:
+        parts.append("the devkit's +1 on x and y" if reading.devkit_shift else "as written")
     if reading.period:
         parts.append(f"{reading.period} images alone")
     if reading.frame_ids:
