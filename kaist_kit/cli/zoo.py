@@ -52,7 +52,7 @@ def zoo_command(
 def fetch_command(
     names: Annotated[
         list[str] | None,
-        typer.Argument(metavar="[NAME]...", help="The entries whose files to fetch.", show_default=False),
+        typer.Argument(metavar="NAME", help="The entries whose files to fetch.", show_default=False),
     ] = None,
     every: Annotated[bool, typer.Option("--all", help="Every entry the kit reads.")] = False,
     source: Annotated[

@@ -3,7 +3,6 @@ the numbers its authors quote, and whether those agree."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from ..detections import RESULT_FORMATS
@@ -121,8 +120,8 @@ class ZooListing:
             rows,
             note="le: the leaderboard's evaluation script (MLPD's, the public leaderboard's); ma: the KAIST MATLAB "
             "devkit, as most papers report. Each number is the kit's on the pinned file; quoted: all / day / night "
-            "as the authors' README prints them, and which protocol gives them. `kaist-kit eval zoo:NAME` scores an "
-            "entry; the details below say where each file is and why a quote differs.",
+            "as the authors' README prints them, and which protocol gives them. `kaist-kit zoo` says where each file "
+            "is and why a quote differs; `kaist-kit eval zoo:NAME` scores one.",
             label_columns=2,
         )
 
@@ -182,6 +181,3 @@ class ZooListing:
 
     def to_markdown(self) -> str:
         return "\n".join(markdown_sections(self.tables())) + "\n"
-
-    def __str__(self) -> str:  # for debugging
-        return json.dumps(self.to_json(), indent=1)
