@@ -338,6 +338,8 @@ def test_compare_with_the_zoo_draws_pdf_and_png_and_ranks_both_protocols(zoo, tm
     everything = invoke("compare", mine, "--zoo", "--plot", tmp_path / "all.png")
     assert everything.exit_code == 0 and "zoo:Plain" in everything.stdout  # the default: one file per method
     assert [e.name for e in default_entries()] == ["Plain", "Named", "PerImage"]
+    refused = invoke("compare", mine, "--zoo", "--setting", "all-pedestrians")
+    assert refused.exit_code == 2 and "--zoo compares the reasonable setting" in refused.output
 
 
 def test_leaderboard_ranks_references_marked_as_such(zoo, tmp_path):

@@ -397,6 +397,20 @@ def compare_command(
     from ..settings import get_protocol, with_fppi_range
 
     if zoo:
+        for option, given in (
+            ("--setting", setting),
+            ("--split", split),
+            ("--iou", iou),
+            ("--fppi-range", fppi_range_text != DEFAULT_FPPI_TEXT),
+            ("--resamples", resamples != DEFAULT_RESAMPLES),
+            ("--seed", seed != DEFAULT_SEED),
+            ("--benchmark", benchmark),
+        ):
+            if given:
+                raise typer.BadParameter(
+                    "--zoo compares the reasonable setting, all / day / night, as papers do, without the bootstrap",
+                    param_hint=option,
+                )
         _compare_zoo(results, gt, protocol, plot, name, read_options(devkit_shift, id_offset, corners, as_is), format)
         return
     if len(results) < 2:
