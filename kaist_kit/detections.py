@@ -60,6 +60,7 @@ from .errors import InputError
 from .errors import where as location
 from .files import decode_text, is_archive, is_number, json_line, parse_json, read_archive, read_bytes
 from .results import CHALLENGE2024_CATEGORY, PERSON_CATEGORY
+from .zoo.names import zoo_name
 
 AUTO = "auto"
 ON_INVALID = ("error", "drop")
@@ -270,6 +271,8 @@ class Detections:
 
 def method_name(path: str | os.PathLike) -> str:
     """The method's name from a result path: the file name before ``_result`` (or its extension)."""
+    if zoo_name(path) is not None:
+        return zoo_name(path)
     name = Path(str(path).rstrip("/\\")).name
     for suffix in (".tar.gz", ".tgz", ".tar", ".zip", ".json", ".txt"):
         if name.lower().endswith(suffix):
@@ -290,10 +293,16 @@ def load_detections(
     id outside the ground truth or a label other than person, reads any category_id as person, and
     counts each case in the result's ``dropped`` (malformed structure still stops the read).
     """
-    path = Path(path)
     options = options or ReadOptions()
     if on_invalid not in ON_INVALID:
         raise ValueError(f"unknown on_invalid {on_invalid!r}; choose from {', '.join(ON_INVALID)}")
+    if zoo_name(path) is not None:  # a published result (kaist_kit.zoo): its kept file, read as its entry says
+        from .zoo.resolve import resolve_result
+
+        path, options, text = resolve_result(path, gt, options)
+        if text is not None:
+            return _read_single(text, str(path), gt, Dropped() if on_invalid == "drop" else None, options)
+    path = Path(path)
     try:
         is_folder = stat.S_ISDIR(path.stat().st_mode)
     except (FileNotFoundError, NotADirectoryError):

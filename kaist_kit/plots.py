@@ -35,16 +35,18 @@ def new_figure(n_rows: int, n_cols: int, width: float = 4.6, height: float = 4.0
     return fig, axes
 
 
-def save_figure(fig, path: str | os.PathLike, layout: bool = True) -> None:
-    """Write the figure (laid out tightly first, unless ``layout`` is False: it has been) and close it."""
+def save_figure(fig, path: str | os.PathLike, layout: bool = True, dpi: int = 150, close: bool = True) -> None:
+    """Write the figure (laid out tightly first, unless ``layout`` is False: it has been) and close it
+    (unless ``close`` is False: it is written again, as another type)."""
     import matplotlib.pyplot as plt
 
     path = check_figure_path(path)
     if layout:
         fig.tight_layout()
     with atomic_file(path) as handle:
-        fig.savefig(handle, format=path.suffix[1:].lower(), dpi=150)
-    plt.close(fig)
+        fig.savefig(handle, format=path.suffix[1:].lower(), dpi=dpi)
+    if close:
+        plt.close(fig)
 
 
 # The colours of methods (and of splits, in the diagnosis' figures), in the order they are given:

@@ -29,6 +29,7 @@ from kaist_kit.findings import CHALLENGE_CATEGORY, refuse_errors
 from kaist_kit.groundtruth import load_ground_truth
 from kaist_kit.metrics.spec import LAMR
 from kaist_kit.results import coco_results_chunks, txt_results_chunks
+from kaist_kit.zoo.resolve import published_file
 
 from .checks import (
     ERROR,
@@ -266,8 +267,9 @@ def check(
     """Validate a result file or a submission as it is: which target it is written for, what each
     target's evaluator would do with it as uploaded (`kaist_kit.submission.evaluators`, a model of
     their loaders on the file's bytes) and what kaist-kit finds in it, read as ``options`` say
-    (`kaist-kit submit --check` reads ids and boxes as written)."""
-    path = Path(path)
+    (`kaist-kit submit --check` reads ids and boxes as written). For ``zoo:NAME``, the entry's file as
+    its repository publishes it."""
+    path = published_file(path)
     gt = _ground_truth(gt)
     ids = submission_ids(gt) if gt is not None else np.arange(TEST_IMAGES)
     upload = load_upload(path, image_ids=ids.tolist())
@@ -380,7 +382,9 @@ def _size_found(size: int, what: str) -> str:
 
 
 def source_sha256(path: Path) -> tuple[str, str]:
-    """The sha256 of a result file, or of a folder's files in sorted path order; and what was hashed."""
+    """The sha256 of a result file (a zoo entry's as published), or of a folder's files in sorted path
+    order; and what was hashed."""
+    path = published_file(path)
     if not path.is_dir():
         digest = hashlib.sha256()
         with open_input(path) as handle:

@@ -66,6 +66,7 @@ BASE = {
     "host evalai": ["--gt", "{missing}", "--out", "{tmp}/bundle"],
     "host codabench": ["--gt", "{missing}", "--out", "{tmp}/bundle.zip"],
     "host check": ["{missing}"],
+    "zoo fetch": ["--all", "--from", "{missing}"],
 }
 # Options whose text holds numbers the verb reads itself: each option, a good value and the range
 # its message names.

@@ -166,12 +166,20 @@ def leaderboard_command(
     metric: MetricsOption = None,
     title: TitleOption = "KAIST multispectral pedestrian detection",
     top: Annotated[int, typer.Option(metavar="N", min=1, help="Curves of the N leading entries.")] = 5,
+    reference: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--reference",
+            metavar="NAME",
+            help="A published result of `kaist-kit zoo` to rank among the entries, marked as a reference; repeatable.",
+        ),
+    ] = None,
 ) -> None:
     """Score every result of a folder and write a static leaderboard site (index.html and a page per entry);
     a second run rescores only what changed."""
     from ..hosting.leaderboard import build_site
 
-    site = build_site(submissions, gt, out_path, tuple(metric_names(metric)), title, top)
+    site = build_site(submissions, gt, out_path, tuple(metric_names(metric)), title, top, tuple(reference or ()))
     for name in site.skipped:
         say(f"note: {name} is not a result file: left out")
     out.print(

@@ -379,6 +379,16 @@ def compare_command(
     origin: OriginOption = None,
     llvip_bounds: LlvipBoundsOption = None,
     format: FormatOption = OutputFormat.table,
+    zoo: Annotated[
+        bool,
+        typer.Option(
+            "--zoo",
+            help="Compare with published results (`kaist-kit zoo`): the entries named among RESULT (NAME or "
+            "zoo:NAME), else one file per method. Draws the figure papers draw, MR-FPPI curves of all / day / "
+            "night with the legend ranked, as PDF and PNG (--plot NAME.pdf, default mr-fppi-zoo.pdf), and "
+            "tables both protocols; no bootstrap.",
+        ),
+    ] = False,
 ) -> None:
     """Methods side by side with bootstrap intervals, and paired bootstrap tests of their differences; on the
     other benchmarks (--benchmark), their per-class rows side by side."""
@@ -387,6 +397,23 @@ def compare_command(
     from ..plots import check_figure_path, plot_results
     from ..settings import get_protocol, with_fppi_range
 
+    if zoo:
+        for option, given in (
+            ("--setting", setting),
+            ("--split", split),
+            ("--iou", iou),
+            ("--fppi-range", fppi_range_text != DEFAULT_FPPI_TEXT),
+            ("--resamples", resamples != DEFAULT_RESAMPLES),
+            ("--seed", seed != DEFAULT_SEED),
+            ("--benchmark", benchmark),
+        ):
+            if given:
+                raise typer.BadParameter(
+                    "--zoo compares the reasonable setting, all / day / night, as papers do, without the bootstrap",
+                    param_hint=option,
+                )
+        _compare_zoo(results, gt, protocol, plot, name, read_options(devkit_shift, id_offset, corners, as_is), format)
+        return
     if len(results) < 2:
         raise typer.BadParameter("give at least two results to compare", param_hint="RESULT")
     names = method_names(name, results) or unique_method_names(results)
@@ -434,3 +461,19 @@ def compare_command(
     if plot is not None:
         plot_results(found.comparison.results(), plot)
         say(f"figure written to {plot}")
+
+
+def _compare_zoo(results, gt, protocol, plot, name, options, format) -> None:
+    """`compare --zoo`: the user's results beside published ones, as a paper's figure and table."""
+    from ..zoo.figure import compare_with_zoo, split_results
+
+    files, entries = split_results(results, zoo=True)
+    if name and len(name) != len(files):
+        raise typer.BadParameter(f"{len(name)} names for {len(files)} result files", param_hint="--name")
+    truth = open_truth(gt, None)
+    kaist_only(truth, **{"--zoo": (True, True)})
+    found = compare_with_zoo(
+        files, entries, truth.kaist, protocol.value if protocol else "leaderboard", plot, options, name
+    )
+    show_findings(found.findings)
+    render(found, format)

@@ -9,6 +9,7 @@ from importlib import import_module
 MODULES = {
     "data": ("convert", "synth", "stats", "show"),
     "fetch": ("fetch",),
+    "zoo": ("zoo",),
     "scoring": ("eval", "diagnose", "compare"),
     "submission": ("submit",),
     "training_data": ("trainset", "check-data"),

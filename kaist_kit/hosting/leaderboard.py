@@ -37,6 +37,8 @@ from ..findings import evaluate_inspected
 from ..groundtruth import load_ground_truth
 from ..metrics.spec import LAMR
 from ..settings import SPLITS
+from ..zoo.names import PREFIX
+from ..zoo.resolve import find_entry
 from .columns import ColumnSpec
 from .entry import Entry
 from .site import write_pages
@@ -106,16 +108,22 @@ def _manifest(read, where) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def score_entry(path: Path, gt: GroundTruth, spec: ColumnSpec, name: str, digest: str, page: str) -> Entry:
-    """One entry: its verdict as `kaist-kit submit --check` gives it, its numbers, findings and curves."""
+def score_entry(
+    path: Path, gt: GroundTruth, spec: ColumnSpec, name: str, digest: str, page: str, reference: str = ""
+) -> Entry:
+    """One entry: its verdict as `kaist-kit submit --check` gives it, its numbers, findings and curves. A
+    ``reference`` (a published result, where it is) is scored but not checked as an upload."""
     from ..submission import check
     from ..submission.report import VERDICTS
 
     entry = Entry(name, path.name, digest, page)
     try:
-        verdict = check(path, gt)
-        target = verdict.target.description if verdict.target is not None else "no evaluator"
-        entry.verdict, entry.verdict_text = verdict.verdict, f"{target}: {VERDICTS[verdict.verdict]}"
+        if reference:
+            entry.verdict, entry.verdict_text = "reference", f"a published result, not an entry: {reference}"
+        else:
+            verdict = check(path, gt)
+            target = verdict.target.description if verdict.target is not None else "no evaluator"
+            entry.verdict, entry.verdict_text = verdict.verdict, f"{target}: {VERDICTS[verdict.verdict]}"
         inspected = evaluate_inspected(
             [path], gt, spec.settings, spec.splits, spec.protocols, names=[name], metrics=spec.metrics
         )
@@ -141,9 +149,12 @@ def build_site(
     metrics: tuple[str, ...] = (LAMR.name,),
     title: str = "KAIST multispectral pedestrian detection",
     top: int = 5,
+    references: tuple[str, ...] = (),
 ) -> Site:
     """Score every entry of ``submissions`` (reusing the cache in ``out`` for those that did not change)
-    and write the site: ``out/index.html``, a page per entry under ``out/entries/``, and the cache."""
+    and write the site: ``out/index.html``, a page per entry under ``out/entries/``, and the cache. The
+    ``references`` (zoo entries' names, see `kaist-kit zoo`) are ranked among them, marked as published
+    results."""
     out = Path(out)
     check_writable(out, folder=True)
     _check_site_folder(out, Path(submissions))
@@ -154,8 +165,13 @@ def build_site(
     cached, owned = _read_cache(cache_path)
     context = hashlib.sha256(f"{__version__}\0{gt.md5}\0{sorted(spec.to_dict().items())}".encode()).hexdigest()
     entries, rescored, reused, pages = [], [], [], set()
-    for path in paths:
-        content, manifest = _content(path)
+    published = {PREFIX + e.name: e for e in map(find_entry, references)}
+    for path in paths + [Path(name) for name in published]:
+        reference = published.get(str(path))
+        if reference is not None:  # a published file, known by its git object id
+            content, manifest = reference.file.object_id.encode(), {"method": f"{reference.label} (published)"}
+        else:
+            content, manifest = _content(path)
         digest = hashlib.sha256(content + context.encode()).hexdigest()
         name = str((manifest or {}).get("method") or method_name(path))[:100]
         page = _page_name(path.name, pages)
@@ -163,7 +179,7 @@ def build_site(
             entry = Entry(**{**cached[digest], "name": name, "source": path.name, "page": page})
             reused.append(path.name)
         else:
-            entry = score_entry(path, gt, spec, name, digest, page)
+            entry = score_entry(path, gt, spec, name, digest, page, reference.file.where if reference else "")
             rescored.append(path.name)
         entries.append(entry)
     check_outputs([out / "index.html", cache_path, *(out / e.page for e in entries)])  # every input read
