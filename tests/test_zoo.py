@@ -297,7 +297,7 @@ def test_zoo_arguments_are_refused_with_one_reason(zoo):
         load_detections("zoo:Plain", gt, ReadOptions(id_offset=-1))
     assert find_entry("plain").name == "Plain"  # a name matched case-insensitively when it is the only one
     swapped = load_ground_truth(zoo["gt_path"])
-    swapped.image_periods[:] = ["night" if k % 2 else "day" for k in range(N_IMAGES)]
+    swapped.image_scenes[:] = ["night" if k % 2 else "day" for k in range(N_IMAGES)]
     with pytest.raises(InputError, match="night images do not follow each other"):
         load_detections("zoo:Night", swapped)
 

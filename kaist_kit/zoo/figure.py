@@ -11,10 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..data.groundtruth import GroundTruth
 from ..detections import method_name
 from ..evaluate import Result
 from ..findings import Finding, evaluate_inspected
-from ..groundtruth import GroundTruth
+from ..metrics.spec import LAMR
 from ..plots import LINE_STYLES, MISS_TICKS, PALETTE, check_figure_path, new_figure, save_figure
 from ..tables import Table, markdown_sections
 from .names import PREFIX
@@ -90,7 +91,7 @@ class ZooComparison:
                     "method": m.name,
                     "source": m.source,
                     "entry": m.entry.name if m.entry else None,
-                    "lamr": {p: {s: m.lamr(p, s) for s in SPLITS} for p in PROTOCOLS},
+                    LAMR.name: {p: {s: m.lamr(p, s) for s in SPLITS} for p in PROTOCOLS},
                 }
                 for m in self.methods
             ],
