@@ -287,6 +287,11 @@ def lamr_rows(
     return rows
 
 
+def protocol_setting_names() -> tuple[str, ...]:
+    """The settings the benchmarks' protocols name themselves (MS-DETR's on CVC-14)."""
+    return tuple(dict.fromkeys(s.name for p in BENCHMARK_PROTOCOLS.values() for s in p.settings))
+
+
 def benchmark_setting(name: str | Setting, bench: Benchmark, spec: BenchmarkProtocol) -> Setting:
     """A setting asked for on a benchmark: one its protocols name (MS-DETR's 'all' on CVC-14), else the
     kit's; under a protocol that names its settings, a setting with the same rules takes its name."""
