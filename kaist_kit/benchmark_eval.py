@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -134,6 +134,9 @@ class BenchmarkProtocol:
     # evaluator reports each (setting, split) under.
     settings: tuple[Setting, ...] = ()
     result_keys: tuple[tuple[tuple[str, str], str], ...] = ()
+    # The printf formats its evaluator writes a detection's x, y, w, h and score with before it reads
+    # them back (MS-DETR's aggregate_detections: '%.4f', '%.8f'), so rounds them to; () for none.
+    printed: tuple[str, str] = ()
     # Whether its script's border is KAIST's fixed bounds when run unchanged (ScoringOptions.llvip_bounds).
     fixed_bounds: bool = False
     # Whether its evaluator scores an image's detections in file order, so that a file not sorted by
@@ -250,6 +253,9 @@ def lamr_rows(
         raise ValueError("KAIST's miss rate needs its occlusion labels: score it with kaist_kit.evaluate")
     options = options or ScoringOptions(settings=tuple(settings) if settings else None, llvip_bounds=llvip_bounds)
     gt, dets = miss_rate_inputs(annotations, detections, bench, options.llvip_bounds, klass, spec)
+    if spec.printed:
+        box_format, score_format = spec.printed
+        dets = replace(dets, boxes=as_printed(dets.boxes, box_format), scores=as_printed(dets.scores, score_format))
     name = annotations.classes[annotations.class_index(klass)].name
     wanted = list(options.settings or bench.lamr_settings[:1] or ("reasonable",))
     rows = []
@@ -285,6 +291,13 @@ def lamr_rows(
             )
         )
     return rows
+
+
+def as_printed(values: np.ndarray, form: str) -> np.ndarray:
+    """The numbers as Python's ``form % value`` prints them and ``float`` reads them back."""
+    if not values.size:
+        return values.copy()
+    return np.char.mod(form, values).astype(np.float64).reshape(values.shape)
 
 
 def protocol_setting_names() -> tuple[str, ...]:
@@ -361,6 +374,7 @@ MS_DETR_LAMR = BenchmarkProtocol(
     numpy_mean=True,
     settings=MS_DETR_SETTINGS,
     result_keys=tuple(MS_DETR_RESULT_KEYS.items()),
+    printed=("%.4f", "%.8f"),
 )
 BENCHMARK_PROTOCOLS = {p.name: p for p in (COCO_AP, YOLOV5_AP, LEADERBOARD_LAMR, MATLAB_LAMR, MS_DETR_LAMR)}
 # Kept for the first wave's callers: the metrics each protocol computes, by name.

@@ -106,11 +106,21 @@ def ms_detr_inputs(annotations, records, work: Path) -> tuple[Path, Path]:
                 (gt / split / sub / frame_file(name)).write_text(text, encoding="utf-8")
     lines: dict[str, list[str]] = {name: [] for name in annotations.image_names}
     for r in records:
-        x, y, w, h = r["bbox"]
-        lines[r["image_id"]].append(f"person {x - 1!r} {y - 1!r} {x - 1 + w!r} {y - 1 + h!r} {r['score']!r}\n")
+        x1, y1, x2, y2 = corners(r)
+        lines[r["image_id"]].append(f"person {x1!r} {y1!r} {x2!r} {y2!r} {r['score']!r}\n")
     for name, text in lines.items():
         (det / frame_file(name)).write_text("".join(text), encoding="utf-8")
     return det, gt
+
+
+def corners(record: dict) -> tuple[float, ...]:
+    """The per-frame file's x1 y1 x2 y2 of a COCO box [x1 + 1, y1 + 1, x2 - x1, y2 - y1]."""
+    if "corners" in record:
+        return tuple(record["corners"])
+    x, y, w, h = record["bbox"]
+    x1, y1 = x - 1, y - 1
+    assert x1 + 1 == x and y1 + 1 == y and (x1 + w) - x1 == w and (y1 + h) - y1 == h, record
+    return x1, y1, x1 + w, y1 + h
 
 
 def run_ms_detr(python: Path, runs: list[tuple[Path, Path]], env=None) -> list[dict[str, float]]:
@@ -135,7 +145,7 @@ def run_ms_detr(python: Path, runs: list[tuple[Path, Path]], env=None) -> list[d
 def kit_cells(annotations, records, tie_order: str = "") -> dict[str, float]:
     rows = evaluate_benchmark(
         annotations,
-        box_detections_from_coco(records, annotations),
+        box_detections_from_coco([{k: v for k, v in r.items() if k != "corners"} for r in records], annotations),
         "cvc-14",
         ["ms-detr"],
         splits=("all", "day", "night"),
@@ -157,9 +167,11 @@ def assert_cells_agree(ms: dict, kit: dict, minimum_defined: int) -> None:
     assert sum(not math.isnan(v) for v in ms.values()) >= minimum_defined
 
 
-def generated_records(annotations, rng, tied: bool, per_image: tuple[int, int] = (2, 9)) -> list[dict]:
-    """Detections near the pedestrians and elsewhere, on a 1/16-pixel grid (which MS-DETR's '%.4f' of
-    x1 + 1 and x2 - x1 keeps exact), scores with 8 decimals ('%.8f'), drawn from six values when tied."""
+def generated_records(annotations, rng, scores: str, per_image: tuple[int, int] = (2, 9)) -> list[dict]:
+    """Detections near the pedestrians and elsewhere. 'tied': on a 1/16-pixel grid (which MS-DETR's
+    '%.4f' of x1 + 1 and x2 - x1 keeps exact), scores drawn from six values; 'distinct': every number as
+    drawn, which MS-DETR rounds to 4 decimals ('%.4f', the scores to 8: '%.8f') and the kit with it;
+    'tied as printed': so, with scores that differ from the six values below the 8th decimal only."""
     records = []
     for k, name in enumerate(annotations.image_names):
         boxes = [np.array(b) + rng.normal(0, [3, 3, 3, 4]) for b in annotations.boxes[annotations.ann_image == k]]
@@ -168,10 +180,15 @@ def generated_records(annotations, rng, tied: bool, per_image: tuple[int, int] =
             w, h = rng.uniform(8, 60), rng.uniform(20, 150)
             boxes.append(np.array([rng.uniform(-5, 640 - w), rng.uniform(-5, 471 - h), w, h]))
         for box in boxes:
-            box = np.round(box * 16) / 16
+            box = np.round(box * 16) / 16 if scores == "tied" else box
             box[2:] = np.maximum(box[2:], 1 / 16)
-            score = float(rng.choice([0.95, 0.9, 0.7, 0.5, 0.3, 0.1])) if tied else round(float(rng.random()), 8)
-            records.append({"image_id": name, "category_id": 1, "bbox": box.tolist(), "score": score})
+            score = float(rng.choice([0.95, 0.9, 0.7, 0.5, 0.3, 0.1]))
+            if scores != "tied":
+                score = float(rng.random()) if scores == "distinct" else score + 4e-9 * float(rng.random())
+            x1, y1, w, h = (box - [1, 1, 0, 0]).tolist()
+            made = [x1, y1, x1 + w, y1 + h]  # the per-frame file's corners; the COCO box as MS-DETR makes it
+            bbox = [made[0] + 1, made[1] + 1, made[2] - made[0], made[3] - made[1]]
+            records.append({"image_id": name, "category_id": 1, "bbox": bbox, "score": score, "corners": made})
     return records
 
 
@@ -221,7 +238,7 @@ def cases(reference_env, tmp_path_factory) -> dict:
     work = tmp_path_factory.mktemp("ms-detr")
     generate_benchmark("cvc-14", work / "synthetic", BenchmarkSynthConfig(seed=1, train_frames=0, test_frames=24))
     made = {}
-    for case, seed in (("distinct", 1), ("tied", 2), ("tied, crowded", 3), ("alike overlaps", 4)):
+    for case, seed in (("distinct", 1), ("tied", 2), ("tied as printed, crowded", 3), ("alike overlaps", 4)):
         rng = np.random.default_rng(seed)
         if case == "alike overlaps":
             records = alike_overlaps(work / "alike", rng)
@@ -230,7 +247,7 @@ def cases(reference_env, tmp_path_factory) -> dict:
             annotations = read_cvc14(work / "synthetic", "test")
             # Crowded: often more than the 64 detections a frame that x86-simd-sort's networks sort alone.
             per_image = (50, 80) if "crowded" in case else (2, 9)
-            records = generated_records(annotations, rng, case != "distinct", per_image)
+            records = generated_records(annotations, rng, case.partition(",")[0], per_image)
         made[case] = (annotations, records, ms_detr_inputs(annotations, records, work / case))
     names = list(made)
     found = run_ms_detr(python, [made[c][2] for c in names])
@@ -243,7 +260,7 @@ def cases(reference_env, tmp_path_factory) -> dict:
     return results
 
 
-@pytest.mark.parametrize("case", ["distinct", "tied", "tied, crowded", "alike overlaps"])
+@pytest.mark.parametrize("case", ["distinct", "tied", "tied as printed, crowded", "alike overlaps"])
 def test_ms_detr_on_cvc14_trees(cases, case):
     annotations, records, ms, without_avx512 = cases[case]
     assert_cells_agree(ms, kit_cells(annotations, records), 12)
