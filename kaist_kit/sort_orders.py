@@ -45,6 +45,16 @@ def numpy1_order() -> str:
     return NUMPY1_AVX512 if features.get("AVX512_SKX") else NUMPY1_INTROSORT
 
 
+def describe_order(order: str) -> str:
+    """What orders ties under ``order``, in words."""
+    return {
+        STABLE: "a stable sort (file order)",
+        NUMPY1_INTROSORT: "numpy 1.26 on a CPU without AVX-512 (its introsort)",
+        NUMPY1_AVX512: "numpy 1.26 on an AVX-512 CPU (its x86-simd-sort argsort)",
+        THIS_NUMPY: f"numpy {np.__version__} on this CPU",
+    }[order]
+
+
 def argsort(keys: np.ndarray, order: str = STABLE) -> np.ndarray:
     """The indices that sort ``keys`` (float64) ascending, equal keys in the ``order`` named."""
     if order not in ORDERS:
