@@ -6,8 +6,8 @@ cvc14=True)`` (eval/kaist_eval_full.py, with ``loadAll``, ``evalRes`` and ``comp
 the KAIST devkit's rules in numpy, which it runs on numpy 1.x (on numpy 2 it stops in ``compRoc``).
 Two of its numbers depend on that numpy and on the CPU under it:
 
-- the reference FPPIs, ``np.power(10, np.arange(-2, 0.25, 0.25))``: numpy 1.26 on an AVX-512 CPU
-  computes powers with SVML, which gives 10^-1.25 and 10^-1 one unit in the last place below the exact
+- the reference FPPIs, ``np.power(10, np.arange(-2, 0.25, 0.25))``: numpy 1.26 on Linux on an AVX-512
+  CPU computes powers with SVML, which gives 10^-1.25 and 10^-1 one unit in the last place below the exact
   values (0.09999999999999999 for 0.1), so that a curve point at exactly FPPI 0.1 is left out;
   elsewhere numpy 1.26 gives the exact powers;
 - the order of equal keys: it sorts each image's detections by score, each image's ground truths by
@@ -27,7 +27,7 @@ import numpy as np
 from .settings import MATLAB, Protocol, Setting
 from .sort_orders import NUMPY1_AVX512, NUMPY1_INTROSORT, STABLE, THIS_NUMPY, numpy1_order
 
-# np.power(10, np.arange(-2, 0.25, 0.25)) as numpy 1.26 computes it on an AVX-512 CPU (SVML); the
+# np.power(10, np.arange(-2, 0.25, 0.25)) as numpy 1.26 computes it on Linux on an AVX-512 CPU (SVML); the
 # exact powers are the devkit's (MATLAB's 10.^(-2:.25:0)), as numpy 1.26 computes them elsewhere.
 NUMPY1_AVX512_REFS = (
     0.01,
@@ -85,7 +85,7 @@ RESULT_KEYS = {
 }
 
 _NUMPY = {
-    NUMPY1_AVX512: "numpy 1.26 on an AVX-512 CPU",
+    NUMPY1_AVX512: "numpy 1.26 on Linux on an AVX-512 CPU",
     NUMPY1_INTROSORT: "numpy 1.26 on a CPU without AVX-512",
     THIS_NUMPY: f"numpy {np.__version__} on this CPU",
     STABLE: "exact powers and stable sorts",
