@@ -41,6 +41,7 @@ import numpy as np
 from .annotations import Annotations, BoxDetections, as_detections, as_ground_truth
 from .benchmarks import KAIST, Benchmark, get_benchmark
 from .cocoeval import COCO_METRICS, coco_evaluate
+from .metrics.spec import LAMR, YOLOV5, names_of
 from .ms_detr import RESULT_KEYS as MS_DETR_RESULT_KEYS
 from .ms_detr import SETTINGS as MS_DETR_SETTINGS
 from .ms_detr import ms_detr_protocol
@@ -48,7 +49,7 @@ from .settings import DEFAULT_FPPI_RANGE, Protocol, Setting, get_setting
 from .yolov5 import Yolov5Protocol, yolov5_evaluate
 
 MEAN = "mean"
-YOLOV5_METRICS = ("ap", "ap50", "ap75")
+YOLOV5_METRICS = names_of(YOLOV5)
 YOLOV5 = Yolov5Protocol()
 BOUNDS = ("frame", "kaist")
 
@@ -273,7 +274,7 @@ def lamr_rows(
         if spec.numpy_mean and result.n_gt:
             lamr = float(np.exp(np.mean(np.log(np.maximum(np.array(result.miss_rates), 1e-10)))))
         recall = None if math.isnan(result.recall) else result.recall
-        values = {"lamr": lamr if result.n_gt else float("nan")}
+        values = {LAMR.name: lamr if result.n_gt else float("nan")}
         key = spec.result_key(result.setting, split)
         rows.append(
             ClassRow(
@@ -351,7 +352,7 @@ YOLOV5_AP = BenchmarkProtocol("yolov5", "AP as YOLOv5's val.py computes it", YOL
 LEADERBOARD_LAMR = BenchmarkProtocol(
     "leaderboard",
     "the log-average miss rate as the KAIST leaderboard's evaluator computes it",
-    ("lamr",),
+    (LAMR.name,),
     _lamr_rows,
     kaist_protocol="leaderboard",
     fixed_bounds=True,
@@ -360,7 +361,7 @@ LEADERBOARD_LAMR = BenchmarkProtocol(
 MATLAB_LAMR = BenchmarkProtocol(
     "matlab",
     "the log-average miss rate as the KAIST MATLAB devkit computes it",
-    ("lamr",),
+    (LAMR.name,),
     _lamr_rows,
     kaist_protocol="matlab",
     fixed_bounds=True,
@@ -368,7 +369,7 @@ MATLAB_LAMR = BenchmarkProtocol(
 MS_DETR_LAMR = BenchmarkProtocol(
     "ms-detr",
     "the log-average miss rate as MS-DETR's evaluation of CVC-14 computes it on numpy 1.26",
-    ("lamr",),
+    (LAMR.name,),
     _lamr_rows,
     numpy_protocol=ms_detr_protocol,
     numpy_mean=True,

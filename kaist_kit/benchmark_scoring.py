@@ -75,26 +75,12 @@ from .findings import (
 )
 from .groundtruth import GroundTruth, check_cached_gt, find_gt, ground_truth_from_bytes, is_cached_gt
 from .matching import overlaps_by_image
+from .metrics.spec import label
 from .settings import DEFAULT_FPPI_RANGE
 from .sort_orders import describe_order
 from .tables import Table, markdown_sections, percent
 
 Echo = Callable[[str], None]
-METRIC_LABELS = {
-    "lamr": "LAMR",
-    "ap": "AP",
-    "ap50": "AP50",
-    "ap75": "AP75",
-    "ap_small": "APs",
-    "ap_medium": "APm",
-    "ap_large": "APl",
-    "ar1": "AR1",
-    "ar10": "AR10",
-    "ar100": "AR100",
-    "ar_small": "ARs",
-    "ar_medium": "ARm",
-    "ar_large": "ARl",
-}
 
 
 # --- the ground truth and its benchmark -----------------------------------------------------------
@@ -550,7 +536,7 @@ def _better_reading(
         row = next((r for r in rows if r.category == MEAN), rows[0])
         values.append(percent(row.value(metric)))
     cost = (
-        f"measured ({spec.name}, all, {METRIC_LABELS.get(metric, metric)} of "
+        f"measured ({spec.name}, all, {label(metric)} of "
         f"{'the mean' if len(truth.annotations.classes) > 1 else truth.annotations.classes[0].name}): "
         f"{values[0]} as written, {values[1]} {option}"
     )
@@ -686,7 +672,7 @@ class BenchmarkReport:
         note = "" if settings or not rows[0].setting else f"setting: {_setting(rows[0])}"
         return Table(
             self._title(rows),
-            labels + [METRIC_LABELS.get(m, m) for m in metrics],
+            labels + [label(m) for m in metrics],
             body,
             note,
             label_columns=len(labels),
@@ -701,7 +687,7 @@ class BenchmarkReport:
         body = [
             [category]
             + ([setting] if settings else [])
-            + [METRIC_LABELS.get(metric, metric)]
+            + [label(metric)]
             + [percent(cells.get((m, category, setting, metric), math.nan)) for m in methods]
             for category, setting, metric in keys
         ]
@@ -879,10 +865,7 @@ class BenchmarkCheck:
         for protocol in dict.fromkeys(r.protocol for r in self.rows):
             rows = [r for r in self.rows if r.protocol == protocol]
             metrics = list(dict.fromkeys(m for r in rows for m in r.values))
-            made.append(
-                f"self-evaluated ({protocol} protocol, all, %): "
-                + ", ".join(f"{METRIC_LABELS.get(m, m)}" for m in metrics)
-            )
+            made.append(f"self-evaluated ({protocol} protocol, all, %): " + ", ".join(f"{label(m)}" for m in metrics))
             made += [f"  {r.category:<12}" + "".join(f"{percent(r.value(m)):>8}" for m in metrics) for r in rows]
         return made
 

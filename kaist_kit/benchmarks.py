@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from .metrics.spec import AP, AP50, AP75, LAMR
+
 
 @dataclass(frozen=True)
 class Category:
@@ -224,7 +226,7 @@ KAIST = Benchmark(
         Split("train", "training frames of set00-05 (named lists: kaist-kit trainset)"),
     ),
     default_split="test",
-    metrics=("lamr",),
+    metrics=(LAMR.name,),
     protocols=("leaderboard", "matlab"),
     citation=Citation(
         "S. Hwang, J. Park, N. Kim, Y. Choi, I. S. Kweon",
@@ -309,7 +311,7 @@ FLIR_ALIGNED = Benchmark(
         Split("night", "test frames listed as night by the public conversion", 311),
     ),
     default_split="test",
-    metrics=("ap", "ap50", "ap75"),
+    metrics=(AP.name, AP50.name, AP75.name),
     protocols=("coco",),
     citation=Citation(
         "H. Zhang, E. Fromont, S. Lefèvre, B. Avignon",
@@ -360,7 +362,7 @@ LLVIP = Benchmark(
         Split("test", "visible/test and infrared/test", 3463, 7931),
     ),
     default_split="test",
-    metrics=("ap50", "ap75", "ap", "lamr"),
+    metrics=(AP50.name, AP75.name, AP.name, LAMR.name),
     protocols=("coco", "yolov5", "leaderboard"),
     citation=Citation(
         "X. Jia, C. Zhu, M. Li, W. Tang, W. Zhou",
@@ -407,7 +409,7 @@ CVC14 = Benchmark(
         Split("night", "test frames under Night/"),
     ),
     default_split="test",
-    metrics=("lamr",),
+    metrics=(LAMR.name,),
     protocols=("ms-detr", "matlab"),  # MS-DETR's evaluation of CVC-14, and the devkit's own sum
     citation=Citation(
         "A. González, Z. Fang, Y. Socarras, J. Serrat, D. Vázquez, J. Xu, A. M. López",
@@ -461,7 +463,7 @@ M3FD = Benchmark(
         Split("challenge", "test frames of scene 4", 148),
     ),
     default_split="test",
-    metrics=("ap50", "ap"),
+    metrics=(AP50.name, AP.name),
     protocols=("yolov5", "coco"),
     citation=Citation(
         "J. Liu, X. Fan, Z. Huang, G. Wu, R. Liu, W. Zhong, Z. Luo",

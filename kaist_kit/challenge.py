@@ -14,6 +14,7 @@ import math
 from .detections import Detections
 from .evaluate import Evaluation
 from .groundtruth import GroundTruth
+from .metrics.spec import AP50, AP75, AR, LAMR
 from .results import CHALLENGE2024_CATEGORY
 from .settings import LEADERBOARD, SPLITS
 
@@ -23,15 +24,15 @@ MR_IOUS = (0.5, 0.6, 0.75)
 # Its leaderboard's columns: (kit metric, IoU threshold of the LAMR, split), reasonable setting,
 # leaderboard protocol. MR columns are shown in percent, AP columns as fractions.
 CHALLENGE2024_COLUMNS: dict[str, tuple[str, float, str]] = {
-    "MR_-2_iou50_all": ("lamr", 0.5, "all"),
-    "MR_-2_iou50_day": ("lamr", 0.5, "day"),
-    "MR_-2_iou50_night": ("lamr", 0.5, "night"),
-    "AP_iou50": ("ap50", 0.5, "all"),
-    "AP_iou75": ("ap75", 0.5, "all"),
-    "AP_iou50:95": ("ar", 0.5, "all"),  # COCO's average recall, despite the name
+    "MR_-2_iou50_all": (LAMR.name, 0.5, "all"),
+    "MR_-2_iou50_day": (LAMR.name, 0.5, "day"),
+    "MR_-2_iou50_night": (LAMR.name, 0.5, "night"),
+    "AP_iou50": (AP50.name, 0.5, "all"),
+    "AP_iou75": (AP75.name, 0.5, "all"),
+    "AP_iou50:95": (AR.name, 0.5, "all"),  # COCO's average recall, despite the name
 }
 # The names `challenge2024_scores` gives its numbers (those of data/kaist/results/reference-challenge2024.json).
-AP_KEYS = {"ap50": "AP_iou50", "ap75": "AP_iou75", "ar": "AP_iou50:95"}
+AP_KEYS = {AP50.name: "AP_iou50", AP75.name: "AP_iou75", AR.name: "AP_iou50:95"}
 SCORE_KEYS = tuple(AP_KEYS.values()) + tuple(f"MR_iou{round(100 * iou)}_{split}" for iou in MR_IOUS for split in SPLITS)
 # What it gives where nothing matches: a file whose detections are not category 0 (and every .txt
 # file, which it reads as category 1) scores this in every column (-100 where shown in percent).
@@ -68,7 +69,7 @@ def challenge2024_leaderboard(scores: dict[str, float]) -> dict[str, float]:
     (MR in percent, so -1 shows as -100; AP and AR as fractions)."""
     columns = {}
     for column, (metric, iou, split) in CHALLENGE2024_COLUMNS.items():
-        if metric == "lamr":
+        if metric == LAMR.name:
             columns[column] = 100 * scores[f"MR_iou{round(100 * iou)}_{split}"]
         else:
             columns[column] = scores[AP_KEYS[metric]]

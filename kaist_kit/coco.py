@@ -18,24 +18,30 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from .metrics.spec import Precision, Recall
+
 IOU_THRESHOLDS: tuple[float, ...] = tuple(
     float(t) for t in np.linspace(0.5, 0.95, int(np.round((0.95 - 0.5) / 0.05)) + 1, endpoint=True)
 )
 RECALL_POINTS = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
 
-# The thresholds each metric reads; AP and AR average over all ten.
-METRIC_THRESHOLDS: dict[str, tuple[float, ...]] = {
-    "ap50": (IOU_THRESHOLDS[0],),
-    "ap75": (IOU_THRESHOLDS[5],),
-    "ap": IOU_THRESHOLDS,
-    "ar": IOU_THRESHOLDS,
-}
+
+def threshold_index(iou: float) -> int:
+    """The position among the ten thresholds of the one written ``iou`` (0.75 is the float linspace gives)."""
+    for k, threshold in enumerate(IOU_THRESHOLDS):
+        if abs(threshold - iou) < 1e-9:
+            return k
+    raise ValueError(f"IoU {iou:g} is not one of COCO's thresholds 0.50:0.05:0.95")
 
 
-def thresholds_for(metrics: Iterable[str]) -> tuple[float, ...]:
-    """The IoU thresholds the given metrics need, ascending (lamr needs none of these)."""
-    needed = {t for name in metrics for t in METRIC_THRESHOLDS.get(name, ())}
-    return tuple(sorted(needed))
+def thresholds_of(reading: Precision | Recall) -> tuple[float, ...]:
+    """The thresholds a reading averages over: its own, or all ten."""
+    return IOU_THRESHOLDS if reading.iou is None else (IOU_THRESHOLDS[threshold_index(reading.iou)],)
+
+
+def thresholds_for(readings: Iterable[Precision | Recall]) -> tuple[float, ...]:
+    """The IoU thresholds these readings need, ascending."""
+    return tuple(sorted({t for reading in readings for t in thresholds_of(reading)}))
 
 
 def precision_recall(tp: np.ndarray, fp: np.ndarray, n_gt: int) -> tuple[np.ndarray, np.ndarray]:
@@ -71,15 +77,15 @@ def precision_recall(tp: np.ndarray, fp: np.ndarray, n_gt: int) -> tuple[np.ndar
 
 
 def summarize(
-    metrics: Iterable[str], thresholds: Sequence[float], precision: np.ndarray, recall: np.ndarray
+    readings: dict[str, Precision | Recall], thresholds: Sequence[float], precision: np.ndarray, recall: np.ndarray
 ) -> dict[str, float]:
-    """Each metric from the accumulation at ``thresholds`` (rows of precision and recall), averaged
-    as COCO's summary does (the same numpy means, so that the last bit agrees)."""
+    """Each metric (name -> its reading) from the accumulation at ``thresholds`` (rows of precision and
+    recall), averaged as COCO's summary does (the same numpy means, so that the last bit agrees)."""
     row = {t: k for k, t in enumerate(thresholds)}
     values = {}
-    for name in metrics:
-        rows = [row[t] for t in METRIC_THRESHOLDS[name]]
-        if name == "ar":
+    for name, reading in readings.items():
+        rows = [row[t] for t in thresholds_of(reading)]
+        if isinstance(reading, Recall):
             values[name] = float(np.mean(recall[rows]))
         else:
             values[name] = float(np.mean(precision[rows].reshape(-1)))

@@ -39,6 +39,7 @@ import numpy as np
 from . import coco
 from .annotations import Annotations, BoxDetections
 from .matching import _rounds, pair_overlaps
+from .metrics.spec import COCO, Metric, Precision, get_metric, names_of
 
 AREA_RANGES: tuple[tuple[str, tuple[float, float]], ...] = (
     ("all", (0.0**2, 1e5**2)),
@@ -50,23 +51,10 @@ MAX_DETS = (1, 10, 100)
 # Only an overlap below this matches at a threshold of 1 (COCO's min(t, 1 - 1e-10)).
 _BELOW_ONE = 1 - 1e-10
 
-# The summary COCOeval prints, by the kit's metric names: (AP or AR, IoU threshold or None for the mean
-# over all ten, area range, detections per image).
-SUMMARY: dict[str, tuple[bool, float | None, str, int]] = {
-    "ap": (True, None, "all", 100),
-    "ap50": (True, 0.5, "all", 100),
-    "ap75": (True, 0.75, "all", 100),
-    "ap_small": (True, None, "small", 100),
-    "ap_medium": (True, None, "medium", 100),
-    "ap_large": (True, None, "large", 100),
-    "ar1": (False, None, "all", 1),
-    "ar10": (False, None, "all", 10),
-    "ar100": (False, None, "all", 100),
-    "ar_small": (False, None, "small", 100),
-    "ar_medium": (False, None, "medium", 100),
-    "ar_large": (False, None, "large", 100),
-}
-COCO_METRICS = tuple(SUMMARY)
+# The twelve summaries COCOeval prints, in its order: the metrics the COCO evaluator reads
+# (`kaist_kit.metrics.spec`, each with its IoU threshold or the mean over the ten, area range and
+# detections per image).
+COCO_METRICS = names_of(COCO)
 
 _PAIR_CHUNK = 1 << 20
 
@@ -85,15 +73,19 @@ class CocoEvaluation:
     n_gt: np.ndarray  # (K, A) ground truths that count
     n_images: int
 
-    def summary(self, metric: str, klass: int | None = None) -> float:
-        """A summary metric (see `SUMMARY`) over the classes, as COCOeval.summarize computes it, or
-        of class index ``klass`` (the mean over its values, as per-class tables compute it); nan where
-        no ground truth counts (COCO prints -1)."""
-        is_ap, threshold, area, max_det = SUMMARY[metric]
-        a = self.area_names.index(area)
-        m = self.max_dets.index(max_det)
+    def summary(self, metric: str | Metric, klass: int | None = None) -> float:
+        """A metric the COCO evaluator reads (`COCO_METRICS`) over the classes, as COCOeval.summarize
+        computes it, or of class index ``klass`` (the mean over its values, as per-class tables compute
+        it); nan where no ground truth counts (COCO prints -1)."""
+        spec = get_metric(metric)
+        reading = spec.reading(COCO)
+        if reading is None:
+            raise ValueError(f"the coco protocol computes {', '.join(COCO_METRICS)}, not {spec.name!r}")
+        threshold = reading.iou
+        a = self.area_names.index(reading.area)
+        m = self.max_dets.index(reading.max_dets)
         rows = slice(None) if threshold is None else np.flatnonzero(self.thresholds == threshold)
-        if is_ap:
+        if isinstance(reading, Precision):
             s = self.precision[rows][:, :, :, [a], [m]]
             if klass is not None:
                 s = s[:, :, klass]

@@ -27,6 +27,7 @@ from .evaluate import Evaluation, Result, unique_method_names
 from .findings import Finding, inspect_scores, read_inspected
 from .groundtruth import GroundTruth
 from .matching import MATCH_THRESHOLD
+from .metrics.spec import LAMR
 from .settings import (
     LEADERBOARD_SETTINGS,
     MATLAB_SETTINGS,
@@ -140,7 +141,7 @@ class Comparison:
                 m: {
                     s: {
                         split: {
-                            "lamr": self.scores[(m, s, split)].result.lamr,
+                            LAMR.name: self.scores[(m, s, split)].result.lamr,
                             "interval": list(self.scores[(m, s, split)].interval),
                         }
                         for split in self.splits

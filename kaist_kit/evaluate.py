@@ -29,9 +29,18 @@ from .matching import (
     overlaps_by_image,
     squarified,
 )
+from .metrics.spec import (
+    LAMR,
+    MISS_RATE,
+    LogAverageMissRate,
+    MissRateAt,
+    Precision,
+    Recall,
+    get_metric,
+    names_of,
+)
 from .settings import (
     DEFAULT_FPPI_RANGE,
-    METRICS,
     SETTINGS,
     SPLITS,
     Protocol,
@@ -81,14 +90,15 @@ class Result:
     n_gt: int  # pedestrians that count (non-ignored)
     curve: Curve = field(repr=False)
     iou: float = MATCH_THRESHOLD  # the matching threshold of the curve and the LAMR
-    metrics: tuple[str, ...] = ("lamr",)  # the metrics asked for, in order (see settings.METRICS)
-    # AP and AR (COCO's, at their own thresholds) of those asked for, as fractions; nan when no
-    # pedestrian counts. The LAMR and the curve are always computed.
-    coco_values: dict[str, float] = field(default_factory=dict)
+    metrics: tuple[str, ...] = (LAMR.name,)  # the metrics asked for, in order (kaist_kit.metrics.spec)
+    # Every metric asked for but the LAMR (AP and AR, COCO's at their own thresholds; a miss rate read
+    # off the curve), as fractions; nan when no pedestrian counts. The LAMR and the curve are always
+    # computed.
+    values: dict[str, float] = field(default_factory=dict)
 
     def value(self, metric: str) -> float:
         """A metric of this row, as a fraction."""
-        return self.lamr if metric == "lamr" else self.coco_values[metric]
+        return self.lamr if is_log_average(metric) else self.values[metric]
 
     def to_dict(self, with_curve: bool = False) -> dict:
         out = {
@@ -98,8 +108,8 @@ class Result:
             "split": self.split,
             "iou": self.iou,
         }
-        if "lamr" in self.metrics:
-            out.update({"lamr": self.lamr, "miss_rates": list(self.miss_rates), "fppi_refs": list(self.fppi_refs)})
+        for name in filter(is_log_average, self.metrics):
+            out.update({name: self.lamr, "miss_rates": list(self.miss_rates), "fppi_refs": list(self.fppi_refs)})
         out.update(
             {
                 "recall": None if math.isnan(self.recall) else self.recall,
@@ -108,8 +118,8 @@ class Result:
             }
         )
         for name in self.metrics:
-            if name != "lamr":
-                value = self.coco_values[name]
+            if not is_log_average(name):
+                value = self.values[name]
                 out[name] = None if math.isnan(value) else value
         if with_curve:
             out["curve"] = {
@@ -397,16 +407,20 @@ class Evaluation:
         split: str | Sequence = "all",
         protocol: str | Protocol = "leaderboard",
     ) -> dict[str, float]:
-        """AP and AR metrics (ap50, ap75, ap, ar) of a setting and split; nan when no pedestrian counts."""
-        names = [m for m in metrics if m != "lamr"]
-        for name in names:
-            if name not in coco.METRIC_THRESHOLDS:
-                raise ValueError(f"unknown metric {name!r}; choose from {', '.join(METRICS)}")
-        if not names:
+        """The metrics read off COCO's accumulation of the matching (AP and AR: ap50, ap75, ap, ar) of a
+        setting and split; nan when no pedestrian counts. Metrics read off the curve are left out."""
+        readings = {}
+        for name in metrics:
+            reading = get_metric(name).reading(MISS_RATE)
+            if reading is None:
+                raise ValueError(f"the KAIST evaluator computes {', '.join(names_of(MISS_RATE))}, not {name!r}")
+            if isinstance(reading, (Precision, Recall)):
+                readings[name] = reading
+        if not readings:
             return {}
-        thresholds = coco.thresholds_for(names)
+        thresholds = coco.thresholds_for(readings.values())
         precision, recall, _ = self.precision_recall(setting, split, protocol, thresholds)
-        return coco.summarize(names, thresholds, precision, recall)
+        return coco.summarize(readings, thresholds, precision, recall)
 
 
 def ties_ordered(order: np.ndarray, image: np.ndarray, scores: np.ndarray, tie_order: str) -> np.ndarray:
@@ -494,6 +508,33 @@ def score_curve(
     )
 
 
+def curve_values(result: Result, metrics: Iterable[str], proto: Protocol) -> dict[str, float]:
+    """The metrics read off a result's curve at one false-positive rate (`MissRateAt`), each read as the
+    protocol reads its reference points; nan when no pedestrian counts."""
+    values = {}
+    for name in metrics:
+        reading = get_metric(name).reading(MISS_RATE)
+        if isinstance(reading, MissRateAt):
+            values[name] = miss_rate_at(result.curve, reading.fppi, proto) if result.n_gt else float("nan")
+    return values
+
+
+def miss_rate_at(curve: Curve, fppi: float, proto: Protocol) -> float:
+    """The miss rate of a curve at a false-positive rate per image, read as the protocol reads its
+    reference points (the last point at or below it; below the first point, the protocol's rule)."""
+    if not len(curve.positive):
+        return 1.0
+    index = int(np.searchsorted(curve.fppi, fppi, side="right")) - 1
+    if index >= 0:
+        return float(curve.miss_rate[index])
+    return float(curve.miss_rate[-1]) if proto.below_first_reads_last else 1.0
+
+
+def is_log_average(metric: str) -> bool:
+    """Whether a metric is the curve's log-average miss rate (the `Result.lamr` of every row)."""
+    return isinstance(get_metric(metric).reading(MISS_RATE), LogAverageMissRate)
+
+
 def log_average(miss: np.ndarray, proto: Protocol) -> float:
     """Geometric mean of the miss rates, with each reference implementation's arithmetic."""
     if proto.miss_rate_floor > 0:
@@ -523,7 +564,7 @@ def evaluate(
     protocols: Iterable[str] = ("leaderboard",),
     method: str = "",
     ious: Iterable[float] = (MATCH_THRESHOLD,),
-    metrics: Iterable[str] = ("lamr",),
+    metrics: Iterable[str] = (LAMR.name,),
     fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE,
 ) -> list[Result]:
     """Score one method in each protocol, setting, IoU threshold and split (`kaist_kit.findings` says
@@ -534,8 +575,8 @@ def evaluate(
     ious = list(dict.fromkeys(ious))
     metrics = list(dict.fromkeys(metrics))
     for name in metrics:
-        if name not in METRICS:
-            raise ValueError(f"unknown metric {name!r}; choose from {', '.join(METRICS)}")
+        if get_metric(name).reading(MISS_RATE) is None:
+            raise ValueError(f"unknown metric {name!r}; choose from {', '.join(names_of(MISS_RATE))}")
     splits = [_split(spec) for spec in splits]
     masks = [gt.split_mask(selection) for _, selection in splits]
     results = []
@@ -549,7 +590,8 @@ def evaluate(
             for iou in ious:
                 for (name, _), mask, values in zip(splits, masks, extra):
                     result = evaluation.score(setting, mask, proto, name, iou)
-                    result.metrics, result.coco_values = tuple(metrics), values
+                    result.metrics = tuple(metrics)
+                    result.values = {**values, **curve_values(result, metrics, proto)}
                     results.append(result)
     return results
 
@@ -563,7 +605,7 @@ def evaluate_files(
     names: Sequence[str] | None = None,
     options: ReadOptions | None = None,
     ious: Iterable[float] = (MATCH_THRESHOLD,),
-    metrics: Iterable[str] = ("lamr",),
+    metrics: Iterable[str] = (LAMR.name,),
     fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE,
 ) -> list[Result]:
     """Read (as ``options`` say) and score several result files; method names default to the file

@@ -26,6 +26,7 @@ from .errors import InputError, quantity
 from .evaluate import Result, SplitSpec, _split, evaluate, unique_method_names
 from .groundtruth import GroundTruth
 from .matching import MATCH_THRESHOLD, ignore_masks, overlaps_by_image
+from .metrics.spec import LAMR
 from .settings import DEFAULT_FPPI_RANGE, LEADERBOARD, SPLITS, get_protocol, get_setting
 
 ERROR, WARNING, NOTE = "error", "warning", "note"
@@ -539,7 +540,7 @@ def evaluate_inspected(
     *,
     options: ReadOptions | None = None,
     ious: Iterable[float] = (MATCH_THRESHOLD,),
-    metrics: Iterable[str] = ("lamr",),
+    metrics: Iterable[str] = (LAMR.name,),
     fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE,
 ) -> Inspected:
     """`evaluate_files` with the inspection: every file is read and inspected before any is scored,

@@ -13,11 +13,11 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from .evaluate import Result
-from .settings import LOWER_IS_BETTER, PRESETS, PROTOCOLS, SETTINGS, get_setting, lamr_variant, own_fppi_range
+from .evaluate import Result, is_log_average
+from .metrics.spec import get_metric, label
+from .settings import PRESETS, PROTOCOLS, SETTINGS, get_setting, lamr_variant, own_fppi_range
 from .tables import Table, percent, print_tables
 
-METRIC_LABELS = {"lamr": "LAMR", "ap50": "AP50", "ap75": "AP75", "ap": "AP", "ar": "AR"}
 DEFAULT_IOU = 0.5
 
 FORMATS = ("table", "json", "csv", "markdown")
@@ -37,7 +37,7 @@ def _lines(results: Sequence[Result]) -> list[Line]:
     """The rows each method, protocol and setting gets: the LAMR at each IoU, then each other metric once."""
     ious = list(dict.fromkeys(r.iou for r in results))
     metrics = list(dict.fromkeys(m for r in results for m in r.metrics))
-    return [(m, iou) for m in metrics for iou in (ious if m == "lamr" else ious[:1])]
+    return [(m, iou) for m in metrics for iou in (ious if get_metric(m).uses_iou_option else ious[:1])]
 
 
 def _grid(results: Sequence[Result]) -> tuple[list[tuple[str, str, str, Line]], list[str], dict]:
@@ -58,7 +58,7 @@ def _cell(cells: dict, method: str, protocol: str, setting: str, split: str, lin
 
 def _line_label(line: Line, several_ious: bool) -> str:
     metric, iou = line
-    return METRIC_LABELS[metric] + (f" IoU {iou:g}" if metric == "lamr" and several_ious else "")
+    return label(metric) + (f" IoU {iou:g}" if get_metric(metric).uses_iou_option and several_ious else "")
 
 
 def _row_labels(results: Sequence[Result]) -> list[str]:
@@ -124,11 +124,12 @@ def to_json(results: Sequence[Result], with_curve: bool = False, findings: Seque
 def to_csv(results: Sequence[Result]) -> str:
     refs = results[0].fppi_refs if results else ()
     metrics = list(dict.fromkeys(m for r in results for m in r.metrics))
-    others = [m for m in metrics if m != "lamr"]
-    lamr = "lamr" in metrics
+    others = [m for m in metrics if not is_log_average(m)]
+    averages = [m for m in metrics if is_log_average(m)]
+    lamr = bool(averages)
     headers = (
         ["method", "protocol", "setting", "split", "iou"]
-        + (["lamr"] if lamr else [])
+        + averages
         + ["recall", "n_images", "n_gt"]
         + others
         + (
@@ -166,15 +167,16 @@ def title(results: Sequence[Result]) -> str:
     ious = list(dict.fromkeys(r.iou for r in results))
     metrics = list(dict.fromkeys(m for r in results for m in r.metrics))
     variant = lamr_variant(ious[0] if len(ious) == 1 else None, _fppi_range(results))
-    if metrics == ["lamr"]:
+    if len(metrics) == 1 and is_log_average(metrics[0]):
         parts = [f"Log-average miss rate{variant} (%, lower is better)"]
     else:
-        lower = [METRIC_LABELS[m] for m in metrics if m in LOWER_IS_BETTER]
-        higher = [METRIC_LABELS[m] for m in metrics if m not in LOWER_IS_BETTER]
+        lower = [label(m) for m in metrics if get_metric(m).lower_is_better]
+        higher = [label(m) for m in metrics if not get_metric(m).lower_is_better]
         parts = []
         if lower:
             parts.append(f"{', '.join(lower)}{variant} (%, lower is better)")
-        parts.append(f"{', '.join(higher)} (%, higher is better)")
+        if higher:
+            parts.append(f"{', '.join(higher)} (%, higher is better)")
         parts = ["; ".join(parts)]
     if len(protocols) == 1:
         parts.append(f"{protocols[0]} protocol")
@@ -194,7 +196,7 @@ def protocol_notes(results: Sequence[Result]) -> list[str]:
 def _fppi_range(results: Sequence[Result]) -> tuple[float, float] | None:
     """The reference FPPI range when it is not the protocols' own."""
     for r in results:
-        if r.protocol in PROTOCOLS and "lamr" in r.metrics:
+        if r.protocol in PROTOCOLS and any(map(is_log_average, r.metrics)):
             own = own_fppi_range(replace(PROTOCOLS[r.protocol], fppi_refs=r.fppi_refs))
             if own:
                 return own
@@ -214,12 +216,12 @@ def variant_notes(results: Sequence[Result]) -> list[str]:
         if any(r.protocol == "leaderboard" for r in results):
             note += "; the leaderboard itself reads only its nine rounded values from 0.01 to 1"
         notes.append(note + ".")
-    if any(r.iou != DEFAULT_IOU and "lamr" in r.metrics for r in results):
+    if any(r.iou != DEFAULT_IOU and any(map(is_log_average, r.metrics)) for r in results):
         notes.append(
             "IoU: the matching threshold of the LAMR (the benchmark's is 0.5); the 2024 challenge's "
             "evaluator reports 0.6 and 0.75 too, under the leaderboard protocol."
         )
-    if any(m != "lamr" for r in results for m in r.metrics):
+    if any(not is_log_average(m) for r in results for m in r.metrics):
         notes.append(
             "AP and AR: COCO's accumulation at IoU 0.50:0.05:0.95 (1,000 detections per image under the "
             "leaderboard protocol), as the 2024 KAIST challenge computes them; its columns AP_iou50, "

@@ -150,41 +150,6 @@ def parse_split(name: str) -> tuple[str, str, int | None]:
     )
 
 
-# What `kaist-kit eval --metric` computes. AP and AR follow COCO's accumulation as the 2024 KAIST
-# challenge's evaluator runs it (docs/evaluation.md).
-METRICS = {
-    "lamr": "log-average miss rate",
-    "ap50": "average precision at IoU 0.5",
-    "ap75": "average precision at IoU 0.75",
-    "ap": "average precision, mean over IoU 0.50:0.05:0.95",
-    "ar": "average recall, mean over IoU 0.50:0.05:0.95 of the final recall",
-}
-LOWER_IS_BETTER = frozenset({"lamr"})
-# The IoU thresholds each metric is defined at: the LAMR at the one chosen (0.5 unless told), AP and
-# AR at their own.
-METRIC_IOUS = {
-    "lamr": "the one chosen with --iou",
-    "ap50": "0.5",
-    "ap75": "0.75",
-    "ap": "0.50:0.05:0.95",
-    "ar": "0.50:0.05:0.95",
-}
-
-
-def metric_iou_conflict(metrics: list[str], ious: list[float]) -> str:
-    """Why these IoU thresholds would go unused by these metrics ('' when they are used): a threshold
-    other than 0.5 sets the LAMR's matching alone, and AP and AR are computed at their own."""
-    moved = [iou for iou in ious if iou != 0.5]
-    if "lamr" in metrics or not moved:
-        return ""
-    asked = ", ".join(f"{m} at IoU {METRIC_IOUS[m]}" for m in metrics)
-    return (
-        f"--iou {' '.join(f'{t:g}' for t in moved)} sets the matching threshold of the log-average miss rate "
-        f"alone, which is not asked for, and the metrics asked for are defined at their own thresholds "
-        f"({asked}): add --metric lamr, or leave --iou out"
-    )
-
-
 # Reference FPPI range of the LAMR; the points are 10^k for k from log10(low) to log10(high) in
 # steps of 0.25, as Dollar's toolbox reads them (10.^(-2:.25:0)); 1e-4 to 1 gives MR-4's 17 points.
 DEFAULT_FPPI_RANGE = (1e-2, 1.0)

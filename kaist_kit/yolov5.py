@@ -35,6 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .annotations import Annotations, BoxDetections
+from .coco import threshold_index
+from .metrics.spec import YOLOV5, Metric, Precision, get_metric, names_of
 
 THRESHOLDS = np.linspace(0.5, 0.95, 10).astype(np.float32)  # torch.linspace(0.5, 0.95, 10), float32
 EPS_IOU = np.float32(1e-7)
@@ -60,19 +62,19 @@ class Yolov5Evaluation:
     n_labels: np.ndarray  # (C,)
     n_images: int
 
-    def summary(self, metric: str, klass: int | None = None) -> float:
-        """'ap50', 'ap75' or 'ap' (50:95) over the classes with labels, or of one of them (by position in
-        `class_ids`); nan without labels."""
+    def summary(self, metric: str | Metric, klass: int | None = None) -> float:
+        """A metric the YOLOv5 evaluator reads (AP at one of its ten thresholds, or their mean) over the
+        classes with labels, or of one of them (by position in `class_ids`); nan without labels."""
+        spec = get_metric(metric)
+        reading = spec.reading(YOLOV5)
+        if not isinstance(reading, Precision):
+            raise ValueError(f"the yolov5 protocol computes {', '.join(names_of(YOLOV5))}, not {spec.name!r}")
         ap = self.ap if klass is None else self.ap[[klass]]
         if len(ap) == 0:
             return float("nan")
-        if metric == "ap50":
-            return float(ap[:, 0].mean())
-        if metric == "ap75":
-            return float(ap[:, 5].mean())
-        if metric == "ap":
+        if reading.iou is None:
             return float(ap.mean(1).mean())
-        raise ValueError(f"the yolov5 protocol computes ap50, ap75 and ap, not {metric!r}")
+        return float(ap[:, threshold_index(reading.iou)].mean())
 
 
 def yolov5_evaluate(

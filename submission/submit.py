@@ -26,6 +26,7 @@ from kaist_kit.evaluate import Result
 from kaist_kit.files import atomic_file, check_writable, is_archive, open_input, read_archive, read_bytes
 from kaist_kit.findings import CHALLENGE_CATEGORY, refuse_errors
 from kaist_kit.groundtruth import GroundTruth, load_ground_truth
+from kaist_kit.metrics.spec import LAMR
 from kaist_kit.results import coco_results_chunks, txt_results_chunks
 
 from .checks import (
@@ -405,7 +406,7 @@ def _manifest(inspection: Inspection, method: str, results_name: str, results_sh
             "protocol_description": "the public KAIST leaderboard's evaluator, as `kaist-kit eval "
             "--protocol leaderboard` reproduces it",
             "lamr_is": "log-average miss rate as a fraction, lower is better",
-            "lamr": lamr,
+            LAMR.name: lamr,
         }
     return {
         "kaist_kit_submission": MANIFEST_FORMAT,

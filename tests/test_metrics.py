@@ -153,7 +153,7 @@ def test_ap_and_ar_are_undefined_without_pedestrians():
     (row,) = evaluate(
         gt, make_dets(gt, [det(0, BOX, 0.9)]), ["reasonable"], ["all"], ["matlab"], metrics=["ap50", "ar"]
     )
-    assert math.isnan(row.coco_values["ap50"]) and math.isnan(row.coco_values["ar"])
+    assert math.isnan(row.value("ap50")) and math.isnan(row.value("ar"))
     assert row.to_dict()["ap50"] is None
 
 

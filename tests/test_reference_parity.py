@@ -177,6 +177,6 @@ def test_custom_settings_reproduce_named_ones_exactly(kaist, leaderboard_gt):
         )
         assert [r.setting for r in a] == [s for s in named for _ in range(6)]
         assert [r.setting for r in b] == [custom[s] for s in named for _ in range(6)]
-        assert [(r.lamr, r.miss_rates, r.recall, r.n_gt, r.coco_values) for r in a] == [
-            (r.lamr, r.miss_rates, r.recall, r.n_gt, r.coco_values) for r in b
+        assert [(r.lamr, r.miss_rates, r.recall, r.n_gt, r.values) for r in a] == [
+            (r.lamr, r.miss_rates, r.recall, r.n_gt, r.values) for r in b
         ]

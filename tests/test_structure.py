@@ -111,3 +111,19 @@ def test_find_cycle_reports_one():
 def test_no_import_cycle():
     cycle = find_cycle(import_graph())
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_metric_names_are_spelled_in_their_specs_alone():
+    """A metric is named in kaist_kit/metrics/spec.py; everything else reads the spec (its name, label,
+    direction, IoUs, column), so that a metric added there appears in every verb, report and column."""
+    from kaist_kit.metrics.spec import all_metrics
+
+    names = {m.name for m in all_metrics()}
+    spelled = []
+    for name, path in modules().items():
+        if name == "kaist_kit.metrics.spec":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names:
+                spelled.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
+    assert not spelled, "metric names spelled outside kaist_kit/metrics/spec.py:\n" + "\n".join(spelled)

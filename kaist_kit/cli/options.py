@@ -14,14 +14,14 @@ from typing import Annotated
 
 import typer
 
-from ..benchmark_eval import ALL_METRICS, BENCHMARK_PROTOCOLS, BOUNDS
+from ..benchmark_eval import BENCHMARK_PROTOCOLS, BOUNDS
 from ..benchmarks import BENCHMARKS
 from ..detections import ID_OFFSET_LIMIT, ReadOptions
 from ..groundtruth import GT_ENV, default_gt_path
+from ..metrics.spec import LAMR, MISS_RATE, all_metrics, names_of
 from ..settings import (
     DEFAULT_FPPI_RANGE,
     KAIST_FRAME_SIZE,
-    METRICS,
     PRESETS,
     PROTOCOLS,
     SETTINGS,
@@ -36,9 +36,9 @@ from .command import Real, Whole
 # Choices as enums, so that --help lists them and typer rejects anything else: KAIST's (the hosting
 # verbs'), and those of the verbs that score any benchmark, KAIST's first.
 ProtocolName = Enum("ProtocolName", {name: name for name in PROTOCOLS}, type=str)
-Metric = Enum("Metric", {name: name for name in METRICS}, type=str)
+Metric = Enum("Metric", {name: name for name in names_of(MISS_RATE)}, type=str)
 AnyProtocol = Enum("AnyProtocol", {name: name for name in [*PROTOCOLS, *BENCHMARK_PROTOCOLS]}, type=str)
-AnyMetric = Enum("AnyMetric", {name: name for name in [*METRICS, *ALL_METRICS]}, type=str)
+AnyMetric = Enum("AnyMetric", {m.name: m.name for m in all_metrics()}, type=str)
 BenchmarkName = Enum("BenchmarkName", {name: name for name in BENCHMARKS}, type=str)
 Origin = Enum("Origin", {name: name for name in ("centre", "corner")}, type=str)
 Bounds = Enum("Bounds", {name: name for name in BOUNDS}, type=str)
@@ -378,7 +378,7 @@ def one_iou_threshold(values: list[float] | None) -> float:
 
 
 def metric_names(values: list[Metric] | None) -> list[str]:
-    return list(dict.fromkeys(m.value for m in values)) if values else ["lamr"]
+    return list(dict.fromkeys(m.value for m in values)) if values else [LAMR.name]
 
 
 def fppi_range(value: str) -> tuple[float, float]:
@@ -501,9 +501,10 @@ def kaist_choices(protocols: list[str], metrics: list[str]) -> None:
                 param_hint="--protocol",
             )
     for name in metrics:
-        if name not in METRICS:
+        if name not in names_of(MISS_RATE):
             raise typer.BadParameter(
-                f"KAIST's metrics are {', '.join(METRICS)}; --benchmark names another benchmark", param_hint="--metric"
+                f"KAIST's metrics are {', '.join(names_of(MISS_RATE))}; --benchmark names another benchmark",
+                param_hint="--metric",
             )
 
 

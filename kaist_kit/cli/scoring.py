@@ -7,6 +7,7 @@ import typer
 
 from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..diagnosis.params import DiagnosisParams
+from ..metrics.spec import LAMR
 from .app import app, say, show_findings
 from .command import Real, Whole
 from .options import (
@@ -97,7 +98,7 @@ def eval_command(
     images) stops with exit code 2 and the option that reads it right; --as-is scores it as read.
     """
     from ..errors import InputError
-    from ..settings import metric_iou_conflict
+    from ..metrics.spec import iou_conflict
 
     names = method_names(name, results)
     settings = setting_names(setting, benchmarks=True) if setting else None
@@ -140,8 +141,8 @@ def eval_command(
 
     kaist_choices(protocols, metrics)
     kaist_settings(settings)
-    metrics = metrics or ["lamr"]
-    conflict = metric_iou_conflict(metrics, ious)
+    metrics = metrics or [LAMR.name]
+    conflict = iou_conflict(metrics, ious)
     if conflict:
         raise InputError(conflict)
     if plot is not None:

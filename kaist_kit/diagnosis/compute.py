@@ -19,6 +19,7 @@ from ..detections import Detections, method_name
 from ..evaluate import CurveTerms, Evaluation, Result, score_curve
 from ..groundtruth import GroundTruth
 from ..matching import IGNORED, Pairs, greedy_match, ignore_masks, overlaps_by_image, pair_overlaps, squarified
+from ..metrics.spec import LAMR
 from ..settings import Protocol, Setting
 from .categories import Categories, MissCount, miss_counts
 from .error_types import (
@@ -73,7 +74,7 @@ class View:
         return {
             "setting": self.setting,
             "split": self.split,
-            "lamr": self.result.lamr,
+            LAMR.name: self.result.lamr,
             "interval": list(self.interval),
             "miss_rates": list(self.result.miss_rates),
             "n_images": self.result.n_images,
@@ -111,7 +112,7 @@ def filtered_lamrs(
             full = score_curve(hit[keep], scores[keep], n, terms.n_images, proto)
             keep_ghosts = keep & ghost_or_hit
             ghosts = score_curve(hit[keep_ghosts], scores[keep_ghosts], n, terms.n_images, proto)
-            out.setdefault(family, {})[name] = {"pedestrians": n, "lamr": full.lamr, "lamr_ghosts": ghosts.lamr}
+            out.setdefault(family, {})[name] = {"pedestrians": n, LAMR.name: full.lamr, "lamr_ghosts": ghosts.lamr}
     return out
 
 

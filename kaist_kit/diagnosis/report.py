@@ -14,6 +14,7 @@ from ..detections import Detections
 from ..errors import InputError
 from ..files import check_outputs, make_folder, note_input, write_json_atomic, write_text_atomic
 from ..groundtruth import GroundTruth
+from ..metrics.spec import LAMR
 from ..settings import lamr_variant, own_fppi_range
 from ..show import find_pictures
 from ..tables import Table, flatten, markdown_sections, percent, with_interval
@@ -155,7 +156,7 @@ def tables(diagnosis: Diagnosis, detailed: bool = True) -> list[Table]:
             cells = []
             for v in main:
                 entry = v.filtered.get(family, {}).get(name)
-                cells.append("-" if entry is None else f"{percent(entry['lamr'])} / {percent(entry['lamr_ghosts'])}")
+                cells.append("-" if entry is None else f"{percent(entry[LAMR.name])} / {percent(entry['lamr_ghosts'])}")
             rows.append(["every pedestrian of the setting" if family == "all" else f"{family}: {name}"] + cells)
     out.append(
         Table(

@@ -11,30 +11,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..settings import LOWER_IS_BETTER, METRICS, PROTOCOLS, SPLITS, get_protocol, get_setting, parse_split
+from ..metrics.spec import LAMR, MISS_RATE, get_metric, names_of
+from ..settings import PROTOCOLS, SPLITS, get_protocol, get_setting, parse_split
 
-# The metrics' names in the kit's tables (kaist_kit.report.METRIC_LABELS, which imports the terminal's
-# rendering; a test keeps the two equal).
-METRIC_LABELS = {"lamr": "LAMR", "ap50": "AP50", "ap75": "AP75", "ap": "AP", "ar": "AR"}
 # How a protocol is named in a label when a leaderboard shows both.
 PROTOCOL_TAGS = {"leaderboard": "leaderboard", "matlab": "devkit"}
 PROTOCOL_NAMES = {
     "leaderboard": "the public KAIST leaderboard's protocol",
     "matlab": "the MATLAB devkit's protocol (as most papers report)",
 }
-METRIC_TEXT = {
-    "lamr": "log-average miss rate over 10^-2 to 10^0 false positives per image",
-    "ap50": "COCO average precision at IoU 0.5",
-    "ap75": "COCO average precision at IoU 0.75",
-    "ap": "COCO average precision, mean over IoU 0.50:0.05:0.95",
-    "ar": "COCO average recall, mean over IoU 0.50:0.05:0.95 of the final recall",
-}
 SPLIT_TEXT = {"all": "all test images", "day": "the day images", "night": "the night images"}
 
 
 @dataclass(frozen=True)
 class Column:
-    metric: str  # a key of settings.METRICS
+    metric: str  # a metric's name (kaist_kit.metrics.spec)
     setting: str
     split: str
     protocol: str
@@ -44,7 +35,7 @@ class Column:
 
     @property
     def lower_is_better(self) -> bool:
-        return self.metric in LOWER_IS_BETTER
+        return get_metric(self.metric).lower_is_better
 
 
 @dataclass(frozen=True)
@@ -54,16 +45,16 @@ class ColumnSpec:
     LAMR always comes first, and the first column (LAMR, first setting, first split, first protocol)
     is the default order: reasonable / all, leaderboard protocol, unless told otherwise."""
 
-    metrics: tuple[str, ...] = ("lamr",)
+    metrics: tuple[str, ...] = (LAMR.name,)
     settings: tuple[str, ...] = ("reasonable",)
     splits: tuple[str, ...] = SPLITS
     protocols: tuple[str, ...] = ("leaderboard",)
 
     def __post_init__(self) -> None:
-        metrics = tuple(dict.fromkeys(("lamr", *self.metrics)))
+        metrics = tuple(dict.fromkeys((LAMR.name, *self.metrics)))
         for name in metrics:
-            if name not in METRICS:
-                raise ValueError(f"unknown metric {name!r}; choose from {', '.join(METRICS)}")
+            if name not in names_of(MISS_RATE):
+                raise ValueError(f"unknown metric {name!r}; choose from {', '.join(names_of(MISS_RATE))}")
         for name in self.protocols:
             get_protocol(name)
         for name in self.splits:
@@ -109,7 +100,7 @@ class ColumnSpec:
         return columns
 
     def _label(self, metric: str, setting: str, split: str, protocol: str) -> str:
-        parts = [METRIC_LABELS[metric]]
+        parts = [get_metric(metric).label]
         if len(self.settings) > 1 or setting != "reasonable":
             parts.append(setting)
         parts.append(split)
@@ -124,8 +115,9 @@ def column_key(label: str) -> str:
 def describe(metric: str, setting: str, split: str, protocol: str) -> str:
     """What a column's number is, in one sentence that names everything it depends on."""
     where = SPLIT_TEXT.get(split, f"the {split} images")
-    better = "lower is better" if metric in LOWER_IS_BETTER else "higher is better"
+    spec = get_metric(metric)
+    better = "lower is better" if spec.lower_is_better else "higher is better"
     return (
-        f"{METRIC_TEXT[metric]} (%), {setting} pedestrians ({get_setting(setting).description}), "
+        f"{spec.column} (%), {setting} pedestrians ({get_setting(setting).description}), "
         f"{where}, {PROTOCOL_NAMES.get(protocol, PROTOCOLS[protocol].description)}; {better}"
     )

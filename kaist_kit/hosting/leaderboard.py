@@ -34,6 +34,7 @@ from ..files import (
 )
 from ..findings import evaluate_inspected
 from ..groundtruth import GroundTruth, load_ground_truth
+from ..metrics.spec import LAMR
 from ..settings import SPLITS
 from .columns import ColumnSpec
 from .entry import Entry
@@ -136,7 +137,7 @@ def build_site(
     submissions: str | os.PathLike,
     gt_path: str | os.PathLike,
     out: str | os.PathLike,
-    metrics: tuple[str, ...] = ("lamr",),
+    metrics: tuple[str, ...] = (LAMR.name,),
     title: str = "KAIST multispectral pedestrian detection",
     top: int = 5,
 ) -> Site:

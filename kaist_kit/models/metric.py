@@ -14,6 +14,7 @@ from ..detections import read_coco_results
 from ..evaluate import evaluate
 from ..findings import inspect, inspect_scores
 from ..groundtruth import load_ground_truth
+from ..metrics.spec import AP, AP50, AP75
 from ..results import coco_results_text, write_coco_results
 from ..settings import SPLITS, get_protocol, get_setting
 
@@ -109,7 +110,7 @@ class BenchmarkMetric(BaseMetric):
 
     Metrics are named ``<benchmark>/<metric>`` for the mean over the classes (``flir-aligned/ap50``) and
     ``<benchmark>/<class>_<metric>`` per class, as fractions: higher is better. ``metrics`` are COCO's
-    summaries (``ap``, ``ap50``, ``ap75``, ... as `kaist_kit.cocoeval.SUMMARY` names them). With
+    summaries (``ap``, ``ap50``, ``ap75``, ...: `kaist_kit.cocoeval.COCO_METRICS`). With
     ``results_file`` the predictions are also written there as COCO result JSON with the ground truth's
     image ids (strings where its ids are) and class ids, for `kaist-kit eval`; each image's
     detections best first.
@@ -119,20 +120,20 @@ class BenchmarkMetric(BaseMetric):
         self,
         benchmark: str | None = None,
         ann_file: str | None = None,
-        metrics: Sequence[str] = ("ap", "ap50", "ap75"),
+        metrics: Sequence[str] = (AP.name, AP50.name, AP75.name),
         results_file: str | None = None,
         collect_device: str = "cpu",
         prefix: str | None = None,
     ):
         from ..benchmarks import get_benchmark
-        from ..cocoeval import SUMMARY
+        from ..cocoeval import COCO_METRICS
 
         self.benchmark = get_benchmark(benchmark) if benchmark else None
         super().__init__(collect_device=collect_device, prefix=prefix)
         self.ann_file = ann_file
-        unknown = [m for m in metrics if m not in SUMMARY]
+        unknown = [m for m in metrics if m not in COCO_METRICS]
         if unknown:
-            raise ValueError(f"unknown COCO metric {unknown[0]!r}; choose from {', '.join(SUMMARY)}")
+            raise ValueError(f"unknown COCO metric {unknown[0]!r}; choose from {', '.join(COCO_METRICS)}")
         self.metrics = list(metrics)
         self.results_file = results_file
         self.table = None  # the last scores as a table (`kaist-kit test` prints it)

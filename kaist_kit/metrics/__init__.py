@@ -1,0 +1,1 @@
+"""Metrics as specs and the evaluators that compute them."""
