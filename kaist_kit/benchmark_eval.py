@@ -15,11 +15,13 @@ The miss rate is the KAIST evaluator's (`kaist_kit.evaluate`), run on the benchm
 with its frame size and ignore rules:
 
 - CVC-14 (protocol ``ms-detr``): the devkit's rules as MS-DETR's evaluation of CVC-14 applies them
-  (eval/kaist_eval_full.py with eval/bbGt.py): reasonable (height >= 55, no or partial occlusion),
-  boxes closer than 5 pixels to the 640 x 471 visible frame ignored (its xRng [5, 635], yRng [5, 466]),
-  every test frame counted, recall 0 below the curve's first FPPI, miss rates floored at 1e-10, and
-  the nine log miss rates averaged by numpy's mean (``np.mean``, pairwise) where the devkit sums them
-  in order (``matlab`` gives the devkit's own sum).
+  (eval/kaist_eval_full.py with eval/bbGt.py): its settings under its names (``Reasonable``, height >=
+  55, no or partial occlusion, by default; `kaist_kit.ms_detr`), boxes closer than 5 pixels to the
+  640 x 471 visible frame ignored (its xRng [5, 635], yRng [5, 466]), every test frame counted, recall
+  0 below the curve's first FPPI, miss rates floored at 1e-10, the nine log miss rates averaged by
+  numpy's mean (``np.mean``, pairwise) where the devkit sums them in order, and the reference FPPIs and
+  the order of tied scores as numpy 1.26 gives them on this machine (``ScoringOptions.tie_order`` names
+  another). ``matlab`` is the clean reading: exact powers, stable sorts, the devkit's own sum.
 - LLVIP (protocol ``leaderboard``): the KAIST leaderboard's evaluator, which the papers reporting a
   miss rate on LLVIP run on an LLVIP ground truth in its JSON format: reasonable, images without
   detections leave out their pedestrians, the rounded reference FPPIs. That script's border bounds
@@ -32,7 +34,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -41,7 +43,10 @@ from .benchmarks import KAIST, Benchmark, get_benchmark
 from .cocoeval import COCO_METRICS, coco_evaluate
 from .data.groundtruth import GroundTruth
 from .metrics.spec import LAMR, YOLOV5, names_of
-from .settings import DEFAULT_FPPI_RANGE
+from .ms_detr import RESULT_KEYS as MS_DETR_RESULT_KEYS
+from .ms_detr import SETTINGS as MS_DETR_SETTINGS
+from .ms_detr import ms_detr_protocol
+from .settings import DEFAULT_FPPI_RANGE, Protocol, Setting, get_setting
 from .yolov5 import Yolov5Protocol, yolov5_evaluate
 
 MEAN = "mean"
@@ -98,6 +103,9 @@ class ScoringOptions:
     # 'frame', 5 pixels from the benchmark's own frame; 'kaist', the scripts' fixed bounds, KAIST's
     # [5, 5, 635, 507], as they run unchanged (what LLVIP papers that report a miss rate ran).
     llvip_bounds: str = "frame"
+    # A protocol that reproduces an evaluator on numpy (ms-detr): the numpy and CPU whose reference
+    # points and order of tied scores it takes ('' numpy 1.26 on this machine; kaist_kit.sort_orders).
+    tie_order: str = ""
 
     def __post_init__(self) -> None:
         if self.llvip_bounds not in BOUNDS:
@@ -117,10 +125,20 @@ class BenchmarkProtocol:
     description: str
     metrics: tuple[str, ...]  # what it computes, by the kit's names
     rows: RowMaker
-    # Miss-rate protocols: the KAIST evaluator's protocol it runs (kaist_kit.settings.PROTOCOLS), and
-    # whether the nine log miss rates are averaged by numpy's mean (MS-DETR) instead of the devkit's sum.
+    # Miss-rate protocols: the KAIST evaluator's protocol it runs (kaist_kit.settings.PROTOCOLS), or,
+    # for an evaluator whose numbers depend on the numpy it runs on, the protocol for a numpy and CPU
+    # (ScoringOptions.tie_order); and whether the nine log miss rates are averaged by numpy's mean
+    # (MS-DETR) instead of the devkit's sum.
     kaist_protocol: str = ""
+    numpy_protocol: Callable[[str], Protocol] | None = None
     numpy_mean: bool = False
+    # The settings it names itself (a kit setting with the same rules takes its name), and the key its
+    # evaluator reports each (setting, split) under.
+    settings: tuple[Setting, ...] = ()
+    result_keys: tuple[tuple[tuple[str, str], str], ...] = ()
+    # The printf formats its evaluator writes a detection's x, y, w, h and score with before it reads
+    # them back (MS-DETR's aggregate_detections: '%.4f', '%.8f'), so rounds them to; () for none.
+    printed: tuple[str, str] = ()
     # Whether its script's border is KAIST's fixed bounds when run unchanged (ScoringOptions.llvip_bounds).
     fixed_bounds: bool = False
     # Whether its evaluator scores an image's detections in file order, so that a file not sorted by
@@ -129,7 +147,15 @@ class BenchmarkProtocol:
 
     @property
     def miss_rate(self) -> bool:
-        return bool(self.kaist_protocol)
+        return bool(self.kaist_protocol or self.numpy_protocol)
+
+    def kaist(self, tie_order: str = "") -> str | Protocol:
+        """The KAIST evaluator's protocol it runs (for the numpy of ``tie_order`` where that matters)."""
+        return self.numpy_protocol(tie_order) if self.numpy_protocol else self.kaist_protocol
+
+    def result_key(self, setting: str, split: str) -> str:
+        """The key its evaluator reports this setting and split under ('' for none)."""
+        return dict(self.result_keys).get((setting, split), "")
 
     def __str__(self) -> str:
         return self.name
@@ -229,15 +255,18 @@ def lamr_rows(
         raise ValueError("KAIST's miss rate needs its occlusion labels: score it with kaist_kit.evaluate")
     options = options or ScoringOptions(settings=tuple(settings) if settings else None, llvip_bounds=llvip_bounds)
     gt, dets = miss_rate_inputs(annotations, detections, bench, options.llvip_bounds, klass, spec)
+    if spec.printed:
+        box_format, score_format = spec.printed
+        dets = replace(dets, boxes=as_printed(dets.boxes, box_format), scores=as_printed(dets.scores, score_format))
     name = annotations.classes[annotations.class_index(klass)].name
     wanted = list(options.settings or bench.lamr_settings[:1] or ("reasonable",))
     rows = []
     for result in evaluate(
         gt,
         dets,
-        wanted,
+        [benchmark_setting(setting, bench, spec) for setting in wanted],
         [("split", images)],
-        [spec.kaist_protocol],
+        [spec.kaist(options.tie_order)],
         method,
         options.ious,
         fppi_range=options.fppi_range,
@@ -247,6 +276,7 @@ def lamr_rows(
             lamr = float(np.exp(np.mean(np.log(np.maximum(np.array(result.miss_rates), 1e-10)))))
         recall = None if math.isnan(result.recall) else result.recall
         values = {LAMR.name: lamr if result.n_gt else float("nan")}
+        key = spec.result_key(result.setting, split)
         rows.append(
             ClassRow(
                 method,
@@ -259,10 +289,34 @@ def lamr_rows(
                 result.n_gt,
                 result.setting,
                 result.iou,
-                {"recall": recall},
+                {"recall": recall, **({"reported_as": key} if key else {})},
             )
         )
     return rows
+
+
+def as_printed(values: np.ndarray, form: str) -> np.ndarray:
+    """The numbers as Python's ``form % value`` prints them and ``float`` reads them back."""
+    if not values.size:
+        return values.copy()
+    return np.char.mod(form, values).astype(np.float64).reshape(values.shape)
+
+
+def protocol_setting_names() -> tuple[str, ...]:
+    """The settings the benchmarks' protocols name themselves (MS-DETR's on CVC-14)."""
+    return tuple(dict.fromkeys(s.name for p in BENCHMARK_PROTOCOLS.values() for s in p.settings))
+
+
+def benchmark_setting(name: str | Setting, bench: Benchmark, spec: BenchmarkProtocol) -> Setting:
+    """A setting asked for on a benchmark: one its protocols name (MS-DETR's 'all' on CVC-14), else the
+    kit's; under a protocol that names its settings, a setting with the same rules takes its name."""
+    if isinstance(name, str):
+        own = {s.name: s for p in protocols_of(bench) for s in p.settings}
+        found = own.get(name) or get_setting(name)
+    else:
+        found = name
+    rules = (found.height, found.occlusions, found.border, found.squarify)
+    return next((s for s in spec.settings if (s.height, s.occlusions, s.border, s.squarify) == rules), found)
 
 
 def _lamr_rows(annotations, detections, images, metrics, bench, split, method="", options=None, protocol=None):
@@ -315,11 +369,14 @@ MATLAB_LAMR = BenchmarkProtocol(
 )
 MS_DETR_LAMR = BenchmarkProtocol(
     "ms-detr",
-    "the log-average miss rate as MS-DETR's evaluation of CVC-14 computes it",
+    "the log-average miss rate as MS-DETR's evaluation of CVC-14 computes it on numpy 1.26",
     (LAMR.name,),
     _lamr_rows,
-    kaist_protocol="matlab",
+    numpy_protocol=ms_detr_protocol,
     numpy_mean=True,
+    settings=MS_DETR_SETTINGS,
+    result_keys=tuple(MS_DETR_RESULT_KEYS.items()),
+    printed=("%.4f", "%.8f"),
 )
 BENCHMARK_PROTOCOLS = {p.name: p for p in (COCO_AP, YOLOV5_AP, LEADERBOARD_LAMR, MATLAB_LAMR, MS_DETR_LAMR)}
 # Kept for the first wave's callers: the metrics each protocol computes, by name.

@@ -34,6 +34,7 @@ from .benchmark_eval import (
     BenchmarkProtocol,
     ClassRow,
     ScoringOptions,
+    as_printed,
     benchmark_protocol,
     evaluate_benchmark,
     origin_check,
@@ -59,6 +60,7 @@ from .findings import (
     ORIGIN,
     READING_RATIO,
     STRING_VALUES,
+    TIED_SCORES,
     UNKNOWN_CATEGORIES,
     UNSORTED,
     WRONG_GT,
@@ -75,6 +77,7 @@ from .groundtruth import check_cached_gt, find_gt, is_cached_gt, load_ground_tru
 from .matching import overlaps_by_image
 from .metrics.spec import label
 from .settings import DEFAULT_FPPI_RANGE
+from .sort_orders import describe_order
 from .tables import Table, markdown_sections, percent
 
 Echo = Callable[[str], None]
@@ -409,6 +412,21 @@ def inspect_boxes(
                     f"detections of {quantity(unsorted, 'image')} are not sorted by descending score",
                     f"the {names} protocol's evaluator scores such a file wrongly",
                     "the kit scores them sorted",
+                )
+            )
+    numpy_sorted = [p for p in protocols if p.numpy_protocol]
+    if len(dets) and numpy_sorted:
+        printed = numpy_sorted[0].printed  # the scores its evaluator reads
+        _, counts = np.unique(as_printed(dets.scores, printed[1]) if printed else dets.scores, return_counts=True)
+        tied = int(counts[counts > 1].sum())
+        if tied:
+            order = describe_order(numpy_sorted[0].kaist().tie_order)
+            found.append(
+                Finding(
+                    TIED_SCORES,
+                    f"{quantity(tied, 'detection')} share their score with another",
+                    f"{', '.join(p.name for p in numpy_sorted)} orders them as {order} does, the order its "
+                    "evaluator's own number depends on",
                 )
             )
     return ordered([replace(f, source=dets.source) for f in found])

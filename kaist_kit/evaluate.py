@@ -49,6 +49,7 @@ from .settings import (
     get_setting,
     with_fppi_range,
 )
+from .sort_orders import STABLE, argsort
 
 
 @dataclass
@@ -136,6 +137,10 @@ class Evaluation:
     unless told otherwise) is made at once; any other threshold is matched on first use and kept, so
     that every setting, split, protocol and metric shares one matching per threshold. Settings that
     squarify the pedestrians share a matching of their own (their boxes differ).
+
+    ``tie_order`` (`kaist_kit.sort_orders`) orders what has equal keys: an image's detections of equal
+    score, its ground truths when a detection overlaps two of them equally, and the curve's detections
+    of equal score; the protocols scored must order them alike (`Protocol.tie_order`).
     """
 
     def __init__(
@@ -145,10 +150,12 @@ class Evaluation:
         settings: Iterable[str | Setting] = tuple(SETTINGS),
         method: str = "",
         iou: float = MATCH_THRESHOLD,
+        tie_order: str = STABLE,
     ):
         self.gt = gt
         self.method = method
         self.iou = iou
+        self.tie_order = tie_order
         resolved = list({s.name: s for s in map(get_setting, settings)}.values())
         self.setting_objects = resolved
         self.settings = [s.name for s in resolved]
@@ -165,6 +172,10 @@ class Evaluation:
             self.image = dets.image[order]
             self.boxes = dets.boxes[order]
             self.scores = dets.scores[order]
+        if tie_order != STABLE:
+            order = ties_ordered(self.file_index, dets.image, dets.scores, tie_order)
+            self.file_index = order
+            self.image, self.boxes, self.scores = dets.image[order], dets.boxes[order], dets.scores[order]
         image_start = np.searchsorted(self.image, np.arange(gt.n_images + 1))
         self.rank = np.arange(len(self.image)) - image_start[self.image]
         self.dets_per_image = np.diff(image_start)
@@ -203,17 +214,41 @@ class Evaluation:
             groups.setdefault(setting.squarify, []).append(k)
         if len(groups) == 1:
             (ratio,) = groups
-            matches = greedy_match(self.image, self.pairs_at(iou, ratio), self.ignored, iou)
+            pairs = self.pairs_at(iou, ratio)
+            matches = greedy_match(self.image, pairs, self.ignored, iou, self._gt_rank(pairs, iou, self.ignored))
         else:
             n_det = len(self.image)
             matches = Matches(
                 np.empty((len(self.settings), n_det), np.int8), np.empty((len(self.settings), n_det), np.int32)
             )
             for ratio, rows in groups.items():
-                part = greedy_match(self.image, self.pairs_at(iou, ratio), self.ignored[rows], iou)
+                pairs = self.pairs_at(iou, ratio)
+                ignored = self.ignored[rows]
+                part = greedy_match(self.image, pairs, ignored, iou, self._gt_rank(pairs, iou, ignored))
                 matches.status[rows], matches.matched_gt[rows] = part.status, part.matched_gt
         self._matches[iou] = matches
         return matches
+
+    def _gt_rank(self, pairs: Pairs, iou: float, ignored: np.ndarray) -> np.ndarray | None:
+        """Where ties are not stable: each ground truth's place in the order the evaluator walks its image's
+        boxes, by an unstable sort of their ignore flags in each setting (None: file order). It matters
+        only in an image where a detection overlaps two boxes exactly alike, so only those are sorted."""
+        if self.tie_order == STABLE:
+            return None
+        strong = pairs.iou >= iou
+        det, gt, value = pairs.det[strong], pairs.gt[strong], pairs.iou[strong]
+        by = np.lexsort((value, det))
+        alike = (det[by][1:] == det[by][:-1]) & (value[by][1:] == value[by][:-1])
+        images = np.unique(self.gt.ann_image[gt[by][1:][alike]])
+        if not len(images):
+            return None
+        rank = np.tile(np.arange(len(self.gt.ann_ids)), (len(ignored), 1))
+        for image in images:
+            members = np.flatnonzero(self.gt.ann_image == image)
+            for row in range(len(ignored)):
+                walk = argsort(ignored[row, members].astype(np.float64), self.tie_order)
+                rank[row, members[walk]] = np.arange(len(members))
+        return rank
 
     def pairs_at(self, min_overlap: float, squarify: float | None = None) -> Pairs:
         """Overlapping pairs for a matching at ``min_overlap``; with ``squarify``, the IoU is taken with
@@ -288,8 +323,17 @@ class Evaluation:
         The diagnosis uses it for matchings of its own (the foreground, every person box).
         """
         proto = get_protocol(protocol)
+        if proto.tie_order != self.tie_order:
+            raise ValueError(
+                f"the {proto.name} protocol orders ties {proto.tie_order}, this evaluation {self.tie_order}: "
+                f"score it on Evaluation(..., tie_order={proto.tie_order!r})"
+            )
         kept = self._scored(images, proto) & (status != IGNORED)
-        sequence = self.score_order[kept[self.score_order]]
+        if proto.tie_order == STABLE:
+            sequence = self.score_order[kept[self.score_order]]
+        else:  # the kept detections in evaluation order, sorted by descending score as the evaluator sorts
+            chosen = np.flatnonzero(kept)
+            sequence = chosen[argsort(-self.scores[chosen], proto.tie_order)]
         positive = self._positive(status, matched_gt, sequence, proto)
         return CurveTerms(sequence, positive, self._counted(ignored, images, proto), int(images.sum()))
 
@@ -377,6 +421,21 @@ class Evaluation:
         thresholds = coco.thresholds_for(readings.values())
         precision, recall, _ = self.precision_recall(setting, split, protocol, thresholds)
         return coco.summarize(readings, thresholds, precision, recall)
+
+
+def ties_ordered(order: np.ndarray, image: np.ndarray, scores: np.ndarray, tie_order: str) -> np.ndarray:
+    """``order`` (detections by image, then by descending score, stably) with the detections of equal
+    score in an image ordered as an evaluator that sorts each image's detections, taken in file order,
+    with ``tie_order`` orders them."""
+    img, score = image[order], scores[order]
+    tied = np.unique(img[1:][(img[1:] == img[:-1]) & (score[1:] == score[:-1])])
+    if not len(tied):
+        return order
+    order = order.copy()
+    for start, stop in zip(np.searchsorted(img, tied), np.searchsorted(img, tied, side="right")):
+        in_file = np.sort(order[start:stop])
+        order[start:stop] = in_file[argsort(-scores[in_file], tie_order)]
+    return order
 
 
 def in_evaluation_order(image: np.ndarray, scores: np.ndarray) -> bool:
@@ -511,7 +570,8 @@ def evaluate(
     """Score one method in each protocol, setting, IoU threshold and split (`kaist_kit.findings` says
     what in the input a protocol mishandles). Results come in that order; each holds the requested
     ``metrics``."""
-    evaluation = Evaluation(gt, dets, settings, method)
+    settings = list(settings)
+    evaluations: dict[str, Evaluation] = {}  # one per order of ties the protocols ask for
     ious = list(dict.fromkeys(ious))
     metrics = list(dict.fromkeys(metrics))
     for name in metrics:
@@ -522,6 +582,9 @@ def evaluate(
     results = []
     for protocol in protocols:
         proto = with_fppi_range(get_protocol(protocol), fppi_range)
+        if proto.tie_order not in evaluations:
+            evaluations[proto.tie_order] = Evaluation(gt, dets, settings, method, tie_order=proto.tie_order)
+        evaluation = evaluations[proto.tie_order]
         for setting in evaluation.settings:
             extra = [evaluation.metric_values(metrics, setting, mask, proto) for mask in masks]
             for iou in ious:

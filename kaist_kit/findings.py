@@ -359,6 +359,14 @@ MISSING_CLASSES = Kind(
     "their AP is 0, which lowers the mean over the classes",
     "check that the detector writes every class",
 )
+TIED_SCORES = Kind(
+    "tied-scores",
+    NOTE,
+    "detections of equal score, scored by a protocol that orders them as numpy's unstable argsort does "
+    "(ms-detr: as MS-DETR's own number depends on numpy and the CPU under it)",
+    "",
+    "",
+)
 GROUND_TRUTH_NOTE = Kind(
     "ground-truth",
     NOTE,
@@ -404,6 +412,7 @@ KINDS: dict[str, Kind] = {
         ORIGIN,
         UNKNOWN_CATEGORIES,
         MISSING_CLASSES,
+        TIED_SCORES,
         GROUND_TRUTH_NOTE,
     )
 }

@@ -196,13 +196,20 @@ def _rounds(pair_det: np.ndarray, pair_gt: np.ndarray, can_be_taken: np.ndarray,
 
 
 def greedy_match(
-    det_image: np.ndarray, pairs: Pairs, ignored: np.ndarray, threshold: float = MATCH_THRESHOLD
+    det_image: np.ndarray,
+    pairs: Pairs,
+    ignored: np.ndarray,
+    threshold: float = MATCH_THRESHOLD,
+    gt_rank: np.ndarray | None = None,
 ) -> Matches:
     """Match detections (sorted by image, then by descending score) for each row of ``ignored``,
     taking an overlap of at least ``threshold``.
 
     ``pairs`` must hold every pair of these detections whose overlap reaches ``threshold``, as
     `overlaps_by_image` with that min_overlap gives them; pairs below it change nothing.
+    ``gt_rank`` (S, N), when given, is each ground truth's place in the order the evaluator walks its
+    image's boxes in each setting (an unstable sort of the ignore flags): a tie in IoU goes to the later
+    one there instead of the later one in file order.
     """
     n_settings = ignored.shape[0]
     n_det = len(det_image)
@@ -231,6 +238,9 @@ def greedy_match(
         value = np.where(regular, iou, -1.0)
         best = np.maximum.reduceat(value, seg, axis=1)
         is_best = regular & (value == best[:, seg_id])
+        if gt_rank is not None:
+            rank = np.where(is_best, gt_rank[:, g], -1)
+            is_best &= rank == np.maximum.reduceat(rank, seg, axis=1)[:, seg_id]
         cand = np.maximum.reduceat(np.where(is_best, pos, -1), seg, axis=1)
         region = ign & (iod >= threshold)
         first_region = np.minimum.reduceat(np.where(region, pos, len(det)), seg, axis=1)

@@ -95,6 +95,10 @@ class Protocol:
     id_zero_is_unmatched: bool
     max_detections_per_image: int | None
     description: str
+    # How equal keys are ordered (kaist_kit.sort_orders): "stable", file order, as MATLAB's sort and
+    # Python's sorted keep it; or as numpy's default argsort leaves them, for an evaluator that sorts
+    # scores and ignore flags with it (MS-DETR's), which orders detections, ground truths and the curve.
+    tie_order: str = "stable"
 
 
 LEADERBOARD = Protocol(

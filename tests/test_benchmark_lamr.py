@@ -9,7 +9,7 @@ import pytest
 from plain_lamr import plain_lamr
 
 from kaist_kit.annotations import box_detections_from_coco
-from kaist_kit.benchmark_eval import evaluate_benchmark, lamr_rows
+from kaist_kit.benchmark_eval import ScoringOptions, evaluate_benchmark, lamr_rows
 from kaist_kit.benchmarks import CVC14, LLVIP
 from kaist_kit.data.groundtruth import ground_truth_from_coco
 
@@ -93,15 +93,18 @@ def plain_inputs(gt, records, frame):
 
 @pytest.mark.parametrize("seed", range(5))
 def test_cvc14_ms_detr_against_the_plain_loops(seed):
+    """MS-DETR's rules with exact reference powers and stable sorts (tie_order 'stable'), which are the
+    devkit's but for numpy's mean; its numpy 1.26 arithmetic is tested against its own code in
+    tests/test_ms_detr_reference.py."""
     rng = np.random.default_rng(7000 + seed)
     differs = 0
+    clean = ScoringOptions(tie_order="stable")
     for case in range(60):
         gt, records = random_case(rng, CVC14)
         annotations = ground_truth_from_coco(gt, benchmark="cvc-14")
         detections = box_detections_from_coco(records, annotations)
-        (row,) = lamr_rows(
-            annotations, detections, np.ones(annotations.n_images, bool), CVC14, "all", protocol="ms-detr"
-        )
+        all_images = np.ones(annotations.n_images, bool)
+        (row,) = lamr_rows(annotations, detections, all_images, CVC14, "all", protocol="ms-detr", options=clean)
         (devkit,) = lamr_rows(
             annotations, detections, np.ones(annotations.n_images, bool), CVC14, "all", protocol="matlab"
         )
@@ -183,7 +186,7 @@ def test_protocols_are_specs_that_every_benchmark_names():
         assert [p.name for p in protocols_of(bench)] == list(bench.protocols)
     for spec in BENCHMARK_PROTOCOLS.values():
         assert benchmark_protocol(spec.name) is spec and spec.metrics and callable(spec.rows)
-        assert not spec.miss_rate or spec.kaist_protocol in PROTOCOLS
+        assert not spec.miss_rate or spec.kaist_protocol in PROTOCOLS or callable(spec.numpy_protocol)
     assert [name for name, p in BENCHMARK_PROTOCOLS.items() if p.numpy_mean] == ["ms-detr"]
     assert [name for name, p in BENCHMARK_PROTOCOLS.items() if p.needs_sorted] == ["leaderboard"]
     with pytest.raises(ValueError, match="unknown protocol 'voc'"):
@@ -196,3 +199,72 @@ def test_protocols_are_specs_that_every_benchmark_names():
         evaluate_benchmark(annotations, detections, protocols=["ms-detr"], llvip_bounds="kaist")
     rows = evaluate_benchmark(annotations, detections, method="m")
     assert [r.protocol for r in rows] == ["ms-detr", "matlab"]
+
+
+def test_ms_detr_settings_under_its_names(tmp_path):
+    """Under ms-detr the settings carry MS-DETR's names: its 'all' is height >= 1 (the kit's
+    all-pedestrians is height >= 20), the kit's 'reasonable' and 'far' are its 'Reasonable' and
+    'Scale=far', and a row says the key MS-DETR reports it under. The command takes them on CVC-14 and
+    refuses them on KAIST."""
+    import json
+
+    from conftest import frames
+    from test_inputs import run_cli
+
+    from kaist_kit.benchmark_readers import read_cvc14
+
+    lines = {  # centre x, y, w, h: 16 and 60 pixels high, then one not mandatory
+        "Day/2014_05_04_10_00_00_100000": ["100 100 8 16 1 0 0 0 0 1 0", "300 200 30 60 1 0 0 0 0 2 0"],
+        "Night/2014_05_04_23_00_00_100001": ["200 200 30 60 1 0 0 0 0 1 0", "400 200 30 60 0 0 0 0 0 2 0"],
+    }
+    for name, text in lines.items():
+        period, stem = name.split("/")
+        for modality in ("Visible", "FIR"):
+            folder = tmp_path / "tree" / period / modality / "NewTest" / "Annotations"
+            folder.mkdir(parents=True)
+            (folder / f"{stem}.txt").write_text("\n".join(text) + "\n")
+    annotations = read_cvc14(tmp_path / "tree", "test")
+    records = [
+        {"image_id": name, "category_id": 1, "bbox": [x - w / 2, y - h / 2, w, h], "score": 0.5}
+        for name, text in lines.items()
+        for x, y, w, h in [map(float, line.split()[:4]) for line in text]
+    ]
+    detections = box_detections_from_coco(records, annotations)
+    wanted = ("reasonable", "all", "far", "occ-none", "all-pedestrians")
+    rows = evaluate_benchmark(
+        annotations, detections, "cvc-14", ["ms-detr"], splits=("all", "day"), options=ScoringOptions(settings=wanted)
+    )
+    found = {(r.setting, r.split): (r.n_gt, r.extra.get("reported_as")) for r in rows}
+    assert found == {
+        ("Reasonable", "all"): (2, "Reasonable-all"),
+        ("all", "all"): (3, "all"),
+        ("Scale=far", "all"): (1, "Scale=far"),
+        ("occ-none", "all"): (3, None),
+        ("all-pedestrians", "all"): (2, None),
+        ("Reasonable", "day"): (1, "Reasonable-day"),
+        ("all", "day"): (2, "all-day"),
+        ("Scale=far", "day"): (1, None),
+        ("occ-none", "day"): (1 + 1, None),
+        ("all-pedestrians", "day"): (1, None),
+    }
+    dets = tmp_path / "dets.json"
+    dets.write_text(json.dumps(records))
+    proc = run_cli(
+        "eval", dets, "--gt", tmp_path / "tree", "--benchmark", "cvc-14", "--setting", "all", "--format", "json"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert {(r["protocol"], r["setting"], r.get("reported_as")) for r in json.loads(proc.stdout)["results"]} == {
+        ("ms-detr", "all", "all"),
+        ("ms-detr", "all", "all-day"),
+        ("ms-detr", "all", "all-night"),
+        ("matlab", "all", None),
+    }
+    # Every score is 0.5: the note says how ms-detr orders them (the matlab protocol keeps file order).
+    assert "note: [tied-scores] " in proc.stderr and "4 detections share their score with another" in proc.stderr
+    proc = run_cli("eval", dets, "--gt", tmp_path / "tree", "--benchmark", "cvc-14", "--protocol", "matlab")
+    assert proc.returncode == 0 and "tied-scores" not in proc.stderr
+    kaist = tmp_path / "kaist.json"
+    kaist.write_text(json.dumps({"images": frames(2), "annotations": []}))
+    proc = run_cli("eval", dets, "--gt", kaist, "--setting", "Scale=far")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stdout == ""
+    assert "'Scale=far' is a setting of CVC-14 as MS-DETR names it (--benchmark cvc-14)" in proc.stderr

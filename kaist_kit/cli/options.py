@@ -194,7 +194,9 @@ SettingsOption = Annotated[
         "--setting",
         metavar="SETTING",
         help=f"Setting: {_SETTINGS}; or a custom one, e.g. height=50:inf,occlusion=none+partial (keys height, "
-        "occlusion, border, squarify; see docs/evaluation.md). Repeatable. Default: reasonable.",
+        "occlusion, border, squarify; see docs/evaluation.md); on CVC-14 also MS-DETR's Reasonable, "
+        "Reasonable-near, Reasonable-medium, Scale=near, Scale=medium, Scale=far, all (height >= 1). "
+        "Repeatable. Default: reasonable.",
     ),
 ]
 SplitsOption = Annotated[
@@ -322,16 +324,33 @@ DEFAULT_PROTOCOLS = [ProtocolName.leaderboard]
 DEFAULT_SIZE = "x".join(map(str, KAIST_FRAME_SIZE))
 
 
-def setting_names(values: list[str] | None, hint: str = "--setting") -> list[str]:
+def setting_names(values: list[str] | None, hint: str = "--setting", benchmarks: bool = False) -> list[str]:
     """The settings asked for (default: reasonable): named ones and presets by their names, custom ones
-    by the name that spells out their parameters."""
+    by the name that spells out their parameters; with ``benchmarks``, also those a benchmark's protocol
+    names itself (MS-DETR's 'all' on CVC-14), which `kaist_settings` refuses on KAIST."""
     names = []
     for value in values or ["reasonable"]:
         try:
             names.append(get_setting(value).name)
         except ValueError as exc:
-            raise typer.BadParameter(str(exc), param_hint=hint) from None
+            from ..benchmark_eval import protocol_setting_names
+
+            if not benchmarks or value not in protocol_setting_names():
+                raise typer.BadParameter(str(exc), param_hint=hint) from None
+            names.append(value)
     return list(dict.fromkeys(names))
+
+
+def kaist_settings(names: list[str] | None) -> None:
+    """Refuse on KAIST a setting only a benchmark's protocol names (MS-DETR's 'all' on CVC-14)."""
+    for name in names or ():
+        try:
+            get_setting(name)
+        except ValueError as exc:
+            raise typer.BadParameter(
+                f"{name!r} is a setting of CVC-14 as MS-DETR names it (--benchmark cvc-14), not KAIST's: {exc}",
+                param_hint="--setting",
+            ) from None
 
 
 def split_names(values: list[str] | None) -> list[str]:

@@ -40,6 +40,7 @@ from .options import (
     iou_thresholds,
     kaist_choices,
     kaist_only,
+    kaist_settings,
     method_names,
     one_iou_threshold,
     open_truth,
@@ -100,7 +101,7 @@ def eval_command(
     from ..metrics.spec import iou_conflict
 
     names = method_names(name, results)
-    settings = setting_names(setting) if setting else None
+    settings = setting_names(setting, benchmarks=True) if setting else None
     ious, fppi = iou_thresholds(iou), fppi_range(fppi_range_text)
     protocols = [p.value for p in protocol or []]
     metrics = list(dict.fromkeys(m.value for m in metric or []))
@@ -139,6 +140,7 @@ def eval_command(
     from ..report import EvalReport
 
     kaist_choices(protocols, metrics)
+    kaist_settings(settings)
     metrics = metrics or [LAMR.name]
     conflict = iou_conflict(metrics, ious)
     if conflict:
@@ -419,7 +421,7 @@ def compare_command(
     names = method_names(name, results) or unique_method_names(results)
     if len(set(names)) < len(names):
         raise typer.BadParameter("two results have the same name; name them with --name", param_hint="--name")
-    settings = setting_names(setting) if setting else None
+    settings = setting_names(setting, benchmarks=True) if setting else None
     options = read_options(devkit_shift, id_offset, corners, as_is, category_offset)
     iou_value, fppi_refs = one_iou_threshold(iou), fppi_range(fppi_range_text)
     if plot is not None:
@@ -447,6 +449,7 @@ def compare_command(
         render(found, format)
         return
     kaist_choices([protocol.value] if protocol else [], [])
+    kaist_settings(settings)
     proto = with_fppi_range(get_protocol(protocol.value if protocol else "leaderboard"), fppi_refs)
     ground_truth = truth.kaist
 
