@@ -28,16 +28,16 @@ import numpy as np  # noqa: E402
 from bench_cases import FLIR_TEST, M3FD_TEST, detections_for, load, pycocotools_eval  # noqa: E402
 from record import describe, publish, real_files_arguments, timed  # noqa: E402
 
-from kaist_kit.annotations import box_detections_from_coco  # noqa: E402
 from kaist_kit.benchmarks import UNNAMED  # noqa: E402
 from kaist_kit.cocoeval import coco_evaluate  # noqa: E402
 from kaist_kit.data.groundtruth import ground_truth_from_coco  # noqa: E402
+from kaist_kit.data.results import detections_from_coco  # noqa: E402
 from kaist_kit.yolov5 import yolov5_evaluate  # noqa: E402
 
 
 def kit(gt, records):
     annotations = ground_truth_from_coco(gt, benchmark=UNNAMED)
-    return coco_evaluate(annotations, box_detections_from_coco(records, annotations))
+    return coco_evaluate(annotations, detections_from_coco(records, annotations))
 
 
 def integer_ids(gt, records):
@@ -94,7 +94,7 @@ def speed_rows(name, gt, records, repeat, have_faster, pycocotools_runs=None) ->
         tool = f"faster-coco-eval {faster_coco_eval.__version__}"
         rows.append((tool, *timed(lambda: faster(gt, records), repeat)[:2]))
     annotations = ground_truth_from_coco(gt, benchmark=UNNAMED)
-    detections = box_detections_from_coco(records, annotations)
+    detections = detections_from_coco(records, annotations)
     rows.append(("kaist-kit, YOLOv5 protocol", *timed(lambda: yolov5_evaluate(annotations, detections), repeat)[:2]))
     return [
         f"| {name} ({len(gt['images'])} images, {len(records)} detections) | {tool} | {best:.2f} s ({median:.2f}) |"

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 HEADING = "## Reading files through the opener"
 READ = """
 import resource, sys, time
-from kaist_kit.detections import load_detections
+from kaist_kit.data.results import load_detections
 from kaist_kit.files import read_archive
 from kaist_kit.groundtruth import load_ground_truth
 what, path, gt = sys.argv[1:4]

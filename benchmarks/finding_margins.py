@@ -23,8 +23,9 @@ from pathlib import Path
 import numpy as np
 
 from kaist_kit.converters import convert
+from kaist_kit.data.detections import Detections
 from kaist_kit.data.groundtruth import GroundTruth, ground_truth_from_coco
-from kaist_kit.detections import Detections, load_detections
+from kaist_kit.data.results import load_detections
 from kaist_kit.findings import inspect, readings
 from kaist_kit.groundtruth import load_ground_truth
 from kaist_kit.results import write_coco_results

@@ -27,10 +27,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 from reference_envs import ENVS  # noqa: E402
 from test_ms_detr_reference import AVX512, ms_detr_inputs, run_ms_detr  # noqa: E402
 
-from kaist_kit.annotations import box_detections_from_coco  # noqa: E402
 from kaist_kit.benchmark_eval import ScoringOptions, evaluate_benchmark  # noqa: E402
 from kaist_kit.benchmark_readers import read_cvc14  # noqa: E402
 from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark  # noqa: E402
+from kaist_kit.data.results import detections_from_coco  # noqa: E402
 from kaist_kit.sort_orders import NUMPY1_AVX512, NUMPY1_INTROSORT, THIS_NUMPY, argsort, numpy1_order  # noqa: E402
 
 CELLS = ("Reasonable-all", "Reasonable-day", "Reasonable-night", "all", "all-day", "all-night")
@@ -61,7 +61,7 @@ def detections(annotations, rng, decimals: int) -> list[dict]:
 def kit_cells(annotations, records, protocol: str, tie_order: str = "") -> dict[str, float]:
     rows = evaluate_benchmark(
         annotations,
-        box_detections_from_coco(records, annotations),
+        detections_from_coco(records, annotations),
         "cvc-14",
         [protocol],
         splits=("all", "day", "night"),

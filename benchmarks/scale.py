@@ -61,7 +61,7 @@ HEADING = "## Millions of detections, and whole commands"
 # truth excluded).
 READ_ONLY = """
 import sys, time
-from kaist_kit.detections import load_detections
+from kaist_kit.data.results import load_detections
 from kaist_kit.groundtruth import load_ground_truth
 gt = load_ground_truth(sys.argv[1])
 start = time.perf_counter()

@@ -25,10 +25,9 @@ from functools import partial
 from pathlib import Path
 from types import MappingProxyType
 
-from kaist_kit.annotations import annotations_to_coco
 from kaist_kit.benchmark_readers import cvc14_lines, frames_of_list
 from kaist_kit.benchmarks import BENCHMARKS, CVC14, FLIR_ALIGNED, LLVIP, M3FD, Benchmark
-from kaist_kit.data.groundtruth import GroundTruth, ground_truth_from_coco
+from kaist_kit.data.groundtruth import GroundTruth, ground_truth_from_coco, ground_truth_to_coco
 from kaist_kit.errors import InputError, quantity
 from kaist_kit.files import decode_text, is_number, parse_json, text_lines
 from kaist_kit.voc import parse_voc
@@ -295,10 +294,10 @@ def read_coco_file(
 
 
 def annotations_to_kit(annotations: GroundTruth, bench: Benchmark, split: str | None) -> dict:
-    """The kit's COCO of another benchmark's ground truth: `annotations_to_coco` (ids, classes and boxes as
+    """The kit's COCO of another benchmark's ground truth: `ground_truth_to_coco` (ids, classes and boxes as
     read) with each image's pictures where the benchmark keeps them (``file_name``, ``lwir_file_name``,
     relative to the dataset's root) and its frame (``im_name``)."""
-    coco = annotations_to_coco(annotations)
+    coco = ground_truth_to_coco(annotations)
     visible, thermal = (m.name for m in bench.modalities)
     for image, name in zip(coco["images"], annotations.image_names):
         if bench.frame(name) is None:

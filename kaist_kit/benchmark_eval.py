@@ -38,9 +38,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .annotations import BoxDetections, as_detections
 from .benchmarks import KAIST, Benchmark, get_benchmark
 from .cocoeval import COCO_METRICS, coco_evaluate
+from .data.detections import Detections
 from .data.groundtruth import GroundTruth
 from .metrics.spec import LAMR, YOLOV5, names_of
 from .ms_detr import RESULT_KEYS as MS_DETR_RESULT_KEYS
@@ -163,7 +163,7 @@ class BenchmarkProtocol:
 
 def coco_rows(
     annotations: GroundTruth,
-    detections: BoxDetections,
+    detections: Detections,
     images: np.ndarray,
     metrics: Sequence[str],
     bench: Benchmark,
@@ -194,7 +194,7 @@ def coco_rows(
 
 def yolov5_rows(
     annotations: GroundTruth,
-    detections: BoxDetections,
+    detections: Detections,
     images: np.ndarray,
     metrics: Sequence[str],
     bench: Benchmark,
@@ -234,7 +234,7 @@ def yolov5_rows(
 
 def lamr_rows(
     annotations: GroundTruth,
-    detections: BoxDetections,
+    detections: Detections,
     images: np.ndarray,
     bench: Benchmark,
     split: str,
@@ -325,7 +325,7 @@ def _lamr_rows(annotations, detections, images, metrics, bench, split, method=""
 
 def miss_rate_inputs(
     annotations: GroundTruth,
-    detections: BoxDetections,
+    detections: Detections,
     bench: Benchmark,
     llvip_bounds: str = "frame",
     klass: str = "person",
@@ -345,7 +345,7 @@ def miss_rate_inputs(
             )
         frame = KAIST.image_size  # the scripts' fixed bounds [5, 5, 635, 507]
     gt = annotations.class_view(klass, frame, bench.ignore_labels)
-    return gt, as_detections(detections, annotations, [klass])
+    return gt, detections.of_classes([annotations.classes[annotations.class_index(klass)].id])
 
 
 COCO_AP = BenchmarkProtocol("coco", "COCO's AP and AR as pycocotools computes them", COCO_METRICS, coco_rows)
@@ -402,7 +402,7 @@ def protocols_of(bench: Benchmark) -> tuple[BenchmarkProtocol, ...]:
 
 def evaluate_benchmark(
     annotations: GroundTruth,
-    detections: BoxDetections,
+    detections: Detections,
     benchmark: Benchmark | str | None = None,
     protocols: Iterable[str | BenchmarkProtocol] | None = None,
     metrics: Iterable[str] | None = None,
@@ -461,7 +461,7 @@ class OriginCheck:
         )
 
 
-def origin_check(annotations: GroundTruth, detections: BoxDetections) -> OriginCheck:
+def origin_check(annotations: GroundTruth, detections: Detections) -> OriginCheck:
     """Measure the detections against CVC-14 boxes as read and read with the other origin."""
     from .benchmark_readers import switch_origin
     from .findings import CLOSE, pedestrians_hit
@@ -470,7 +470,7 @@ def origin_check(annotations: GroundTruth, detections: BoxDetections) -> OriginC
     counts = []
     for which in (annotations, other):
         gt = which.class_view("person", None, ())
-        dets = as_detections(detections, which, ["person"])
+        dets = detections.of_classes([which.classes[which.class_index("person")].id])
         k = min(len(dets), max(100, int((~gt.ignore).sum())))
         strongest = np.argsort(-dets.scores, kind="stable")[:k]
         counts.append(pedestrians_hit(dets.image[strongest], dets.boxes[strongest], gt, CLOSE))

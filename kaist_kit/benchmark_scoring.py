@@ -40,8 +40,9 @@ from .benchmark_eval import (
     origin_check,
 )
 from .benchmarks import KAIST, LLVIP, Benchmark, get_benchmark, recognise
+from .data.detections import GT_IDS, Detections, ReadOptions, method_name
 from .data.groundtruth import GroundTruth, ground_truth_from_bytes, ground_truth_from_coco
-from .detections import GT_IDS, BoxDetections, Detections, ReadOptions, load_box_detections, method_name
+from .data.results import load_detections
 from .download import Progress
 from .errors import InputError, quantity
 from .evaluate import unique_method_names
@@ -353,7 +354,7 @@ class _Blind:
     integer_ids: bool
 
 
-def _blind(dets: BoxDetections, annotations: GroundTruth) -> _Blind:
+def _blind(dets: Detections, annotations: GroundTruth) -> _Blind:
     sizes = annotations.image_sizes.copy()
     sizes[np.isnan(sizes)] = np.inf  # no border rule: the checks only overlap boxes
     gt = replace(annotations, image_sizes=sizes)
@@ -372,7 +373,7 @@ STRING_VALUES_COST = (
 
 
 def inspect_boxes(
-    dets: BoxDetections, truth: BenchmarkTruth, protocols: Sequence[BenchmarkProtocol] = ()
+    dets: Detections, truth: BenchmarkTruth, protocols: Sequence[BenchmarkProtocol] = ()
 ) -> list[Finding]:
     """Everything that is wrong with a result of any class before it is scored by these protocols,
     errors first (see the module's docstring)."""
@@ -433,7 +434,7 @@ def inspect_boxes(
 
 
 def _reading_findings(
-    dets: BoxDetections, blind: _Blind, truth: BenchmarkTruth, protocols: Sequence[BenchmarkProtocol]
+    dets: Detections, blind: _Blind, truth: BenchmarkTruth, protocols: Sequence[BenchmarkProtocol]
 ) -> list[Finding]:
     annotations = truth.annotations
     if annotations.box_origin:
@@ -471,7 +472,7 @@ def _reading_findings(
     return []
 
 
-def _category_shift(dets: BoxDetections, blind: _Blind) -> int:
+def _category_shift(dets: Detections, blind: _Blind) -> int:
     """The shift of the category ids (-1 or 1) that makes the strongest detections overlap boxes of
     their own class closely far more often than as read; 0 when none does."""
     strongest = _strongest(blind.dets, blind.gt)
@@ -488,7 +489,7 @@ def _category_shift(dets: BoxDetections, blind: _Blind) -> int:
 
 
 def _better_reading(
-    dets: BoxDetections, truth: BenchmarkTruth, protocols: Sequence[BenchmarkProtocol], reading, measured
+    dets: Detections, truth: BenchmarkTruth, protocols: Sequence[BenchmarkProtocol], reading, measured
 ) -> Finding:
     """The corners or id-offset finding, with what it costs the first protocol's headline number."""
     if reading == "corners":
@@ -520,7 +521,7 @@ def _better_reading(
     return Finding(kind, found, cost, f"rerun {option}")
 
 
-def _shifted(dets: BoxDetections, annotations: GroundTruth, shift: int) -> BoxDetections:
+def _shifted(dets: Detections, annotations: GroundTruth, shift: int) -> Detections:
     if dets.format.image_ids == GT_IDS:
         written = np.array(annotations.image_ids, np.int64)[dets.image] + shift
         lookup = annotations.index_of_id
@@ -562,11 +563,11 @@ def read_box_inspected(
     truth: BenchmarkTruth,
     protocols: Sequence[BenchmarkProtocol] = (),
     options: ReadOptions | None = None,
-) -> tuple[BoxDetections, list[Finding]]:
+) -> tuple[Detections, list[Finding]]:
     """Read a result of any class as ``options`` say and inspect it; an error finding stops the read
     unless ``options.as_is`` (see `kaist_kit.findings.refuse_errors`)."""
     options = options or ReadOptions()
-    dets = load_box_detections(path, truth.annotations, options)
+    dets = load_detections(path, truth.annotations, options)
     return dets, refuse_errors(inspect_boxes(dets, truth, protocols), options.as_is)
 
 
@@ -742,7 +743,7 @@ def diagnose_benchmark_file(
     splits = ["all"] + sorted({s for s in truth.annotations.image_scenes if s})
     request = replace(request, splits=tuple(dict.fromkeys([*request.splits, *splits])))
     report = evaluate_benchmark_files([path], truth, request, [name or method_name(path)], options)
-    dets = load_box_detections(path, truth.annotations, options or ReadOptions())
+    dets = load_detections(path, truth.annotations, options or ReadOptions())
     report.errors = error_counts(dets, truth.annotations)
     report.light = True
     return report
@@ -751,7 +752,7 @@ def diagnose_benchmark_file(
 ERROR_TYPES = ("correct", "other class", "localisation", "duplicate", "background")
 
 
-def error_counts(dets: BoxDetections, annotations: GroundTruth) -> dict[str, dict[str, int]]:
+def error_counts(dets: Detections, annotations: GroundTruth) -> dict[str, dict[str, int]]:
     """Per class, what its highest-scored detections (as many as it has boxes) are at IoU 0.5: see
     `diagnose_benchmark_file`. Crowd and ignored boxes take no part."""
     counted = {}
@@ -853,7 +854,7 @@ def check_benchmark_file(
     """A result of any class checked as it is (no error finding stops it) and, when nothing says it
     is misread, scored on every image by the benchmark's protocols."""
     options = options or ReadOptions()
-    dets = load_box_detections(path, truth.annotations, replace(options, as_is=False))
+    dets = load_detections(path, truth.annotations, replace(options, as_is=False))
     findings = ordered(ground_truth_findings(truth) + inspect_boxes(dets, truth, request.protocols))
     categories = len(np.unique(dets.category))
     summary = (

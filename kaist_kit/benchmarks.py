@@ -515,7 +515,7 @@ CVC14 = Benchmark(
     title="CVC-14",
     frame_pattern=re.compile(
         r"(?i:(?P<period>day|night))[/_](?:(?:Visible|FIR)/(?:Train|NewTest)/"
-        r"(?:GroundTruth|FramesPos)/)?(?P<stem>\d{4}(?:_\d\d){5}_\d+)"
+        r"(?:Annotations|FramesPos)/)?(?P<stem>\d{4}(?:_\d\d){5}_\d+)"
     ),
     frame_format="{period}/{stem}",
     modalities=(

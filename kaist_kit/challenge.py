@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 
+from .data.detections import Detections
 from .data.groundtruth import GroundTruth
-from .detections import Detections
 from .evaluate import Evaluation
 from .metrics.spec import AP50, AP75, AR, LAMR
 from .results import CHALLENGE2024_CATEGORY

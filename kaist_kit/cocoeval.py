@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import coco
-from .annotations import BoxDetections
+from .data.detections import Detections
 from .data.groundtruth import GroundTruth
 from .matching import _rounds, pair_overlaps
 from .metrics.spec import COCO, Metric, Precision, get_metric, names_of
@@ -107,7 +107,7 @@ class CocoEvaluation:
 
 def coco_evaluate(
     annotations: GroundTruth,
-    detections: BoxDetections,
+    detections: Detections,
     images: np.ndarray | Sequence | str | None = None,
     *,
     thresholds: Sequence[float] = coco.IOU_THRESHOLDS,

@@ -22,8 +22,8 @@ from .bootstrap import (
     holm,
     paired_test,
 )
+from .data.detections import Detections, ReadOptions
 from .data.groundtruth import GroundTruth
-from .detections import Detections, ReadOptions
 from .evaluate import Evaluation, Result, unique_method_names
 from .findings import Finding, inspect_scores, read_inspected
 from .matching import MATCH_THRESHOLD

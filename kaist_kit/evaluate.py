@@ -15,8 +15,9 @@ from pathlib import Path
 import numpy as np
 
 from . import coco
+from .data.detections import Detections, ReadOptions, method_name
 from .data.groundtruth import GroundTruth
-from .detections import Detections, ReadOptions, load_detections, method_name
+from .data.results import load_detections
 from .matching import (
     IGNORED,
     MATCH_THRESHOLD,

@@ -21,8 +21,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .data.detections import FAR_LIMIT, GT_IDS, Detections, ReadOptions
 from .data.groundtruth import GroundTruth
-from .detections import FAR_LIMIT, GT_IDS, Detections, ReadOptions, load_detections
+from .data.results import load_detections
 from .errors import InputError, quantity
 from .evaluate import Result, SplitSpec, _split, evaluate, unique_method_names
 from .matching import MATCH_THRESHOLD, ignore_masks, overlaps_by_image

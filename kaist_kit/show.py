@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .data.detections import Detections
 from .data.groundtruth import GroundTruth
-from .detections import Detections
 from .errors import InputError
 from .files import check_outputs, note_input, read_bytes
 
@@ -229,7 +229,8 @@ def show_frames(
     """Draw each frame (a setXX/VYYY/IZZZZZ name or an image id) with the detections of each result
     file; one frame is drawn to ``out``, several to ``out`` with each frame's name added. Returns each
     frame's name and its figure."""
-    from .detections import load_detections, method_name
+    from .data.detections import method_name
+    from .data.results import load_detections
 
     for frame in frames:
         if not frame.isdigit() and frame.replace("_", "/") not in gt.index_of_name and Path(frame).exists():
@@ -299,8 +300,8 @@ def show_benchmark_frames(
     """`show_frames` for another benchmark's ground truth (`kaist_kit.annotations.Annotations`): each frame
     (its name, or an image id as the file writes it) with its boxes in their classes' colours and the
     detections of each COCO result file (with their class names), on both pictures side by side."""
-    from .annotations import load_box_detections
-    from .detections import method_name
+    from .data.detections import method_name
+    from .data.results import load_detections
 
     bench = annotations.benchmark
     out = Path(out)
@@ -317,7 +318,7 @@ def show_benchmark_frames(
             )
             raise InputError(f"{frame!r} is {kind}")
         chosen.append(k)
-    results = [(method_name(path), load_box_detections(path, annotations)) for path in results]
+    results = [(method_name(path), load_detections(path, annotations)) for path in results]
     colours = class_colours([c.name for c in annotations.classes])
     name_of_id = {c.id: c.name for c in annotations.classes}
     modalities = [m.name for m in bench.modalities]

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .data.detections import COCO, Detections
 from .data.groundtruth import GroundTruth
-from .detections import COCO, Detections
 
 
 @dataclass(frozen=True)

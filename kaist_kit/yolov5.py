@@ -34,8 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .annotations import BoxDetections
 from .coco import threshold_index
+from .data.detections import Detections
 from .data.groundtruth import GroundTruth
 from .metrics.spec import YOLOV5, Metric, Precision, get_metric, names_of
 
@@ -79,7 +79,7 @@ class Yolov5Evaluation:
 
 
 def yolov5_evaluate(
-    annotations: GroundTruth, detections: BoxDetections, images=None, protocol: Yolov5Protocol = Yolov5Protocol()
+    annotations: GroundTruth, detections: Detections, images=None, protocol: Yolov5Protocol = Yolov5Protocol()
 ) -> Yolov5Evaluation:
     """YOLOv5's AP of ``detections`` on the images of ``images`` (see the module's docstring)."""
     evaluated = annotations.split_mask("all" if images is None else images)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kaist_kit.detections import COCO, TXT, method_name
+from kaist_kit.data.detections import COCO, TXT, method_name
 from kaist_kit.errors import quantity
 from kaist_kit.evaluate import Result
 from kaist_kit.settings import LEADERBOARD_SETTINGS

@@ -20,8 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from kaist_kit import __version__
+from kaist_kit.data.detections import ReadOptions, method_name
 from kaist_kit.data.groundtruth import GroundTruth
-from kaist_kit.detections import SUBMISSION_MANIFEST, ReadOptions, method_name
+from kaist_kit.data.results import SUBMISSION_MANIFEST
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import Result
 from kaist_kit.files import atomic_file, check_writable, is_archive, open_input, read_archive, read_bytes

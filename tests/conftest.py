@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from kaist_kit.data.groundtruth import ground_truth_from_coco
-from kaist_kit.detections import detections_from_coco
+from kaist_kit.data.results import detections_from_coco
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("KAIST_KIT_SHARED", ROOT.parent / "shared"))

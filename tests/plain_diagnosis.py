@@ -9,8 +9,8 @@
 import numpy as np
 from plain_lamr import is_ignored, match_image, overlap, parameters, squarify
 
+from kaist_kit.data.detections import Detections
 from kaist_kit.data.groundtruth import GroundTruth
-from kaist_kit.detections import Detections
 
 
 def centre(box):

@@ -13,13 +13,13 @@ import pytest
 from bench_cases import FLIR_TEST, M3FD_TEST
 from PIL import Image
 
-from kaist_kit.annotations import box_detections_from_coco
 from kaist_kit.benchmark_readers import read_benchmark, switch_origin
 from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.cli import main
 from kaist_kit.cocoeval import coco_evaluate
 from kaist_kit.converters import convert
 from kaist_kit.data.groundtruth import read_ground_truth
+from kaist_kit.data.results import detections_from_coco
 from kaist_kit.errors import InputError
 
 NATIVE = {"flir-aligned": "voc", "llvip": "voc", "cvc-14": "cvc-14", "m3fd": "voc"}
@@ -250,7 +250,7 @@ def test_the_coco_conversions_in_circulation_score_as_the_originals(name, path, 
         }
         for i, c, box in zip(original.ann_image, original.ann_class, original.boxes)
     ]
-    scores = [coco_evaluate(gt, box_detections_from_coco(records, gt)).stats() for gt in (original, converted)]
+    scores = [coco_evaluate(gt, detections_from_coco(records, gt)).stats() for gt in (original, converted)]
     assert scores[0] == scores[1]
 
 

@@ -10,13 +10,13 @@ import pytest
 from test_benchmark_scoring import FLIR_TEST, M3FD_TEST, generated_detections, real, write_json
 from test_inputs import run_cli
 
-from kaist_kit.annotations import annotations_to_coco
 from kaist_kit.benchmark_eval import benchmark_protocol
 from kaist_kit.benchmark_readers import read_benchmark
 from kaist_kit.benchmark_scoring import inspect_boxes, open_truth
 from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
-from kaist_kit.data.groundtruth import read_ground_truth
-from kaist_kit.detections import ReadOptions, load_box_detections
+from kaist_kit.data.detections import ReadOptions
+from kaist_kit.data.groundtruth import ground_truth_to_coco, read_ground_truth
+from kaist_kit.data.results import load_detections
 
 BENCHMARKS = ["flir-aligned", "m3fd", "llvip", "cvc-14"]
 CONFIDENT = {"corners", "id-offset", "wrong-gt", "category-offset", "origin"}
@@ -53,7 +53,7 @@ def the_set(sets, name):
 
 def found(gt, name, records, path, options=None, protocols=None, origin=None):
     truth = open_truth(gt, name, origin=origin)
-    dets = load_box_detections(write_json(path, records), truth.annotations, options or ReadOptions())
+    dets = load_detections(write_json(path, records), truth.annotations, options or ReadOptions())
     specs = [benchmark_protocol(p) for p in protocols or truth.benchmark.protocols]
     return {f.code: f for f in inspect_boxes(dets, truth, specs)}
 
@@ -61,7 +61,7 @@ def found(gt, name, records, path, options=None, protocols=None, origin=None):
 def integer_ids(annotations, folder):
     """The ground truth as a COCO file with integer image ids 1..N (as some conversions write them),
     and the map from the ids read."""
-    data = annotations_to_coco(annotations)
+    data = ground_truth_to_coco(annotations)
     ids = {image["id"]: k + 1 for k, image in enumerate(data["images"])}
     for image in data["images"]:
         image["id"] = ids[image["id"]]

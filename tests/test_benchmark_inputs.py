@@ -52,7 +52,7 @@ def doctored(records, k, **changes):
     [
         ({"category_id": None}, "detection without 'category_id'"),
         ({"bbox": [1, 2, 3]}, "bbox must be a list of 4 numbers"),
-        ({"image_id": "FLIR_99999.jpeg_RGB"}, "is not among the ground truth's images"),
+        ({"image_id": "FLIR_99999.jpeg_RGB"}, "is not in the ground truth"),
         ({"image_id": 5}, "the ground truth's ids are strings"),
     ],
 )

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from plain_lamr import plain_lamr
 
-from kaist_kit.annotations import box_detections_from_coco
 from kaist_kit.benchmark_eval import ScoringOptions, evaluate_benchmark, lamr_rows
 from kaist_kit.benchmarks import CVC14, LLVIP
 from kaist_kit.data.groundtruth import ground_truth_from_coco
+from kaist_kit.data.results import detections_from_coco
 
 
 def random_case(rng, bench):
@@ -102,7 +102,7 @@ def test_cvc14_ms_detr_against_the_plain_loops(seed):
     for case in range(60):
         gt, records = random_case(rng, CVC14)
         annotations = ground_truth_from_coco(gt, benchmark="cvc-14")
-        detections = box_detections_from_coco(records, annotations)
+        detections = detections_from_coco(records, annotations)
         all_images = np.ones(annotations.n_images, bool)
         (row,) = lamr_rows(annotations, detections, all_images, CVC14, "all", protocol="ms-detr", options=clean)
         (devkit,) = lamr_rows(
@@ -129,7 +129,7 @@ def test_llvip_leaderboard_against_the_plain_loops(seed, bounds):
     for case in range(60):
         gt, records = random_case(rng, LLVIP)
         annotations = ground_truth_from_coco(gt, benchmark="llvip")
-        detections = box_detections_from_coco(records, annotations)
+        detections = detections_from_coco(records, annotations)
         (row,) = lamr_rows(
             annotations,
             detections,
@@ -152,7 +152,7 @@ def test_rows_per_class_carry_their_category():
     rng = np.random.default_rng(3)
     gt, records = random_case(rng, LLVIP)
     annotations = ground_truth_from_coco(gt, benchmark="llvip")
-    rows = evaluate_benchmark(annotations, box_detections_from_coco(records, annotations), method="m")
+    rows = evaluate_benchmark(annotations, detections_from_coco(records, annotations), method="m")
     assert [(r.protocol, r.category) for r in rows] == [
         ("coco", "person"),
         ("yolov5", "person"),
@@ -194,7 +194,7 @@ def test_protocols_are_specs_that_every_benchmark_names():
     rng = np.random.default_rng(5)
     gt, records = random_case(rng, CVC14)
     annotations = ground_truth_from_coco(gt, benchmark="cvc-14")
-    detections = box_detections_from_coco(records, annotations)
+    detections = detections_from_coco(records, annotations)
     with pytest.raises(ValueError, match="llvip_bounds='kaist' applies"):
         evaluate_benchmark(annotations, detections, protocols=["ms-detr"], llvip_bounds="kaist")
     rows = evaluate_benchmark(annotations, detections, method="m")
@@ -229,7 +229,7 @@ def test_ms_detr_settings_under_its_names(tmp_path):
         for name, text in lines.items()
         for x, y, w, h in [map(float, line.split()[:4]) for line in text]
     ]
-    detections = box_detections_from_coco(records, annotations)
+    detections = detections_from_coco(records, annotations)
     wanted = ("reasonable", "all", "far", "occ-none", "all-pedestrians")
     rows = evaluate_benchmark(
         annotations, detections, "cvc-14", ["ms-detr"], splits=("all", "day"), options=ScoringOptions(settings=wanted)

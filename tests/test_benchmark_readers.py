@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from bench_cases import FLIR_TEST, M3FD_TEST
 
-from kaist_kit.annotations import annotations_to_coco, box_detections_from_coco
 from kaist_kit.benchmark_eval import origin_check
 from kaist_kit.benchmark_readers import LLVIP_2021_BOXES, llvip_release, read_benchmark, read_cvc14, switch_origin
 from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.benchmarks import UNNAMED
-from kaist_kit.data.groundtruth import ground_truth_from_coco, read_ground_truth
+from kaist_kit.data.groundtruth import ground_truth_from_coco, ground_truth_to_coco, read_ground_truth
+from kaist_kit.data.results import detections_from_coco
 from kaist_kit.errors import InputError
 
 
@@ -90,10 +90,10 @@ def test_cvc14_origin_check_says_when_the_other_reading_fits_far_better(tmp_path
         {"image_id": image_id, "category_id": 1, "bbox": [float(v) for v in corner.boxes[b]], "score": 1 - b / 100}
         for b, image_id in enumerate(corner.image_ids[i] for i in corner.ann_image)
     ]
-    check = origin_check(centre, box_detections_from_coco(records, centre))
+    check = origin_check(centre, detections_from_coco(records, centre))
     assert check.origin == "centre" and check.close == 0 and check.close_other == 60 and check.far_better
     assert "with x, y read as the corner" in check.line()
-    assert not origin_check(corner, box_detections_from_coco(records, corner)).far_better
+    assert not origin_check(corner, detections_from_coco(records, corner)).far_better
 
 
 def test_llvip_release_from_the_box_counts():
@@ -147,7 +147,7 @@ def test_the_public_m3fd_conversion_reads_with_its_scenes():
 def test_coco_round_trip(synth_sets):
     root, _ = synth_sets["m3fd"]
     annotations = read_benchmark("m3fd", root)
-    again = ground_truth_from_coco(json.loads(json.dumps(annotations_to_coco(annotations))), benchmark="m3fd")
+    again = ground_truth_from_coco(json.loads(json.dumps(ground_truth_to_coco(annotations))), benchmark="m3fd")
     for field in ("image_ids", "image_names", "labels"):
         assert list(getattr(again, field)) == list(getattr(annotations, field))
     for field in ("image_sizes", "ann_image", "ann_class", "ann_ids", "boxes", "areas", "iscrowd", "ignore"):
@@ -168,10 +168,9 @@ def test_errors_name_the_file(tmp_path):
     annotations = ground_truth_from_coco({**gt, "annotations": []}, benchmark=UNNAMED)
     with pytest.raises(
         InputError,
-        match="image_id '1' is not among the ground truth's images \\(written as a string; "
-        "the ground truth's ids are integers\\)",
+        match="image_id '1' is not an integer \\(written as a string; the ground truth's ids are integers\\)",
     ):
-        box_detections_from_coco([{"image_id": "1", "category_id": 1, "bbox": [0, 0, 1, 1], "score": 1}], annotations)
+        detections_from_coco([{"image_id": "1", "category_id": 1, "bbox": [0, 0, 1, 1], "score": 1}], annotations)
 
     root = tmp_path / "flir" / "align"
     (root / "Annotations").mkdir(parents=True)

@@ -20,7 +20,7 @@ from kaist_kit.benchmark_readers import read_benchmark
 from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.cli import app
 from kaist_kit.data.groundtruth import read_ground_truth
-from kaist_kit.detections import load_box_detections
+from kaist_kit.data.results import load_detections
 from kaist_kit.yolov5 import yolov5_evaluate
 
 FLIR_TEST = SHARED / "data" / "flir-aligned" / "rgb-test-flir.json"
@@ -175,7 +175,7 @@ def test_m3fd_protocols_equal_their_evaluators(m3fd):
     )
     assert result.exit_code == 0, result.output
     assert "recognised from the ground truth" in result.stderr.splitlines()[0]
-    box_dets = load_box_detections(dets, annotations)
+    box_dets = load_detections(dets, annotations)
     yolo = yolov5_evaluate(annotations, box_dets)
     rows = rows_of(result, "yolov5")
     assert list(rows) == [*yolo.class_names, "mean"]
@@ -198,7 +198,7 @@ def test_native_folders_score_as_the_benchmark_evaluators_do(synth_sets, name):
         f"benchmark: {name} (as named; its test annotations read from the dataset's folder)"
     )
     data = json.loads(result.stdout)
-    box_dets = load_box_detections(dets, annotations)
+    box_dets = load_detections(dets, annotations)
     splits = sorted({r["split"] for r in data["results"]}, key=["all", "day", "night"].index)
     expected = evaluate_benchmark(annotations, box_dets, name, method="fusion", splits=splits)
     got = {(r["protocol"], r["split"], r["category"], r.get("setting")): r for r in data["results"]}

@@ -17,16 +17,9 @@ from bench_cases import FLIR_TEST, M3FD_TEST, detections_for, load
 
 from kaist_kit.benchmarks import UNNAMED
 from kaist_kit.bulkread import coco_columns
+from kaist_kit.data.detections import COCO, TXT, Dropped, ReadOptions
 from kaist_kit.data.groundtruth import ground_truth_from_coco
-from kaist_kit.detections import (
-    COCO,
-    TXT,
-    Dropped,
-    ReadOptions,
-    load_box_detections,
-    read_coco_boxes,
-    read_txt_boxes,
-)
+from kaist_kit.data.results import load_detections, read_coco, read_txt
 from kaist_kit.errors import InputError
 
 
@@ -142,9 +135,7 @@ def test_fast_path_reads_as_json_loads(gt):
                 reference = np.array([r[key] for r in records], np.float64)
                 assert reference.tobytes() == columns[key].tobytes(), (key, text[:300])
         for lenient in (False, True):
-            assert outcome(read_coco_boxes, data, gt, lenient) == outcome(read_coco_boxes, text, gt, lenient), text[
-                :300
-            ]
+            assert outcome(read_coco, data, gt, lenient) == outcome(read_coco, text, gt, lenient), text[:300]
     assert taken > 150
 
 
@@ -152,7 +143,7 @@ def test_types_are_checked_never_coerced():
     record = {"image_id": 10, "category_id": 2, "bbox": [1, 2, 3, 4], "score": 0.5}
 
     def read(gt, **changes):
-        return read_coco_boxes(json.dumps([{**record, **changes}]).encode(), "r.json", gt)
+        return read_coco(json.dumps([{**record, **changes}]).encode(), "r.json", gt)
 
     assert read(INTS).category.tolist() == [2] and read(INTS).image.tolist() == [0]
     assert read(STRINGS, image_id="FLIR_09001.jpeg_RGB").image.tolist() == [1]
@@ -160,8 +151,7 @@ def test_types_are_checked_never_coerced():
         (
             INTS,
             {"image_id": "10"},
-            "image_id '10' is not among the ground truth's images (written as a string; "
-            "the ground truth's ids are integers)",
+            "image_id '10' is not an integer (written as a string; the ground truth's ids are integers)",
         ),
         (
             STRINGS,
@@ -174,7 +164,7 @@ def test_types_are_checked_never_coerced():
         (INTS, {"category_id": 2.5}, "category_id 2.5 is not a whole number"),
         (INTS, {"score": None}, "score holds null, not a number"),
         (INTS, {"bbox": [1, 2, 3]}, "bbox must be a list of 4 numbers"),
-        (INTS, {"image_id": 17}, "image_id 17 is not among the ground truth's images \\(ids 10..15\\)"),
+        (INTS, {"image_id": 17}, "image id 17 is not in the ground truth \\(ids 10..15\\)"),
     ]:
         with pytest.raises(
             InputError, match=message.replace("(", "\\(").replace(")", "\\)") if "\\(" not in message else message
@@ -183,20 +173,20 @@ def test_types_are_checked_never_coerced():
     without = dict(record)
     del without["category_id"]
     with pytest.raises(InputError, match="detection without 'category_id'"):
-        read_coco_boxes(json.dumps([without]).encode(), "r.json", INTS)
+        read_coco(json.dumps([without]).encode(), "r.json", INTS)
     # A number written as text is read as that number, and counted (the string-values finding).
     dets = read(INTS, category_id="2", score="0.5")
     assert dets.category.tolist() == [2] and dets.facts.string_values == 1
     # The id offset moves integer ids; string ids cannot be moved.
     assert read(INTS, image_id=11).image.tolist() == [1]
-    moved = read_coco_boxes(
+    moved = read_coco(
         json.dumps([{**record, "image_id": 11}]).encode(), "r.json", INTS, options=ReadOptions(id_offset=-1)
     )
     assert moved.image.tolist() == [0] and moved.facts.id_offset == -1
     with pytest.raises(InputError, match="--id-offset moves integer image ids"):
-        read_coco_boxes(b"[]", "r.json", STRINGS, options=ReadOptions(id_offset=1))
+        read_coco(b"[]", "r.json", STRINGS, options=ReadOptions(id_offset=1))
     # Categories counted from 0 read with the offset that moves them.
-    shifted = read_coco_boxes(
+    shifted = read_coco(
         json.dumps([{**record, "category_id": 0}]).encode(), "r.json", INTS, options=ReadOptions(category_offset=1)
     )
     assert shifted.category.tolist() == [1] and shifted.facts.category_offset == 1
@@ -206,7 +196,7 @@ def test_lenient_read_counts_what_it_leaves_out():
     records = [{"image_id": i, "category_id": 1, "bbox": [1, 2, 3, 4], "score": 0.5} for i in (10, 99, 99, 11)]
     records.append({"image_id": 12, "category_id": 1, "bbox": [1, 2, -3, 4], "score": 0.5})
     for data in (json.dumps(records).encode(), json.dumps(records)):
-        dets = read_coco_boxes(data, "r.json", INTS, Dropped())
+        dets = read_coco(data, "r.json", INTS, Dropped())
         assert dets.image.tolist() == [0, 1] and dets.dropped.unknown_ids == {99: 2}
         assert dets.dropped.negative_size == 1
 
@@ -214,13 +204,13 @@ def test_lenient_read_counts_what_it_leaves_out():
 def test_txt_on_a_ground_truth_of_one_class():
     single = truth(False, ((1, "person"),))
     text = b"1,10,20,30,40,0.9\n6,1,2,3,4,0.5\n"
-    dets = read_txt_boxes(text, "r.txt", single)
+    dets = read_txt(text, "r.txt", single)
     assert dets.image.tolist() == [0, 5] and dets.category.tolist() == [1, 1] and dets.format is TXT
-    assert outcome(read_txt_boxes, text, single, False) == outcome(read_txt_boxes, text.decode(), single, False)
+    assert outcome(read_txt, text, single, False) == outcome(read_txt, text.decode(), single, False)
     with pytest.raises(InputError, match="has 3 classes: write COCO result JSON"):
-        read_txt_boxes(text, "r.txt", INTS)
+        read_txt(text, "r.txt", INTS)
     with pytest.raises(InputError, match="image id 7 is not in the ground truth \\(ids 1..6, 1-based\\)"):
-        read_txt_boxes(b"7,1,2,3,4,0.5\n", "r.txt", single)
+        read_txt(b"7,1,2,3,4,0.5\n", "r.txt", single)
 
 
 def test_files_archives_and_folders(tmp_path):
@@ -229,13 +219,13 @@ def test_files_archives_and_folders(tmp_path):
     records = [{"image_id": "FLIR_09002.jpeg_RGB", "category_id": 3, "bbox": [1, 2, 3, 4], "score": 0.5}]
     path = tmp_path / "m_result.json"
     path.write_text(json.dumps(records))
-    dets = load_box_detections(path, STRINGS)
+    dets = load_detections(path, STRINGS)
     assert dets.image.tolist() == [2] and dets.format is COCO and dets.source == str(path)
     with zipfile.ZipFile(tmp_path / "m.zip", "w") as archive:
         archive.writestr("inner/m_result.json", json.dumps(records))
-    assert load_box_detections(tmp_path / "m.zip", STRINGS).image.tolist() == [2]
+    assert load_detections(tmp_path / "m.zip", STRINGS).image.tolist() == [2]
     with pytest.raises(InputError, match="a folder of per-image files is the KAIST devkit's format"):
-        load_box_detections(tmp_path, STRINGS)
+        load_detections(tmp_path, STRINGS)
 
 
 @pytest.mark.parametrize("path", [FLIR_TEST, M3FD_TEST], ids=["flir-aligned", "m3fd"])
@@ -247,11 +237,9 @@ def test_real_ground_truths_with_generated_detections(path):
     gt_data, records = detections_for(load(path), 3)
     annotations = ground_truth_from_coco(gt_data, benchmark=UNNAMED)
     text = json.dumps(records)
-    fast = read_coco_boxes(text.encode(), "r.json", annotations)
+    fast = read_coco(text.encode(), "r.json", annotations)
     assert coco_columns(text.encode(), classes=True, string_ids=True) is not None
-    assert outcome(read_coco_boxes, text.encode(), annotations, False) == outcome(
-        read_coco_boxes, text, annotations, False
-    )
+    assert outcome(read_coco, text.encode(), annotations, False) == outcome(read_coco, text, annotations, False)
     assert fast.boxes.tolist() == [r["bbox"] for r in records]
     assert [annotations.image_ids[k] for k in fast.image] == [r["image_id"] for r in records]
     assert fast.category.tolist() == [r["category_id"] for r in records]

@@ -15,7 +15,8 @@ import pytest
 from conftest import frames, make_gt, person
 
 from kaist_kit.bulkread import coco_columns, labelled_rows, txt_rows
-from kaist_kit.detections import Dropped, read_coco_results, read_txt_results
+from kaist_kit.data.detections import Dropped
+from kaist_kit.data.results import read_coco, read_txt
 from kaist_kit.errors import InputError
 
 GT = make_gt(frames(6, night_from=3), [person(k + 1, k % 6, (20 + 40 * k, 100, 40, 100)) for k in range(12)])
@@ -179,7 +180,7 @@ def test_json_fast_path_reads_as_json_loads():
                 except OverflowError:
                     pytest.fail(f"the fast path read an integer beyond any float: {text[:300]}")
                 assert reference.tobytes() == columns[key].tobytes(), (key, text[:300])
-        assert_same_both_ways(read_coco_results, data)
+        assert_same_both_ways(read_coco, data)
     assert taken > 200
 
 
@@ -303,7 +304,7 @@ def test_txt_fast_path_reads_as_the_careful_reader():
         if usual:
             assert found is not None, text
         taken += found is not None
-        assert_same_both_ways(read_txt_results, data)
+        assert_same_both_ways(read_txt, data)
     assert taken > 250
 
 
@@ -329,7 +330,7 @@ def test_txt_fast_path_passes_over_what_it_does_not_read_alike():
 
 def test_the_format_is_told_from_the_first_lines_however_far(tmp_path):
     """The format is read from the start of a file, in pieces: lines that a piece cuts are read whole."""
-    from kaist_kit.detections import load_detections
+    from kaist_kit.data.results import load_detections
 
     blank = "\n" * 70_000
     cases = {
@@ -369,7 +370,7 @@ def per_image_text(rnd: random.Random, broken: bool) -> tuple[str, bool]:
 
 
 def test_per_image_fast_path_reads_as_the_careful_reader(tmp_path, monkeypatch):
-    import kaist_kit.detections as detections
+    import kaist_kit.data.results as detections
 
     names = [
         "set06_V000_I00000.txt",

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 from bench_cases import FLIR_TEST, M3FD_TEST, detections_for, load, pycocotools_eval, random_ground_truth
 
-from kaist_kit.annotations import box_detections_from_coco
 from kaist_kit.benchmarks import UNNAMED
 from kaist_kit.cocoeval import COCO_METRICS, coco_evaluate
 from kaist_kit.data.groundtruth import ground_truth_from_coco
+from kaist_kit.data.results import detections_from_coco
 
 pytest.importorskip("pycocotools", reason="pycocotools is the reference these tests compare with (the dev extra)")
 
@@ -16,7 +16,7 @@ pytest.importorskip("pycocotools", reason="pycocotools is the reference these te
 def assert_same_as_pycocotools(gt, records, img_ids=None, benchmark=None):
     reference = pycocotools_eval(gt, records, img_ids)
     annotations = ground_truth_from_coco(gt, benchmark=benchmark or UNNAMED)
-    ours = coco_evaluate(annotations, box_detections_from_coco(records, annotations), img_ids)
+    ours = coco_evaluate(annotations, detections_from_coco(records, annotations), img_ids)
     # The accumulated arrays and the twelve summaries are the same floats, not merely close.
     assert np.array_equal(ours.precision, reference.eval["precision"])
     assert np.array_equal(ours.recall, reference.eval["recall"])

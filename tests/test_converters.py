@@ -9,7 +9,7 @@ import tarfile
 import pytest
 
 from kaist_kit.converters import SOURCE_FORMATS, convert
-from kaist_kit.detections import load_detections
+from kaist_kit.data.results import load_detections
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import evaluate
 from kaist_kit.groundtruth import load_ground_truth

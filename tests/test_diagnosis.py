@@ -28,7 +28,8 @@ from kaist_kit.bootstrap import (
     resample_counts,
 )
 from kaist_kit.comparison import compare, p_value_tables
-from kaist_kit.detections import Detections, load_detections
+from kaist_kit.data.detections import Detections
+from kaist_kit.data.results import load_detections
 from kaist_kit.diagnosis import (
     FP_TYPES,
     ORACLES,

@@ -10,8 +10,9 @@ import pytest
 from conftest import det, frames, make_dets, make_gt, person
 
 from kaist_kit.converters import convert
+from kaist_kit.data.detections import ReadOptions
 from kaist_kit.data.groundtruth import ground_truth_from_coco
-from kaist_kit.detections import ReadOptions, load_detections
+from kaist_kit.data.results import load_detections
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import evaluate
 from kaist_kit.files import json_line

@@ -16,7 +16,8 @@ from conftest import frames, make_gt, person
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from kaist_kit.detections import ReadOptions, load_detections
+from kaist_kit.data.detections import ReadOptions
+from kaist_kit.data.results import load_detections
 from kaist_kit.errors import InputError
 from kaist_kit.findings import evaluate_inspected, inspect
 from kaist_kit.submission import check, package

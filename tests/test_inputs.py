@@ -7,7 +7,8 @@ import sys
 import pytest
 from conftest import frames, make_gt, person
 
-from kaist_kit.detections import ReadOptions, load_detections
+from kaist_kit.data.detections import ReadOptions
+from kaist_kit.data.results import load_detections
 from kaist_kit.errors import InputError
 from kaist_kit.files import json_line
 from kaist_kit.findings import inspect

@@ -358,7 +358,7 @@ def test_scene_split_errors():
 
 
 def test_split_results_equal_image_lists(kaist, leaderboard_gt):
-    from kaist_kit.detections import load_detections
+    from kaist_kit.data.results import load_detections
 
     dets = load_detections(kaist / "results" / "MLPD_result.txt", leaderboard_gt)
     evaluation = Evaluation(leaderboard_gt, dets, ["reasonable"])

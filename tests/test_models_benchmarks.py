@@ -140,9 +140,9 @@ def test_the_benchmark_metric_is_coco_s_ap_on_the_ground_truth_s_ids(tmp_path):
     import torch
     from bench_cases import FLIR_TEST
 
-    from kaist_kit.annotations import box_detections_from_coco
     from kaist_kit.cocoeval import coco_evaluate
     from kaist_kit.data.groundtruth import read_ground_truth
+    from kaist_kit.data.results import detections_from_coco
     from kaist_kit.models import BenchmarkMetric
 
     if not FLIR_TEST.is_file():
@@ -170,7 +170,7 @@ def test_the_benchmark_metric_is_coco_s_ap_on_the_ground_truth_s_ids(tmp_path):
     records = json.loads((tmp_path / "r.json").read_text())
     assert {r["image_id"] for r in records} == set(gt.image_ids)  # the file's string ids
     assert {r["category_id"] for r in records} == {1, 2, 3}
-    expected = coco_evaluate(gt, box_detections_from_coco(records, gt))
+    expected = coco_evaluate(gt, detections_from_coco(records, gt))
     assert scores["flir-aligned/ap50"] == expected.summary("ap50")
     assert scores["flir-aligned/ap"] == expected.summary("ap")
     assert scores["flir-aligned/bicycle_ap75"] == expected.summary("ap75", 1)

@@ -17,7 +17,7 @@ from typer.testing import CliRunner  # noqa: E402
 import kaist_kit.models  # noqa: E402,F401
 from kaist_kit.cli import app  # noqa: E402
 from kaist_kit.config_files import load_config  # noqa: E402
-from kaist_kit.detections import load_detections  # noqa: E402
+from kaist_kit.data.results import load_detections  # noqa: E402
 from kaist_kit.groundtruth import load_ground_truth  # noqa: E402
 from kaist_kit.models.checkpoints import trusted_checkpoints  # noqa: E402
 from kaist_kit.models.train import train  # noqa: E402

@@ -26,10 +26,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kaist_kit.annotations import box_detections_from_coco
 from kaist_kit.benchmark_eval import ScoringOptions, evaluate_benchmark
 from kaist_kit.benchmark_readers import read_cvc14
 from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
+from kaist_kit.data.results import detections_from_coco
 from kaist_kit.ms_detr import RESULT_KEYS, SETTING_NAMES
 from kaist_kit.sort_orders import NUMPY1_AVX512, NUMPY1_INTROSORT, numpy1_order
 
@@ -145,7 +145,7 @@ def run_ms_detr(python: Path, runs: list[tuple[Path, Path]], env=None) -> list[d
 def kit_cells(annotations, records, tie_order: str = "") -> dict[str, float]:
     rows = evaluate_benchmark(
         annotations,
-        box_detections_from_coco([{k: v for k, v in r.items() if k != "corners"} for r in records], annotations),
+        detections_from_coco([{k: v for k, v in r.items() if k != "corners"} for r in records], annotations),
         "cvc-14",
         ["ms-detr"],
         splits=("all", "day", "night"),

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from conftest import shuffled_copy
 
-from kaist_kit.detections import ReadOptions, load_detections
+from kaist_kit.data.detections import ReadOptions
+from kaist_kit.data.results import load_detections
 from kaist_kit.errors import KitWarning
 from kaist_kit.evaluate import Evaluation, evaluate
 from kaist_kit.findings import inspect

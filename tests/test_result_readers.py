@@ -29,20 +29,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_inputs import run_cli
 
-import kaist_kit.detections as detections
+import kaist_kit.data.detections as detections
+import kaist_kit.data.results as results
 from kaist_kit.bulkread import coco_columns, txt_rows
-from kaist_kit.detections import (
-    _JSON_NUMBER,
-    COCO,
-    PER_IMAGE,
-    TXT,
-    Dropped,
-    ReadOptions,
-    _parse_rows,
-    load_detections,
-    read_coco_results,
-    read_txt_results,
-)
+from kaist_kit.data.detections import COCO, PER_IMAGE, TXT, Dropped, ReadOptions
+from kaist_kit.data.results import _JSON_NUMBER, _parse_rows, load_detections, read_coco, read_txt
 from kaist_kit.errors import InputError
 from kaist_kit.files import decode_text, json_line
 from kaist_kit.findings import inspect
@@ -88,7 +79,7 @@ def test_a_bbox_written_as_an_object_is_refused_with_its_line(tmp_path):
     assert "bbox must be a list of 4 numbers [x, y, w, h], not an object" in e.reason
     assert text.splitlines()[e.line - 1].strip() == "{" and e.line == json_line(text, 3)
     for data in (text.encode(), text):  # the fast path and the careful one
-        assert "not an object" in str(error_of(lambda data=data: read_coco_results(data, "r", GT)))
+        assert "not an object" in str(error_of(lambda data=data: read_coco(data, "r", GT)))
     gt = tmp_path / "gt.json"
     gt.write_text(
         json.dumps(
@@ -133,7 +124,7 @@ def test_values_that_are_not_numbers_are_refused(tmp_path, key, value, expect):
     text = json.dumps(recs, indent=1)
     for data in (text.encode(), text):
         for dropped in (None, Dropped()):
-            e = error_of(lambda data=data, dropped=dropped: read_coco_results(data, "r", GT, dropped))
+            e = error_of(lambda data=data, dropped=dropped: read_coco(data, "r", GT, dropped))
             assert expect in e.reason and e.line == json_line(text, 2), e
 
 
@@ -144,7 +135,7 @@ def test_strings_holding_json_numbers_read_as_those_numbers_and_are_counted():
     recs[5]["category_id"] = "1"
     text = json.dumps(recs)
     for data in (text.encode(), text):
-        dets = read_coco_results(data, "r", GT)
+        dets = read_coco(data, "r", GT)
         assert dets.boxes[1].tolist() == [60.0, 100.0, 40.0, 100.0]
         assert np.signbit(dets.scores[4]) == np.signbit(float(json.loads("-0")))  # as json.loads reads -0
         assert dets.facts.string_values == 3
@@ -156,8 +147,8 @@ def test_integers_beyond_the_float_range_read_as_json_reads_1e400(tmp_path):
     recs = records()
     recs[2]["bbox"][2] = 10**400
     text = json.dumps(recs)
-    assert "non-finite number" in error_of(lambda: read_coco_results(text.encode(), "r", GT)).reason
-    dets = read_coco_results(text, "r", GT, Dropped())
+    assert "non-finite number" in error_of(lambda: read_coco(text.encode(), "r", GT)).reason
+    dets = read_coco(text, "r", GT, Dropped())
     assert dets.dropped.non_finite == 1 and len(dets) == 5
 
 
@@ -282,7 +273,7 @@ def test_no_module_compares_format_names():
         text = path.read_text(encoding="utf-8")
         for spelled in ('"coco"', '"txt"', '"per-image"', "'coco'", "'txt'", "'per-image'"):
             for line in text.splitlines():
-                if spelled in line and name != "kaist_kit.detections":
+                if spelled in line and name != "kaist_kit.data.detections":
                     assert not any(op in line for op in ("==", "!=", " in (", " in [")), (name, line)
 
 
@@ -426,7 +417,7 @@ def test_coco_mutations_of_the_real_file_read_alike(mlpd_records, leaderboard_gt
             for key in ("image_id", "category_id", "score", "bbox"):
                 expected = np.array([r.get(key, 1) if key == "category_id" else r[key] for r in parsed], np.float64)
                 assert expected.tobytes() == columns[key].tobytes(), (key, text[:300])
-        assert_read_alike(read_coco_results, data, leaderboard_gt)
+        assert_read_alike(read_coco, data, leaderboard_gt)
 
     check()
     assert len(taken) > 40, "the fast path took too few of the files"
@@ -567,7 +558,7 @@ def test_txt_mutations_of_the_real_files_read_alike(txt_lines, leaderboard_gt):
             taken.append(text)
             rows, lines = _parse_rows(decode_text(data, "r"), "r", 6)
             assert rows.tobytes() == found[0].tobytes() and lines.tolist() == found[1].tolist(), text[:300]
-        assert_read_alike(read_txt_results, data, leaderboard_gt)
+        assert_read_alike(read_txt, data, leaderboard_gt)
 
     check()
     assert len(taken) > 40
@@ -604,7 +595,7 @@ def test_per_image_mutations_of_the_real_archive_read_alike(kaist, leaderboard_g
         read = []
         for bulk in (True, False):
             if not bulk:
-                monkeypatch.setattr(detections, "labelled_rows", lambda *args: None)
+                monkeypatch.setattr(results, "labelled_rows", lambda *args: None)
             for lenient in (False, True):
                 try:
                     dets = load_detections(folder, leaderboard_gt, on_invalid="drop" if lenient else "error")

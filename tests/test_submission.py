@@ -13,7 +13,8 @@ from conftest import frames, make_gt, shuffled_copy
 from test_inputs import run_cli
 
 from kaist_kit import __version__
-from kaist_kit.detections import Detections, ReadOptions, load_detections
+from kaist_kit.data.detections import Detections, ReadOptions
+from kaist_kit.data.results import load_detections
 from kaist_kit.errors import InputError, KitWarning
 from kaist_kit.evaluate import evaluate
 from kaist_kit.files import json_line

@@ -82,7 +82,7 @@ def test_duplicates_follow_the_threshold_and_the_squarified_box():
 
 
 def test_diagnose_and_compare_score_as_eval(kaist, leaderboard_gt):
-    from kaist_kit.detections import load_detections
+    from kaist_kit.data.results import load_detections
 
     dets = {
         name: load_detections(kaist / "results" / f"{name}_result.txt", leaderboard_gt) for name in ("MBNet", "MLPD")

@@ -7,9 +7,9 @@ import pytest
 from bench_cases import FLIR_TEST, detections_for, load, random_ground_truth
 from plain_yolov5 import plain_yolov5
 
-from kaist_kit.annotations import box_detections_from_coco
 from kaist_kit.benchmarks import UNNAMED
 from kaist_kit.data.groundtruth import ground_truth_from_coco
+from kaist_kit.data.results import detections_from_coco
 from kaist_kit.yolov5 import THRESHOLDS, Yolov5Protocol, yolov5_evaluate
 
 DEFAULT = Yolov5Protocol()
@@ -17,7 +17,7 @@ DEFAULT = Yolov5Protocol()
 
 def compare(gt, records, protocol=DEFAULT):
     annotations = ground_truth_from_coco(gt, benchmark=UNNAMED)
-    ours = yolov5_evaluate(annotations, box_detections_from_coco(records, annotations), protocol=protocol)
+    ours = yolov5_evaluate(annotations, detections_from_coco(records, annotations), protocol=protocol)
     want = plain_yolov5(gt, records, protocol.conf_thres, protocol.max_det)
     assert list(ours.class_ids) == sorted(want)
     for row, class_id in enumerate(ours.class_ids):

@@ -18,7 +18,8 @@ from test_inputs import run_cli
 from typer.testing import CliRunner
 
 from kaist_kit.cli import app
-from kaist_kit.detections import ReadOptions, load_detections
+from kaist_kit.data.detections import ReadOptions
+from kaist_kit.data.results import load_detections
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import evaluate
 from kaist_kit.groundtruth import load_ground_truth

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from kaist_kit.detections import ReadOptions, load_detections
+from kaist_kit.data.detections import ReadOptions
+from kaist_kit.data.results import load_detections
 from kaist_kit.evaluate import Evaluation
 from kaist_kit.zoo.resolve import all_entries, find_entry
 from kaist_kit.zoo.specs import PROTOCOLS, SPLITS

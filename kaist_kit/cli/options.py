@@ -16,7 +16,7 @@ import typer
 
 from ..benchmark_eval import BENCHMARK_PROTOCOLS, BOUNDS
 from ..benchmarks import BENCHMARKS, kaist_parse_split
-from ..detections import ID_OFFSET_LIMIT, ReadOptions
+from ..data.detections import ID_OFFSET_LIMIT, ReadOptions
 from ..groundtruth import GT_ENV, default_gt_path
 from ..metrics.spec import LAMR, MISS_RATE, all_metrics, names_of
 from ..settings import (

@@ -310,6 +310,49 @@ def assemble(
     )
 
 
+# --- writing it as COCO JSON -----------------------------------------------------------------------
+
+
+def ground_truth_to_coco(annotations: GroundTruth) -> dict:
+    """The COCO ground truth of ``annotations`` (ids and class ids as read; names the benchmark's)."""
+    images = []
+    codes = {name: code for code, name in (annotations.benchmark.scene_codes if annotations.benchmark else {}).items()}
+    ids = annotations.image_ids.tolist()
+    for k, image_id in enumerate(ids):
+        record = {"id": image_id, "file_name": annotations.image_names[k]}
+        width, height = annotations.image_sizes[k]
+        if not (math.isnan(width) or math.isnan(height)):
+            record.update(width=int(width), height=int(height))
+        scene = annotations.image_scenes[k]
+        if scene in ("day", "night") or (scene and scene not in codes):
+            record["period"] = scene  # read back as the image's split, as `scene` codes are
+        elif scene:
+            record["scene"] = codes[scene]  # the benchmark's code, as its conversions write it
+        images.append(record)
+    anns = []
+    for k in range(len(annotations.ann_ids)):
+        x, y, w, h = (_plain(v) for v in annotations.boxes[k])
+        anns.append(
+            {
+                "id": int(annotations.ann_ids[k]),
+                "image_id": ids[annotations.ann_image[k]],
+                "category_id": annotations.classes[annotations.ann_class[k]].id,
+                "bbox": [x, y, w, h],
+                "area": _plain(annotations.areas[k]),
+                "iscrowd": int(annotations.iscrowd[k]),
+                "ignore": int(annotations.ignore[k]),
+                "label": annotations.labels[k],
+            }
+        )
+    categories = [{"id": c.id, "name": c.name} for c in annotations.classes]
+    return {"images": images, "annotations": anns, "categories": categories}
+
+
+def _plain(value: float) -> int | float:
+    value = float(value)
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
+
+
 # --- reading a COCO ground truth -------------------------------------------------------------------
 
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..bootstrap import Resampled, bootstrap_intervals
+from ..data.detections import Detections, method_name
 from ..data.groundtruth import GroundTruth
-from ..detections import Detections, method_name
 from ..evaluate import CurveTerms, Evaluation, Result, score_curve
 from ..matching import IGNORED, Pairs, greedy_match, ignore_masks, overlaps_by_image, pair_overlaps, squarified
 from ..metrics.spec import LAMR

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..data.detections import Detections
 from ..data.groundtruth import GroundTruth
-from ..detections import Detections
 from .compute import Diagnosis, View
 from .error_types import FP_TYPES, ORACLES
 

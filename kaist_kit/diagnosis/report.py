@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..data.detections import Detections
 from ..data.groundtruth import GroundTruth
-from ..detections import Detections
 from ..errors import InputError
 from ..files import check_outputs, make_folder, note_input, write_json_atomic, write_text_atomic
 from ..metrics.spec import LAMR

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..data.detections import Detections, ReadOptions, method_name
 from ..data.groundtruth import GroundTruth
-from ..detections import Detections, ReadOptions, method_name
 from ..files import check_outputs, check_writable
 from ..findings import Finding, inspect_scores, read_inspected
 from ..tables import Table

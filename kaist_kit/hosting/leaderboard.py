@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import __version__
+from ..data.detections import method_name
 from ..data.groundtruth import GroundTruth
-from ..detections import SUBMISSION_MANIFEST, method_name
+from ..data.results import SUBMISSION_MANIFEST
 from ..errors import InputError
 from ..files import (
     check_outputs,

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__
+from ..data.detections import method_name
 from ..data.groundtruth import GroundTruth
-from ..detections import SUBMISSION_MANIFEST, method_name
+from ..data.results import SUBMISSION_MANIFEST
 from ..errors import InputError, where
 from ..evaluate import Result
 from ..files import load_json, write_text_atomic

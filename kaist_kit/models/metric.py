@@ -10,7 +10,7 @@ from mmdet.registry import METRICS
 from mmengine.evaluator import BaseMetric
 from mmengine.logging import MMLogger
 
-from ..detections import read_coco_results
+from ..data.results import read_coco
 from ..evaluate import evaluate
 from ..findings import inspect, inspect_scores
 from ..groundtruth import load_ground_truth
@@ -90,7 +90,7 @@ class KaistMetric(BaseMetric):
         gt = load_ground_truth(self.ground_truth_path())
         logger = MMLogger.get_current_instance()
         # Scored as written, so that the numbers are those `kaist-kit eval` gives the file.
-        dets = read_coco_results(text.decode(), str(self.results_file or "predictions"), gt)
+        dets = read_coco(text.decode(), str(self.results_file or "predictions"), gt)
         scores = evaluate(gt, dets, self.settings, self.splits, [self.protocol])
         for finding in inspect(dets, gt, self.settings, self.splits, [self.protocol]) + inspect_scores(scores, dets):
             logger.warning(f"{finding.level}: {finding.line()}")
@@ -183,9 +183,9 @@ class BenchmarkMetric(BaseMetric):
     def compute_metrics(self, results: list) -> dict[str, float]:
         import json
 
-        from ..annotations import box_detections_from_coco
         from ..cocoeval import coco_evaluate
         from ..data.groundtruth import read_ground_truth
+        from ..data.results import detections_from_coco
         from ..files import write_text_atomic
         from ..tables import Table
 
@@ -194,7 +194,7 @@ class BenchmarkMetric(BaseMetric):
         records = self.records(results, gt)
         if self.results_file:
             write_text_atomic(self.results_file, json.dumps(records, separators=(",", ":")) + "\n")
-        evaluation = coco_evaluate(gt, box_detections_from_coco(records, gt, self.results_file))
+        evaluation = coco_evaluate(gt, detections_from_coco(records, gt, self.results_file))
         metrics = {f"{bench.name}/{m}": evaluation.summary(m) for m in self.metrics}
         rows = [["mean", *(_percent(metrics[f"{bench.name}/{m}"]) for m in self.metrics)]]
         for k, info in enumerate(gt.classes):

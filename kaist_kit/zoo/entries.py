@@ -10,6 +10,7 @@ Numbers are the reasonable setting's log-average miss rates (%), all / day / nig
 
 from __future__ import annotations
 
+from ..benchmarks import KAIST
 from .specs import Entry, Pin, Quote, Reading
 
 # The repositories, at the commits the files are pinned at.
@@ -228,7 +229,7 @@ ENTRIES: tuple[Entry, ...] = (
         "MBNet-authors-per-image",
         "MBNet (authors' per-image files)",
         "ECCV 2020",
-        pin(MBNET, "data/result", "b5ab2a3318b68d8ec2ed729204ca694dde3667ae", files=2252),
+        pin(MBNET, "data/result", "b5ab2a3318b68d8ec2ed729204ca694dde3667ae", files=KAIST.test_images),
         PER_IMAGE,
         "none stated",
         quirks=(

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..data.detections import method_name
 from ..data.groundtruth import GroundTruth
-from ..detections import method_name
 from ..evaluate import Result
 from ..findings import Finding, evaluate_inspected
 from ..metrics.spec import LAMR
