@@ -50,7 +50,10 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Protocol
 
 import numpy as np
 
@@ -443,7 +446,7 @@ def read_coco_results(
     options = options or ReadOptions()
     columns = coco_columns(text) if isinstance(text, bytes) else None
     if columns is not None and _plain_columns(columns, dropped):
-        decoded = functools.cache(lambda: _decoded(text, where))
+        decoded = functools.lru_cache(maxsize=None)(lambda: _decoded(text, where))
         facts = ReadFacts(id_offset=options.id_offset, corners=options.corners)
         return _coco_detections(
             columns["image_id"].astype(np.int64),
@@ -971,16 +974,18 @@ def _printed(values: np.ndarray, decimals: int) -> np.ndarray:
 # usual layout read in bulk, anything else by json.loads.
 
 
-class ClassedTruth(Protocol):
-    """What the readers need of a ground truth of any class (`kaist_kit.annotations.Annotations`)."""
+if TYPE_CHECKING:  # for annotations alone: typing.Protocol is Python 3.8's, and the core runs on 3.7 too
 
-    image_ids: list
-    index_of_id: dict
-    classes: list
-    path: str | None
+    class ClassedTruth(Protocol):
+        """What the readers need of a ground truth of any class (`kaist_kit.annotations.Annotations`)."""
 
-    @property
-    def n_images(self) -> int: ...
+        image_ids: list
+        index_of_id: dict
+        classes: list
+        path: str | None
+
+        @property
+        def n_images(self) -> int: ...
 
 
 @dataclass
@@ -1065,7 +1070,7 @@ def read_coco_boxes(
         raise InputError("--id-offset moves integer image ids; this ground truth's ids are strings", where)
     columns = coco_columns(text, classes=True, string_ids=string_ids) if isinstance(text, bytes) else None
     if columns is not None and (string_ids or _whole_ids(columns["image_id"])) and _whole_ids(columns["category_id"]):
-        decoded = functools.cache(lambda: _decoded(text, where))
+        decoded = functools.lru_cache(maxsize=None)(lambda: _decoded(text, where))
         ids = columns["image_id"] if string_ids else columns["image_id"].astype(np.int64)
         facts = ReadFacts(id_offset=options.id_offset, corners=options.corners, category_offset=options.category_offset)
         return _box_detections(

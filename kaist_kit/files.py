@@ -274,7 +274,8 @@ def _open_input(path: str | os.PathLike, note: bool = True) -> tuple[int, os.sta
     except BaseException:
         os.close(fd)
         raise
-    if note and (scope := _SCOPE.get()) is not None:
+    scope = _SCOPE.get() if note else None
+    if scope is not None:
         scope.note(path, st)
     return fd, st
 
@@ -357,7 +358,8 @@ def read_ends(path: str | os.PathLike, head: int, tail: int = 0, *, note: bool =
         raise _cannot_read(path, exc) from None
     finally:
         os.close(fd)
-    if note and (scope := _SCOPE.get()) is not None:
+    scope = _SCOPE.get() if note else None
+    if scope is not None:
         scope.note(path, st)
     return FileEnds(st.st_size, first, last)
 
@@ -416,7 +418,7 @@ def read_many(paths: Sequence[str], name: Callable[[int], str] | None = None) ->
 
 def _read_on(fd: int, head: bytes, limit: int, path: str) -> bytes:
     chunks, total = [head], len(head)
-    while chunk := os.read(fd, 1 << 20):
+    for chunk in iter(lambda: os.read(fd, 1 << 20), b""):
         chunks.append(chunk)
         total += len(chunk)
         if total > limit:
@@ -1129,7 +1131,8 @@ def scratch_folder(name: str = "scratch") -> Iterator[Path]:
         if folder is not None:
             with _holding_interrupts():
                 shutil.rmtree(folder, ignore_errors=True)
-            if (scope := _SCOPE.get()) is not None:
+            scope = _SCOPE.get()
+            if scope is not None:
                 scope.forget_under(folder)
 
 

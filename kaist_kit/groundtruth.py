@@ -7,7 +7,7 @@ import json
 import math
 import numbers
 import os
-from collections.abc import Callable
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,7 +32,7 @@ GT_URL = _PINNED.url
 GT_URL_ENV = _PINNED.url_env
 GT_ATTRIBUTION = _PINNED.attribution
 
-Echo = Callable[[str], None]
+Echo = typing.Callable[[str], None]  # typing's: the core runs on Python 3.7 too (docs/hosting.md)
 
 
 class GroundTruthUnavailable(InputError):
@@ -218,7 +218,8 @@ class GroundTruth:
         return periods == split
 
     def _scene_or_set_mask(self, split: str, scene: str, period: str, set_number: int | None) -> np.ndarray:
-        sets = np.array([-1 if (n := set_of(name)) is None else n for name in self.image_names])
+        numbers = [set_of(name) for name in self.image_names]
+        sets = np.array([-1 if n is None else n for n in numbers])
         if np.any(sets < 0):
             raise InputError(
                 f"cannot form the {split} split: some images have no set number in their name (setXX/VYYY/IZZZZZ)",

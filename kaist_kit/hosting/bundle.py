@@ -2,9 +2,9 @@
 
 A platform's worker has numpy and no network, and not the kit: the bundle carries the part of the kit
 that scoring needs, the closure of `kaist_kit.hosting.scoring` under the package's relative imports,
-as it is in this installation. `core_files` checks that nothing in it imports more than the standard
-library and numpy. Zips are written with fixed times and in name order, so that the same input gives
-the same bytes.
+as it is in this installation. `core_modules` checks that nothing in it imports more than the standard
+library and numpy, nor uses what the workers' Python 3.7 lacks (`portable`). Zips are written with fixed
+times and in name order, so that the same input gives the same bytes.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import zlib
 from pathlib import Path
 
 from ..files import atomic_file, check_writable, read_bytes, write_bytes_atomic
+from . import portable
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # the kaist_kit folder
 ENTRY_MODULE = "kaist_kit.hosting.scoring"
@@ -100,6 +101,12 @@ def core_modules(entry: str = ENTRY_MODULE) -> dict[str, Path]:
             raise RuntimeError(
                 f"{name} imports {', '.join(sorted(stray))}: the scorer copied into a bundle may "
                 "need only the standard library and numpy"
+            )
+        newer = portable.problems(read_bytes(path), path.relative_to(PACKAGE_ROOT.parent).as_posix())
+        if newer:
+            raise RuntimeError(
+                f"the scorer copied into a bundle runs on the platforms' workers, Python 3.7 to 3.12: {newer[0]}"
+                + (f" (and {len(newer) - 1} more)" if len(newer) > 1 else "")
             )
         todo += [m for m in kit if m not in seen]
     return dict(sorted(seen.items()))
