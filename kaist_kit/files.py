@@ -1139,12 +1139,15 @@ def scratch_folder(name: str = "scratch") -> Iterator[Path]:
 def remove_outputs(folder: str | os.PathLike, files: Collection[str], folders: Collection[str] = ()) -> None:
     """Remove under ``folder`` the regular ``files``, then the ``folders`` left empty (paths relative,
     '/'-separated): what a command recorded as its own outputs (`recording_outputs`). Links, anything
-    that is no regular file and folders that still hold something are left alone."""
+    that is no regular file and folders that still hold something are left alone, and so is whatever
+    lies beyond a link (a listed `linked/page.html` whose `linked` is a link to elsewhere)."""
     root = Path(folder)
 
     def inside(rel: str) -> bool:
         parts = rel.split("/")
-        return bool(rel) and not os.path.isabs(rel) and ".." not in parts and "" not in parts
+        if not rel or os.path.isabs(rel) or ".." in parts or "" in parts or "." in parts:
+            return False
+        return not any(os.path.islink(root.joinpath(*parts[:k])) for k in range(1, len(parts)))
 
     try:
         for rel in filter(inside, files):

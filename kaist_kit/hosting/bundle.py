@@ -18,7 +18,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from ..files import atomic_file, check_writable, read_bytes, write_bytes_atomic
+from ..files import atomic_file, atomic_folder, check_writable, read_bytes, write_bytes_atomic
 from . import portable
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # the kaist_kit folder
@@ -145,15 +145,16 @@ def _add_members(archive: zipfile.ZipFile, members: dict[str, bytes]) -> None:
 
 
 def write_tree(out: str | os.PathLike, members: dict[str, bytes]) -> dict[str, int]:
-    """Write ``members`` under the folder ``out``, or as one zip when ``out`` ends in .zip; each file
-    atomically. Returns the sizes written, by name (the zip's alone for a zip)."""
+    """Write ``members`` as the new folder ``out`` (absent or empty), or as one zip when ``out`` ends in
+    .zip: built aside and moved into place whole, so that a kill or a full disk leaves no half-written
+    bundle. Returns the sizes written, by name (the zip's alone for a zip)."""
     out = Path(out)
     if out.suffix.lower() == ".zip":
         check_writable(out)
         return {out.name: write_zip(out, members)}
-    check_writable(out, folder=True)
-    for name, data in sorted(members.items()):
-        write_bytes_atomic(out / name, data)
+    with atomic_folder(out) as staging:
+        for name, data in sorted(members.items()):
+            write_bytes_atomic(staging / name, data)
     return {name: len(data) for name, data in sorted(members.items())}
 
 
