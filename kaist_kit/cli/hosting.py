@@ -188,13 +188,14 @@ def check_command(
 ) -> None:
     """Lint a challenge bundle as the platform's validators read it and run its evaluator as the platform's worker
     would. Exit code 1 when it has errors, 2 when the bundle cannot be read at all."""
+    from ..errors import quantity
     from ..hosting.check import check_bundle
 
     report = check_bundle(bundle, run=run, python=python)
     for problem in report.problems:
         out.print(problem.line(), markup=False, highlight=False)
     runs = f"; its evaluator ran on {len(report.probes)} uploads in {report.interpreter}" if report.ran else ""
-    verdict = "no errors" if report.ok else f"{sum(p.level == 'error' for p in report.problems)} errors"
+    verdict = "no errors" if report.ok else quantity(sum(p.level == "error" for p in report.problems), "error")
     out.print(f"{bundle}: {report.platform} bundle, {verdict}{runs}", markup=False, highlight=False)
     if not report.ok:
         raise typer.Exit(1)

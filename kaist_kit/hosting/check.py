@@ -263,6 +263,8 @@ def _check_evalai(data: dict, base: Bundle, report: CheckReport, config: str) ->
     script = data.get("evaluation_script")
     if isinstance(script, str) and not script.endswith(".zip"):
         report.add(ERROR, "config", f"evaluation_script names {script}: EvalAI takes a .zip")
+    if not _starters_only(data, base):
+        base.find(script, "evaluation_script", report)
     _starters_layout(data, base, report)
     leaderboards = {drf_int(lb.get("id")): lb for lb in _dicts(data.get("leaderboard"))}
     if not leaderboards:
@@ -379,6 +381,13 @@ def _starters_layout(data: dict, base: Bundle, report: CheckReport) -> None:
             )
 
 
+def _starters_only(data: dict, base: Bundle) -> bool:
+    """A repository made from EvalAI-Starters without the zip, which its workflow makes of the folder."""
+    name = data.get("evaluation_script")
+    folder = base.root / SCRIPT_FOLDER
+    return name == f"{SCRIPT_FOLDER}.zip" and not os.path.lexists(base.root / name) and folder.is_dir()
+
+
 def _starters_script(base: Bundle) -> dict[str, bytes]:
     """The script the Starters' processing script zips: every file under `evaluation_script/`."""
     return base.members(base.root / SCRIPT_FOLDER)
@@ -388,7 +397,7 @@ def _evalai_script(data: dict, base: Bundle, report: CheckReport) -> dict[str, b
     """The evaluation script's files: the zip the configuration names, or, in a repository made from
     EvalAI-Starters without it, the folder its workflow zips."""
     name = data.get("evaluation_script")
-    if name == f"{SCRIPT_FOLDER}.zip" and not (base.root / name).exists() and (base.root / SCRIPT_FOLDER).is_dir():
+    if _starters_only(data, base):
         return _starters_script(base)
     path = base.find(name, "evaluation_script", report)
     if path is None:

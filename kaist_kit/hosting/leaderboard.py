@@ -43,7 +43,7 @@ from .site import write_pages
 from .svg import decimate
 
 CACHE_NAME = "kaist-kit-cache.json"
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: each entry with the checksum of its record
 PROTOCOLS = ("leaderboard", "matlab")
 RESULT_SUFFIXES = (".json", ".txt", ".zip", ".tar", ".tar.gz", ".tgz")
 MANIFEST_SUFFIX = ".manifest.json"
@@ -168,7 +168,7 @@ def build_site(
     gt = load_ground_truth(gt_path)
     paths, skipped = entry_paths(Path(submissions))
     cache_path = out / CACHE_NAME
-    cached, owned = _read_cache(cache_path)
+    cached, owned = _read_cache(cache_path, [c.label for c in spec.columns()])
     context = hashlib.sha256(f"{__version__}\0{gt.md5}\0{sorted(spec.to_dict().items())}".encode()).hexdigest()
     entries, rescored, reused, pages = [], [], [], set()
     for path in paths:
@@ -247,10 +247,16 @@ def _write_cache(path: Path, entries: list[Entry], outputs: _Outputs) -> None:
         {
             "kaist_kit_leaderboard_cache": CACHE_FORMAT,
             "kit_version": __version__,
-            "entries": {e.digest: e.to_dict() for e in entries},
+            "entries": {e.digest: {"entry": e.to_dict(), "sha256": _checksum(e.to_dict())} for e in entries},
             "outputs": outputs.to_dict(),
         },
     )
+
+
+def _checksum(record: dict) -> str:
+    """What an entry's record must hash to: a cache edited by hand (a number changed) is told from the one
+    the site wrote, and that entry is scored again."""
+    return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
 
 
 def _check_site_folder(out: Path, submissions: Path) -> None:
@@ -292,10 +298,11 @@ def _page_name(source: str, taken: set[str]) -> str:
     return page
 
 
-def _read_cache(path: Path) -> tuple[dict[str, dict], _Outputs]:
+def _read_cache(path: Path, labels: list[str]) -> tuple[dict[str, dict], _Outputs]:
     """The entries an earlier run scored, by digest, and the files and folders it recorded writing: the
-    site's own file, read as any input is, against its schema. An entry of another shape is rescored; a
-    cache of another shape is rebuilt (and the pages it listed are left alone)."""
+    site's own file, read as any input is, against its schema. An entry of another shape, of other columns
+    than ``labels`` or whose record does not hash to its checksum is scored again; a cache of another shape
+    is rebuilt (and the pages it listed are left alone)."""
     if not path.is_file():
         return {}, _Outputs()
     try:
@@ -305,12 +312,16 @@ def _read_cache(path: Path) -> tuple[dict[str, dict], _Outputs]:
         return {}, _Outputs()
     if not isinstance(data, dict) or data.get("kaist_kit_leaderboard_cache") != CACHE_FORMAT:
         return {}, _Outputs()
-    entries = data.get("entries")
-    entries = (
-        {k: v for k, v in entries.items() if isinstance(k, str) and _cached_entry(v) and v["digest"] == k}
-        if isinstance(entries, dict)
-        else {}
-    )
+    entries = {}
+    for digest, item in (data.get("entries") if isinstance(data.get("entries"), dict) else {}).items():
+        record = item.get("entry") if isinstance(item, dict) else None
+        if (
+            _cached_entry(record)
+            and record["digest"] == digest
+            and (not record["values"] or list(record["values"]) == labels)
+            and item.get("sha256") == _checksum(record)
+        ):
+            entries[digest] = record
     outputs = data.get("outputs") if isinstance(data.get("outputs"), dict) else {}
     owned = [
         set(names) if isinstance(names, list) and all(isinstance(n, str) for n in names) else set()

@@ -79,6 +79,7 @@ def scorer_config(options: HostOptions, reference: str) -> bytes:
         "kaist_kit_challenge": CONFIG_FORMAT,
         "kit_version": __version__,
         "columns": options.spec.to_dict(),
+        "labels": [c.label for c in options.spec.columns()],  # what the scorer returns, checked when it reads this
         "phases": {p.codename: {"name": p.name, "split": SPLIT_CODENAME} for p in options.phases},
         "reference": reference,
     }

@@ -70,7 +70,10 @@ def read_config(path: str | os.PathLike) -> tuple[ColumnSpec, dict]:
     data = load_json(path)
     if not isinstance(data, dict) or data.get("kaist_kit_challenge") != CONFIG_FORMAT:
         raise InputError("not a challenge configuration written by `kaist-kit host`", path)
-    return ColumnSpec.from_dict(data["columns"]), data
+    spec = ColumnSpec.from_dict(data["columns"])
+    if data.get("labels", []) and data["labels"] != [c.label for c in spec.columns()]:
+        raise InputError("its labels are not those of its columns: it was edited by hand", path)
+    return spec, data
 
 
 def participant_message(exc: InputError, folder: str | os.PathLike) -> str:
