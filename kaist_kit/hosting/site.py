@@ -28,6 +28,8 @@ table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { padding: .3rem .6rem; border-bottom: 1px solid #ddd; text-align: right; white-space: nowrap; }
 th.label, td.label { text-align: left; }
 td.wrap { white-space: normal; min-width: 16rem; }
+td.name { white-space: normal; max-width: 16rem; overflow-wrap: anywhere; }
+h1 { overflow-wrap: anywhere; }
 thead th { cursor: pointer; user-select: none; background: #f4f4f4; position: sticky; top: 0;
   white-space: normal; max-width: 7.5rem; vertical-align: bottom; }
 thead th[aria-sort=ascending]::after { content: " \\25B2"; }
@@ -115,7 +117,7 @@ def index_html(title: str, gt: GroundTruth, spec: ColumnSpec, entries: list[Entr
         number = rank if not entry.refused and entry.values.get(first) is not None else ""
         cells = [
             f'<td class="label" data-value="{number}">{number}</td>',
-            f'<td class="label"><a href="{html.escape(entry.page)}">{html.escape(entry.name)}</a></td>',
+            f'<td class="label name"><a href="{html.escape(entry.page)}">{html.escape(entry.name)}</a></td>',
             f'<td class="label verdict-{html.escape(entry.verdict)}" title="{html.escape(entry.verdict_text)}">'
             f"{html.escape(entry.verdict or '')}</td>",
         ]
