@@ -74,6 +74,12 @@ ENVS: dict[str, ReferenceEnv] = {
             "EvalAI's Python 3.9 worker, the bundle's (Cloud-CV/EvalAI requirements/worker_py3_9.txt)",
         ),
         ReferenceEnv(
+            "evalai-validators",
+            "3.9",
+            ("django==2.2.20", "djangorestframework==3.10.3", "PyYAML==5.4.1"),
+            "EvalAI's serializers read challenge_config.yaml (Cloud-CV/EvalAI requirements/common.txt)",
+        ),
+        ReferenceEnv(
             "codabench-py37",
             "3.7",
             ("numpy==1.16.4",),

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from kaist_kit.errors import InputError
 from kaist_kit.files import limited
-from kaist_kit.hosting import yamlout
+from kaist_kit.hosting import schema, yamlout
 from kaist_kit.hosting.bundle import write_tree
 from kaist_kit.hosting.check import check_bundle
 from kaist_kit.hosting.codabench import write_codabench_bundle
@@ -234,6 +234,105 @@ def test_configurations_of_the_wrong_shape_are_refused_in_one_line(bundles, tmp_
     assert all("\n" not in line for line in lines_of(report))
     # A label given as one string is not read letter by letter.
     assert not any("label 'L'" in line for line in lines_of(report))
+
+
+# The schema's EvalAI fields against Django REST framework's own (3.10.3, Django 2.2.20: EvalAI's pins), on
+# values as PyYAML reads them.
+VALUES_YAML = """\
+- 5
+- "5"
+- 5.0
+- 5.5
+- "5.0"
+- " 7 "
+- five
+- -1
+- 0
+- 1
+- 2
+- true
+- false
+- "true"
+- "false"
+- "True"
+- "yes"
+- "Yes"
+- "no"
+- "on"
+- "off"
+- "t"
+- "sometimes"
+- null
+- ""
+- "  "
+- [1]
+- {a: 1}
+- 2024-06-11
+- 2024-06-11 00:00:00
+- "2024-06-11 00:00:00"
+- "2024-06-11T00:00:00Z"
+- "2024-06-11T00:00:00+09:00"
+- "2024-6-1 0:0"
+- "2024-06-11"
+- "2024-13-01 00:00:00"
+- "next monday"
+- 3.9
+- "3.9"
+- 3.10
+- "3.12"
+- 1e400
+- "x"
+- 2026
+"""
+DRF_FIELDS = {
+    "IntegerField(min_value=0)": schema.Int(),
+    "IntegerField()": schema.Int(None),
+    "BooleanField()": schema.Bool(),
+    "DateTimeField()": schema.DateTime(),
+    "CharField(max_length=100)": schema.Text(100),
+    "CharField(max_length=4)": schema.Text(4),
+    "ChoiceField(choices=[('3.7', '3.7'), ('3.8', '3.8'), ('3.9', '3.9')], allow_blank=True)": schema.Choice(
+        "3.7", "3.8", "3.9", blank=True
+    ),
+    "ChoiceField(choices=[(1, 'host'), (2, 'owner and host'), (3, 'public')])": schema.Choice(1, 2, 3),
+}
+DRF_HARNESS = """
+import json, sys, yaml, django
+from django.conf import settings
+settings.configure(USE_TZ=True, INSTALLED_APPS=["rest_framework"])
+django.setup()
+from rest_framework import serializers
+values = yaml.safe_load(sys.argv[1])
+verdicts = {}
+for field in json.loads(sys.argv[2]):
+    made = eval("serializers." + field)
+    row = []
+    for value in values:
+        try:
+            made.run_validation(value)
+            row.append(True)
+        except serializers.ValidationError:
+            row.append(False)
+    verdicts[field] = row
+print(json.dumps(verdicts))
+"""
+
+
+def test_the_schema_reads_values_as_evalais_serializers_do(reference_env):
+    python = reference_env("evalai-validators")
+    done = subprocess.run(
+        [str(python), "-c", DRF_HARNESS, VALUES_YAML, json.dumps(list(DRF_FIELDS))],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    drf = json.loads(done.stdout)
+    values = yaml.safe_load(VALUES_YAML)
+    for field, spec in DRF_FIELDS.items():
+        ours = [not spec.problems(value, "x") for value in values]
+        differ = [repr(v) for v, a, b in zip(values, ours, drf[field]) if a != b]
+        assert differ == [], (field, differ)
 
 
 # --- Codabench ---------------------------------------------------------------------------------------

@@ -146,12 +146,13 @@ def Text(max_length: int | None = None, blank: bool = False) -> Spec:  # noqa: N
     return Spec(f"a text{limit}", accepts)
 
 
-def Choice(*choices: object) -> Spec:  # noqa: N802
-    """DRF's ChoiceField: the value's text is one of the choices' texts."""
-    texts = {str(c) for c in choices}
+def Choice(*choices: object, blank: bool = False) -> Spec:  # noqa: N802
+    """DRF's ChoiceField: the value's text is one of the choices' texts (or empty, for a field that may be
+    blank)."""
+    texts = {str(c) for c in choices} | ({""} if blank else set())
 
     def accepts(value):
-        return not isinstance(value, (list, dict)) and str(value) in texts
+        return value is not None and not isinstance(value, (list, dict)) and str(value) in texts
 
     return Spec("one of " + ", ".join(map(repr, choices)), accepts)
 
@@ -239,7 +240,7 @@ EVALAI = Mapping(
         "remote_evaluation": Bool(),
         "is_docker_based": Bool(),
         "is_static_dataset_code_upload": Bool(),
-        "worker_python_version": Choice("3.7", "3.8", "3.9"),
+        "worker_python_version": Choice("3.7", "3.8", "3.9", blank=True),  # blank: the default, 3.9
         **{key: FileName() for key in ("description", "evaluation_details", "terms_and_conditions")},
         **{key: FileName() for key in ("submission_guidelines", "image", "evaluation_script")},
         "leaderboard": ListOf(

@@ -229,8 +229,7 @@ def find_upload(res: Path) -> Path | list[Path]:
         names = ", ".join(p.relative_to(res).as_posix() for p in results[:5]) or "nothing"
         raise InputError(
             f"the submission must hold one result file (.json or .txt, as `kaist-kit submit` writes "
-            f"it) or per-image files; it holds {names}",
-            "the submission",
+            f"it) or per-image files; it holds {names}"
         )
     return results[0]
 
