@@ -612,6 +612,14 @@ def test_names_that_are_not_utf8_are_written(tmp_path):
     assert again.rescored == []  # the cache reads back what it wrote
     write_evalai_bundle(gt, tmp_path / "bundle", HostOptions(title=title, spec=SPEC))
     assert 'title: "Lab \ufffd challenge"' in (tmp_path / "bundle" / "challenge_config.yaml").read_text()
+    # The commands, given the bytes as a shell gives them.
+    title_bytes, here = b"Lab \xfe challenge", bytes(tmp_path)
+    for args in (
+        [b"host", b"evalai", b"--gt", bytes(gt), b"--out", here + b"/b\xff", b"--title", title_bytes],
+        [b"leaderboard", bytes(entries), b"--gt", bytes(gt), b"--out", here + b"/s\xff", b"--title", title_bytes],
+    ):
+        done = subprocess.run([sys.executable.encode(), b"-m", b"kaist_kit", *args], capture_output=True)
+        assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
 
 
 def test_a_bundle_is_written_whole_or_not_at_all(tmp_path, monkeypatch, bundles):
