@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import itertools
 import re
+import sys
 from operator import attrgetter
 
 import numpy as np
@@ -30,6 +31,8 @@ import numpy as np
 try:
     import msgspec
 except ImportError:  # the numpy-only copy of the core that a challenge's evaluation worker runs
+    msgspec = None
+if sys.version_info < (3, 10):  # noqa: UP036 - a platform's worker (Python 3.7 to 3.12) reads on the careful path
     msgspec = None
 
 # What a well-formed txt file is made of: numbers, and commas, spaces and line breaks between them.
@@ -41,10 +44,10 @@ _EDGE = 1 << 12
 # Records are decoded this many bytes at a time, so that no Python object is made for every
 # detection of a large file at once.
 _CHUNK = 1 << 20
-Number = int | float
 
 
-if msgspec is not None:
+if msgspec is not None and sys.version_info >= (3, 10):  # noqa: UP036 - the records' types are 3.10's
+    Number = int | float
 
     class _Record(msgspec.Struct, forbid_unknown_fields=True, gc=False):
         """A COCO result record of the usual keys, each number as json.loads reads it (an int or a float)."""

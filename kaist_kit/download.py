@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+import typing
 
 OFFLINE_ENV = "KAIST_KIT_OFFLINE"
 TIMEOUT_S = 30.0
 CHUNK_BYTES = 64 * 1024
 
-Progress = Callable[[int, int], None]
+Progress = typing.Callable[[int, int], None]  # typing's: the core runs on Python 3.7 too (docs/hosting.md)
 
 
 class DownloadFailed(Exception):
@@ -81,7 +81,10 @@ def download_bytes(
             if progress is not None:
                 progress(0, announced)
             # Read at most one byte more than asked for: enough to tell a longer file, never a huge one.
-            while done <= size and (chunk := response.read(min(chunk_bytes, size + 1 - done))):
+            while done <= size:
+                chunk = response.read(min(chunk_bytes, size + 1 - done))
+                if not chunk:
+                    break
                 chunks.append(chunk)
                 done += len(chunk)
                 if progress is not None:

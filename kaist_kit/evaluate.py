@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import typing
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -537,18 +538,26 @@ def is_log_average(metric: str) -> bool:
 
 
 def log_average(miss: np.ndarray, proto: Protocol) -> float:
-    """Geometric mean of the miss rates, with each reference implementation's arithmetic."""
+    """Geometric mean of the miss rates, with each reference implementation's arithmetic.
+
+    The logarithms and the exponential are the C library's (`math`), not numpy's: numpy's differ in the
+    last bit between its versions and with the CPU (SIMD), and a challenge platform's worker scores with
+    its own numpy; the mean is numpy's, the same sum in every version."""
     if proto.miss_rate_floor > 0:
         # The devkit: exp(mean(log(max(1e-10, mr)))), its mean summing left to right.
         total = 0.0
-        for value in np.log(np.maximum(proto.miss_rate_floor, miss)):
-            total += float(value)
+        for value in np.maximum(proto.miss_rate_floor, miss).tolist():
+            total += _log(value)
         return math.exp(total / len(miss))
-    with np.errstate(divide="ignore"):
-        return float(np.exp(np.mean(np.log(miss))))
+    return math.exp(float(np.mean(np.array([_log(value) for value in miss.tolist()], np.float64))))
 
 
-SplitSpec = str | tuple[str, Sequence]
+def _log(value: float) -> float:
+    """math.log, with numpy's log(0) = -inf (and log(nan) = nan)."""
+    return -math.inf if value == 0 else math.log(value)
+
+
+SplitSpec = typing.Union[str, typing.Tuple[str, Sequence]]  # noqa: UP006, UP007 - the core runs on Python 3.7 too
 
 
 def _split(spec: SplitSpec) -> tuple[str, str | Sequence]:

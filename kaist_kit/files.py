@@ -274,7 +274,8 @@ def _open_input(path: str | os.PathLike, note: bool = True) -> tuple[int, os.sta
     except BaseException:
         os.close(fd)
         raise
-    if note and (scope := _SCOPE.get()) is not None:
+    scope = _SCOPE.get() if note else None
+    if scope is not None:
         scope.note(path, st)
     return fd, st
 
@@ -357,7 +358,8 @@ def read_ends(path: str | os.PathLike, head: int, tail: int = 0, *, note: bool =
         raise _cannot_read(path, exc) from None
     finally:
         os.close(fd)
-    if note and (scope := _SCOPE.get()) is not None:
+    scope = _SCOPE.get() if note else None
+    if scope is not None:
         scope.note(path, st)
     return FileEnds(st.st_size, first, last)
 
@@ -416,7 +418,7 @@ def read_many(paths: Sequence[str], name: Callable[[int], str] | None = None) ->
 
 def _read_on(fd: int, head: bytes, limit: int, path: str) -> bytes:
     chunks, total = [head], len(head)
-    while chunk := os.read(fd, 1 << 20):
+    for chunk in iter(lambda: os.read(fd, 1 << 20), b""):
         chunks.append(chunk)
         total += len(chunk)
         if total > limit:
@@ -1129,19 +1131,23 @@ def scratch_folder(name: str = "scratch") -> Iterator[Path]:
         if folder is not None:
             with _holding_interrupts():
                 shutil.rmtree(folder, ignore_errors=True)
-            if (scope := _SCOPE.get()) is not None:
+            scope = _SCOPE.get()
+            if scope is not None:
                 scope.forget_under(folder)
 
 
 def remove_outputs(folder: str | os.PathLike, files: Collection[str], folders: Collection[str] = ()) -> None:
     """Remove under ``folder`` the regular ``files``, then the ``folders`` left empty (paths relative,
     '/'-separated): what a command recorded as its own outputs (`recording_outputs`). Links, anything
-    that is no regular file and folders that still hold something are left alone."""
+    that is no regular file and folders that still hold something are left alone, and so is whatever
+    lies beyond a link (a listed `linked/page.html` whose `linked` is a link to elsewhere)."""
     root = Path(folder)
 
     def inside(rel: str) -> bool:
         parts = rel.split("/")
-        return bool(rel) and not os.path.isabs(rel) and ".." not in parts and "" not in parts
+        if not rel or os.path.isabs(rel) or ".." in parts or "" in parts or "." in parts:
+            return False
+        return not any(os.path.islink(root.joinpath(*parts[:k])) for k in range(1, len(parts)))
 
     try:
         for rel in filter(inside, files):

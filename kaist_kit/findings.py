@@ -654,7 +654,8 @@ def readings(dets: Detections, gt: GroundTruth, shifts: bool = True) -> Readings
         others["corners"] = pedestrians_hit(image, _corner_boxes(boxes, not dets.facts.corners), gt, CLOSE)
         for shift in (-1, 1) if shifts else ():
             others[shift] = pedestrians_hit(dets.format.shifted(image, shift, gt), boxes, gt, CLOSE)
-    rng = np.random.default_rng(_SHUFFLE_SEED)
+    # numpy's legacy generator: the same stream in every numpy version (a platform's worker has its own).
+    rng = np.random.RandomState(_SHUFFLE_SEED)
     chance = float(np.mean([pedestrians_hit(rng.permutation(gt.n_images)[image], boxes, gt) for _ in range(_SHUFFLES)]))
     return Readings(
         len(strongest),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+import typing
 from pathlib import Path
 
 from .benchmarks import KAIST
@@ -27,7 +27,7 @@ GT_URL = _PINNED.url
 GT_URL_ENV = _PINNED.url_env
 GT_ATTRIBUTION = _PINNED.attribution
 
-Echo = Callable[[str], None]
+Echo = typing.Callable[[str], None]  # typing's: the core runs on Python 3.7 too (docs/hosting.md)
 
 
 class GroundTruthUnavailable(InputError):

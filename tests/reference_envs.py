@@ -53,18 +53,66 @@ ENVS: dict[str, ReferenceEnv] = {
             ("numpy==1.26.4", "matplotlib==3.8.4"),
             "MS-DETR's evaluation (../shared/reference/ms-detr) fails on numpy 2",
         ),
+        # The challenge platforms' workers (docs/hosting.md): a bundle's evaluation script and scoring
+        # program run in each, numpy alone, as the worker image pins it.
+        ReferenceEnv(
+            "evalai-py37",
+            "3.7",
+            ("numpy==1.21.0",),
+            "EvalAI's Python 3.7 worker (Cloud-CV/EvalAI requirements/worker_py3_7.txt)",
+        ),
+        ReferenceEnv(
+            "evalai-py38",
+            "3.8",
+            ("numpy==1.21.0",),
+            "EvalAI's Python 3.8 worker (Cloud-CV/EvalAI requirements/worker_py3_8.txt)",
+        ),
+        ReferenceEnv(
+            "evalai-py39",
+            "3.9",
+            ("numpy==1.26.4",),
+            "EvalAI's Python 3.9 worker, the bundle's (Cloud-CV/EvalAI requirements/worker_py3_9.txt)",
+        ),
+        ReferenceEnv(
+            "evalai-validators",
+            "3.9",
+            ("django==2.2.20", "djangorestframework==3.10.3", "PyYAML==5.4.1"),
+            "EvalAI's serializers read challenge_config.yaml (Cloud-CV/EvalAI requirements/common.txt)",
+        ),
+        ReferenceEnv(
+            "codabench-py37",
+            "3.7",
+            ("numpy==1.16.4",),
+            "Codabench's default image codalab/codalab-legacy:py37 (Anaconda3-2019.07's numpy)",
+        ),
+        ReferenceEnv(
+            "codabench-py39",
+            "3.9",
+            ("numpy==1.22.4",),
+            "Codabench's image codalab/codalab-legacy:py39 (codalab/codalab-dockers Dockerfile-py39)",
+        ),
+        ReferenceEnv(
+            "codabench-py312",
+            "3.12",
+            ("numpy==1.26.4",),
+            "Codabench's image codalab/codalab-legacy:py312, the bundle's (codalab/codalab-dockers Dockerfile-py312)",
+        ),
     )
 }
 
 
 def find_python(version: str) -> str | None:
-    """An interpreter of ``version`` (major.minor): on PATH as pythonX.Y, else one of pyenv's."""
-    found = shutil.which(f"python{version}")
-    if found:
-        return found
+    """An interpreter of ``version`` (major.minor) that runs: pythonX.Y on PATH, else one of pyenv's. (pyenv's
+    shim for pythonX.Y is on PATH even where that version is not the active one, and then fails.)"""
     root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
-    candidates = sorted(glob.glob(os.path.join(root, "versions", f"{version}.*", "bin", f"python{version}")))
-    return candidates[-1] if candidates else None
+    candidates = [shutil.which(f"python{version}")]
+    candidates += sorted(glob.glob(os.path.join(root, "versions", f"{version}.*", "bin", f"python{version}")))[::-1]
+    for candidate in filter(None, candidates):
+        probe = [candidate, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"]
+        done = subprocess.run(probe, capture_output=True, text=True, check=False)
+        if done.returncode == 0 and done.stdout.strip() == version:
+            return candidate
+    return None
 
 
 def make(env: ReferenceEnv) -> None:

@@ -1,25 +1,26 @@
-"""Hosting: the EvalAI and Codabench bundles run as the platforms run them, `host check`, the YAML writer
-and the leaderboard site's scores and cache."""
+"""Hosting: the bundles' configurations, `host check` on the 2024 challenge's configuration, the YAML writer
+and the leaderboard site's scores and cache. (The evaluators run as the workers run them: test_hosting_workers.py;
+`host check` on doctored bundles: test_hosting_check.py.)"""
 
 import json
 import shutil
 import subprocess
 import sys
 import tempfile
-import textwrap
 import zipfile
 from pathlib import Path
 
-import numpy as np
 import pytest
 import yaml
+from hosting_helpers import RESULTS, SPEC, expected_values, kit_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference_envs import ENVS
 
 from kaist_kit.errors import InputError
 from kaist_kit.files import limited, read_archive
 from kaist_kit.hosting import yamlout
-from kaist_kit.hosting.bundle import core_modules, zip_bytes
+from kaist_kit.hosting.bundle import zip_bytes
 from kaist_kit.hosting.check import check_bundle, metric_direction
 from kaist_kit.hosting.codabench import write_codabench_bundle
 from kaist_kit.hosting.columns import ColumnSpec
@@ -28,240 +29,12 @@ from kaist_kit.hosting.leaderboard import CACHE_NAME, build_site
 from kaist_kit.hosting.options import HostOptions, parse_phase
 
 ROOT = Path(__file__).resolve().parents[1]
-SPEC = ColumnSpec(("lamr", "ap50", "ar"), ("reasonable",), ("all", "day", "night"), ("leaderboard", "matlab"))
-RESULTS = ("MLPD_result.json", "MBNet_result.txt", "MBNet-per-image.tar.gz")
 
 
-def kit_eval(paths, gt, spec=SPEC):
-    """What `kaist-kit eval --format json` prints, by (method, protocol, setting, split): the row."""
-    args = [sys.executable, "-m", "kaist_kit", "eval", *map(str, paths), "--gt", str(gt), "--format", "json"]
-    for protocol in spec.protocols:
-        args += ["--protocol", protocol]
-    for metric in spec.metrics:
-        args += ["--metric", metric]
-    for setting in spec.settings:
-        args += ["--setting", setting]
-    for split in spec.splits:
-        args += ["--split", split]
-    done = subprocess.run(args, capture_output=True, text=True, check=True)
-    return {(r["method"], r["protocol"], r["setting"], r["split"]): r for r in json.loads(done.stdout)["results"]}
-
-
-def expected_values(rows, method, spec=SPEC):
-    return {c.label: 100 * rows[(method, c.protocol, c.setting, c.split)][c.metric] for c in spec.columns()}
-
-
-# --- the EvalAI worker ---------------------------------------------------------------------------
-
-# What EvalAI's submission worker does (Cloud-CV/EvalAI, scripts/workers/submission_worker.py): the
-# compute folder and challenge_data are packages, challenge_<id> is created with an empty __init__.py
-# and the script zip extracted into it, COMPUTE_DIRECTORY_PATH is appended to sys.path, the package
-# `challenge_data.challenge_<id>` imported, and evaluate(annotation, upload, codename,
-# submission_metadata=...) called with sys.stdout and sys.stderr assigned to the files the
-# participant reads; anything it raises is written there as a traceback.
-WORKER = textwrap.dedent("""
-    import importlib, importlib.util, json, sys, traceback
-    numpy_dir, compute, calls, out = sys.argv[1:]
-    isolation = {name: importlib.util.find_spec(name) is not None for name in ("kaist_kit", "typer", "rich",
-                                                                             "matplotlib", "numpy")}
-    sys.path.append(numpy_dir)
-    isolation["numpy_added"] = importlib.util.find_spec("numpy") is not None
-    isolation["kaist_kit_added"] = importlib.util.find_spec("kaist_kit") is not None
-    sys.path.append(compute)
-    module = importlib.import_module("challenge_data.challenge_7")
-    records = []
-    for annotation, upload, codename in json.loads(calls):
-        stdout, stderr = open(out + ".stdout", "w+"), open(out + ".stderr", "w+")
-        sys.stdout, sys.stderr = stdout, stderr
-        try:
-            output = module.evaluate(annotation, upload, codename, submission_metadata={"id": 1})
-            raised = None
-        except Exception:
-            output, raised = None, traceback.format_exc()
-        finally:
-            sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
-        stdout.seek(0), stderr.seek(0)
-        records.append({"output": output, "raised": raised, "stdout": stdout.read(), "stderr": stderr.read(),
-                        "submission_result": json.dumps(output.get("submission_result", "")) if output else ""})
-    json.dump({"isolation": isolation, "path": sys.path, "records": records,
-               "kit_from": [m.__file__ for n, m in sys.modules.items() if n.endswith("kaist_kit.evaluate")]},
-              open(out, "w"))
-""")
-
-
-def numpy_only(folder: Path) -> Path:
-    """A folder whose only packages are numpy (and the shared libraries its wheel brings)."""
-    folder.mkdir()
-    source = Path(np.__file__).resolve().parent
-    (folder / "numpy").symlink_to(source)
-    for libs in source.parent.glob("numpy*.libs"):
-        (folder / libs.name).symlink_to(libs)
-    return folder
-
-
-def worker_layout(tmp_path: Path, bundle: Path, gt: Path) -> tuple[Path, Path]:
-    compute = tmp_path / "compute"
-    package = compute / "challenge_data" / "challenge_7"
-    package.mkdir(parents=True)
-    for folder in (compute, compute / "challenge_data", package):
-        (folder / "__init__.py").write_text("")
-    with zipfile.ZipFile(bundle / "evaluation_script.zip") as archive:
-        archive.extractall(package)
-    annotation = package / "phase_data" / "phase_3" / gt.name
-    annotation.parent.mkdir(parents=True)
-    shutil.copy(bundle / "annotations" / gt.name, annotation)
-    return compute, annotation
-
-
-def run_worker(tmp_path: Path, compute: Path, calls: list) -> dict:
-    out = tmp_path / "worker.json"
-    subprocess.run(
-        [
-            sys.executable,
-            "-I",
-            "-S",
-            "-c",
-            WORKER,
-            str(numpy_only(tmp_path / "site-packages")),
-            str(compute),
-            json.dumps(calls),
-            str(out),
-        ],
-        check=True,
-        cwd=tmp_path,
-        timeout=600,
-    )
-    return json.loads(out.read_text())
-
-
-def test_evalai_evaluate_as_the_worker_calls_it_in_an_interpreter_with_numpy_alone(kaist, tmp_path):
-    gt = kaist / "test-all-20.leaderboard.json"
-    bundle = tmp_path / "bundle"
-    write_evalai_bundle(gt, bundle, HostOptions(spec=SPEC))
-    compute, annotation = worker_layout(tmp_path, bundle, gt)
-    uploads = compute / "submission_files"
-    uploads.mkdir()
-    for name in RESULTS:
-        shutil.copy(kaist / "results" / name, uploads / name)
-    corners = uploads / "Corners_result.txt"  # MBNet's boxes written as corners: the kit refuses it
-    rows = np.loadtxt(kaist / "results" / "MBNet_result.txt", delimiter=",")
-    rows[:, 3:5] += rows[:, 1:3]
-    corners.write_text("".join(f"{int(r[0])}," + ",".join(repr(float(v)) for v in r[1:]) + "\n" for r in rows))
-    (uploads / "Cut_result.json").write_text('[{"image_id": 0, "category_id": 1, "bbox": [1, 2')
-    names = [*RESULTS, corners.name, "Cut_result.json"]
-    calls = [[str(annotation), str(uploads / n), "test"] for n in names] + [
-        [str(annotation), str(uploads / names[0]), "dev"]
-    ]
-    report = run_worker(tmp_path, compute, calls)
-
-    # The interpreter had neither the kit nor its other dependencies; numpy came from the folder given.
-    iso = report["isolation"]
-    assert not any(iso[n] for n in ("kaist_kit", "typer", "rich", "matplotlib", "numpy", "kaist_kit_added"))
-    assert iso["numpy_added"]
-    assert all(str(compute) in f for f in report["kit_from"]) and report["kit_from"]
-    assert not any("site-packages" in p and "site-packages" != Path(p).name for p in report["path"][:-2])
-
-    expected = kit_eval([kaist / "results" / n for n in RESULTS], gt)
-    for name, record in zip(RESULTS, report["records"]):
-        method = name.split("_result")[0].replace(".tar.gz", "")
-        assert record["raised"] is None
-        values = record["output"]["result"][0]["test_split"]
-        assert values == expected_values(expected, method)  # exactly, every column
-        assert list(values) == [c.label for c in SPEC.columns()]
-        assert json.loads(record["submission_result"])["test_split"] == values
-    mlpd = report["records"][0]
-    assert "[threshold]" in mlpd["stdout"]  # the kit's findings reach the participant
-
-    refused, cut, unknown_phase = report["records"][3:]
-    for record in (refused, cut, unknown_phase):
-        assert record["raised"] is None and record["output"] == {}
-        assert "Traceback" not in record["stderr"] + record["stdout"]
-        assert len(record["stderr"].strip().splitlines()) == 1
-    assert refused["stderr"].startswith("refused: Corners_result.txt: [corners] the boxes look like corners")
-    assert "--as-is" not in refused["stderr"] and "kaist-kit submit" in refused["stderr"]
-    assert str(compute) not in refused["stderr"]
-    assert cut["stderr"] == "refused: Cut_result.json:1: truncated JSON\n"
-    assert "knows the phases 'test', not 'dev'" in unknown_phase["stderr"]
-
-
-def test_the_core_copied_into_bundles_needs_numpy_alone():
-    modules = core_modules()
-    assert "kaist_kit.hosting.scoring" in modules and "kaist_kit.findings" in modules
-    assert not any(name.startswith(("kaist_kit.cli", "kaist_kit.models", "kaist_kit.submission")) for name in modules)
-    assert "kaist_kit.metrics.spec" in modules  # labels and column texts come from the metric specs
-
-
-# --- Codabench ------------------------------------------------------------------------------------
-
-
-def test_codabench_scoring_program_runs_as_codabench_runs_it(kaist, tmp_path):
-    gt = kaist / "test-all-20.leaderboard.json"
-    bundle = tmp_path / "bundle.zip"
-    spec = ColumnSpec(("lamr", "ap75"), ("reasonable", "reasonable-small"), ("all", "night"), ("leaderboard",))
-    write_codabench_bundle(gt, bundle, HostOptions(spec=spec))
-    with zipfile.ZipFile(bundle) as archive:
-        archive.extractall(tmp_path / "unpacked")
-    unpacked = tmp_path / "unpacked"
-    competition = yaml.safe_load((unpacked / "competition.yaml").read_text())
-    assert competition["version"] == 2 and competition["docker_image"].endswith(":py312")
-    columns = competition["leaderboards"][0]["columns"]
-    assert [c["key"] for c in columns] == [c.key for c in spec.columns()]
-    assert {c["sorting"] for c in columns if c["key"].startswith("lamr")} == {"asc"}
-    assert {c["sorting"] for c in columns if c["key"].startswith("ap75")} == {"desc"}
-    command = yaml.safe_load((unpacked / "scoring_program" / "metadata.yaml").read_text())["command"]
-    assert command == "python3 /app/program/score.py /app/input /app/output"
-
-    # The container's layout: /app/program, /app/input/ref (reference data), /app/input/res (the
-    # participant's zip extracted), /app/output.
-    app = tmp_path / "app"
-    shutil.copytree(unpacked / "scoring_program", app / "program")
-    shutil.copytree(unpacked / "reference_data", app / "input" / "ref")
-    numpy_dir = numpy_only(tmp_path / "site-packages")
-    expected = kit_eval([kaist / "results" / "MBNet_result.txt"], gt, spec)
-    submitted = tmp_path / "MBNet.zip"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "kaist_kit",
-            "submit",
-            str(kaist / "results" / "MBNet_result.txt"),
-            "--out",
-            str(submitted),
-            "--gt",
-            str(gt),
-        ],
-        check=True,
-        capture_output=True,
-    )
-
-    def score(files: dict) -> subprocess.CompletedProcess:
-        for folder in (app / "input" / "res", app / "output"):
-            shutil.rmtree(folder, ignore_errors=True)
-            folder.mkdir(parents=True)
-        for name, data in files.items():
-            (app / "input" / "res" / name).write_bytes(data)
-        argv = [a.replace("/app/", f"{app}/") for a in command.split()[1:]]
-        runner = (
-            f"import runpy, sys; sys.path.append({str(numpy_dir)!r}); sys.argv = {argv!r}; "
-            f"runpy.run_path(sys.argv[0], run_name='__main__')"
-        )
-        return subprocess.run(
-            [sys.executable, "-I", "-S", "-c", runner], capture_output=True, text=True, cwd=app / "program", timeout=600
-        )
-
-    with zipfile.ZipFile(submitted) as archive:  # the zip `kaist-kit submit` writes, as Codabench extracts it
-        done = score({n: archive.read(n) for n in archive.namelist()})
-    assert done.returncode == 0, done.stderr
-    scores = json.loads((app / "output" / "scores.json").read_text())
-    keys = {c.label: c.key for c in spec.columns()}
-    assert scores == {keys[label]: v for label, v in expected_values(expected, "MBNet", spec).items()}
-
-    done = score({"MBNet_result.txt": b"garbage\n"})
-    assert done.returncode == 1 and not (app / "output" / "scores.json").exists()
-    assert done.stderr.startswith("refused: MBNet_result.txt:1: ") and "Traceback" not in done.stderr
-    done = score({"a_result.json": b"[]", "b_result.json": b"[]"})
-    assert done.returncode == 1 and "must hold one result file" in done.stderr
+def worker_python(name: str) -> str | None:
+    """A reference environment's interpreter when it is made (tests/reference_envs.py), else None: `host check`
+    then runs the evaluator in this interpreter and says so in a warning."""
+    return str(ENVS[name].executable) if ENVS[name].ready() else None
 
 
 # --- bundles: deterministic, and the kit's own pass `host check` -----------------------------------
@@ -303,9 +76,11 @@ def test_bundles_are_byte_identical_and_pass_host_check(kaist, tmp_path, monkeyp
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    for bundle in (first, tmp_path / "a.zip"):
-        report = check_bundle(bundle)
-        assert report.ran and report.problems == [], [p.line() for p in report.problems]
+    for bundle, env in ((first, "evalai-py39"), (tmp_path / "a.zip", "codabench-py312")):
+        python = worker_python(env)
+        report = check_bundle(bundle, python=python)
+        problems = [p for p in report.problems if python or p.code != "worker-python"]
+        assert report.ran and problems == [], [p.line() for p in report.problems]
         assert list(scratch.iterdir()) == []  # the unpacked bundle and the runs' folders are gone
 
 
@@ -344,19 +119,22 @@ def test_a_test_set_with_hidden_labels_gets_its_image_list(tmp_path):
     assert public["images"] == images and "annotations" not in public
     guidelines = (tmp_path / "bundle" / "templates" / "submission_guidelines.html").read_text()
     assert "kaist-kit submit MY_result.json --gt test-images.json --out MY_METHOD.json" in guidelines
-    assert check_bundle(tmp_path / "bundle").problems == []
+    assert check_bundle(tmp_path / "bundle", python=worker_python("evalai-py39")).ok
 
 
 # --- host check on the 2024 challenge's configuration, as published ------------------------------
 
 # soonminh/EvalAI-Starters at commit b2cb37d, challenge_config.yaml: the leaderboard's labels, sort
-# orders and descriptions, the phase's file types and the phase split, as published (a flow mapping with
+# orders and descriptions, the phase's file types and the phase split, as published (the challenge's dates,
+# which EvalAI requires, are the phase's) (a flow mapping with
 # comments and trailing commas, Python-style booleans). Its evaluator is stood in for by a script that
 # behaves as docs/evaluation.md describes the published one: .txt uploads read as category 1 while only
 # category 0 is scored (every column -1, the MR ones shown as -100), and json.load on the upload, which
 # raises on a malformed file.
 CONFIG_2024 = """\
 title: Multispectral Pedestrian Detection Challenge
+start_date: 2024-06-11 00:00:00
+end_date: 2024-07-31 23:59:59
 description: templates/description.html
 evaluation_details: templates/evaluation_details.html
 terms_and_conditions: templates/terms_and_conditions.html
@@ -485,17 +263,24 @@ def bundle_2024(folder: Path, config: str = CONFIG_2024) -> Path:
     (folder / "annotations" / "KAIST_annotation.json").write_text(
         json.dumps({"images": images, "annotations": anns, "categories": [{"id": 0, "name": "person"}]})
     )
+    script = {
+        "__init__.py": "from .main import evaluate  # noqa: F401\n",
+        "main.py": STAND_IN_MAIN,
+        "scorer.py": STAND_IN_SCORER,
+    }
     with zipfile.ZipFile(folder / "evaluation_script.zip", "w") as archive:
-        archive.writestr("__init__.py", "from .main import evaluate  # noqa: F401\n")
-        archive.writestr("main.py", STAND_IN_MAIN)
-        archive.writestr("scorer.py", STAND_IN_SCORER)
+        for name, text in script.items():
+            archive.writestr(name, text)
+    for name, text in script.items():  # a repository made from EvalAI-Starters: the folder the zip is made of
+        (folder / "evaluation_script").mkdir(exist_ok=True)
+        (folder / "evaluation_script" / name).write_text(text)
     return folder
 
 
 def test_host_check_flags_each_defect_of_the_2024_configuration(tmp_path):
-    report = check_bundle(bundle_2024(tmp_path / "2024"))
+    report = check_bundle(bundle_2024(tmp_path / "2024"), python=worker_python("evalai-py39"))
     lines = [p.line() for p in report.problems]
-    codes = sorted(p.code for p in report.problems)
+    codes = sorted(p.code for p in report.problems if p.code != "worker-python")
     assert report.ran and not report.ok
     # AP columns sorted ascending: a higher AP ranks lower.
     for label in ("AP_iou50", "AP_iou75", "AP_iou50:95"):

@@ -223,3 +223,47 @@ def test_the_leaderboard_page_loads_shows_the_kits_numbers_and_sorts(kaist, tmp_
         or (e.get("method") == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")
     ]
     assert errors == []
+
+
+def open_page(browser, path, width: int) -> None:
+    target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+    browser.session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+    for domain in ("Page", "Runtime"):
+        browser.send(f"{domain}.enable")
+    metrics = {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False}
+    browser.send("Emulation.setDeviceMetricsOverride", metrics)
+    browser.send("Page.navigate", {"url": path.as_uri()})
+    browser.wait_for("Page.loadEventFired")
+
+
+def test_long_names_fit_and_entries_of_one_name_are_told_apart(kaist, tmp_path, browser):
+    gt = kaist / "test-all-20.leaderboard.json"
+    entries = tmp_path / "entries"
+    entries.mkdir()
+    shutil.copy(kaist / "results" / "MBNet_result.txt", entries)
+    # The same results packaged by `kaist-kit submit`: its manifest names the method MBNet too.
+    subprocess.run(
+        [sys.executable, "-m", "kaist_kit", "submit", str(entries / "MBNet_result.txt"), "--gt", str(gt)]
+        + ["--out", str(entries / "MBNet.json")],
+        check=True,
+        capture_output=True,
+    )
+    long_name = "A-fusion-detector-with-a-very-long-name-as-some-papers-give-theirs-v2-final_result.json"
+    shutil.copy(kaist / "results" / "MLPD_result.json", entries / long_name)
+    site = build_site(entries, gt, tmp_path / "site")
+    names = sorted(e.name for e in site.entries)
+    assert names == sorted(["MBNet (MBNet.json)", "MBNet (MBNet_result.txt)", long_name[: -len("_result.json")]])
+
+    open_page(browser, tmp_path / "site" / "index.html", 1400)
+    # Every legend lies within its plot, however long the name (the whole name is its tooltip).
+    overflow = browser.evaluate("""Array.from(document.querySelectorAll('svg.curves')).map(svg => {
+        const width = svg.viewBox.baseVal.width;
+        return Array.from(svg.querySelectorAll('text.legend')).map(t => t.getBBox().x + t.getBBox().width - width);
+    }).flat()""")
+    assert len(overflow) == 3 and max(overflow) <= 0, overflow
+    assert browser.evaluate("document.querySelector('svg.curves text.legend title') !== null")
+    # At 1400 px no page runs off the screen: the entry page's descriptions wrap.
+    for page in [tmp_path / "site" / "index.html", *(tmp_path / "site" / e.page for e in site.entries)]:
+        open_page(browser, page, 1400)
+        width = browser.evaluate("document.documentElement.scrollWidth")
+        assert width <= 1400, (page.name, width)

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from .app import app, out, say
+from .command import Whole
 from .options import (
     MetricsOption,
     ProtocolsOption,
@@ -17,6 +18,8 @@ from .options import (
     setting_names,
     split_names,
 )
+
+MAX_TOP = 50  # curves on one plot (`leaderboard --top`; build_site refuses more)
 
 host = typer.Typer(
     name="host",
@@ -71,8 +74,20 @@ def _options(title: str, phase: list[str] | None, metric, setting, split, protoc
 def evalai_command(
     gt: GtOption,
     out_path: Annotated[
-        Path, typer.Option("--out", metavar="DIR", help="The bundle's folder (or NAME.zip).", show_default=False)
-    ],
+        Path | None,
+        typer.Option("--out", metavar="DIR", help="The bundle's folder (or NAME.zip).", show_default=False),
+    ] = None,
+    starters: Annotated[
+        Path | None,
+        typer.Option(
+            "--starters",
+            metavar="DIR",
+            help="Instead of --out: the folder of a repository made from Cloud-CV/EvalAI-Starters, whose GitHub "
+            "workflow zips evaluation_script/ (the bundle without evaluation_script.zip; add the Starters' github/ and "
+            ".github/ folders).",
+            show_default=False,
+        ),
+    ] = None,
     title: TitleOption = "KAIST multispectral pedestrian detection",
     phase: PhaseOption = None,
     metric: MetricsOption = None,
@@ -80,19 +95,39 @@ def evalai_command(
     split: SplitsOption = None,
     protocol: ProtocolsOption = ["leaderboard"],  # noqa: B006 - typer's default for a repeatable option
 ) -> None:
-    """Write an EvalAI challenge bundle: challenge_config.yaml, templates, and evaluation_script.zip, which
-    scores uploads with the kit on a worker that has numpy."""
-    from ..hosting.evalai import SCRIPT_ZIP, write_evalai_bundle
+    """Write an EvalAI challenge bundle: challenge_config.yaml, templates, and the evaluation script (the folder
+    evaluation_script/ and evaluation_script.zip), which scores uploads with the kit on EvalAI's Python 3.9 worker
+    (3.7 and 3.8 too) with numpy alone."""
+    from ..hosting.evalai import SCRIPT_FOLDER, SCRIPT_ZIP, write_evalai_bundle
+    from ..hosting.platforms import EVALAI_WORKER
 
-    written = write_evalai_bundle(gt, out_path, _options(title, phase, metric, setting, split, protocol))
-    say(f"wrote {out_path}: {len(written.sizes)} files, {sum(written.sizes.values()) / 1e3:.0f} kB")
+    if (out_path is None) == (starters is None):
+        raise typer.BadParameter("give one of --out DIR and --starters DIR", param_hint="--out")
+    target = out_path if out_path is not None else starters
+    try:
+        written = write_evalai_bundle(
+            gt, target, _options(title, phase, metric, setting, split, protocol), starters=starters is not None
+        )
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--title") from None
+    say(f"wrote {target}: {len(written.sizes)} files, {sum(written.sizes.values()) / 1e3:.0f} kB")
+    script = f"{SCRIPT_FOLDER}/ and {SCRIPT_ZIP}" if starters is None else f"{SCRIPT_FOLDER}/"
     out.print(
-        f"EvalAI bundle in {out_path}: leaderboard columns {', '.join(written.labels)}; {SCRIPT_ZIP} holds "
-        f"{len(written.script_members)} files (the entry point and the kit's core). `kaist-kit host check "
-        f"{out_path}` runs it as EvalAI's worker would.",
+        f"EvalAI bundle in {target}: leaderboard columns {', '.join(written.labels)}; {script} hold "
+        f"{len(written.script_members)} files (the entry point and the kit's core; the zip "
+        f"{written.script_size / 1e3:.1f} kB), for EvalAI's Python {EVALAI_WORKER.python} worker. "
+        f"`kaist-kit host check {target}` runs it as EvalAI's worker would.",
         markup=False,
         highlight=False,
     )
+    if starters is not None:
+        out.print(
+            "Add the github/ and .github/ folders of Cloud-CV/EvalAI-Starters to it, fill in github/host_config.json, "
+            "and push it to a branch named challenge: the Starters' workflow zips evaluation_script/ and creates the "
+            "challenge.",
+            markup=False,
+            highlight=False,
+        )
 
 
 @host.command("codabench")
@@ -112,7 +147,10 @@ def codabench_command(
     program that scores with the kit."""
     from ..hosting.codabench import write_codabench_bundle
 
-    written = write_codabench_bundle(gt, out_path, _options(title, phase, metric, setting, split, protocol))
+    try:
+        written = write_codabench_bundle(gt, out_path, _options(title, phase, metric, setting, split, protocol))
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--setting") from None
     say(f"wrote {out_path} ({written.size / 1e3:.0f} kB, {len(written.members)} files)")
     out.print(
         f"Codabench bundle {out_path}: leaderboard keys {', '.join(written.keys)}. `kaist-kit host check "
@@ -137,15 +175,27 @@ def check_command(
             "check bundles you trust).",
         ),
     ] = True,
+    python: Annotated[
+        str | None,
+        typer.Option(
+            "--python",
+            metavar="PATH",
+            help="The interpreter to run the evaluator in. Default: one of the Python version the platform's worker "
+            "runs (pythonX.Y on PATH, pyenv's) that has numpy, else this one (and the report says so).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
-    """Lint a challenge bundle and run its evaluator as the platform would. Exit code 1 when it has errors."""
+    """Lint a challenge bundle as the platform's validators read it and run its evaluator as the platform's worker
+    would. Exit code 1 when it has errors, 2 when the bundle cannot be read at all."""
+    from ..errors import quantity
     from ..hosting.check import check_bundle
 
-    report = check_bundle(bundle, run=run)
+    report = check_bundle(bundle, run=run, python=python)
     for problem in report.problems:
         out.print(problem.line(), markup=False, highlight=False)
-    runs = f"; its evaluator ran on {len(report.probes)} uploads" if report.ran else ""
-    verdict = "no errors" if report.ok else f"{sum(p.level == 'error' for p in report.problems)} errors"
+    runs = f"; its evaluator ran on {len(report.probes)} uploads in {report.interpreter}" if report.ran else ""
+    verdict = "no errors" if report.ok else quantity(sum(p.level == "error" for p in report.problems), "error")
     out.print(f"{bundle}: {report.platform} bundle, {verdict}{runs}", markup=False, highlight=False)
     if not report.ok:
         raise typer.Exit(1)
@@ -165,7 +215,10 @@ def leaderboard_command(
     out_path: Annotated[Path, typer.Option("--out", metavar="SITE", help="The site's folder.", show_default=False)],
     metric: MetricsOption = None,
     title: TitleOption = "KAIST multispectral pedestrian detection",
-    top: Annotated[int, typer.Option(metavar="N", min=1, help="Curves of the N leading entries.")] = 5,
+    top: Annotated[
+        int,
+        typer.Option(metavar="N", parser=Whole(1, MAX_TOP), help=f"Curves of the N leading entries, 1 to {MAX_TOP}."),
+    ] = 5,
     reference: Annotated[
         list[str] | None,
         typer.Option(
@@ -178,13 +231,16 @@ def leaderboard_command(
     """Score every result of a folder and write a static leaderboard site (index.html and a page per entry);
     a second run rescores only what changed."""
     from ..hosting.leaderboard import build_site
+    from ..hosting.options import printable
 
     site = build_site(submissions, gt, out_path, tuple(metric_names(metric)), title, top, tuple(reference or ()))
     for name in site.skipped:
-        say(f"note: {name} is not a result file: left out")
+        say(printable(f"note: {name} is not a result file: left out"))
     out.print(
-        f"wrote {out_path / 'index.html'}: {len(site.entries)} entries ({len(site.rescored)} scored, "
-        f"{len(site.reused)} unchanged)",
+        printable(
+            f"wrote {out_path / 'index.html'}: {len(site.entries)} entries ({len(site.scored)} scored, "
+            f"{len(site.refused)} refused, {len(site.reused)} unchanged)"
+        ),
         markup=False,
         highlight=False,
     )

@@ -2,9 +2,9 @@
 
 A platform's worker has numpy and no network, and not the kit: the bundle carries the part of the kit
 that scoring needs, the closure of `kaist_kit.hosting.scoring` under the package's relative imports,
-as it is in this installation. `core_files` checks that nothing in it imports more than the standard
-library and numpy. Zips are written with fixed times and in name order, so that the same input gives
-the same bytes.
+as it is in this installation. `core_modules` checks that nothing in it imports more than the standard
+library and numpy, nor uses what the workers' Python 3.7 lacks (`portable`). Zips are written with fixed
+times and in name order, so that the same input gives the same bytes.
 """
 
 from __future__ import annotations
@@ -18,11 +18,16 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from ..files import atomic_file, check_writable, read_bytes, write_bytes_atomic
+from ..files import atomic_file, atomic_folder, check_writable, read_bytes, write_bytes_atomic
+from . import portable
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # the kaist_kit folder
 ENTRY_MODULE = "kaist_kit.hosting.scoring"
 ALLOWED_THIRD_PARTY = {"numpy"}
+# Parts of the kit a worker never reaches, though a reader names them: the published results of
+# `kaist-kit zoo` are named on the command line (``zoo:NAME``), never in an upload. Their names module
+# (what ``zoo:NAME`` is) goes with the core; the zoo itself does not.
+NOT_ON_WORKERS = ("kaist_kit.zoo.resolve",)
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
 
@@ -101,7 +106,13 @@ def core_modules(entry: str = ENTRY_MODULE) -> dict[str, Path]:
                 f"{name} imports {', '.join(sorted(stray))}: the scorer copied into a bundle may "
                 "need only the standard library and numpy"
             )
-        todo += [m for m in kit if m not in seen]
+        newer = portable.problems(read_bytes(path), path.relative_to(PACKAGE_ROOT.parent).as_posix())
+        if newer:
+            raise RuntimeError(
+                f"the scorer copied into a bundle runs on the platforms' workers, Python 3.7 to 3.12: {newer[0]}"
+                + (f" (and {len(newer) - 1} more)" if len(newer) > 1 else "")
+            )
+        todo += [m for m in kit if m not in seen and m not in NOT_ON_WORKERS]
     return dict(sorted(seen.items()))
 
 
@@ -138,15 +149,16 @@ def _add_members(archive: zipfile.ZipFile, members: dict[str, bytes]) -> None:
 
 
 def write_tree(out: str | os.PathLike, members: dict[str, bytes]) -> dict[str, int]:
-    """Write ``members`` under the folder ``out``, or as one zip when ``out`` ends in .zip; each file
-    atomically. Returns the sizes written, by name (the zip's alone for a zip)."""
+    """Write ``members`` as the new folder ``out`` (absent or empty), or as one zip when ``out`` ends in
+    .zip: built aside and moved into place whole, so that a kill or a full disk leaves no half-written
+    bundle. Returns the sizes written, by name (the zip's alone for a zip)."""
     out = Path(out)
     if out.suffix.lower() == ".zip":
         check_writable(out)
         return {out.name: write_zip(out, members)}
-    check_writable(out, folder=True)
-    for name, data in sorted(members.items()):
-        write_bytes_atomic(out / name, data)
+    with atomic_folder(out) as staging:
+        for name, data in sorted(members.items()):
+            write_bytes_atomic(staging / name, data)
     return {name: len(data) for name, data in sorted(members.items())}
 
 

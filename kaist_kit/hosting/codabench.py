@@ -20,6 +20,7 @@ from . import templates, yamlout
 from .bundle import core_files, logo_png, write_tree
 from .evalai import MIN_PYTHON, test_images
 from .options import HostOptions, scorer_config
+from .platforms import CODABENCH_WORKER
 from .scoring import CONFIG_NAME
 
 CONFIG_FILE = "competition.yaml"
@@ -33,9 +34,12 @@ PAGES = {
     "Submission": "pages/submission.md",
     "Terms": "pages/terms.md",
 }
-# Codabench's default image runs Python 3.7; this one (codalab/codalab-dockers, Dockerfile-py312) has
-# Python 3.12 and numpy, what the scorer needs.
-DOCKER_IMAGE = "codalab/codalab-legacy:py312"
+# Named, as the newest image Codabench offers (codalab/codalab-dockers, Dockerfile-py312: Python 3.12,
+# numpy 1.26.4): without one a competition runs in codalab/codalab-legacy:py37, Python 3.7 (where the scorer
+# runs too, with numpy 1.16).
+DOCKER_IMAGE = CODABENCH_WORKER.name
+# Codabench's leaderboard column: its title and key hold at most 36 characters (leaderboards.models.Column).
+COLUMN_TEXT_MAX = 36
 
 SCORE_PY = '''"""Codabench's scoring program for this competition: kaist-kit (written by `kaist-kit host codabench`)."""
 
@@ -159,6 +163,12 @@ def write_codabench_bundle(
     options = options or HostOptions()
     if Path(out).suffix.lower() != ".zip":
         raise InputError("a Codabench bundle is one zip: give --out NAME.zip", out)
+    long = [c.label for c in options.spec.columns() if max(len(c.label), len(c.key)) > COLUMN_TEXT_MAX]
+    if long:
+        raise ValueError(
+            f"Codabench's column titles and keys hold at most {COLUMN_TEXT_MAX} characters, and {long[0]!r} "
+            f"has {len(long[0])}: name fewer settings or shorter ones"
+        )
     members = bundle_members(gt_path, options)
     sizes = write_tree(out, members)
     return CodabenchBundle(Path(out), sizes[Path(out).name], sorted(members), [c.key for c in options.spec.columns()])

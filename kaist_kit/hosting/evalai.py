@@ -1,11 +1,16 @@
 """An EvalAI challenge bundle scored by the kit: `kaist-kit host evalai`.
 
 The bundle is the folder EvalAI's challenge creation takes (zipped, or from a repository):
-challenge_config.yaml, the HTML templates, the logo, the test annotation file and
-evaluation_script.zip. EvalAI's worker extracts the script zip into a package folder, imports it and
-calls its ``evaluate(test_annotation_file, user_submission_file, phase_codename, **kwargs)``
-(Cloud-CV/EvalAI, scripts/workers/submission_worker.py); the zip holds that entry point, the
-columns (challenge.json) and the kit's core, so that the worker needs numpy and nothing else.
+challenge_config.yaml, the HTML templates, the logo, the test annotation file, and the evaluation
+script twice: as the folder `evaluation_script/` and as `evaluation_script.zip`, the same files. A
+challenge made from a GitHub repository (Cloud-CV/EvalAI-Starters, github/challenge_processing_script.py)
+rebuilds the zip from the folder; one uploaded as a zip, or with EvalAI's CLI, takes the zip.
+
+EvalAI's worker (Cloud-CV/EvalAI, scripts/workers/submission_worker.py) extracts the script zip into
+the package `challenge_data.challenge_<id>`, imports it and calls its ``evaluate(test_annotation_file,
+user_submission_file, phase_codename, submission_metadata=...)``, in the Python the configuration's
+`worker_python_version` names (3.7, 3.8 or 3.9). The script holds that entry point, the columns
+(challenge.json) and the kit's core, which runs on each of them with the worker's numpy alone.
 """
 
 from __future__ import annotations
@@ -17,15 +22,18 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import InputError
 from ..files import decode_text, parse_json, read_bytes
 from ..groundtruth import load_ground_truth
 from . import templates, yamlout
 from .bundle import core_files, logo_png, write_tree, zip_bytes
 from .options import SPLIT_CODENAME, HostOptions, scorer_config
+from .platforms import EVALAI_WORKER, OLDEST_PYTHON
 from .scoring import CONFIG_NAME
 
 CONFIG_FILE = "challenge_config.yaml"
 SCRIPT_ZIP = "evaluation_script.zip"
+SCRIPT_FOLDER = "evaluation_script"  # the same files, for a challenge made from a GitHub repository
 LOGO = "logo.png"
 TEMPLATES = {
     "description": "templates/description.html",
@@ -33,7 +41,8 @@ TEMPLATES = {
     "terms_and_conditions": "templates/terms_and_conditions.html",
     "submission_guidelines": "templates/submission_guidelines.html",
 }
-MIN_PYTHON = (3, 10)
+MIN_PYTHON = OLDEST_PYTHON
+TITLE_MAX = 100  # EvalAI's Challenge.title
 
 # The package EvalAI imports: `challenge_data.challenge_<id>`, the zip extracted into it.
 INIT_PY = '''"""EvalAI's entry point for this challenge: scored by kaist-kit (written by `kaist-kit host evalai`)."""
@@ -57,7 +66,8 @@ def evaluate(test_annotation_file, user_submission_file, phase_codename, **kwarg
         return {{}}
     from .kaist_kit.hosting.scoring import evalai_evaluate
 
-    return evalai_evaluate(test_annotation_file, user_submission_file, phase_codename, CONFIG)
+    return evalai_evaluate(test_annotation_file, user_submission_file, phase_codename, CONFIG,
+                           kwargs.get("submission_metadata"))
 '''
 
 
@@ -65,11 +75,13 @@ def evaluate(test_annotation_file, user_submission_file, phase_codename, **kwarg
 class EvalAIBundle:
     out: Path
     sizes: dict[str, int]  # bytes written, by file (the zip alone for a zipped bundle)
-    script_members: list[str]  # the evaluation script zip's files
+    script_members: list[str]  # the evaluation script's files
     labels: list[str]
+    script_size: int  # evaluation_script.zip's bytes
 
 
-def script_zip(options: HostOptions, reference: str) -> bytes:
+def script_members(options: HostOptions, reference: str) -> dict[str, bytes]:
+    """The evaluation script's files, by their path in the script (its zip, its folder)."""
     members = {
         "__init__.py": INIT_PY.encode(),
         "main.py": MAIN_PY.format(
@@ -78,7 +90,7 @@ def script_zip(options: HostOptions, reference: str) -> bytes:
         CONFIG_NAME: scorer_config(options, reference),
     }
     members.update(core_files())
-    return zip_bytes(members)
+    return members
 
 
 def challenge_config(options: HostOptions, annotation: str) -> dict:
@@ -96,6 +108,7 @@ def challenge_config(options: HostOptions, annotation: str) -> dict:
         "leaderboard_description": f"Ranked by {columns[0].label}: {columns[0].description}.",
         "evaluation_script": SCRIPT_ZIP,
         "remote_evaluation": False,
+        "worker_python_version": EVALAI_WORKER.name,
         "start_date": first.start,
         "end_date": last.end,
         "published": False,
@@ -166,9 +179,11 @@ def bundle_members(gt_path: str | os.PathLike, options: HostOptions) -> dict[str
         "EvalAI",
         "one results file: MY_METHOD.json, as `kaist-kit submit` writes it",
     )
+    script = script_members(options, name)
     members = {
         CONFIG_FILE: yamlout.dump(challenge_config(options, annotation)).encode(),
-        SCRIPT_ZIP: script_zip(options, name),
+        SCRIPT_ZIP: zip_bytes(script),
+        **{f"{SCRIPT_FOLDER}/{member}": data for member, data in script.items()},
         LOGO: logo_png(),
         annotation: gt_bytes,
         TEMPLATES["description"]: templates.to_html(templates.description(challenge)).encode(),
@@ -193,13 +208,31 @@ def test_images(gt_bytes: bytes, gt_path: str | os.PathLike) -> bytes:
 
 
 def write_evalai_bundle(
-    gt_path: str | os.PathLike, out: str | os.PathLike, options: HostOptions | None = None
+    gt_path: str | os.PathLike, out: str | os.PathLike, options: HostOptions | None = None, *, starters: bool = False
 ) -> EvalAIBundle:
-    """Write the EvalAI bundle for the ground truth ``gt_path`` into the folder ``out`` (or as the zip
-    ``out`` when it ends in .zip). The same input gives the same bytes."""
+    """Write the EvalAI bundle for the ground truth ``gt_path`` as the new folder ``out`` (or as the zip
+    ``out`` when it ends in .zip). The same input gives the same bytes.
+
+    ``starters``: the folder of a repository made from Cloud-CV/EvalAI-Starters, whose processing script
+    (github/challenge_processing_script.py, run by its GitHub workflow) zips `evaluation_script/` into
+    evaluation_script.zip: the bundle without that zip, to which the Starters' own `github/` and
+    `.github/` folders are added."""
     options = options or HostOptions()
+    if len(options.title) > TITLE_MAX:
+        raise ValueError(f"EvalAI's challenge titles hold at most {TITLE_MAX} characters: {len(options.title)} given")
     members = bundle_members(gt_path, options)
+    script_zip = members[SCRIPT_ZIP]
+    if starters:
+        if Path(out).suffix.lower() == ".zip":
+            raise InputError("a repository made from EvalAI-Starters is a folder, not a zip", out)
+        del members[SCRIPT_ZIP]
     sizes = write_tree(out, members)
-    with zipfile.ZipFile(io.BytesIO(members[SCRIPT_ZIP])) as archive:
-        script = archive.namelist()
-    return EvalAIBundle(Path(out), sizes, script, [c.label for c in options.spec.columns()])
+    with zipfile.ZipFile(io.BytesIO(script_zip)) as archive:
+        script = archive.infolist()
+    return EvalAIBundle(
+        Path(out),
+        sizes,
+        [info.filename for info in script],
+        [c.label for c in options.spec.columns()],
+        len(script_zip),
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -42,14 +43,18 @@ from ..zoo.names import PREFIX
 from ..zoo.resolve import find_entry
 from .columns import ColumnSpec
 from .entry import Entry
+from .options import printable
 from .site import write_pages
 from .svg import decimate
 
 CACHE_NAME = "kaist-kit-cache.json"
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: each entry with the checksum of its record
 PROTOCOLS = ("leaderboard", "matlab")
 RESULT_SUFFIXES = (".json", ".txt", ".zip", ".tar", ".tar.gz", ".tgz")
 MANIFEST_SUFFIX = ".manifest.json"
+
+
+MAX_TOP = 50  # curves on one plot (the CLI's `--top` says it too)
 
 
 @dataclass
@@ -58,9 +63,20 @@ class Site:
     gt: GroundTruth
     spec: ColumnSpec
     entries: list[Entry]
-    rescored: list[str]
+    rescored: list[str]  # scored or refused by this run
     reused: list[str]
     skipped: list[str]
+
+    @property
+    def refused(self) -> list[str]:
+        """The entries the kit did not score (this run or an earlier one), by their file's name."""
+        return [e.source for e in self.entries if e.refused]
+
+    @property
+    def scored(self) -> list[str]:
+        """The entries this run scored (not those it refused)."""
+        refused = set(self.refused)
+        return [name for name in self.rescored if name not in refused]
 
 
 def entry_paths(folder: Path) -> tuple[list[Path], list[str]]:
@@ -117,7 +133,7 @@ def score_entry(
     from ..submission import check
     from ..submission.report import VERDICTS
 
-    entry = Entry(name, path.name, digest, page)
+    entry = Entry(name, printable(path.name), digest, page)
     try:
         if reference:
             entry.verdict, entry.verdict_text = "reference", f"a published result, not an entry: {reference}"
@@ -129,14 +145,14 @@ def score_entry(
             [path], gt, spec.settings, spec.splits, spec.protocols, names=[name], metrics=spec.metrics
         )
     except InputError as exc:
-        entry.refused = str(exc).replace(str(path.parent) + os.sep, "")
+        entry.refused = printable(str(exc).replace(str(path.parent) + os.sep, ""))
         entry.verdict = entry.verdict or "refused"
         return entry
     by_cell = {(r.protocol, r.setting, r.split): r for r in inspected.results}
     for column in spec.columns():
         value = by_cell[(column.protocol, column.setting, column.split)].value(column.metric)
         entry.values[column.label] = None if value != value else value  # nan: nothing counts
-    entry.findings = [f"{f.level}: {f.line(with_source=False)}" for f in inspected.findings]
+    entry.findings = [printable(f"{f.level}: {f.line(with_source=False)}") for f in inspected.findings]
     for result in inspected.results:
         if result.setting == spec.settings[0]:
             entry.curves[f"{result.protocol}/{result.split}"] = decimate(result.curve.fppi, result.curve.miss_rate)
@@ -157,32 +173,44 @@ def build_site(
     ``references`` (zoo entries' names, see `kaist-kit zoo`) are ranked among them, marked as published
     results."""
     out = Path(out)
+    if not 1 <= top <= MAX_TOP:
+        raise ValueError(f"the curves of 1 to {MAX_TOP} leading entries are drawn, not {top}")
+    title = printable(title)
     check_writable(out, folder=True)
     _check_site_folder(out, Path(submissions))
     spec = ColumnSpec(metrics, ("reasonable",), SPLITS, PROTOCOLS)
     gt = load_ground_truth(gt_path)
     paths, skipped = entry_paths(Path(submissions))
     cache_path = out / CACHE_NAME
-    cached, owned = _read_cache(cache_path)
+    cached, owned = _read_cache(cache_path, [c.label for c in spec.columns()])
     context = hashlib.sha256(f"{__version__}\0{gt.md5}\0{sorted(spec.to_dict().items())}".encode()).hexdigest()
     entries, rescored, reused, pages = [], [], [], set()
     published = {PREFIX + e.name: e for e in map(find_entry, references)}
     for path in paths + [Path(name) for name in published]:
         reference = published.get(str(path))
+        source = printable(path.name)
+        page = _page_name(source, pages)
         if reference is not None:  # a published file, known by its git object id
             content, manifest = reference.file.object_id.encode(), {"method": f"{reference.label} (published)"}
         else:
-            content, manifest = _content(path)
+            try:
+                content, manifest = _content(path)
+            except InputError as exc:  # unreadable, or an archive beyond the limits: this entry alone is refused
+                entry = Entry(printable(method_name(path))[:100], source, "", page, verdict="refused")
+                entry.refused = printable(str(exc).replace(str(path.parent) + os.sep, ""))
+                rescored.append(source)
+                entries.append(entry)
+                continue
         digest = hashlib.sha256(content + context.encode()).hexdigest()
-        name = str((manifest or {}).get("method") or method_name(path))[:100]
-        page = _page_name(path.name, pages)
+        name = printable(str((manifest or {}).get("method") or method_name(path)))[:100]
         if digest in cached:
-            entry = Entry(**{**cached[digest], "name": name, "source": path.name, "page": page})
-            reused.append(path.name)
+            entry = Entry(**{**cached[digest], "name": name, "source": source, "page": page})
+            reused.append(source)
         else:
             entry = score_entry(path, gt, spec, name, digest, page, reference.file.where if reference else "")
-            rescored.append(path.name)
+            rescored.append(source)
         entries.append(entry)
+    _tell_apart(entries)
     check_outputs([out / "index.html", cache_path, *(out / e.page for e in entries)])  # every input read
     # What the site writes is recorded in its cache before it is written (so that a run stopped halfway
     # still owns its pages), and the pages an earlier run recorded but this one did not write are
@@ -238,10 +266,16 @@ def _write_cache(path: Path, entries: list[Entry], outputs: _Outputs) -> None:
         {
             "kaist_kit_leaderboard_cache": CACHE_FORMAT,
             "kit_version": __version__,
-            "entries": {e.digest: e.to_dict() for e in entries},
+            "entries": {e.digest: {"entry": e.to_dict(), "sha256": _checksum(e.to_dict())} for e in entries},
             "outputs": outputs.to_dict(),
         },
     )
+
+
+def _checksum(record: dict) -> str:
+    """What an entry's record must hash to: a cache edited by hand (a number changed) is told from the one
+    the site wrote, and that entry is scored again."""
+    return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
 
 
 def _check_site_folder(out: Path, submissions: Path) -> None:
@@ -265,6 +299,15 @@ def _check_site_folder(out: Path, submissions: Path) -> None:
             )
 
 
+def _tell_apart(entries: list[Entry]) -> None:
+    """Entries of one name (a txt file and the JSON `kaist-kit submit` packaged it as, both "MBNet") are
+    named with their file too."""
+    names = [e.name for e in entries]
+    for entry in entries:
+        if names.count(entry.name) > 1:
+            entry.name = f"{entry.name} ({entry.source})"
+
+
 def _page_name(source: str, taken: set[str]) -> str:
     stem = re.sub(r"[^A-Za-z0-9._-]+", "_", source).strip("._") or "entry"
     page, k = f"entries/{stem}.html", 2
@@ -274,27 +317,74 @@ def _page_name(source: str, taken: set[str]) -> str:
     return page
 
 
-def _read_cache(path: Path) -> tuple[dict[str, dict], _Outputs]:
-    """The entries an earlier run scored, by digest, and the files and folders it recorded writing."""
+def _read_cache(path: Path, labels: list[str]) -> tuple[dict[str, dict], _Outputs]:
+    """The entries an earlier run scored, by digest, and the files and folders it recorded writing: the
+    site's own file, read as any input is, against its schema. An entry of another shape, of other columns
+    than ``labels`` or whose record does not hash to its checksum is scored again; a cache of another shape
+    is rebuilt (and the pages it listed are left alone)."""
     if not path.is_file():
         return {}, _Outputs()
     try:
         # Not one of the command's inputs: the site's own file, which the run replaces.
         data = parse_json(decode_text(read_bytes(path, note=False), path), path)
     except InputError:
-        return {}, _Outputs()  # a damaged cache is rebuilt (and the pages it listed are left alone)
+        return {}, _Outputs()
     if not isinstance(data, dict) or data.get("kaist_kit_leaderboard_cache") != CACHE_FORMAT:
         return {}, _Outputs()
-    entries = data.get("entries")
-    fields = set(Entry.__dataclass_fields__)
-    entries = (
-        {k: v for k, v in entries.items() if isinstance(v, dict) and set(v) == fields}
-        if isinstance(entries, dict)
-        else {}
-    )
+    entries = {}
+    for digest, item in (data.get("entries") if isinstance(data.get("entries"), dict) else {}).items():
+        record = item.get("entry") if isinstance(item, dict) else None
+        if (
+            _cached_entry(record)
+            and record["digest"] == digest
+            and (not record["values"] or list(record["values"]) == labels)
+            and item.get("sha256") == _checksum(record)
+        ):
+            entries[digest] = record
     outputs = data.get("outputs") if isinstance(data.get("outputs"), dict) else {}
     owned = [
         set(names) if isinstance(names, list) and all(isinstance(n, str) for n in names) else set()
         for names in (outputs.get("files"), outputs.get("folders"))
     ]
     return entries, _Outputs(*owned)
+
+
+_TEXT_FIELDS = ("name", "source", "digest", "page", "verdict", "verdict_text", "refused")
+
+
+def _cached_entry(value: object) -> bool:
+    """Whether a cache's entry has the shape `Entry.to_dict` writes (texts, numbers, lists of texts, curves
+    of pairs of numbers)."""
+    if not isinstance(value, dict) or set(value) != set(Entry.__dataclass_fields__):
+        return False
+    if not all(_text(value[key]) for key in _TEXT_FIELDS):
+        return False
+    values, findings, curves = value["values"], value["findings"], value["curves"]
+    return (
+        isinstance(values, dict)
+        and all(_text(k) and (v is None or _number(v)) for k, v in values.items())
+        and isinstance(findings, list)
+        and all(_text(f) for f in findings)
+        and isinstance(curves, dict)
+        and all(
+            _text(k)
+            and isinstance(points, list)
+            and all(isinstance(p, list) and len(p) == 2 and all(_number(x) for x in p) for p in points)
+            for k, points in curves.items()
+        )
+    )
+
+
+def _text(value: object) -> bool:
+    """A text the pages can be written with (JSON can spell a lone surrogate, which UTF-8 cannot write)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

@@ -44,6 +44,12 @@ def parse_phase(text: str) -> Phase:
     return Phase(name, codename, begin.strftime(DATE_FORMAT), finish.strftime(DATE_FORMAT))
 
 
+def printable(text: str) -> str:
+    """``text`` as UTF-8 can write it: a byte of a name or an argument that is not UTF-8 (which Python
+    holds as a lone surrogate, os.fsdecode's) becomes U+FFFD."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 @dataclass
 class HostOptions:
     title: str = DEFAULT_TITLE
@@ -51,6 +57,7 @@ class HostOptions:
     spec: ColumnSpec = field(default_factory=ColumnSpec)
 
     def __post_init__(self) -> None:
+        self.title = printable(self.title)
         if not self.title.strip():
             raise ValueError("the challenge needs a title")
         if not self.phases:
@@ -72,6 +79,7 @@ def scorer_config(options: HostOptions, reference: str) -> bytes:
         "kaist_kit_challenge": CONFIG_FORMAT,
         "kit_version": __version__,
         "columns": options.spec.to_dict(),
+        "labels": [c.label for c in options.spec.columns()],  # what the scorer returns, checked when it reads this
         "phases": {p.codename: {"name": p.name, "split": SPLIT_CODENAME} for p in options.phases},
         "reference": reference,
     }

@@ -23,10 +23,11 @@ from ..data.groundtruth import GroundTruth
 from ..data.results import SUBMISSION_MANIFEST
 from ..errors import InputError, where
 from ..evaluate import Result
-from ..files import load_json, write_text_atomic
+from ..files import load_json, read_bytes, scratch_folder, write_bytes_atomic, write_text_atomic
 from ..findings import NO_PEDESTRIANS, Finding, evaluate_inspected
 from ..groundtruth import load_ground_truth
 from .columns import ColumnSpec
+from .platforms import STORAGE_NAME
 
 CONFIG_NAME = "challenge.json"  # beside the entry point: the columns and the phases
 CONFIG_FORMAT = 1
@@ -71,20 +72,42 @@ def read_config(path: str | os.PathLike) -> tuple[ColumnSpec, dict]:
     data = load_json(path)
     if not isinstance(data, dict) or data.get("kaist_kit_challenge") != CONFIG_FORMAT:
         raise InputError("not a challenge configuration written by `kaist-kit host`", path)
-    return ColumnSpec.from_dict(data["columns"]), data
+    spec = ColumnSpec.from_dict(data["columns"])
+    if data.get("labels", []) and data["labels"] != [c.label for c in spec.columns()]:
+        raise InputError("its labels are not those of its columns: it was edited by hand", path)
+    return spec, data
 
 
 def participant_message(exc: InputError, folder: str | os.PathLike) -> str:
-    """The kit's one-line message, with the worker's ``folder`` (where the upload lies) left out of the
-    file's name."""
-    path = exc.path or ""
-    base = str(folder)
-    if path.startswith(base + os.sep):
-        path = path[len(base) + 1 :]
-    reason = exc.reason
+    """The kit's one-line message as the participant should read it: the worker's ``folder`` (where the
+    upload lies) left out, and a name the platform gave the file (EvalAI stores it as a UUID) said as
+    "your file"."""
+    path = shown_path(exc.path or "", folder)
+    reason = _scrubbed(exc.reason, folder)
     if reason.endswith(AS_IS_HINT):  # a file that looks misread: the fix is the packager's option
         reason = reason[: -len(AS_IS_HINT)] + ", as `kaist-kit submit` packages it, and upload the file it writes"
-    return f"{where(path, exc.line)}: {reason}" if path else reason
+    if not path:
+        return reason
+    if path.startswith(YOUR_FILE):
+        return f"{path}{'' if exc.line is None else f', line {exc.line}'}: {reason}"
+    return f"{where(path, exc.line)}: {reason}"
+
+
+YOUR_FILE = "your file"
+
+
+def shown_path(path: str, folder: str | os.PathLike) -> str:
+    """``path`` below ``folder``, with a storage name (a UUID) said as "your file"."""
+    base = str(folder).rstrip(os.sep) + os.sep
+    if path.startswith(base):
+        path = path[len(base) :]
+    return _scrubbed(path, folder)
+
+
+def _scrubbed(text: str, folder: str | os.PathLike) -> str:
+    """``text`` without the worker's folder, and with the platform's storage names said as "your file"."""
+    text = text.replace(str(folder).rstrip(os.sep) + os.sep, "")
+    return STORAGE_NAME.sub(YOUR_FILE, text)
 
 
 # How `findings.refuse_errors` ends its message; on a platform there is no --as-is to pass.
@@ -107,7 +130,11 @@ def cached_ground_truth(path: str | os.PathLike) -> GroundTruth:
 
 
 def evalai_evaluate(
-    test_annotation_file: str, user_submission_file: str, phase_codename: str, config_path: str | os.PathLike
+    test_annotation_file: str,
+    user_submission_file: str,
+    phase_codename: str,
+    config_path: str | os.PathLike,
+    submission_metadata: dict | None = None,
 ) -> dict:
     """EvalAI's ``evaluate``: ``{"result": [{split codename: {label: value}}], "submission_result": ...}``.
 
@@ -125,7 +152,7 @@ def evalai_evaluate(
                 f"{phase_codename!r}: the challenge configuration and the script disagree"
             )
         gt = _host_ground_truth(test_annotation_file)
-        scored = score_upload(gt, user_submission_file, spec, method_name(user_submission_file))
+        scored = score_upload(gt, user_submission_file, spec, _method(user_submission_file, submission_metadata))
     except InputError as exc:
         return _refused(f"refused: {participant_message(exc, Path(user_submission_file).parent)}")
     except _HostError as exc:
@@ -143,6 +170,16 @@ def evalai_evaluate(
         "result": [{split: scored.values}],
         "submission_result": {split: scored.values, "findings": scored.finding_lines(), "scored_by": SCORED_BY},
     }
+
+
+def _method(upload: str | os.PathLike, metadata: object) -> str:
+    """The method's name: the one the participant gave EvalAI, else the file's (EvalAI's storage name, a
+    UUID, names nothing)."""
+    given = metadata.get("method_name") if isinstance(metadata, dict) else None
+    if isinstance(given, str) and given.strip():
+        return given.strip()
+    name = method_name(upload)
+    return "submission" if STORAGE_NAME.fullmatch(Path(str(upload)).name) else name
 
 
 class _HostError(Exception):
@@ -168,21 +205,33 @@ SCORES_NAME = "scores.json"
 DEFAULT_INPUT, DEFAULT_OUTPUT = "/app/input", "/app/output"
 
 
-def find_upload(res: Path) -> Path:
-    """The result in Codabench's ``input/res`` (the participant's zip, extracted): its one result file
-    (a manifest beside it is left out), or the folder itself when it holds per-image files."""
+# What Codabench's compute worker writes into the prediction's output, which the scoring step finds in
+# input/res beside the participant's files: its `metadata` (exit code, elapsed time), at the top
+# (codalab/codabench compute_worker/compute_worker.py, Run.push_output). The participant's zip cannot
+# hold one there: the worker then fails the submission before scoring.
+WORKER_FILES = ("metadata",)
+
+
+def find_upload(res: Path) -> Path | list[Path]:
+    """The result in Codabench's ``input/res`` (the participant's zip, extracted, and the worker's
+    `metadata` beside it): its one result file (a manifest beside it is left out), or its per-image
+    files."""
     files = sorted(
-        p for p in res.rglob("*") if p.is_file() and not p.name.startswith(".") and "__MACOSX" not in p.parts
+        p
+        for p in res.rglob("*")
+        if p.is_file()
+        and not p.name.startswith(".")
+        and "__MACOSX" not in p.parts
+        and p.relative_to(res).as_posix() not in WORKER_FILES
     )
     results = [p for p in files if p.name != SUBMISSION_MANIFEST and not p.name.endswith(".manifest.json")]
     if len(results) > 1 and all(p.suffix.lower() == ".txt" for p in results):
-        return res  # per-image files, setXX_VYYY_IZZZZZ.txt (the reader says if they are not)
+        return results  # per-image files, setXX_VYYY_IZZZZZ.txt (the reader says if they are not)
     if len(results) != 1:
         names = ", ".join(p.relative_to(res).as_posix() for p in results[:5]) or "nothing"
         raise InputError(
             f"the submission must hold one result file (.json or .txt, as `kaist-kit submit` writes "
-            f"it) or per-image files; it holds {names}",
-            "the submission",
+            f"it) or per-image files; it holds {names}"
         )
     return results[0]
 
@@ -193,14 +242,22 @@ def codabench_main(argv: list[str], config_path: str | os.PathLike) -> int:
     A refused submission is one line on standard error and exit code 1."""
     input_dir = Path(argv[0] if argv else DEFAULT_INPUT)
     output_dir = Path(argv[1] if len(argv) > 1 else DEFAULT_OUTPUT)
+    res = input_dir / "res"
     try:
         spec, config = read_config(config_path)
         reference = input_dir / "ref" / config["reference"]
         gt = _host_ground_truth(reference)
-        upload = find_upload(input_dir / "res")
-        scored = score_upload(gt, upload, spec, method_name(upload))
+        upload = find_upload(res)
+        if isinstance(upload, list):  # read as a folder of their own, without the worker's files
+            with scratch_folder("submission") as staged:
+                for path in upload:
+                    write_bytes_atomic(staged / path.relative_to(res), read_bytes(path))
+                res = staged
+                scored = score_upload(gt, staged, spec, "submission")
+        else:
+            scored = score_upload(gt, upload, spec, method_name(upload))
     except InputError as exc:
-        print(f"refused: {participant_message(exc, input_dir / 'res')}", file=sys.stderr)
+        print(f"refused: {participant_message(exc, res)}", file=sys.stderr)
         return 1
     except _HostError as exc:
         print(f"the competition is misconfigured: {exc}", file=sys.stderr)

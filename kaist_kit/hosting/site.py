@@ -18,6 +18,7 @@ from ..files import write_text_atomic
 from ..tables import percent
 from .columns import ColumnSpec
 from .entry import Entry
+from .options import printable
 from .svg import curves_svg
 
 STYLE = """
@@ -26,6 +27,9 @@ h1 { font-size: 1.5rem; } h2 { font-size: 1.15rem; margin-top: 2rem; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { padding: .3rem .6rem; border-bottom: 1px solid #ddd; text-align: right; white-space: nowrap; }
 th.label, td.label { text-align: left; }
+td.wrap { white-space: normal; min-width: 16rem; }
+td.name { white-space: normal; max-width: 16rem; overflow-wrap: anywhere; }
+h1 { overflow-wrap: anywhere; }
 thead th { cursor: pointer; user-select: none; background: #f4f4f4; position: sticky; top: 0;
   white-space: normal; max-width: 7.5rem; vertical-align: bottom; }
 thead th[aria-sort=ascending]::after { content: " \\25B2"; }
@@ -113,7 +117,7 @@ def index_html(title: str, gt: GroundTruth, spec: ColumnSpec, entries: list[Entr
         number = rank if not entry.refused and entry.values.get(first) is not None else ""
         cells = [
             f'<td class="label" data-value="{number}">{number}</td>',
-            f'<td class="label"><a href="{html.escape(entry.page)}">{html.escape(entry.name)}</a></td>',
+            f'<td class="label name"><a href="{html.escape(entry.page)}">{html.escape(entry.name)}</a></td>',
             f'<td class="label verdict-{html.escape(entry.verdict)}" title="{html.escape(entry.verdict_text)}">'
             f"{html.escape(entry.verdict or '')}</td>",
         ]
@@ -162,7 +166,7 @@ def entry_html(title: str, gt: GroundTruth, spec: ColumnSpec, entry: Entry) -> s
     else:
         rows = "\n".join(
             f'<tr><td class="label">{html.escape(c.label)}</td><td>{percent(entry.values.get(c.label))}'
-            f'</td><td class="label note">{html.escape(c.description)}</td></tr>'
+            f'</td><td class="label note wrap">{html.escape(c.description)}</td></tr>'
             for c in spec.columns()
         )
         parts.append(
@@ -187,6 +191,7 @@ def entry_html(title: str, gt: GroundTruth, spec: ColumnSpec, entry: Entry) -> s
 
 
 def write_pages(out: Path, title: str, gt: GroundTruth, spec: ColumnSpec, entries: list[Entry], top: int) -> None:
+    """The pages, in UTF-8 (a name that is not, a file's or the ground truth's, with U+FFFD for its bytes)."""
     for entry in entries:
-        write_text_atomic(out / entry.page, entry_html(title, gt, spec, entry))
-    write_text_atomic(out / "index.html", index_html(title, gt, spec, entries, top))
+        write_text_atomic(out / entry.page, printable(entry_html(title, gt, spec, entry)))
+    write_text_atomic(out / "index.html", printable(index_html(title, gt, spec, entries, top)))

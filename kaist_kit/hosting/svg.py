@@ -17,6 +17,8 @@ Y_RANGE = (1e-2, 1.0)  # miss rate
 WIDTH, HEIGHT = 520, 400
 MARGIN = {"left": 56, "right": 16, "top": 28, "bottom": 44}
 Y_TICKS = (0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.64, 0.8, 1.0)
+LEGEND_LINE = 16  # px per legend line, below the plot
+LEGEND_CHAR_PX = 7.0  # a generous width of an 11 px character, so that a legend never runs past the plot
 # Colours that stay apart for the colour-blind (Okabe and Ito), then greys.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000", "#777777")
 
@@ -48,11 +50,20 @@ def decimate(fppi: np.ndarray, miss: np.ndarray) -> list[list[float]]:
     return [[float(f"{f:.6g}"), float(f"{m:.6g}")] for f, m in zip(fppi[last], miss[last])]
 
 
+def legend_text(label: str) -> str:
+    """A legend's text as it fits the plot's width: a longer one cut with an ellipsis (the SVG keeps the
+    whole in a tooltip)."""
+    room = int((WIDTH - MARGIN["left"] - 24) / LEGEND_CHAR_PX)
+    return label if len(label) <= room else label[: room - 1] + "\u2026"
+
+
 def curves_svg(series: Sequence[tuple[str, Sequence[Sequence[float]]]], title: str) -> str:
-    """An SVG of MR-FPPI curves: ``series`` is (legend text, [[fppi, miss rate], ...]) in curve order."""
+    """An SVG of MR-FPPI curves: ``series`` is (legend text, [[fppi, miss rate], ...]) in curve order; the
+    legend is below the plot, a line per curve, within the plot's width whatever the names' length."""
+    height = HEIGHT + LEGEND_LINE * len(series) + (4 if series else 0)
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" '
-        f'height="{HEIGHT}" role="img" aria-label="{html.escape(title)}" class="curves">',
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" '
+        f'height="{height}" role="img" aria-label="{html.escape(title)}" class="curves">',
         f'<text x="{WIDTH / 2:.0f}" y="18" text-anchor="middle" class="title">{html.escape(title)}</text>',
     ]
     left, right = MARGIN["left"], WIDTH - MARGIN["right"]
@@ -83,10 +94,10 @@ def curves_svg(series: Sequence[tuple[str, Sequence[Sequence[float]]]], title: s
             for fppi, miss in points:  # a step: across at the previous miss rate, then down
                 path.append(f"H{_x(fppi):.1f}V{_y(miss):.1f}")
             parts.append(f'<path d="{"".join(path)}" stroke="{colour}" class="curve"/>')
-        y = top + 14 + 16 * k
-        parts.append(
-            f'<line x1="{right - 150}" y1="{y - 4}" x2="{right - 132}" y2="{y - 4}" stroke="{colour}" class="curve"/>'
-        )
-        parts.append(f'<text x="{right - 128}" y="{y}" class="legend">{html.escape(label)}</text>')
+        y = HEIGHT + 12 + LEGEND_LINE * k
+        shown = legend_text(label)
+        whole = f"<title>{html.escape(label)}</title>" if shown != label else ""
+        parts.append(f'<line x1="{left}" y1="{y - 4}" x2="{left + 18}" y2="{y - 4}" stroke="{colour}" class="curve"/>')
+        parts.append(f'<text x="{left + 22}" y="{y}" class="legend">{whole}{html.escape(shown)}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
