@@ -3,9 +3,14 @@ the caller keep it, so that a failed or altered transfer never leaves a file beh
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import BinaryIO
+
+from .errors import InputError
+from .files import open_input
 
 OFFLINE_ENV = "KAIST_KIT_OFFLINE"
 TIMEOUT_S = 30.0
@@ -36,7 +41,9 @@ def download_verified(
 
     ``progress(done, size)`` is called once the source answers (``done`` 0) and after every chunk.
     Network trouble, a transfer that stops short and any other bytes than the pinned ones all raise
-    `DownloadFailed`.
+    `DownloadFailed`; a file that arrived whole (of the pinned length or longer, or of the length the
+    source announced) but with other bytes is said to have changed at its source. A file:// URL is read
+    through the kit's opener (regular files only: a FIFO is refused, never waited on).
     """
     # Imported here: they take longer to import than most commands take to run, and only a
     # download needs them.
@@ -49,8 +56,9 @@ def download_verified(
     digest = hashlib.md5()
     chunks: list[bytes] = []
     done = 0
+    whole = None  # the length of the whole file, where the source says it
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
+        with _open_source(url, timeout) as (response, whole):
             if progress is not None:
                 progress(0, size)
             # Read at most one byte more than pinned: enough to tell a longer file, never a huge one.
@@ -64,15 +72,44 @@ def download_verified(
         raise DownloadFailed(f"{url}: HTTP {exc.code} {exc.reason}") from None
     except urllib.error.URLError as exc:
         raise DownloadFailed(f"{url}: {_reason(exc.reason)}") from None
+    except InputError as exc:  # a local file (file://) that the opener refuses: a FIFO, a folder, none
+        raise DownloadFailed(f"{url}: {exc.reason}") from None
     except (OSError, http.client.HTTPException, ValueError) as exc:
         # OSError covers timeouts and dropped connections; ValueError an URL urllib cannot open.
         raise DownloadFailed(f"{url}: {_reason(exc)}") from None
-    if done < size:
+    if done == size and digest.hexdigest() == md5:
+        return b"".join(chunks)
+    # The transfer ended without an error. A file of the pinned length, a longer one, or one whose whole
+    # length the source gave and that arrived in full is the source's file: it changed, the network is
+    # not to blame.
+    arrived_whole = done == size or done > size or (whole is not None and whole == done)
+    if not arrived_whole:
         raise DownloadFailed(f"{url}: the transfer stopped after {done} of {size} bytes")
-    if done > size or digest.hexdigest() != md5:
-        what = f"more than {size} bytes" if done > size else f"MD5 {digest.hexdigest()}"
-        raise DownloadFailed(f"{url} does not serve the pinned file: {what}, expected {size} bytes with MD5 {md5}")
-    return b"".join(chunks)
+    length = whole if whole is not None else (f"more than {size}" if done > size else done)
+    found = f"{length} bytes" + (f" with MD5 {digest.hexdigest()}" if done <= size else "")
+    raise DownloadFailed(
+        f"{url} does not serve the pinned file: it arrived whole but differs ({found}, expected {size} "
+        f"bytes with MD5 {md5}): the file changed at its source"
+    )
+
+
+@contextlib.contextmanager
+def _open_source(url: str, timeout: float) -> Iterator[tuple[BinaryIO, int | None]]:
+    """The source open for reading, and the whole file's length where the source says it. A local file
+    (file://) is read through the kit's opener: a regular file only, so a FIFO never blocks."""
+    import urllib.parse
+    import urllib.request
+
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme.lower() == "file":
+        if parts.netloc not in ("", "localhost"):
+            raise ValueError(f"a file:// URL names a file of this machine, not of {parts.netloc!r}")
+        with open_input(urllib.request.url2pathname(parts.path)) as handle:
+            yield handle, os.fstat(handle.fileno()).st_size
+        return
+    with urllib.request.urlopen(url, timeout=timeout) as response:
+        declared = response.headers.get("Content-Length")
+        yield response, int(declared) if declared and declared.strip().isdigit() else None
 
 
 def _reason(reason: object) -> str:
