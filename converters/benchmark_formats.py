@@ -32,7 +32,7 @@ from kaist_kit.errors import InputError, quantity
 from kaist_kit.files import decode_text, is_number, parse_json, text_lines
 from kaist_kit.voc import parse_voc
 
-from .coco import category_id
+from .coco import FIRST_ANNOTATION_ID, category_id
 from .formats import Layout, SourceFormat
 from .kaist_xml import reads_as_xml
 from .problems import LOCATING, Problems
@@ -296,8 +296,11 @@ def read_coco_file(
 def annotations_to_kit(annotations: Annotations, bench: Benchmark, split: str | None) -> dict:
     """The kit's COCO of another benchmark's ground truth: `annotations_to_coco` (ids, classes and boxes as
     read) with each image's pictures where the benchmark keeps them (``file_name``, ``lwir_file_name``,
-    relative to the dataset's root) and its frame (``im_name``)."""
+    relative to the dataset's root) and its frame (``im_name``); the boxes numbered from 1, as every
+    conversion numbers them (a source's id 0 or an id used twice would be mis-read by pycocotools)."""
     coco = annotations_to_coco(annotations)
+    for number, ann in enumerate(coco["annotations"], FIRST_ANNOTATION_ID["kit"]):
+        ann["id"] = number
     visible, thermal = (m.name for m in bench.modalities)
     for image, name in zip(coco["images"], annotations.image_names):
         if bench.frame(name) is None:

@@ -22,6 +22,7 @@ from .detections import BoxDetections, ReadOptions, box_detections_from_records
 from .detections import load_box_detections as read_box_detections
 from .errors import InputError, quantity
 from .files import decode_text, json_line, parse_json, read_bytes
+from .idrules import coco_loaded, id_notes
 
 ImageId = int | str
 
@@ -56,6 +57,8 @@ class Annotations:
     path: str | None = None
     notes: list[str] = field(default_factory=list)  # what the reader dropped or renamed, said once
     box_origin: str = ""  # CVC-14: whether a line's x, y was read as the box's 'centre' or its 'corner'
+    # Where ids repeat: the box pycocotools evaluates in place of each (`kaist_kit.idrules.coco_loaded`).
+    coco_loads: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.index_of_id = {image_id: k for k, image_id in enumerate(self.image_ids)}
@@ -115,6 +118,11 @@ class Annotations:
         new_index = np.full(self.n_images, -1, np.int64)
         new_index[keep] = np.arange(len(keep))
         boxes = np.flatnonzero(images[self.ann_image])
+        loads = None
+        if self.coco_loads is not None:  # a box loaded in place of another keeps doing so, if it is kept
+            new_box = np.full(len(self.ann_ids), -1, np.int64)
+            new_box[boxes] = np.arange(len(boxes))
+            loads = np.where(self.coco_loads[boxes] >= 0, new_box[self.coco_loads[boxes]], -1)
         return Annotations(
             [self.image_ids[k] for k in keep],
             [self.image_names[k] for k in keep],
@@ -133,6 +141,7 @@ class Annotations:
             self.path,
             list(self.notes),
             self.box_origin,
+            loads,
         )
 
     def counts(self) -> dict[str, int]:
@@ -215,9 +224,11 @@ def annotations_from_coco(
     labels = []
     keep = np.ones(n, bool)
     unlisted, computed_area, assigned_id = 0, 0, 0
+    id_keys: list = []  # each box's id as pycocotools indexes it (a box without one: a key of its own)
     for k, ann in enumerate(anns):
         if not isinstance(ann, dict):
             raise fail("annotation is not an object", "annotations", k)
+        id_keys.append(ann["id"] if isinstance(ann.get("id"), (int, float, str)) else object())
         if ann.get("image_id") not in index_of_id or not _is_id(ann.get("image_id")):
             raise fail(
                 f"annotation for image_id {ann.get('image_id')!r}, which is not among the images", "annotations", k
@@ -267,6 +278,7 @@ def annotations_from_coco(
             f"{quantity(int(crowd[keep].sum()), 'crowd box', 'crowd boxes')} (iscrowd 1): matched as "
             "COCO matches crowd regions"
         )
+    notes += id_notes(id_keys)
     return Annotations(
         ids,
         names,
@@ -284,6 +296,7 @@ def annotations_from_coco(
         bench,
         None if path is None else str(path),
         notes,
+        coco_loads=coco_loaded(id_keys, keep),
     )
 
 

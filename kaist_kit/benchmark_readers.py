@@ -293,6 +293,7 @@ def switch_origin(annotations: Annotations) -> Annotations:
         annotations.path,
         [n for n in annotations.notes if not n.startswith("x, y read as")],
         ORIGINS[1 - ORIGINS.index(origin)],
+        annotations.coco_loads,
     )
     other.notes.insert(0, f"x, y read as the box's {other.box_origin}")
     return other

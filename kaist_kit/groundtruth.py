@@ -18,6 +18,7 @@ from .download import DownloadFailed, Progress, download_verified
 from .errors import InputError
 from .files import decode_text, json_line, parse_json, read_bytes, write_bytes_atomic
 from .frames import find_frame, period_of, scene_of, set_of
+from .idrules import id_notes
 from .settings import KAIST_FRAME_SIZE, parse_split
 
 # The leaderboard's test-all-20 ground truth, identified by content as the leaderboard does: the
@@ -168,6 +169,7 @@ class GroundTruth:
     md5: str | None = None
     index_of_id: dict[int, int] = field(default_factory=dict)
     index_of_name: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # what the reader found: ids pycocotools mis-reads
 
     def __post_init__(self) -> None:
         self.index_of_id = {int(i): k for k, i in enumerate(self.image_ids)}
@@ -363,6 +365,7 @@ def ground_truth_from_coco(data: object, path: str | os.PathLike | None = None, 
         ignore=ignore[by_image],
         labels=[labels[k] for k in by_image],
         path=None if path is None else str(path),
+        notes=id_notes([ann["id"] for ann in annotations if "id" in ann], leaderboard=True),
     )
 
 
