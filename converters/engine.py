@@ -160,6 +160,10 @@ def convert(
     (a COCO ground truth, one file).
     """
     bench = get_benchmark(benchmark)
+    chosen = (("--image-set", image_set, "a list file or a list name"), ("--split", split, "a split"))
+    for option, value, what in chosen:
+        if value is not None and not value.strip():  # not the same as leaving the option out
+            raise InputError(f"{option} {value!r} names nothing: give {what}, or leave the option out for every frame")
     if bench is KAIST:
         if format in BENCHMARK_FORMAT_NAMES and format not in FORMATS:
             raise InputError(

@@ -251,6 +251,8 @@ def annotations_from_coco(
         area = ann.get("area")
         if area is None:
             area, computed_area = w * h, computed_area + 1
+            if not math.isfinite(area):
+                raise fail(f"annotation whose width x height ({w:g} x {h:g}) is beyond any number", "annotations", k)
         elif not _is_number(area) or not math.isfinite(float(area)):
             raise fail(f"annotation with area {area!r}, not a finite number", "annotations", k)
         flags = [ann.get("iscrowd", 0), ann.get("ignore", 0)]

@@ -391,6 +391,12 @@ def _per_image_options(options: ReadOptions, where) -> None:
         raise InputError(
             "per-image files are read as corners x1 y1 x2 y2 already: --corners applies to COCO and txt results", where
         )
+    if options.id_offset:
+        raise InputError(
+            "per-image files name their frame in their file name, not by an image id: --id-offset moves the "
+            "image ids of COCO and txt results",
+            where,
+        )
 
 
 def _sniff(text: str | bytes, where: str) -> ResultFormat:

@@ -261,15 +261,15 @@ class FileStats:
 
 def file_stats(paths: Sequence[str | os.PathLike], benchmark: Benchmark = KAIST) -> FileStats:
     """The statistics of each ground-truth file of ``benchmark`` (KAIST's: `dataset_stats`; another's:
-    `benchmark_stats`)."""
-    if benchmark is KAIST:
-        from .groundtruth import load_ground_truth
+    `benchmark_stats`). Each file is opened as the scoring verbs open a ground truth of a named
+    benchmark (`benchmark_scoring.open_truth`): one recognised as another benchmark's is refused."""
+    from .benchmark_scoring import open_truth
 
-        truths = [load_ground_truth(path) for path in paths]
+    opened = [open_truth(path, benchmark) for path in paths]
+    if benchmark is KAIST:
+        truths = [truth.kaist for truth in opened]
         stats = [dataset_stats(gt) for gt in truths]
         return FileStats(benchmark, truths, stats, [stats_table(one) for one in stats])
-    from .annotations import load_annotations
-
-    truths = [load_annotations(path, benchmark) for path in paths]
+    truths = [truth.annotations for truth in opened]
     stats = [benchmark_stats(gt) for gt in truths]
     return FileStats(benchmark, truths, stats, [table for one in stats for table in benchmark_stats_tables(one)])
