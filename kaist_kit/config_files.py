@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .errors import InputError
 from .files import check_readable
+from .rooted import Root, outside
 
 DATALOADERS = ("train_dataloader", "val_dataloader", "test_dataloader")
 # Configs read so far in this process, by file name.
@@ -90,7 +91,8 @@ def _innermost_dataset(dataset):
 def config_datasets(cfg, roles=("train", "val", "test")) -> list:
     """The annotation files of a config's training, validation and test datasets, with the folder of
     their pictures and the command that makes each one (`kaist_kit.datacheck.DatasetFiles`); a loader
-    the config leaves out (None) has none."""
+    the config leaves out (None) has none. An annotation file or a picture folder that lies outside its
+    dataset's data root (an absolute path, '..', a link out) is refused, naming the config."""
     from .datacheck import DatasetFiles
 
     found = []
@@ -100,10 +102,15 @@ def config_datasets(cfg, roles=("train", "val", "test")) -> list:
         if not dataset or not dataset.get("ann_file"):
             continue
         root = str(dataset.get("data_root") or "")
-        ann_file = Path(os.path.join(root, dataset["ann_file"]))
         benchmark = dataset.get("benchmark") or "kaist"
         # KaistDataset's own default: KAIST's pictures under images/, another benchmark's under its root.
         prefix = (dataset.get("data_prefix") or {}).get("img", "images/" if benchmark == "kaist" else "")
+        # The config's paths stay in its data root (the one check-data is given): never /etc/passwd.
+        for key, rel in (("ann_file", dataset["ann_file"]), ("data_prefix.img", prefix or ".")):
+            problem = Root(root or ".").problem(rel)
+            if problem is not None:
+                raise outside(rel, problem, getattr(cfg, "filename", None), f"{role}_dataloader's {key}")
+        ann_file = Path(os.path.join(root, dataset["ann_file"]))
         make_with = dataset.get("make_with")
         if make_with:
             make_with = make_with.format(data_root=root.rstrip("/") + "/" if root else "", ann_file=ann_file)

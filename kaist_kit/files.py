@@ -1136,21 +1136,60 @@ def scratch_folder(name: str = "scratch") -> Iterator[Path]:
 def remove_outputs(folder: str | os.PathLike, files: Collection[str], folders: Collection[str] = ()) -> None:
     """Remove under ``folder`` the regular ``files``, then the ``folders`` left empty (paths relative,
     '/'-separated): what a command recorded as its own outputs (`recording_outputs`). Links, anything
-    that is no regular file and folders that still hold something are left alone."""
+    that is no regular file and folders that still hold something are left alone, and so is everything
+    reached through a link: each folder on the way is opened without following links (``folder``
+    itself may be one), so that a listed ``sub/file`` whose ``sub`` leads elsewhere removes nothing."""
     root = Path(folder)
 
     def inside(rel: str) -> bool:
         parts = rel.split("/")
-        return bool(rel) and not os.path.isabs(rel) and ".." not in parts and "" not in parts
+        return bool(rel) and not os.path.isabs(rel) and ".." not in parts and "" not in parts and "." not in parts
 
     try:
         for rel in filter(inside, files):
-            with contextlib.suppress(FileNotFoundError):
-                if stat.S_ISREG(os.lstat(root / rel).st_mode):
-                    os.unlink(root / rel)
+            _remove_entry(root, rel, stat.S_ISREG, os.unlink)
         for rel in sorted(filter(inside, folders), key=lambda rel: rel.count("/"), reverse=True):
             with contextlib.suppress(OSError):  # gone already, or holding something
-                if not os.path.islink(root / rel):
-                    os.rmdir(root / rel)
+                _remove_entry(root, rel, stat.S_ISDIR, os.rmdir)
     except OSError as exc:
         raise InputError(f"cannot remove what an earlier run wrote: {exc.strerror or exc}", root) from None
+
+
+_NO_FOLLOW_FOLDER = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | _CLOEXEC
+
+
+def _remove_entry(root: Path, rel: str, kind: Callable[[int], bool], remove: Callable) -> None:
+    """Remove ``root/rel`` with ``remove`` if it is of ``kind`` (its own mode, not a link's target) and
+    every folder between ``root`` and it is a real folder, not a link."""
+    *parents, name = rel.split("/")
+    if not (os.supports_dir_fd >= {os.open, os.stat, os.unlink, os.rmdir} and getattr(os, "O_NOFOLLOW", 0)):
+        for k in range(len(parents)):  # where folders cannot be opened without following links
+            if not stat.S_ISDIR(os.lstat(root.joinpath(*parents[: k + 1])).st_mode):
+                return
+        with contextlib.suppress(FileNotFoundError):
+            if kind(os.lstat(root / rel).st_mode):
+                remove(root / rel)
+        return
+    try:
+        fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    try:
+        for part in parents:
+            try:
+                inner = os.open(part, _NO_FOLLOW_FOLDER, dir_fd=fd)
+            except (FileNotFoundError, NotADirectoryError):
+                return  # gone, or not a folder
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:  # a link: nothing through it is this command's
+                    return
+                raise
+            os.close(fd)
+            fd = inner
+        try:
+            if kind(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
+                remove(name, dir_fd=fd)
+        except FileNotFoundError:
+            return
+    finally:
+        os.close(fd)
