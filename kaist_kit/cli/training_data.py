@@ -124,13 +124,8 @@ def check_data_command(
 
     datasets = None
     if config is not None:
-        try:
-            from ..config_files import config_datasets, load_config
-        except ImportError as exc:
-            raise InputError(
-                f"check-data with a config needs the detector extra ({exc.name or exc} is not "
-                "installed): pip install -e '.[mmdet]', see docs/training.md"
-            ) from None
+        from ..config_files import config_datasets, load_config
+
         datasets = config_datasets(load_config(config, {"data_root": str(root)}))
     check = check_data(root, datasets, decode=decode, benchmark=benchmark.value)
     for line in check_lines(check):
