@@ -14,7 +14,8 @@ Out: every output is written here (`atomic_path`, `atomic_file`, `write_bytes_at
 place before the work). The writer never writes onto one of the command's inputs nor onto anything
 but a regular file; it writes into an unnamed file (Linux's O_TMPFILE) or, where there is none, a
 temporary ``.NAME.PID.XXXXXXXXXX.kaist-kit.tmp`` beside the target, and only a complete file takes the
-target's name. Temporaries of processes that are gone are removed by the next write into their folder.
+target's name. Temporaries of processes that are gone are removed by the next write into their folder
+(a folder that has not changed since it was last looked through is not looked through again).
 A command's own intermediate files go in a `scratch_folder`, removed with the block.
 """
 
@@ -641,6 +642,7 @@ def _read_tar(handle: BinaryIO, packed: int, path, limits: InputLimits) -> dict[
         stream = handle
     bound, why = limits.unpacked_bound(packed)
     members: dict[str, bytes] = {}
+    seen: dict[str, str] = {}  # each member's name as extracted -> its name as written
     declared = 0
     # Read as a stream ("r|"): in order, every byte through the bound, nothing sought.
     with tarfile.open(fileobj=_Bounded(stream, bound, why, path), mode="r|") as archive:
@@ -649,9 +651,7 @@ def _read_tar(handle: BinaryIO, packed: int, path, limits: InputLimits) -> dict[
             if declared > bound:
                 raise _bomb(path, declared, why, declared=True)
             if member.isfile() or (member.islnk() and member.linkname in members):
-                _check_member_names([member.name], path)
-                if member.name in members:
-                    raise _duplicate_member(member.name, path)
+                _check_member_names([member.name], path, seen)
                 if member.islnk():  # a second name of a file read before it
                     members[member.name] = members[member.linkname]
                     continue
@@ -660,12 +660,17 @@ def _read_tar(handle: BinaryIO, packed: int, path, limits: InputLimits) -> dict[
     return members
 
 
-def _duplicate_member(name: str, path) -> InputError:
-    return InputError(f"the archive holds two entries named {name[:120]!r}; which one is meant cannot be told", path)
+def _duplicate_member(name: str, path, also: str = "") -> InputError:
+    return InputError(
+        f"the archive holds two entries named {name[:120]!r}{also}; which one is meant cannot be told", path
+    )
 
 
-def _check_member_names(names: list[str], path: str | os.PathLike) -> None:
-    seen = set()
+def _check_member_names(names: list[str], path: str | os.PathLike, seen: dict[str, str] | None = None) -> None:
+    """Refuse an entry that would be extracted outside the archive's folder, and two entries that would
+    be extracted to one place: names are compared as extraction makes them (``a//b``, ``./a/b`` and
+    ``a\\b`` are ``a/b``). ``seen``: the names met so far (for a tar, read member by member)."""
+    seen = {} if seen is None else seen
     for name in names:
         parts = name.replace("\\", "/").split("/")
         if name.startswith(("/", "\\")) or ".." in parts or (parts[0][1:2] == ":"):
@@ -674,9 +679,11 @@ def _check_member_names(names: list[str], path: str | os.PathLike) -> None:
                 "absolute name), which no extraction may write: refused",
                 path,
             )
-        if name in seen:
-            raise _duplicate_member(name, path)
-        seen.add(name)
+        extracted = "/".join(part for part in parts if part not in ("", "."))
+        if extracted in seen:
+            also = "" if seen[extracted] == name else f" (also as {seen[extracted][:120]!r})"
+            raise _duplicate_member(name, path, also)
+        seen[extracted] = name
 
 
 # ---------------------------------------------------------------------------------------------
@@ -804,6 +811,42 @@ def _create_temporary(folder: Path, name: str) -> tuple[int, Path | None]:
             ), named
         except FileExistsError:
             continue
+
+
+# Folders known free of stale temporaries: folder -> its (device, inode, mtime) then. A folder is looked
+# through again only once it has changed since: a command writing 20,000 files into one folder scans it
+# once, not 20,000 times.
+_CLEAN: dict[str, tuple[int, int, int]] = {}
+_CLEAN_LIMIT = 4096  # folders remembered at most
+
+
+def _folder_state(folder: str | os.PathLike) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_mtime_ns
+
+
+def _clean_stale(folder: str | os.PathLike) -> None:
+    """Remove the stale temporaries of ``folder`` (`remove_stale_temporaries`) unless it has not changed
+    since it was last found free of them."""
+    state = _folder_state(folder)
+    if state is not None and _CLEAN.get(str(folder)) == state:
+        return
+    remove_stale_temporaries(folder)
+    _cleaned(folder)
+
+
+def _cleaned(folder: str | os.PathLike) -> None:
+    """Remember ``folder`` as it is now as free of stale temporaries (after a scan, or after this
+    process's own write into a folder it had found free of them)."""
+    state = _folder_state(folder)
+    if state is None:
+        return
+    if len(_CLEAN) >= _CLEAN_LIMIT:
+        _CLEAN.clear()
+    _CLEAN[str(folder)] = state
 
 
 def remove_stale_temporaries(folder: str | os.PathLike) -> list[Path]:
@@ -948,7 +991,7 @@ def _staged(path: str | os.PathLike) -> Iterator[tuple[int, Path]]:
                 missing = _missing(folder)
                 _recorded([*(("folder", made) for made in missing), ("file", real)])
                 _make_parents(folder, missing)
-                remove_stale_temporaries(folder)
+                _clean_stale(folder)
                 fd, named = _create_temporary(folder, real.name)
             except OSError as exc:
                 raise InputError(f"cannot write: {exc.strerror or exc}", given) from None
@@ -968,6 +1011,8 @@ def _staged(path: str | os.PathLike) -> Iterator[tuple[int, Path]]:
                 fd = -1
                 os.replace(named, real)
                 named = None
+                if str(folder) in _CLEAN:
+                    _cleaned(folder)  # changed by this write only
         except OSError as exc:
             if _write_error(exc, tmp, folder):
                 raise InputError(f"cannot write: {exc.strerror or exc}", given) from None
@@ -1049,15 +1094,20 @@ def make_folder(path: str | os.PathLike) -> Path:
 
 
 @contextlib.contextmanager
-def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a new staging folder to fill; it becomes the folder ``path`` (which must be absent or
-    empty) only if the block succeeds, and is removed otherwise. A kill leaves a staging folder named
-    as the writer's temporaries, which the next write into its parent removes."""
+def atomic_folder(path: str | os.PathLike, merge: bool = False) -> Iterator[Path]:
+    """Yield a new staging folder to fill, beside ``path``; it becomes the folder ``path`` (which must be
+    absent or empty) only if the block succeeds, and is removed otherwise: a full disk or an error
+    leaves nothing, not even an empty folder. A kill leaves a staging folder named as the writer's
+    temporaries, which the next write into its parent removes.
+
+    ``merge``: ``path`` may hold files already (an earlier run's report): once the block succeeds, what
+    was staged is moved into it, each file by a rename that replaces the file of its name (never one of
+    the command's inputs, nor anything but a regular file), each new folder whole."""
     import shutil
 
     given = Path(path)
     real, st = _output_target(given, folder=True)
-    if st is not None and any(os.scandir(real)):
+    if st is not None and not merge and any(os.scandir(real)):
         raise InputError("the folder is not empty; give a new or empty folder", given)
     staging = None
     try:
@@ -1066,7 +1116,7 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
                 missing = _missing(real.parent)
                 _recorded([("folder", made) for made in missing])
                 _make_parents(real.parent, missing)
-                remove_stale_temporaries(real.parent)
+                _clean_stale(real.parent)
                 while staging is None:
                     candidate = real.parent / _temporary_name(real.name)
                     with contextlib.suppress(FileExistsError):
@@ -1075,7 +1125,13 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
             except OSError as exc:
                 raise InputError(f"cannot write: {exc.strerror or exc}", given) from None
         try:
-            yield staging
+            # What is written into the staging folder is recorded once it has its final names, below
+            # (a kill before then leaves only the staging folder, a stale temporary).
+            token = _RECORDER.set(None)
+            try:
+                yield staging
+            finally:
+                _RECORDER.reset(token)
             _recorded(
                 [
                     ("folder", real),
@@ -1088,10 +1144,16 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
                 ]
             )
             with _holding_interrupts():
-                if real.is_dir():
-                    real.rmdir()  # empty, as checked: the staging folder takes its place
-                os.rename(staging, real)
+                if real.is_dir() and any(os.scandir(real)):  # merge: what was staged goes in
+                    _move_into(staging, real)
+                    shutil.rmtree(staging)
+                else:
+                    if real.is_dir():
+                        real.rmdir()  # empty: the staging folder takes its place
+                    os.rename(staging, real)
                 staging = None
+                if str(real.parent) in _CLEAN:
+                    _cleaned(real.parent)  # changed by this write only
         except OSError as exc:
             if exc.errno in _WRITE_ERRORS or exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
                 raise InputError(f"cannot write: {exc.strerror or exc}", given) from None
@@ -1099,6 +1161,22 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
     finally:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+def _move_into(staging: Path, real: Path) -> None:
+    """Move what ``staging`` holds into the folder ``real``: a folder absent there whole, a file onto
+    the file of its name (checked as every output is)."""
+    for folder, folders, files in os.walk(staging):
+        target = real / os.path.relpath(folder, staging)
+        for name in list(folders):
+            if not os.path.lexists(target / name):
+                os.rename(os.path.join(folder, name), target / name)
+                folders.remove(name)  # moved whole: not walked
+            elif not (target / name).is_dir() or (target / name).is_symlink():
+                raise InputError("is not a folder: refusing to write into it", target / name)
+        for name in files:
+            destination, _ = _output_target(target / name)
+            os.replace(os.path.join(folder, name), destination)
 
 
 @contextlib.contextmanager
@@ -1116,7 +1194,7 @@ def scratch_folder(name: str = "scratch") -> Iterator[Path]:
     try:
         with _holding_interrupts():
             try:
-                remove_stale_temporaries(parent)
+                _clean_stale(parent)
                 while folder is None:
                     candidate = parent / _temporary_name(name)
                     with contextlib.suppress(FileExistsError):
