@@ -188,7 +188,7 @@ def check_data(
     for files in datasets:
         annotation = AnnotationCheck(files)
         check.annotations.append(annotation)
-        if not files.ann_file.is_file():
+        if not os.path.lexists(files.ann_file):  # what is there but no regular file, its reader refuses
             message = missing_annotations_message(files.ann_file, files.make_with)
             (check.problems if files.role in roles_needed or files.role == "annotations" else check.warnings).append(
                 message

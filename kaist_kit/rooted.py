@@ -12,6 +12,7 @@ so that the 190,000 pictures of KAIST's tree cost one ``lstat`` each.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from .errors import InputError
@@ -61,6 +62,20 @@ def outside(rel: object, problem: str, source, what: str = "path") -> InputError
 def inside(root: str | os.PathLike, rel: str, source: str | os.PathLike | None = None, what: str = "path") -> Path:
     """``rel`` under ``root`` if it stays there once resolved (see the module), else an `InputError`."""
     return Root(root).join(rel, source, what)
+
+
+def existing_folder(path: str | os.PathLike) -> Path:
+    """``path`` if it is a folder (a link to one included); an `InputError` naming it otherwise: a
+    missing path or a FIFO given as a folder of pictures is said, never passed over."""
+    from .files import file_kind
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        raise InputError("no such folder" if not os.path.lexists(path) else "a link that leads nowhere", path) from None
+    if not stat.S_ISDIR(mode):
+        raise InputError(f"is {'a file' if stat.S_ISREG(mode) else file_kind(mode)}, not a folder", path)
+    return Path(path)
 
 
 def _under(path: str, folder: str) -> bool:

@@ -104,7 +104,10 @@ def plot_heights(gt: GroundTruth, path: str | os.PathLike) -> None:
     ax.set_xscale("log")
     ax.set_xlabel("pedestrian height (px); dashed: 30, 55 (reasonable), 80")
     ax.set_ylabel("pedestrians")
-    ax.legend()
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend()
+    else:  # a ground truth without pedestrians: an empty figure that says so
+        ax.text(0.5, 0.5, "no pedestrian boxes", transform=ax.transAxes, ha="center", va="center")
     save_figure(fig, path)
 
 
@@ -234,6 +237,8 @@ def plot_class_heights(ground_truths, path: str | os.PathLike) -> None:
         ax.set_ylabel("boxes")
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7)
+        else:
+            ax.text(0.5, 0.5, "no boxes", transform=ax.transAxes, ha="center", va="center")
     for k in range(len(names), rows * columns):
         axes[k // columns][k % columns].set_axis_off()
     save_figure(fig, path)
