@@ -286,10 +286,10 @@ def _read_benchmark_annotations(annotation: AnnotationCheck, data: dict, wanted:
 def _picture(root: Root, name: str, path: Path, k: int) -> str:
     """The path of a picture that image ``k`` of the annotation file ``path`` names, if it stays under
     the pictures' folder (`kaist_kit.rooted`); an `InputError` naming the file otherwise."""
-    problem = root.problem(name)
+    problem, joined = root.checked(name)
     if problem is not None:
         raise outside(name, problem, path, f"picture of images[{k}]")
-    return os.path.join(root.folder, name)
+    return joined
 
 
 def _not_the_set(annotation: AnnotationCheck) -> str:

@@ -100,7 +100,7 @@ def test_a_config_s_data_paths_stay_in_its_data_root(tmp_path):
             f"train_dataloader = dict(dataset=dict(type='KaistDataset', data_root='.', ann_file={ann_file!r}))\n"
         )
         line = _one_line_error(_run("check-data", root, config))
-        assert f"{config}: the train_dataloader's ann_file {ann_file!r} {said}" in line, line
+        assert f"{config}: the train_dataloader.dataset.ann_file {ann_file!r} {said}" in line, line
 
 
 # --- convert and trainset: a source tree's links ------------------------------------------------------
