@@ -38,6 +38,9 @@ def _url_pins():
             yield pytest.param(bench.name, pinned, id=bench.name)
 
 
+URL_PINS = list(_url_pins())
+
+
 def _snapshot(repo: str) -> Path:
     if not SNAPSHOTS:
         pytest.skip("no repository snapshots ($KAIST_KIT_SNAPSHOTS names a folder of git clones OWNER+NAME)")
@@ -55,12 +58,12 @@ def _file_at(repo: str, commit: str, path: str) -> bytes:
     return shown.stdout
 
 
-@pytest.mark.parametrize("name, pinned", _url_pins())
+@pytest.mark.parametrize("name, pinned", URL_PINS)
 def test_every_pinned_url_names_a_full_commit(name, pinned):
     assert _RAW.fullmatch(pinned.url), f"{name}'s ground truth is not pinned to a commit: {pinned.url}"
 
 
-@pytest.mark.parametrize("name, pinned", _url_pins())
+@pytest.mark.parametrize("name, pinned", URL_PINS)
 def test_every_pinned_url_is_its_size_and_md5_at_its_commit(name, pinned):
     owner, repo, commit, path = _RAW.fullmatch(pinned.url).groups()
     data = _file_at(f"{owner}/{repo}", commit, path)
