@@ -176,6 +176,9 @@ def check_object(
     if not all(math.isfinite(v) for v in (x, y, w, h, occ)):
         problems.add(malformed, f"non-finite number in object {label!r}", path, line)
         return False
+    if not math.isfinite(w * h):  # its area, which the output holds, would be no JSON number
+        problems.add(malformed, f"object {label!r} is too large: its area is beyond any number", path, line)
+        return False
     if occ not in (0, 1, 2):
         problems.add(malformed, f"occlusion {occ} is not 0, 1 or 2", path, line)
         return False

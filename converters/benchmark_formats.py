@@ -18,6 +18,7 @@ leaves the frame out here, reported with its file and line, as the KAIST formats
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -32,7 +33,7 @@ from kaist_kit.errors import InputError, quantity
 from kaist_kit.files import decode_text, is_number, parse_json, text_lines
 from kaist_kit.voc import parse_voc
 
-from .coco import category_id
+from .coco import FIRST_ANNOTATION_ID, category_id
 from .formats import Layout, SourceFormat
 from .kaist_xml import reads_as_xml
 from .problems import LOCATING, Problems
@@ -69,13 +70,17 @@ def parse_voc_files(
             )
             continue
         objects = []
-        for obj in voc.objects:
-            if obj.name in bench.dropped_labels:
-                problems.add("dropped label", f"a {obj.name} box dropped: {bench.dropped_labels[obj.name]}", path)
-                continue
-            checked = _checked(bench, obj.name, obj.box(bench.voc_boxes), path, problems)
-            if checked is not None:
-                objects.append(checked)
+        try:
+            for obj in voc.objects:
+                if obj.name in bench.dropped_labels:
+                    problems.add("dropped label", f"a {obj.name} box dropped: {bench.dropped_labels[obj.name]}", path)
+                    continue
+                checked = _checked(bench, obj.name, obj.box(bench.voc_boxes), path, problems)
+                if checked is not None:
+                    objects.append(checked)
+        except ValueError as exc:  # a coordinate the convention's converters refuse
+            problems.add("malformed file", f"{exc}; frame left out", path)
+            continue
         kept.append((image_id, name, *size))
         rows.extend((image_id, obj) for obj in objects)
     return FrameColumns.of(kept), ObjectColumns.of(rows)
@@ -97,16 +102,19 @@ def parse_cvc14_files(
             problems.add("malformed line", f"{exc.reason}; frame left out", path, exc.line)
             continue
         objects = []
-        for number, fields in lines:
-            x, y, w, h = fields[:4]
-            if options.origin == "centre":
-                x, y = x - w / 2, y - h / 2
-            mandatory = fields[4] == 1
-            checked = _checked(
-                bench, "person" if mandatory else "person?", (x, y, w, h), path, problems, number, ignore=not mandatory
-            )
-            if checked is not None:
-                objects.append(checked)
+        try:
+            for number, fields in lines:
+                x, y, w, h = fields[:4]
+                if options.origin == "centre":
+                    x, y = x - w / 2, y - h / 2
+                mandatory = fields[4] == 1
+                label = "person" if mandatory else "person?"
+                checked = _checked(bench, label, (x, y, w, h), path, problems, number, ignore=not mandatory)
+                if checked is not None:
+                    objects.append(checked)
+        except ValueError as exc:
+            problems.add("malformed line", f"{exc}; frame left out", path, number)
+            continue
         kept.append((image_id, name, *options.image_size))
         rows.extend((image_id, obj) for obj in objects)
     return FrameColumns.of(kept), ObjectColumns.of(rows)
@@ -122,8 +130,11 @@ def _checked(
     ignore: bool = False,
 ) -> AnnotatedObject | None:
     """The object, or None for a box of zero or negative size (reported and skipped, as every format's);
-    a label the benchmark does not know is reported and kept as an ignore region."""
+    a label the benchmark does not know is reported and kept as an ignore region. A box whose area is no
+    finite number is a `ValueError` (its frame is left out)."""
     x, y, w, h = (_plain(v) for v in box)
+    if not math.isfinite(float(w) * float(h)):  # the reader refuses what it parses; its area may still overflow
+        raise ValueError(f"the {label} box {x:g} {y:g} {w:g} {h:g} is too large: its area is beyond any number")
     if w <= 0 or h <= 0:
         kind = "zero-size box" if w == 0 or h == 0 else "negative-size box"
         problems.add(kind, f"{kind} {label} {x} {y} {w} {h} skipped", path, line)
@@ -296,8 +307,11 @@ def read_coco_file(
 def annotations_to_kit(annotations: GroundTruth, bench: Benchmark, split: str | None) -> dict:
     """The kit's COCO of another benchmark's ground truth: `ground_truth_to_coco` (ids, classes and boxes as
     read) with each image's pictures where the benchmark keeps them (``file_name``, ``lwir_file_name``,
-    relative to the dataset's root) and its frame (``im_name``)."""
+    relative to the dataset's root) and its frame (``im_name``); the boxes numbered from 1, as every
+    conversion numbers them (a source's id 0 or an id used twice would be mis-read by pycocotools)."""
     coco = ground_truth_to_coco(annotations)
+    for number, ann in enumerate(coco["annotations"], FIRST_ANNOTATION_ID["kit"]):
+        ann["id"] = number
     visible, thermal = (m.name for m in bench.modalities)
     for image, name in zip(coco["images"], annotations.image_names):
         if bench.frame(name) is None:

@@ -25,6 +25,10 @@ EXTRA_CATEGORIES = list(KAIST_PAIRED_LABELS)
 CATEGORY_ID = {name: k for k, name in enumerate(CATEGORIES + EXTRA_CATEGORIES)}
 LICENSE = "CC BY-NC-SA 4.0: KAIST Multispectral Pedestrian Detection Benchmark, Hwang et al., CVPR 2015"
 LAYOUTS = ("kit", "leaderboard")
+# The first annotation id of each layout. pycocotools reads a match to the box with id 0 as no match
+# (it stores the matched id as the flag), so the kit's files count from 1; the leaderboard's layout
+# reproduces the leaderboard's file, whose ids count from 0 (its protocol keeps that rule).
+FIRST_ANNOTATION_ID = {"kit": 1, "leaderboard": 0}
 
 
 _IMAGE = (

@@ -39,7 +39,14 @@ from .benchmark_formats import (
     benchmark_format,
     tree_formats,
 )
-from .coco import LICENSE, benchmark_categories, coco_pieces, format_benchmark_frames, format_frames
+from .coco import (
+    FIRST_ANNOTATION_ID,
+    LICENSE,
+    benchmark_categories,
+    coco_pieces,
+    format_benchmark_frames,
+    format_frames,
+)
 from .formats import EVERY_SET, FORMATS, LOOK_ALIKES, SOURCE_FORMATS, LookAlike, SourceFormat, resembles, set_number
 from .paired import MODALITIES
 from .problems import Finding, Problems
@@ -153,6 +160,10 @@ def convert(
     (a COCO ground truth, one file).
     """
     bench = get_benchmark(benchmark)
+    chosen = (("--image-set", image_set, "a list file or a list name"), ("--split", split, "a split"))
+    for option, value, what in chosen:
+        if value is not None and not value.strip():  # not the same as leaving the option out
+            raise InputError(f"{option} {value!r} names nothing: give {what}, or leave the option out for every frame")
     if bench is KAIST:
         if format in BENCHMARK_FORMAT_NAMES and format not in FORMATS:
             raise InputError(
@@ -404,6 +415,7 @@ class _Done:
 
     problems: Problems
     list_name: str | None = None
+    first_id: int = 1  # the first annotation's id (`coco.FIRST_ANNOTATION_ID`)
     images: list[bytes] = field(default_factory=list)
     annotations: list[bytes] = field(default_factory=list)
     n_annotations: int = 0
@@ -420,7 +432,7 @@ class _Done:
         if chunk.images:
             self.images.append(chunk.images)
         if chunk.n_annotations:
-            ids = range(self.n_annotations, self.n_annotations + chunk.n_annotations)
+            ids = range(self.first_id + self.n_annotations, self.first_id + self.n_annotations + chunk.n_annotations)
             self.annotations.append(b",\n".join(map(b'{"id":%d%s'.__mod__, zip(ids, chunk.annotations.split(b"\n")))))
             self.n_annotations += chunk.n_annotations
         self.paths.append(chunk.paths)
@@ -497,7 +509,8 @@ def _convert_planned(src: Source, job: _Job, image_set: str | None, workers: int
     parallel = workers > 1 and len(frames) >= PARALLEL_FROM
     size = max(1, -(-len(frames) // (workers * 8))) if parallel else max(1, len(frames))
     jobs = [replace(job, frames=frames[k : k + size]) for k in range(0, len(frames), size)]
-    done = _Done(problems, list_name, located={name: located[name] for name in names}, lists=lists)
+    chosen = {name: located[name] for name in names}
+    done = _Done(problems, list_name, FIRST_ANNOTATION_ID[job.layout], located=chosen, lists=lists)
     if parallel:
         with worker_pool(workers, _init_worker, (src,)) as pool:
             for part, chunk in zip(jobs, pool.map(_work, jobs)):
@@ -538,7 +551,7 @@ def _convert_streamed(src: Source, job: _Job, workers: int, progress) -> _Done |
         if not located:
             raise _nothing_found(src, job.format)
         links.extend(problems.records)  # links first, as the planned conversion notes them
-        done = _Done(links, located=located)
+        done = _Done(links, first_id=FIRST_ANNOTATION_ID[job.layout], located=located)
         if pool is None:
             done.add(_process(src, replace(job, frames=pending)), len(pending))
         else:

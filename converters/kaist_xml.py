@@ -373,23 +373,57 @@ def parse_with_elementtree(
     if root.tag != "annotation":
         problems.add("malformed file", f"root element <{root.tag}>, expected <annotation>", path)
         return None
-    size = default_size
-    width, height = root.findtext("size/width"), root.findtext("size/height")
-    if width is not None and height is not None:
-        size = _image_size((width, height), path, problems)
-        if size is None:
-            return None
-    objects = []
-    for k, obj in enumerate(root.iter("object"), 1):
-        label = (obj.findtext("name") or "").strip()
-        texts = [obj.findtext(f"bndbox/{c}") for c in ("x", "y", "w", "h")] + [obj.findtext("occlusion") or "0"]
-        if not label or any(t is None for t in texts):
-            problems.add("malformed file", f"object {k} lacks a name or a bndbox x, y, w, h", path)
-            return None
-        values = _object_values(label, texts, path, problems)
-        result = False if values is None else check_object(label, *values, path, problems)
-        if result is False:
-            return None
-        if result is not None:
-            objects.append(result)
+    try:
+        size = default_size
+        size_element = _only(root, "size", "the annotation")
+        width, height = (_text(size_element, tag, "<size>") for tag in ("width", "height"))
+        if width is not None and height is not None:
+            size = _image_size((width, height), path, problems)
+            if size is None:
+                return None
+        objects = []
+        for k, obj in enumerate(root.iter("object"), 1):
+            where = f"object {k}"
+            label = (_text(obj, "name", where) or "").strip()
+            box = _only(obj, "bndbox", where)
+            texts = [_text(box, c, f"the <bndbox> of {where}") for c in ("x", "y", "w", "h")]
+            texts.append(_text(obj, "occlusion", where) or "0")
+            result = _object(k, label, texts, path, problems)
+            if result is False:
+                return None
+            if result is not None:
+                objects.append(result)
+    except _Ambiguous as exc:
+        problems.add("malformed file", str(exc), path)
+        return None
     return objects, size
+
+
+class _Ambiguous(Exception):
+    """An element the reader takes appears more than once where it looks for one."""
+
+
+def _only(parent: ET.Element | None, tag: str, where: str) -> ET.Element | None:
+    """The one child ``tag`` of ``parent`` (None when there is none, or no parent); two are ambiguous:
+    converters differ in which they take (ElementTree's find takes the first, others the last or
+    both), so the file is refused whatever --strict says."""
+    if parent is None:
+        return None
+    found = parent.findall(tag)
+    if len(found) > 1:
+        raise _Ambiguous(f"{where} has {len(found)} <{tag}> elements, where one is read: which is meant cannot be told")
+    return found[0] if found else None
+
+
+def _text(parent: ET.Element | None, tag: str, where: str) -> str | None:
+    element = _only(parent, tag, where)
+    return None if element is None else (element.text or "")
+
+
+def _object(k: int, label: str, texts: list, path: str, problems: Problems) -> AnnotatedObject | None | bool:
+    """An object of the reference reading, as `check_object` says (False: the file is left out)."""
+    if not label or any(t is None for t in texts):
+        problems.add("malformed file", f"object {k} lacks a name or a bndbox x, y, w, h", path)
+        return False
+    values = _object_values(label, texts, path, problems)
+    return False if values is None else check_object(label, *values, path, problems)

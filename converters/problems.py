@@ -23,7 +23,9 @@ NOTES = {
     "unnamed frame",
 }
 # Kinds found while the files of any format are located and chosen, before they are read.
-LOCATING = frozenset({"stray file", "no annotation file", "missing frame", "folder link", "broken link"})
+LOCATING = frozenset(
+    {"stray file", "no annotation file", "missing frame", "folder link", "broken link", "outside link"}
+)
 
 
 @dataclass(frozen=True)

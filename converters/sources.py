@@ -10,6 +10,7 @@ from pathlib import Path
 
 from kaist_kit.errors import InputError
 from kaist_kit.files import file_kind, is_archive, read_archive, read_many
+from kaist_kit.rooted import Root
 
 from .problems import Problems
 
@@ -87,7 +88,8 @@ def walk_folders(root: Path, rel_dir: str = "", links: Problems | None = None) -
     """(folder, sorted file names) of every folder below ``root`` that holds files, depth first with
     folders in name order, as soon as each is listed; os.scandir keeps this cheap on 95k files.
 
-    A link to a file is a file. Links to folders are not followed (a link to a parent would make the
+    A link to a file is a file, if it stays in ``root`` (`kaist_kit.rooted`; else it is skipped, noted
+    as an "outside link", which --strict fails on). Links to folders are not followed (a link to a parent would make the
     walk endless), and links that lead nowhere (to themselves, or to nothing) are skipped; both are
     noted in ``links``. Anything else that is no regular file (a FIFO, a device, a socket), or a
     link to one, is an `InputError`: the kit reads regular files only."""
@@ -105,9 +107,12 @@ def walk_folders(root: Path, rel_dir: str = "", links: Problems | None = None) -
             else:
                 mode = _mode(entry)
                 if mode is not None and stat.S_ISREG(mode):
-                    names.append(entry.name)
+                    if Root(root).problem(f"{rel_dir}/{entry.name}" if rel_dir else entry.name) is None:
+                        names.append(entry.name)
+                    else:  # a link to a file outside the source: not the source's
+                        odd.append((entry.path, "outside"))
                 elif mode is None or stat.S_ISDIR(mode):
-                    odd.append((entry.path, mode is not None))
+                    odd.append((entry.path, "folder" if mode is not None else "broken"))
                 else:
                     special.append((entry.path, entry.is_symlink(), mode))
     if special:  # the first by name, whatever order the folder lists them in
@@ -116,18 +121,19 @@ def walk_folders(root: Path, rel_dir: str = "", links: Problems | None = None) -
             f"{'leads to' if link else 'is'} {file_kind(mode)}, not a regular file: the kit reads only regular files",
             path,
         )
-    for path, folder in sorted(odd) if links is not None else ():
-        links.add(
-            "folder link" if folder else "broken link",
-            "a link to a folder, not followed"
-            if folder
-            else "a link that leads nowhere (to itself, or to nothing), skipped",
-            path,
-        )
+    for path, kind in sorted(odd) if links is not None else ():
+        links.add(f"{kind} link", _LINKS[kind], path)
     if names:
         yield rel_dir, sorted(names)
     for folder in sorted(folders):
         yield from walk_folders(root, folder, links)
+
+
+_LINKS = {
+    "folder": "a link to a folder, not followed",
+    "broken": "a link that leads nowhere (to itself, or to nothing), skipped",
+    "outside": "a link to a file outside the source's folder, not read",
+}
 
 
 def _mode(entry: os.DirEntry) -> int | None:

@@ -149,7 +149,10 @@ def _read_voc_files(
             except KeyError:
                 unknown.setdefault(obj.name, str(files[k]))
                 continue
-            boxes.append(_Box(k, obj.name, obj.box(convention)))
+            try:
+                boxes.append(_Box(k, obj.name, obj.box(convention)))
+            except ValueError as exc:  # a coordinate the convention's converters refuse
+                raise InputError(str(exc), files[k]) from None
     if unknown:
         name, path = next(iter(unknown.items()))
         raise InputError(f"label {name!r} is none of {bench.title}'s classes ({', '.join(bench.class_names)})", path)

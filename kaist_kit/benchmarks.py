@@ -604,7 +604,7 @@ M3FD = Benchmark(
     scene_codes={1: "daytime", 2: "night", 3: "overcast", 4: "challenge"},
     ground_truth=PinnedFile(
         "m3fd-test.coco.json",
-        "https://raw.githubusercontent.com/ganlumomo/voc2coco/e3cb43266efb8d2e69240d45fd00b81302e3d078/"
+        "https://raw.githubusercontent.com/ganlumomo/voc2coco/20239ca2581e87750a83bc7e9a088e1a1c4cb8de/"
         "outputs/m3fd-test.json",
         1_073_215,
         "9331573b290992996c4155ea1aea56f9",

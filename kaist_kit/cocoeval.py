@@ -20,6 +20,9 @@ pycocotools' rules, as `COCOeval` (evaluate, accumulate, summarize) applies them
 - a detection matched to an ignored ground truth, or unmatched with an area outside the range, is
   ignored; a match to the ground truth whose id is 0 reads as no match (COCO stores the id as the
   flag), so such a detection is a false positive;
+- where annotation ids repeat, every box of an id is evaluated as the last box of the file with that
+  id (pycocotools indexes the boxes by id and loads them back by id): its image, class and box, so that
+  a box may count twice and another not at all (`kaist_kit.idrules`);
 - accumulation as in `kaist_kit.coco` (the 2024 challenge's), per class, area range and number of
   detections per image; precision and recall are -1 where no ground truth counts, and a summary is
   numpy's mean of the values that are not -1.
@@ -129,11 +132,20 @@ def coco_evaluate(
         annotations.n_images
     )
 
-    # Ground truths of evaluated images, grouped by (image rank, class), file order within a group.
+    # Ground truths of evaluated images, grouped by (image rank, class), file order within a group. Where
+    # ids repeat, each box is the box pycocotools loads in its place (`kaist_kit.idrules`), filed under
+    # that box's image and class, in the order pycocotools meets the boxes it replaces.
+    loads = annotations.coco_loads
     g_keep = np.flatnonzero(evaluated[annotations.ann_image])
-    g_key = rank_of_image[annotations.ann_image[g_keep]] * n_classes + annotations.ann_class[g_keep]
-    g_order = g_keep[np.argsort(g_key, kind="stable")]
-    g_key = np.sort(g_key, kind="stable")
+    g_source = g_keep
+    if loads is not None:
+        g_source = loads[g_keep]
+        loaded = g_source >= 0  # and in an evaluated image: pycocotools scores the others nowhere
+        loaded[loaded] = evaluated[annotations.ann_image[g_source[loaded]]]
+        g_keep, g_source = g_keep[loaded], g_source[loaded]
+    g_key = rank_of_image[annotations.ann_image[g_source]] * n_classes + annotations.ann_class[g_source]
+    met = np.lexsort((g_keep, rank_of_image[annotations.ann_image[g_keep]], g_key))
+    g_order, g_key = g_source[met], g_key[met]
     g_box = annotations.boxes[g_order]
     g_area = annotations.areas[g_order]
     g_crowd = annotations.iscrowd[g_order]

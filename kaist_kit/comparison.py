@@ -25,7 +25,7 @@ from .bootstrap import (
 from .data.detections import Detections, ReadOptions
 from .data.groundtruth import GroundTruth
 from .evaluate import Evaluation, Result, unique_method_names
-from .findings import Finding, inspect_scores, read_inspected
+from .findings import Finding, ground_truth_notes, inspect_scores, read_inspected
 from .matching import MATCH_THRESHOLD
 from .metrics.spec import LAMR
 from .settings import (
@@ -356,7 +356,7 @@ def compare_files(
         gt, [(n, dets) for n, (dets, _) in zip(names, read)], proto, settings, splits, resamples, seed, iou=iou
     )
     scored = found.results()
-    findings = [
+    findings = ground_truth_notes(gt) + [
         f
         for (dets, inspected), n in zip(read, names)
         for f in inspected + inspect_scores([r for r in scored if r.method == n], dets)

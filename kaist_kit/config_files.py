@@ -9,21 +9,35 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
 from .errors import InputError
 from .files import check_readable
+from .rooted import Root, outside
 
 DATALOADERS = ("train_dataloader", "val_dataloader", "test_dataloader")
 # Configs read so far in this process, by file name.
 _READ = Counter()
 
 
+def _mmengine_config():
+    """mmengine's config module, or an `InputError` saying how to install it (the core install has none)."""
+    try:
+        from mmengine import config
+    except ImportError as exc:
+        raise InputError(
+            f"reading a config needs the detector extra ({exc.name or exc} is not installed): "
+            "pip install -e '.[mmdet]', see docs/training.md"
+        ) from None
+    return config
+
+
 def parse_cfg_options(items: Sequence[str]) -> dict:
     """``['a.b=1', 'c=[1,2]']`` to ``{'a.b': 1, 'c': [1, 2]}``, read as mmdetection's tools read them."""
-    from mmengine.config import DictAction
+    DictAction = _mmengine_config().DictAction  # noqa: N806 (mmengine's class)
 
     for item in items:
         if "=" not in item:
@@ -40,7 +54,7 @@ def load_config(path: str | os.PathLike, cfg_options: Sequence[str] | dict | Non
     top-level ``data_root`` is copied into the datasets when the file is read and overriding it
     alone would change nothing.
     """
-    from mmengine.config import Config
+    Config = _mmengine_config().Config  # noqa: N806 (mmengine's class)
 
     path = Path(path)
     if not path.exists():
@@ -48,7 +62,7 @@ def load_config(path: str | os.PathLike, cfg_options: Sequence[str] | dict | Non
     check_readable(path)  # mmengine reads it: a regular file within the limits
     try:
         cfg = Config.fromfile(str(path))
-    except (SyntaxError, FileNotFoundError, KeyError, ImportError, TypeError, ValueError) as exc:
+    except Exception as exc:  # a config is Python: it may raise anything
         raise InputError(f"cannot read the config: {type(exc).__name__}: {exc}".splitlines()[0], path) from None
     options = dict(cfg_options) if isinstance(cfg_options, dict) else parse_cfg_options(cfg_options or [])
     if options:
@@ -68,11 +82,9 @@ def load_config(path: str | os.PathLike, cfg_options: Sequence[str] | dict | Non
 
 def set_data_root(cfg, root: str) -> None:
     for name in DATALOADERS:
-        dataset = (cfg.get(name) or {}).get("dataset")
-        while dataset is not None:  # through dataset wrappers such as RepeatDataset
+        for dataset in _datasets(cfg, name):  # through dataset wrappers such as RepeatDataset
             if "data_root" in dataset or "ann_file" in dataset:
                 dataset["data_root"] = str(root)
-            dataset = dataset.get("dataset")
 
 
 def default_work_dir(config: str | os.PathLike) -> Path:
@@ -80,33 +92,83 @@ def default_work_dir(config: str | os.PathLike) -> Path:
     return Path("work_dirs") / Path(config).stem
 
 
-def _innermost_dataset(dataset):
-    """The dataset inside wrappers such as RepeatDataset: the one with the annotation file."""
-    while dataset is not None and "ann_file" not in dataset and dataset.get("dataset") is not None:
-        dataset = dataset.get("dataset")
-    return dataset
+MAX_WRAPPERS = 8  # datasets inside datasets (RepeatDataset, ClassBalancedDataset...) followed at most
+
+
+def _datasets(cfg, loader_name: str) -> list:
+    """A loader's dataset and the datasets it wraps, outermost first: dicts each, at most `MAX_WRAPPERS`
+    deep; anything else where a loader or a dataset goes is an `InputError` naming the config and key."""
+    source = getattr(cfg, "filename", None)
+    loader = cfg.get(loader_name)
+    if loader is None:
+        return []
+    if not isinstance(loader, dict):
+        raise InputError(f"{loader_name} is {_kind(loader)}, not a dict", source)
+    found, key, dataset = [], f"{loader_name}.dataset", loader.get("dataset")
+    while dataset is not None:
+        if not isinstance(dataset, dict):
+            raise InputError(f"{key} is {_kind(dataset)}, not a dict", source)
+        if len(found) >= MAX_WRAPPERS:
+            raise InputError(f"{key}: datasets wrapped more than {MAX_WRAPPERS} deep", source)
+        found.append(dataset)
+        key, dataset = f"{key}.dataset", dataset.get("dataset")
+    return found
+
+
+def _kind(value) -> str:
+    return f"{type(value).__name__} {repr(value)[:60]}"
+
+
+def _innermost_dataset(datasets: list) -> tuple[dict | None, int]:
+    """The dataset with the annotation file among a loader's (`_datasets`), and how deep it lies."""
+    for depth, dataset in enumerate(datasets):
+        if "ann_file" in dataset or depth == len(datasets) - 1:
+            return dataset, depth
+    return None, 0
+
+
+# A dataset's keys the kit reads, and what each must be (None allowed where it is left out).
+_FIELDS = {"ann_file": str, "data_root": (str, os.PathLike), "benchmark": str, "make_with": str}
 
 
 def config_datasets(cfg, roles=("train", "val", "test")) -> list:
     """The annotation files of a config's training, validation and test datasets, with the folder of
     their pictures and the command that makes each one (`kaist_kit.datacheck.DatasetFiles`); a loader
-    the config leaves out (None) has none."""
+    the config leaves out (None) has none. Each key read is checked for its type, and an annotation
+    file or a picture folder that lies outside its dataset's data root (an absolute path, '..', a link
+    out) is refused, naming the config."""
+    from .benchmarks import BENCHMARKS
     from .datacheck import DatasetFiles
 
+    source = getattr(cfg, "filename", None)
     found = []
     for role in roles:
-        loader = cfg.get(f"{role}_dataloader")
-        dataset = _innermost_dataset((loader or {}).get("dataset"))
+        dataset, depth = _innermost_dataset(_datasets(cfg, f"{role}_dataloader"))
         if not dataset or not dataset.get("ann_file"):
             continue
+        key = f"{role}_dataloader.dataset" + ".dataset" * depth
+        for name, kind in _FIELDS.items():
+            if dataset.get(name) is not None and not isinstance(dataset[name], kind):
+                raise InputError(f"{key}.{name} is {_kind(dataset[name])}, not a path or a name", source)
         root = str(dataset.get("data_root") or "")
-        ann_file = Path(os.path.join(root, dataset["ann_file"]))
         benchmark = dataset.get("benchmark") or "kaist"
+        if benchmark not in BENCHMARKS:
+            raise InputError(f"{key}.benchmark {benchmark!r} is none of {', '.join(BENCHMARKS)}", source)
+        prefixes = dataset.get("data_prefix") or {}
+        if not isinstance(prefixes, dict):
+            raise InputError(f"{key}.data_prefix is {_kind(prefixes)}, not a dict", source)
         # KaistDataset's own default: KAIST's pictures under images/, another benchmark's under its root.
-        prefix = (dataset.get("data_prefix") or {}).get("img", "images/" if benchmark == "kaist" else "")
+        prefix = prefixes.get("img", "images/" if benchmark == "kaist" else "")
+        # The config's paths stay in its data root (the one check-data is given): never /etc/passwd.
+        for name, rel in (("ann_file", dataset["ann_file"]), ("data_prefix.img", prefix or ".")):
+            problem = Root(root or ".").problem(rel)
+            if problem is not None:
+                raise outside(rel, problem, source, f"{key}.{name}")
+        ann_file = Path(os.path.join(root, dataset["ann_file"]))
         make_with = dataset.get("make_with")
         if make_with:
-            make_with = make_with.format(data_root=root.rstrip("/") + "/" if root else "", ann_file=ann_file)
+            shown = {"data_root": root.rstrip("/") + "/" if root else "", "ann_file": str(ann_file)}
+            make_with = re.sub(r"\{(data_root|ann_file)\}", lambda m, shown=shown: shown[m[1]], make_with)
         if any(files.ann_file == ann_file for files in found):
             continue
         found.append(DatasetFiles(role, ann_file, Path(os.path.join(root, prefix)), make_with, benchmark))
@@ -115,6 +177,6 @@ def config_datasets(cfg, roles=("train", "val", "test")) -> list:
 
 def data_root_of(cfg) -> Path | None:
     """The training dataset's data root, as the config (and --cfg-options data_root) give it."""
-    dataset = _innermost_dataset((cfg.get("train_dataloader") or {}).get("dataset"))
+    dataset, _ = _innermost_dataset(_datasets(cfg, "train_dataloader"))
     root = (dataset or {}).get("data_root")
     return Path(root) if root else None

@@ -23,6 +23,7 @@ from .errors import InputError, quantity
 from .files import load_json
 from .frames import find_frame
 from .pictures import decode_problem, read_header
+from .rooted import Root, outside
 
 ROLES = ("train", "val", "test")
 _CHUNK = 512  # pictures a thread checks at a time
@@ -62,7 +63,8 @@ class DataCheck:
     pictures: int = 0  # pictures checked
     missing: list[str] = field(default_factory=list)  # pictures not there
     broken: list[tuple[str, str]] = field(default_factory=list)  # (picture, what is wrong)
-    decoded: int = 0
+    decoded: int = 0  # pictures decoded (each once)
+    not_decoded: int = 0  # of those, the ones that do not decode whole
     sizes: Counter = field(default_factory=Counter)  # (width, height) of the pictures
     problems: list[str] = field(default_factory=list)  # each stops training; one line each
     warnings: list[str] = field(default_factory=list)
@@ -186,7 +188,7 @@ def check_data(
     for files in datasets:
         annotation = AnnotationCheck(files)
         check.annotations.append(annotation)
-        if not files.ann_file.is_file():
+        if not os.path.lexists(files.ann_file):  # what is there but no regular file, its reader refuses
             message = missing_annotations_message(files.ann_file, files.make_with)
             (check.problems if files.role in roles_needed or files.role == "annotations" else check.warnings).append(
                 message
@@ -243,13 +245,14 @@ def _read_annotations(annotation: AnnotationCheck, check: DataCheck, wanted: dic
     if annotation.claimed and annotation.recognised != annotation.claimed:
         check.problems.append(_not_the_set(annotation))
     images = data["images"]
-    for image, size in zip(images, gt.image_sizes.tolist()):
+    root = Root(annotation.files.images)
+    for k, (image, size) in enumerate(zip(images, gt.image_sizes.tolist())):
         try:
             visible, lwir = picture_names(image)
         except ValueError as exc:
             raise InputError(str(exc), path) from None
         for name in (visible, lwir):
-            wanted.setdefault(os.path.join(annotation.files.images, name), (int(size[0]), int(size[1])))
+            wanted.setdefault(_picture(root, name, path, k), (int(size[0]), int(size[1])))
 
 
 def _read_benchmark_annotations(annotation: AnnotationCheck, data: dict, wanted: dict) -> None:
@@ -269,14 +272,24 @@ def _read_benchmark_annotations(annotation: AnnotationCheck, data: dict, wanted:
     annotation.frames = list(gt.image_names)
     scenes = Counter(gt.image_scenes)
     annotation.day, annotation.night = scenes["day"], scenes["night"]
-    for image, size in zip(data["images"], gt.image_sizes.tolist()):
+    root = Root(annotation.files.images)
+    for k, (image, size) in enumerate(zip(data["images"], gt.image_sizes.tolist())):
         try:
             names = picture_names(image, bench)
         except ValueError as exc:
             raise InputError(str(exc), path) from None
         expected = None if any(v != v for v in size) else (int(size[0]), int(size[1]))  # nan: not recorded
         for name in names:
-            wanted.setdefault(os.path.join(annotation.files.images, name), expected)
+            wanted.setdefault(_picture(root, name, path, k), expected)
+
+
+def _picture(root: Root, name: str, path: Path, k: int) -> str:
+    """The path of a picture that image ``k`` of the annotation file ``path`` names, if it stays under
+    the pictures' folder (`kaist_kit.rooted`); an `InputError` naming the file otherwise."""
+    problem, joined = root.checked(name)
+    if problem is not None:
+        raise outside(name, problem, path, f"picture of images[{k}]")
+    return joined
 
 
 def _not_the_set(annotation: AnnotationCheck) -> str:
@@ -364,11 +377,14 @@ def _check_pictures(check: DataCheck, wanted: dict[str, tuple[int, int]], decode
                     )
     unusable = set(check.missing) | {path for path, _ in check.broken}
     whole = [p for p in paths if p not in unusable] if unusable else paths
-    sample = [whole[k * len(whole) // decode] for k in range(min(decode, len(whole)))] if decode > 0 else []
+    # Spread over all, each picture once: with fewer pictures than asked for, every one of them.
+    decode = max(decode, 0)
+    sample = [whole[k * len(whole) // decode] for k in range(decode)] if 0 < decode < len(whole) else whole[:decode]
     for path in sample:
         problem = decode_problem(path, wanted[path] or _size_of(path))
         if problem:
             check.broken.append((path, problem))
+            check.not_decoded += 1
     check.decoded = len(sample)
     if check.missing:
         frames = {find_frame(p) for p in check.missing}
@@ -412,6 +428,12 @@ def pictures_in_tree(images: Path) -> dict[str, None]:
     return found
 
 
+def _decoded(check: DataCheck) -> str:
+    if not check.not_decoded:
+        return f"{check.decoded} decoded whole"
+    return f"{check.decoded} decoded, {check.decoded - check.not_decoded} of them whole"
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
@@ -451,7 +473,7 @@ def check_lines(check: DataCheck) -> list[str]:
     if check.pictures:
         lines.append(
             f"pictures: {check.pictures:,} checked ({sizes}), {state}; sizes and ends read from every "
-            f"file, {check.decoded} decoded whole; {check.seconds:.1f} s"
+            f"file, {_decoded(check)}; {check.seconds:.1f} s"
         )
     else:
         lines.append("pictures: none checked")

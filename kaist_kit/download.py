@@ -3,9 +3,13 @@ the caller keep it, so that a failed or altered transfer never leaves a file beh
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import typing
+
+from .errors import InputError
+from .files import open_input
 
 OFFLINE_ENV = "KAIST_KIT_OFFLINE"
 TIMEOUT_S = 30.0
@@ -36,14 +40,26 @@ def download_verified(
 
     ``progress(done, size)`` is called once the source answers (``done`` 0) and after every chunk.
     Network trouble, a transfer that stops short and any other bytes than the pinned ones all raise
-    `DownloadFailed`.
+    `DownloadFailed`; a file that arrived whole (of the pinned length or longer, or of the length the
+    source announced) but with other bytes is said to have changed at its source. A file:// URL is read
+    through the kit's opener (regular files only: a FIFO is refused, never waited on).
     """
-    data = download_bytes(url, size, progress, chunk_bytes=chunk_bytes, timeout=timeout)
-    digest = hashlib.md5(data).hexdigest()
-    if len(data) > size or digest != md5:
-        what = f"more than {size} bytes" if len(data) > size else f"MD5 {digest}"
-        raise DownloadFailed(f"{url} does not serve the pinned file: {what}, expected {size} bytes with MD5 {md5}")
-    return data
+    data, whole = _transfer(url, size, progress, True, chunk_bytes, timeout)
+    done = len(data)
+    digest = hashlib.md5(data[:size]).hexdigest()
+    if done == size and digest == md5:
+        return data
+    # The transfer ended without an error. A file of the pinned length, a longer one, or one whose whole
+    # length the source gave and that arrived in full is the source's file: it changed, the network is
+    # not to blame.
+    if not (done >= size or (whole is not None and whole == done)):
+        raise DownloadFailed(f"{url}: the transfer stopped after {done} of {size} bytes")
+    length = whole if whole is not None else (f"more than {size}" if done > size else done)
+    found = f"{length} bytes" + (f" with MD5 {digest}" if done <= size else "")
+    raise DownloadFailed(
+        f"{url} does not serve the pinned file: it arrived whole but differs ({found}, expected {size} "
+        f"bytes with MD5 {md5}): the file changed at its source"
+    )
 
 
 def download_bytes(
@@ -62,22 +78,35 @@ def download_bytes(
     the total is ``size``, or the length the source announces when not ``exact``. Network trouble and
     a transfer that stops short raise `DownloadFailed`.
     """
+    data, whole = _transfer(url, size, progress, exact, chunk_bytes, timeout)
+    done = len(data)
+    announced = whole if not exact and whole is not None and whole <= size else size
+    if exact and done < size:
+        raise DownloadFailed(f"{url}: the transfer stopped after {done} of {size} bytes")
+    if not exact and done > size:
+        raise DownloadFailed(f"{url} serves more than the {size} bytes expected at most")
+    if not exact and announced != size and done != announced:
+        raise DownloadFailed(f"{url}: the transfer stopped after {done} of {announced} bytes")
+    return data
+
+
+def _transfer(
+    url: str, size: int, progress: Progress | None, exact: bool, chunk_bytes: int, timeout: float
+) -> tuple[bytes, int | None]:
+    """At most ``size`` + 1 bytes from ``url``, and the whole file's length where the source says it."""
     # Imported here: they take longer to import than most commands take to run, and only a
     # download needs them.
     import http.client
     import urllib.error
-    import urllib.request
 
     if downloads_forbidden():
         raise DownloadFailed(f"{OFFLINE_ENV}={os.environ[OFFLINE_ENV]} forbids downloads")
     chunks: list[bytes] = []
     done = 0
-    announced = size
+    whole = None
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
-            if not exact:
-                length = response.headers.get("Content-Length", "")
-                announced = int(length) if length.isdigit() and int(length) <= size else size
+        with _open_source(url, timeout) as (response, whole):
+            announced = whole if not exact and whole is not None and whole <= size else size
             if progress is not None:
                 progress(0, announced)
             # Read at most one byte more than asked for: enough to tell a longer file, never a huge one.
@@ -93,16 +122,31 @@ def download_bytes(
         raise DownloadFailed(f"{url}: HTTP {exc.code} {exc.reason}") from None
     except urllib.error.URLError as exc:
         raise DownloadFailed(f"{url}: {_reason(exc.reason)}") from None
+    except InputError as exc:  # a local file (file://) that the opener refuses: a FIFO, a folder, none
+        raise DownloadFailed(f"{url}: {exc.reason}") from None
     except (OSError, http.client.HTTPException, ValueError) as exc:
         # OSError covers timeouts and dropped connections; ValueError an URL urllib cannot open.
         raise DownloadFailed(f"{url}: {_reason(exc)}") from None
-    if exact and done < size:
-        raise DownloadFailed(f"{url}: the transfer stopped after {done} of {size} bytes")
-    if not exact and done > size:
-        raise DownloadFailed(f"{url} serves more than the {size} bytes expected at most")
-    if not exact and announced != size and done != announced:
-        raise DownloadFailed(f"{url}: the transfer stopped after {done} of {announced} bytes")
-    return b"".join(chunks)
+    return b"".join(chunks), whole
+
+
+@contextlib.contextmanager
+def _open_source(url: str, timeout: float) -> typing.Iterator[tuple[typing.BinaryIO, int | None]]:
+    """The source open for reading, and the whole file's length where the source says it. A local file
+    (file://) is read through the kit's opener: a regular file only, so a FIFO never blocks."""
+    import urllib.parse
+    import urllib.request
+
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme.lower() == "file":
+        if parts.netloc not in ("", "localhost"):
+            raise ValueError(f"a file:// URL names a file of this machine, not of {parts.netloc!r}")
+        with open_input(urllib.request.url2pathname(parts.path)) as handle:
+            yield handle, os.fstat(handle.fileno()).st_size
+        return
+    with urllib.request.urlopen(url, timeout=timeout) as response:
+        declared = response.headers.get("Content-Length")
+        yield response, int(declared) if declared and declared.strip().isdigit() else None
 
 
 def _reason(reason: object) -> str:

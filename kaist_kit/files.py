@@ -14,7 +14,8 @@ Out: every output is written here (`atomic_path`, `atomic_file`, `write_bytes_at
 place before the work). The writer never writes onto one of the command's inputs nor onto anything
 but a regular file; it writes into an unnamed file (Linux's O_TMPFILE) or, where there is none, a
 temporary ``.NAME.PID.XXXXXXXXXX.kaist-kit.tmp`` beside the target, and only a complete file takes the
-target's name. Temporaries of processes that are gone are removed by the next write into their folder.
+target's name. Temporaries of processes that are gone are removed by the next write into their folder
+(a folder that has not changed since it was last looked through is not looked through again).
 A command's own intermediate files go in a `scratch_folder`, removed with the block.
 """
 
@@ -643,6 +644,7 @@ def _read_tar(handle: BinaryIO, packed: int, path, limits: InputLimits) -> dict[
         stream = handle
     bound, why = limits.unpacked_bound(packed)
     members: dict[str, bytes] = {}
+    seen: dict[str, str] = {}  # each member's name as extracted -> its name as written
     declared = 0
     # Read as a stream ("r|"): in order, every byte through the bound, nothing sought.
     with tarfile.open(fileobj=_Bounded(stream, bound, why, path), mode="r|") as archive:
@@ -651,9 +653,7 @@ def _read_tar(handle: BinaryIO, packed: int, path, limits: InputLimits) -> dict[
             if declared > bound:
                 raise _bomb(path, declared, why, declared=True)
             if member.isfile() or (member.islnk() and member.linkname in members):
-                _check_member_names([member.name], path)
-                if member.name in members:
-                    raise _duplicate_member(member.name, path)
+                _check_member_names([member.name], path, seen)
                 if member.islnk():  # a second name of a file read before it
                     members[member.name] = members[member.linkname]
                     continue
@@ -662,12 +662,17 @@ def _read_tar(handle: BinaryIO, packed: int, path, limits: InputLimits) -> dict[
     return members
 
 
-def _duplicate_member(name: str, path) -> InputError:
-    return InputError(f"the archive holds two entries named {name[:120]!r}; which one is meant cannot be told", path)
+def _duplicate_member(name: str, path, also: str = "") -> InputError:
+    return InputError(
+        f"the archive holds two entries named {name[:120]!r}{also}; which one is meant cannot be told", path
+    )
 
 
-def _check_member_names(names: list[str], path: str | os.PathLike) -> None:
-    seen = set()
+def _check_member_names(names: list[str], path: str | os.PathLike, seen: dict[str, str] | None = None) -> None:
+    """Refuse an entry that would be extracted outside the archive's folder, and two entries that would
+    be extracted to one place: names are compared as extraction makes them (``a//b``, ``./a/b`` and
+    ``a\\b`` are ``a/b``). ``seen``: the names met so far (for a tar, read member by member)."""
+    seen = {} if seen is None else seen
     for name in names:
         parts = name.replace("\\", "/").split("/")
         if name.startswith(("/", "\\")) or ".." in parts or (parts[0][1:2] == ":"):
@@ -676,9 +681,11 @@ def _check_member_names(names: list[str], path: str | os.PathLike) -> None:
                 "absolute name), which no extraction may write: refused",
                 path,
             )
-        if name in seen:
-            raise _duplicate_member(name, path)
-        seen.add(name)
+        extracted = "/".join(part for part in parts if part not in ("", "."))
+        if extracted in seen:
+            also = "" if seen[extracted] == name else f" (also as {seen[extracted][:120]!r})"
+            raise _duplicate_member(name, path, also)
+        seen[extracted] = name
 
 
 # ---------------------------------------------------------------------------------------------
@@ -806,6 +813,42 @@ def _create_temporary(folder: Path, name: str) -> tuple[int, Path | None]:
             ), named
         except FileExistsError:
             continue
+
+
+# Folders known free of stale temporaries: folder -> its (device, inode, mtime) then. A folder is looked
+# through again only once it has changed since: a command writing 20,000 files into one folder scans it
+# once, not 20,000 times.
+_CLEAN: dict[str, tuple[int, int, int]] = {}
+_CLEAN_LIMIT = 4096  # folders remembered at most
+
+
+def _folder_state(folder: str | os.PathLike) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_mtime_ns
+
+
+def _clean_stale(folder: str | os.PathLike) -> None:
+    """Remove the stale temporaries of ``folder`` (`remove_stale_temporaries`) unless it has not changed
+    since it was last found free of them."""
+    state = _folder_state(folder)
+    if state is not None and _CLEAN.get(str(folder)) == state:
+        return
+    remove_stale_temporaries(folder)
+    _cleaned(folder)
+
+
+def _cleaned(folder: str | os.PathLike) -> None:
+    """Remember ``folder`` as it is now as free of stale temporaries (after a scan, or after this
+    process's own write into a folder it had found free of them)."""
+    state = _folder_state(folder)
+    if state is None:
+        return
+    if len(_CLEAN) >= _CLEAN_LIMIT:
+        _CLEAN.clear()
+    _CLEAN[str(folder)] = state
 
 
 def remove_stale_temporaries(folder: str | os.PathLike) -> list[Path]:
@@ -950,7 +993,7 @@ def _staged(path: str | os.PathLike) -> Iterator[tuple[int, Path]]:
                 missing = _missing(folder)
                 _recorded([*(("folder", made) for made in missing), ("file", real)])
                 _make_parents(folder, missing)
-                remove_stale_temporaries(folder)
+                _clean_stale(folder)
                 fd, named = _create_temporary(folder, real.name)
             except OSError as exc:
                 raise InputError(f"cannot write: {exc.strerror or exc}", given) from None
@@ -970,6 +1013,8 @@ def _staged(path: str | os.PathLike) -> Iterator[tuple[int, Path]]:
                 fd = -1
                 os.replace(named, real)
                 named = None
+                if str(folder) in _CLEAN:
+                    _cleaned(folder)  # changed by this write only
         except OSError as exc:
             if _write_error(exc, tmp, folder):
                 raise InputError(f"cannot write: {exc.strerror or exc}", given) from None
@@ -1051,15 +1096,20 @@ def make_folder(path: str | os.PathLike) -> Path:
 
 
 @contextlib.contextmanager
-def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a new staging folder to fill; it becomes the folder ``path`` (which must be absent or
-    empty) only if the block succeeds, and is removed otherwise. A kill leaves a staging folder named
-    as the writer's temporaries, which the next write into its parent removes."""
+def atomic_folder(path: str | os.PathLike, merge: bool = False) -> Iterator[Path]:
+    """Yield a new staging folder to fill, beside ``path``; it becomes the folder ``path`` (which must be
+    absent or empty) only if the block succeeds, and is removed otherwise: a full disk or an error
+    leaves nothing, not even an empty folder. A kill leaves a staging folder named as the writer's
+    temporaries, which the next write into its parent removes.
+
+    ``merge``: ``path`` may hold files already (an earlier run's report): once the block succeeds, what
+    was staged is moved into it, each file by a rename that replaces the file of its name (never one of
+    the command's inputs, nor anything but a regular file), each new folder whole."""
     import shutil
 
     given = Path(path)
     real, st = _output_target(given, folder=True)
-    if st is not None and any(os.scandir(real)):
+    if st is not None and not merge and any(os.scandir(real)):
         raise InputError("the folder is not empty; give a new or empty folder", given)
     staging = None
     try:
@@ -1068,7 +1118,7 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
                 missing = _missing(real.parent)
                 _recorded([("folder", made) for made in missing])
                 _make_parents(real.parent, missing)
-                remove_stale_temporaries(real.parent)
+                _clean_stale(real.parent)
                 while staging is None:
                     candidate = real.parent / _temporary_name(real.name)
                     with contextlib.suppress(FileExistsError):
@@ -1077,7 +1127,13 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
             except OSError as exc:
                 raise InputError(f"cannot write: {exc.strerror or exc}", given) from None
         try:
-            yield staging
+            # What is written into the staging folder is recorded once it has its final names, below
+            # (a kill before then leaves only the staging folder, a stale temporary).
+            token = _RECORDER.set(None)
+            try:
+                yield staging
+            finally:
+                _RECORDER.reset(token)
             _recorded(
                 [
                     ("folder", real),
@@ -1090,10 +1146,16 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
                 ]
             )
             with _holding_interrupts():
-                if real.is_dir():
-                    real.rmdir()  # empty, as checked: the staging folder takes its place
-                os.rename(staging, real)
+                if real.is_dir() and any(os.scandir(real)):  # merge: what was staged goes in
+                    _move_into(staging, real)
+                    shutil.rmtree(staging)
+                else:
+                    if real.is_dir():
+                        real.rmdir()  # empty: the staging folder takes its place
+                    os.rename(staging, real)
                 staging = None
+                if str(real.parent) in _CLEAN:
+                    _cleaned(real.parent)  # changed by this write only
         except OSError as exc:
             if exc.errno in _WRITE_ERRORS or exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
                 raise InputError(f"cannot write: {exc.strerror or exc}", given) from None
@@ -1101,6 +1163,22 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
     finally:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+def _move_into(staging: Path, real: Path) -> None:
+    """Move what ``staging`` holds into the folder ``real``: a folder absent there whole, a file onto
+    the file of its name (checked as every output is)."""
+    for folder, folders, files in os.walk(staging):
+        target = real / os.path.relpath(folder, staging)
+        for name in list(folders):
+            if not os.path.lexists(target / name):
+                os.rename(os.path.join(folder, name), target / name)
+                folders.remove(name)  # moved whole: not walked
+            elif not (target / name).is_dir() or (target / name).is_symlink():
+                raise InputError("is not a folder: refusing to write into it", target / name)
+        for name in files:
+            destination, _ = _output_target(target / name)
+            os.replace(os.path.join(folder, name), destination)
 
 
 @contextlib.contextmanager
@@ -1118,7 +1196,7 @@ def scratch_folder(name: str = "scratch") -> Iterator[Path]:
     try:
         with _holding_interrupts():
             try:
-                remove_stale_temporaries(parent)
+                _clean_stale(parent)
                 while folder is None:
                     candidate = parent / _temporary_name(name)
                     with contextlib.suppress(FileExistsError):
@@ -1139,24 +1217,60 @@ def scratch_folder(name: str = "scratch") -> Iterator[Path]:
 def remove_outputs(folder: str | os.PathLike, files: Collection[str], folders: Collection[str] = ()) -> None:
     """Remove under ``folder`` the regular ``files``, then the ``folders`` left empty (paths relative,
     '/'-separated): what a command recorded as its own outputs (`recording_outputs`). Links, anything
-    that is no regular file and folders that still hold something are left alone, and so is whatever
-    lies beyond a link (a listed `linked/page.html` whose `linked` is a link to elsewhere)."""
+    that is no regular file and folders that still hold something are left alone, and so is everything
+    reached through a link: each folder on the way is opened without following links (``folder``
+    itself may be one), so that a listed ``sub/file`` whose ``sub`` leads elsewhere removes nothing."""
     root = Path(folder)
 
     def inside(rel: str) -> bool:
         parts = rel.split("/")
-        if not rel or os.path.isabs(rel) or ".." in parts or "" in parts or "." in parts:
-            return False
-        return not any(os.path.islink(root.joinpath(*parts[:k])) for k in range(1, len(parts)))
+        return bool(rel) and not os.path.isabs(rel) and ".." not in parts and "" not in parts and "." not in parts
 
     try:
         for rel in filter(inside, files):
-            with contextlib.suppress(FileNotFoundError):
-                if stat.S_ISREG(os.lstat(root / rel).st_mode):
-                    os.unlink(root / rel)
+            _remove_entry(root, rel, stat.S_ISREG, os.unlink)
         for rel in sorted(filter(inside, folders), key=lambda rel: rel.count("/"), reverse=True):
             with contextlib.suppress(OSError):  # gone already, or holding something
-                if not os.path.islink(root / rel):
-                    os.rmdir(root / rel)
+                _remove_entry(root, rel, stat.S_ISDIR, os.rmdir)
     except OSError as exc:
         raise InputError(f"cannot remove what an earlier run wrote: {exc.strerror or exc}", root) from None
+
+
+_NO_FOLLOW_FOLDER = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | _CLOEXEC
+
+
+def _remove_entry(root: Path, rel: str, kind: Callable[[int], bool], remove: Callable) -> None:
+    """Remove ``root/rel`` with ``remove`` if it is of ``kind`` (its own mode, not a link's target) and
+    every folder between ``root`` and it is a real folder, not a link."""
+    *parents, name = rel.split("/")
+    if not (os.supports_dir_fd >= {os.open, os.stat, os.unlink, os.rmdir} and getattr(os, "O_NOFOLLOW", 0)):
+        for k in range(len(parents)):  # where folders cannot be opened without following links
+            if not stat.S_ISDIR(os.lstat(root.joinpath(*parents[: k + 1])).st_mode):
+                return
+        with contextlib.suppress(FileNotFoundError):
+            if kind(os.lstat(root / rel).st_mode):
+                remove(root / rel)
+        return
+    try:
+        fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    try:
+        for part in parents:
+            try:
+                inner = os.open(part, _NO_FOLLOW_FOLDER, dir_fd=fd)
+            except (FileNotFoundError, NotADirectoryError):
+                return  # gone, or not a folder
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:  # a link: nothing through it is this command's
+                    return
+                raise
+            os.close(fd)
+            fd = inner
+        try:
+            if kind(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
+                remove(name, dir_fd=fd)
+        except FileNotFoundError:
+            return
+    finally:
+        os.close(fd)

@@ -523,6 +523,15 @@ def read_inspected(
     return dets, refuse_errors(inspect(dets, gt, settings, splits, protocols), options.as_is)
 
 
+def ground_truth_notes(gt: GroundTruth) -> list[Finding]:
+    """What the ground truth's reader noted (annotation ids that pycocotools mis-reads), once per
+    command. Not on the leaderboard's own file: its id 0 is the rule the leaderboard protocol keeps
+    (docs/evaluation.md)."""
+    if gt.is_leaderboard_file:
+        return []
+    return [Finding(GROUND_TRUTH_NOTE, note, source=gt.path or "") for note in gt.notes]
+
+
 @dataclass
 class Inspected:
     """Results of several files, and what was found in them."""
@@ -549,7 +558,7 @@ def evaluate_inspected(
     names = list(names) if names else unique_method_names(paths)
     settings, splits, protocols = list(settings), list(splits), list(protocols)
     read = [read_inspected(path, gt, settings, splits, protocols, options) for path in paths]
-    results, findings = [], []
+    results, findings = [], ground_truth_notes(gt)
     for name, (dets, found) in zip(names, read):
         scored = evaluate(gt, dets, settings, splits, protocols, name, ious, metrics, fppi_range)
         results += scored

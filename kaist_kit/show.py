@@ -13,17 +13,22 @@ from .data.detections import Detections
 from .data.groundtruth import GroundTruth
 from .errors import InputError
 from .files import check_outputs, note_input, read_bytes
+from .rooted import Root
 
 PICTURE_SUFFIXES = (".jpg", ".png", ".jpeg")
 
 
-def find_pictures(frame: str, roots: Sequence[str | os.PathLike]) -> tuple[Path, Path]:
+def find_pictures(frame: str, roots: Sequence[str | os.PathLike], source=None) -> tuple[Path, Path]:
     """The visible and lwir pictures of a frame, in KAIST's tree (``setXX/VYYY/visible/IZZZZZ.jpg``)
-    or flat (``setXX_VYYY_IZZZZZ_visible.png``) under any of ``roots``."""
+    or flat (``setXX_VYYY_IZZZZZ_visible.png``) under any of ``roots``. The frame's name comes from a
+    ground truth (``source``): a picture it names outside a root is refused (`kaist_kit.rooted`)."""
+    if frame.count("/") != 2:
+        raise InputError(f"frame {frame!r} is not named as KAIST's (setXX/VYYY/IZZZZZ): its pictures cannot be found")
     set_name, video, stem = frame.split("/")
+    what = f"picture of frame {frame!r}"
     tried = []
     for root in roots:
-        root = Path(root)
+        root = Root(root)
         for suffix in PICTURE_SUFFIXES:
             for pattern in (
                 "{set}/{video}/{m}/{stem}{suffix}",
@@ -31,7 +36,7 @@ def find_pictures(frame: str, roots: Sequence[str | os.PathLike]) -> tuple[Path,
                 "{set}_{video}_{stem}_{m}{suffix}",
             ):
                 pair = [
-                    root / pattern.format(set=set_name, video=video, stem=stem, m=m, suffix=suffix)
+                    root.join(pattern.format(set=set_name, video=video, stem=stem, m=m, suffix=suffix), source, what)
                     for m in ("visible", "lwir")
                 ]
                 tried.append(pair[0])
@@ -245,7 +250,7 @@ def show_frames(
         index = gt.image_index(int(frame) if frame.isdigit() else frame)
         name = gt.image_names[index]
         target = out if len(frames) == 1 else out.with_name(f"{out.stem}_{name.replace('/', '_')}{out.suffix}")
-        pictures = find_pictures(name, roots)
+        pictures = find_pictures(name, roots, gt.path)
         for picture in pictures:
             note_input(picture)
         planned.append((index, name, target, pictures))
@@ -271,14 +276,17 @@ def class_colours(names: Sequence[str]) -> dict[str, str]:
     return {name: palette[k % len(palette)] for k, name in enumerate(names)}
 
 
-def find_benchmark_pictures(bench, frame: str, roots: Sequence[str | os.PathLike]) -> tuple[Path, Path]:
+def find_benchmark_pictures(bench, frame: str, roots: Sequence[str | os.PathLike], source=None) -> tuple[Path, Path]:
     """Both pictures of another benchmark's frame where it keeps them (`Benchmark.picture_path`, in any
-    split's folder), under any of ``roots``."""
+    split's folder), under any of ``roots``; as `find_pictures`, none outside a root."""
+    if bench.frame(frame) is None:
+        raise InputError(f"{frame!r} is not a {bench.title} frame name: its pictures cannot be found", source)
     tried = []
     splits = ["", *dict.fromkeys(bench.split_folders.get(s.name, s.name) for s in bench.splits)]
-    for root in roots:
+    for root in map(Root, roots):
         for split in splits:
-            pair = [Path(root) / bench.picture_path(m.name, frame, split) for m in bench.modalities]
+            what = f"picture of {bench.title} frame {frame!r}"
+            pair = [root.join(bench.picture_path(m.name, frame, split), source, what) for m in bench.modalities]
             tried.append(pair[0])
             if pair[0].is_file() and pair[1].is_file():
                 return pair[0], pair[1]
@@ -326,7 +334,7 @@ def show_benchmark_frames(
     for k in chosen:
         name = annotations.image_names[k]
         target = out if len(chosen) == 1 else out.with_name(f"{out.stem}_{name.replace('/', '_')}{out.suffix}")
-        pictures = find_benchmark_pictures(bench, name, roots)
+        pictures = find_benchmark_pictures(bench, name, roots, annotations.path)
         for picture in pictures:
             note_input(picture)
         planned.append((k, name, target, pictures))

@@ -104,7 +104,10 @@ def plot_heights(gt: GroundTruth, path: str | os.PathLike) -> None:
     ax.set_xscale("log")
     ax.set_xlabel("pedestrian height (px); dashed: 30, 55 (reasonable), 80")
     ax.set_ylabel("pedestrians")
-    ax.legend()
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend()
+    else:  # a ground truth without pedestrians: an empty figure that says so
+        ax.text(0.5, 0.5, "no pedestrian boxes", transform=ax.transAxes, ha="center", va="center")
     save_figure(fig, path)
 
 
@@ -234,6 +237,8 @@ def plot_class_heights(ground_truths, path: str | os.PathLike) -> None:
         ax.set_ylabel("boxes")
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7)
+        else:
+            ax.text(0.5, 0.5, "no boxes", transform=ax.transAxes, ha="center", va="center")
     for k in range(len(names), rows * columns):
         axes[k // columns][k % columns].set_axis_off()
     save_figure(fig, path)
@@ -261,15 +266,15 @@ class FileStats:
 
 def file_stats(paths: Sequence[str | os.PathLike], benchmark: Benchmark = KAIST) -> FileStats:
     """The statistics of each ground-truth file of ``benchmark`` (KAIST's: `dataset_stats`; another's:
-    `benchmark_stats`)."""
-    if benchmark is KAIST:
-        from .groundtruth import load_ground_truth
+    `benchmark_stats`). Each file is opened as the scoring verbs open a ground truth of a named
+    benchmark (`benchmark_scoring.open_truth`): one recognised as another benchmark's is refused."""
+    from .benchmark_scoring import open_truth
 
-        truths = [load_ground_truth(path) for path in paths]
+    opened = [open_truth(path, benchmark) for path in paths]
+    if benchmark is KAIST:
+        truths = [truth.kaist for truth in opened]
         stats = [dataset_stats(gt) for gt in truths]
         return FileStats(benchmark, truths, stats, [stats_table(one) for one in stats])
-    from .data.groundtruth import read_ground_truth
-
-    truths = [read_ground_truth(path, benchmark) for path in paths]
+    truths = [truth.annotations for truth in opened]
     stats = [benchmark_stats(gt) for gt in truths]
     return FileStats(benchmark, truths, stats, [table for one in stats for table in benchmark_stats_tables(one)])

@@ -8,8 +8,10 @@ character references (``&#49;``) read as ElementTree reads them. What the kit ta
 - the root must be ``<annotation>``; ``filename`` and ``size/width``, ``size/height`` (positive
   integers; a file without a size says so with ``size = None``);
 - every ``object`` child of the root: ``name`` (stripped), ``bndbox/xmin``, ``ymin``, ``xmax``,
-  ``ymax`` (numbers as ``float()`` reads them, finite, ``xmax >= xmin`` and ``ymax >= ymin``), and
-  ``difficult``, ``truncated`` (integers, 0 when absent) and ``pose``;
+  ``ymax`` (numbers as ``float()`` reads them, finite, ``xmax >= xmin`` and ``ymax >= ymin``, and an
+  area that is a finite number; whether
+  ``int()`` reads them too, which the 'as-written' convention asks), and ``difficult``, ``truncated``
+  (integers, 0 when absent) and ``pose``;
 - each of these elements at most once where it is looked for: two ``<bndbox>`` in an object, or two
   ``<width>`` in ``<size>``, are ambiguous (converters differ in which they take) and refused.
 
@@ -37,14 +39,24 @@ class VocObject:
     difficult: int = 0
     truncated: int = 0
     pose: str = ""
+    not_integer: str = ""  # the first coordinate that int() does not read ("bndbox/xmin '10.5'"), if any
 
     def box(self, convention: str) -> tuple[float, float, float, float]:
-        """x, y, w, h by a benchmark's pixel convention (`Benchmark.voc_boxes`): 'pascal' reads xmin and ymin
-        as 1-based inclusive pixels (x = xmin - 1, w = xmax - xmin + 1), 'as-written' as they are
-        (x = xmin, w = xmax - xmin)."""
+        """x, y, w, h by a benchmark's pixel convention (`Benchmark.voc_boxes`), as the conversions it
+        cites compute them. 'pascal' reads xmin and ymin as 1-based inclusive pixels, each coordinate
+        cut to an integer first (``int(float(text))``, towards zero): x = int(xmin) - 1,
+        w = int(xmax) - x. 'as-written' takes integers as they are (x = xmin, w = xmax - xmin); its
+        converters read them with ``int(text)``, so a coordinate that is no integer (10.5, 1e3) is a
+        `ValueError` naming it."""
         if convention == "pascal":
-            return self.xmin - 1, self.ymin - 1, self.xmax - self.xmin + 1, self.ymax - self.ymin + 1
+            x, y = int(self.xmin) - 1, int(self.ymin) - 1
+            return x, y, int(self.xmax) - x, int(self.ymax) - y
         if convention == "as-written":
+            if self.not_integer:
+                raise ValueError(
+                    f"{self.not_integer} of the {self.name} box is not an integer, which the benchmark's "
+                    "converters read with int() and refuse"
+                )
             return self.xmin, self.ymin, self.xmax - self.xmin, self.ymax - self.ymin
         raise ValueError(f"unknown VOC box convention {convention!r}; use pascal or as-written")
 
@@ -98,10 +110,18 @@ def parse_voc(data: bytes, path: str | os.PathLike = "") -> VocFile:
             raise InputError(f"{where} has no name", path)
         where = f"object {k} ({name})"
         box = _only(obj, "bndbox", where, path)
-        corners = [_coordinate(_text(box, c, where, path), c, where, path) for c in ("xmin", "ymin", "xmax", "ymax")]
+        texts = [_text(box, c, where, path) for c in ("xmin", "ymin", "xmax", "ymax")]
+        corners = [_coordinate(text, c, where, path) for text, c in zip(texts, ("xmin", "ymin", "xmax", "ymax"))]
         xmin, ymin, xmax, ymax = corners
+        not_integer = next(
+            (f"bndbox/{c} {t.strip()!r}" for t, c in zip(texts, ("xmin", "ymin", "xmax", "ymax")) if not _is_int(t)),
+            "",
+        )
         if xmax < xmin or ymax < ymin:
             raise InputError(f"{where} has xmax < xmin or ymax < ymin ({xmin:g}, {ymin:g}, {xmax:g}, {ymax:g})", path)
+        if not math.isfinite((xmax - xmin + 1) * (ymax - ymin + 1)):  # its area would be infinite
+            corners = f"{xmin:g}, {ymin:g}, {xmax:g}, {ymax:g}"
+            raise InputError(f"{where} is too large: its area is beyond any number ({corners})", path)
         objects.append(
             VocObject(
                 name,
@@ -112,6 +132,7 @@ def parse_voc(data: bytes, path: str | os.PathLike = "") -> VocFile:
                 _flag(obj, "difficult", where, path),
                 _flag(obj, "truncated", where, path),
                 (_text(obj, "pose", where, path) or "").strip(),
+                not_integer,
             )
         )
     return VocFile((_text(root, "filename", "the annotation", path) or "").strip(), size, objects)
@@ -156,6 +177,14 @@ def _coordinate(text: str | None, what: str, where: str, path) -> float:
     if not math.isfinite(value):
         raise InputError(f"bndbox/{what} {text.strip()!r} of {where} is not finite", path)
     return value
+
+
+def _is_int(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _flag(obj: ET.Element, what: str, where: str, path) -> int:

@@ -25,7 +25,16 @@ from kaist_kit.data.groundtruth import GroundTruth
 from kaist_kit.data.results import SUBMISSION_MANIFEST
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import Result
-from kaist_kit.files import atomic_file, check_writable, is_archive, open_input, read_archive, read_bytes
+from kaist_kit.files import (
+    atomic_file,
+    check_writable,
+    decode_text,
+    is_archive,
+    open_input,
+    parse_json,
+    read_archive,
+    read_bytes,
+)
 from kaist_kit.findings import CHALLENGE_CATEGORY, refuse_errors
 from kaist_kit.groundtruth import load_ground_truth
 from kaist_kit.metrics.spec import LAMR
@@ -207,8 +216,9 @@ def _not_anothers_manifest(manifest_path: Path | None, out: Path) -> None:
     if manifest_path is None or not manifest_path.is_file():
         return
     try:
-        owner = json.loads(read_bytes(manifest_path)).get("results_file")
-    except (InputError, ValueError, AttributeError):
+        # The previous run's manifest, which this one replaces: not one of the command's inputs.
+        owner = _read_manifest(read_bytes(manifest_path, note=False), manifest_path).get("results_file")
+    except InputError:
         return  # not a manifest of the kit's: check_writable has judged it
     if owner not in (None, out.name):
         raise InputError(
@@ -457,11 +467,8 @@ def _manifest_of(path: Path, findings: list[Finding]) -> dict | None:
         beside = path.with_name(path.stem + MANIFEST_SUFFIX)
         if not beside.is_file():
             return None
-        try:
-            manifest = json.loads(read_bytes(beside))
-        except ValueError as exc:
-            raise InputError(f"cannot read the submission's manifest: {exc}", beside) from None
-        if isinstance(manifest, dict) and manifest.get("results_file") not in (None, path.name):
+        manifest = _read_manifest(read_bytes(beside), beside)
+        if manifest.get("results_file") not in (None, path.name):
             return None  # the manifest of NAME.json beside NAME.txt, or the reverse
         return _matching(manifest, read_bytes(path), findings, beside)
     if path.suffix.lower() != ".zip":
@@ -469,18 +476,35 @@ def _manifest_of(path: Path, findings: list[Finding]) -> dict | None:
     entries = read_archive(path)
     if SUBMISSION_MANIFEST not in entries:
         return None
-    try:
-        manifest = json.loads(entries[SUBMISSION_MANIFEST])
-    except ValueError as exc:
-        raise InputError(f"cannot read the submission's manifest: {exc}", path) from None
+    where = f"{path}/{SUBMISSION_MANIFEST}"
+    manifest = _read_manifest(entries[SUBMISSION_MANIFEST], where)
     results = [n for n in entries if n != SUBMISSION_MANIFEST]
     data = entries[results[0]] if len(results) == 1 else b""
-    return _matching(manifest, data, findings, f"{path}/{SUBMISSION_MANIFEST}")
+    return _matching(manifest, data, findings, where)
 
 
-def _matching(manifest: object, data: bytes, findings: list[Finding], where) -> dict:
+# What the kit reads of a manifest, each text of at most this many characters when it is there.
+MANIFEST_TEXTS = {"results_file": 1000, "results_sha256": 64, "kit_version": 100, "method": MAX_METHOD_CHARS}
+
+
+def _read_manifest(data: bytes, where) -> dict:
+    """A manifest's bytes read as JSON and checked against what the kit reads of it (`MANIFEST_TEXTS`):
+    an object, whose keys read are text of a bounded length; else an `InputError` naming the file and
+    the key."""
+    manifest = parse_json(decode_text(data, where), where)
     if not isinstance(manifest, dict):
-        raise InputError("the manifest is not a JSON object", where)
+        raise InputError("the submission's manifest is not a JSON object", where)
+    for key, longest in MANIFEST_TEXTS.items():
+        value = manifest.get(key)
+        if value is not None and not (isinstance(value, str) and len(value) <= longest):
+            what = f"{len(value):,} characters long" if isinstance(value, str) else f"a {type(value).__name__}"
+            raise InputError(
+                f"the submission's manifest has a {key} that is {what}, not text of at most {longest}", where
+            )
+    return manifest
+
+
+def _matching(manifest: dict, data: bytes, findings: list[Finding], where) -> dict:
     if manifest.get("results_sha256") == hashlib.sha256(data).hexdigest():
         findings.append(
             Finding(

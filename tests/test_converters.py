@@ -12,7 +12,7 @@ from kaist_kit.converters import SOURCE_FORMATS, convert
 from kaist_kit.data.results import load_detections
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import evaluate
-from kaist_kit.groundtruth import load_ground_truth
+from kaist_kit.groundtruth import ground_truth_from_coco, load_ground_truth
 from kaist_kit.imagesets import read_image_list, standard_list
 from kaist_kit.settings import SETTINGS
 
@@ -38,21 +38,27 @@ def test_improved_bbgt_reproduces_the_leaderboard_ground_truth(kaist, tmp_path):
 
 
 def test_evaluation_on_converted_ground_truth_matches_the_original(kaist, leaderboard_gt, tmp_path):
+    """The kit's layout numbers its boxes from 1: it scores as the leaderboard's file with its ids moved
+    up by one, so that the leaderboard protocol finds the box the leaderboard's id 0 hides."""
     out = tmp_path / "gt.json"
     convert("improved", kaist / "test-improved-bbgt.tar.gz", out, image_set="test-all-20")  # kit layout
     converted = load_ground_truth(out)
+    assert converted.ann_ids.min() == 1 and len(set(converted.ann_ids.tolist())) == len(converted.ann_ids)
+    data = json.loads((kaist / "test-all-20.leaderboard.json").read_bytes())
+    for ann in data["annotations"]:
+        ann["id"] += 1
+    from_1 = ground_truth_from_coco(data)
     for name in ("MBNet_result.txt", "MLPD_result.json"):
         for protocol in ("leaderboard", "matlab"):
-            a = evaluate(
-                leaderboard_gt,
-                load_detections(kaist / "results" / name, leaderboard_gt),
-                SETTINGS,
-                protocols=[protocol],
-            )
-            b = evaluate(
-                converted, load_detections(kaist / "results" / name, converted), SETTINGS, protocols=[protocol]
+            a, b, c = (
+                evaluate(gt, load_detections(kaist / "results" / name, gt), SETTINGS, protocols=[protocol])
+                for gt in (from_1, converted, leaderboard_gt)
             )
             assert [r.lamr for r in a] == [r.lamr for r in b], (name, protocol)
+            if protocol == "leaderboard":  # the one box with id 0 changes what the leaderboard's file gives
+                assert [r.lamr for r in b] != [r.lamr for r in c], name
+            else:
+                assert [r.lamr for r in b] == [r.lamr for r in c], name
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +94,7 @@ def test_official_xml_tree_converts_whole(xml_conversion):
     assert first["file_name"] == "set00/V000/visible/I00000.jpg"
     assert first["lwir_file_name"] == "set00/V000/lwir/I00000.jpg"
     assert [i["id"] for i in data["images"]] == list(range(95324))
-    assert [a["id"] for a in data["annotations"]] == list(range(result.n_annotations))
+    assert [a["id"] for a in data["annotations"]] == list(range(1, result.n_annotations + 1))
 
 
 def test_official_xml_test_frames_hold_the_improved_labels(xml_conversion, kaist, tmp_path):

@@ -126,9 +126,9 @@ def test_progress_is_reported_chunk_by_chunk(source):
 @pytest.mark.parametrize(
     "damage, reason",
     [
-        (lambda data: data[:1000] + bytes([data[1000] ^ 1]) + data[1001:], "MD5 "),
-        (lambda data: data + b"\n", f"more than {LEADERBOARD_GT_BYTES} bytes"),
-        (lambda data: data[:-10], f"stopped after {LEADERBOARD_GT_BYTES - 10} of {LEADERBOARD_GT_BYTES} bytes"),
+        (lambda data: data[:1000] + bytes([data[1000] ^ 1]) + data[1001:], "arrived whole but differs (1595993 bytes"),
+        (lambda data: data + b"\n", "arrived whole but differs (1595994 bytes, expected 1595993 bytes"),
+        (lambda data: data[:-10], "arrived whole but differs (1595983 bytes with MD5 "),
     ],
 )
 def test_a_bad_copy_leaves_nothing_and_the_next_call_tries_again(source, home, monkeypatch, damage, reason):
@@ -146,8 +146,8 @@ def test_any_other_bytes_are_refused_without_the_shared_files(home, monkeypatch)
     serve(home, monkeypatch, b"{}" + b" " * (LEADERBOARD_GT_BYTES - 2))
     with pytest.raises(
         GroundTruthUnavailable,
-        match=f"does not serve the pinned file: MD5 [0-9a-f]{{32}}, expected "
-        f"{LEADERBOARD_GT_BYTES} bytes with MD5 {LEADERBOARD_GT_MD5}",
+        match=f"does not serve the pinned file: it arrived whole but differs \\({LEADERBOARD_GT_BYTES} bytes with "
+        f"MD5 [0-9a-f]{{32}}, expected {LEADERBOARD_GT_BYTES} bytes with MD5 {LEADERBOARD_GT_MD5}\\): the file changed",
     ):
         default_ground_truth()
     assert files_under(home) == ["copy.json"]
@@ -202,13 +202,14 @@ def test_an_unwritable_cache_is_said_and_leaves_nothing(source, home, monkeypatc
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     body = b""
+    length = None  # the Content-Length said, when not the body's own
 
     def do_GET(self):  # noqa: N802 (the name http.server calls)
         if self.path != "/KAIST_annotation.json":
             self.send_error(404)
             return
         self.send_response(200)
-        self.send_header("Content-Length", str(LEADERBOARD_GT_BYTES))
+        self.send_header("Content-Length", str(self.length or len(self.body)))
         self.end_headers()
         self.wfile.write(self.body)
 
@@ -235,6 +236,32 @@ def test_a_mirror_over_http(local_server, home, monkeypatch):
     assert files_under(home / "data") == []
     monkeypatch.setenv("KAIST_KIT_GT_URL", f"{local_server}/KAIST_annotation.json")
     assert hashlib.md5(fetch_gt().read_bytes()).hexdigest() == LEADERBOARD_GT_MD5
+
+
+def test_a_transfer_cut_short_is_the_network_and_a_whole_other_file_a_change(local_server, source, home, monkeypatch):
+    """A source that announces the pinned length and sends less was cut in transfer; one that sends the
+    whole of what it announces, of another length (M3FD's file at the wrong commit: 1,063,857 bytes for
+    1,073,215), changed at its source."""
+    url = f"{local_server}/KAIST_annotation.json"
+    data = source.read_bytes()
+    monkeypatch.setattr(_Handler, "body", data[:-1000])
+    monkeypatch.setattr(_Handler, "length", len(data))
+    with pytest.raises(DownloadFailed) as caught:
+        download_verified(url, LEADERBOARD_GT_BYTES, LEADERBOARD_GT_MD5)
+    assert str(caught.value) == f"{url}: the transfer stopped after {len(data) - 1000} of {len(data)} bytes"
+    monkeypatch.setattr(_Handler, "length", None)
+    changed = r"arrived whole but differs \(1594993 bytes with MD5 .*: the file changed"
+    with pytest.raises(DownloadFailed, match=changed):
+        download_verified(url, LEADERBOARD_GT_BYTES, LEADERBOARD_GT_MD5)
+
+
+def test_a_fifo_as_the_source_is_refused_without_waiting(home, monkeypatch):
+    fifo = home / "gt.json"
+    os.mkfifo(fifo)
+    monkeypatch.setenv("KAIST_KIT_GT_URL", fifo.as_uri())
+    with pytest.raises(GroundTruthUnavailable, match="is a FIFO \\(named pipe\\), not a regular file"):
+        default_ground_truth()
+    assert files_under(home) == ["gt.json"]
 
 
 def test_fetch_into_a_folder_keeps_a_good_copy_and_replaces_a_bad_one(source, home):

@@ -281,6 +281,7 @@ def diagnose_command(
     on the other benchmarks (--benchmark), per-class rows of every protocol and split, and what each class's
     strongest detections are."""
     from ..diagnosis import diagnose_file
+    from ..rooted import existing_folder
 
     (setting,) = setting_names([setting])
     options = read_options(devkit_shift, id_offset, corners, as_is, category_offset)
@@ -329,7 +330,7 @@ def diagnose_command(
         fppi_range=fppi_refs,
     )
     ground_truth, gt_path = truth.kaist, truth.path
-    pictures = images or [gt_path.parent / "images", gt_path.parent]
+    pictures = [existing_folder(folder) for folder in images] if images else [gt_path.parent / "images", gt_path.parent]
 
     done = diagnose_file(
         result, ground_truth, params, options, name, out_dir=out_dir, pictures=pictures, matches=matches

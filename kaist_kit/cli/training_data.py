@@ -9,8 +9,10 @@ import typer
 
 from ..errors import InputError
 from .app import app, out, say
+from .command import Whole
 from .data import BenchmarkName
 
+MAX_DECODED = 1_000_000  # more pictures than KAIST's tree holds
 _SETS_HELP = (
     "A named set: train-all-02, train-all-04, train-all-20, train-02, val-02, paired-8892, mbnet-8963, "
     "sanitized-7601 (--list says what each is)."
@@ -99,7 +101,14 @@ def check_data_command(
             show_default=False,
         ),
     ] = None,
-    decode: Annotated[int, typer.Option(metavar="N", help="Pictures to decode whole, spread over all.")] = 32,
+    decode: Annotated[
+        int,
+        typer.Option(
+            metavar="N",
+            parser=Whole(0, MAX_DECODED),
+            help=f"Pictures to decode whole, spread over all, each once (0 to {MAX_DECODED:,}).",
+        ),
+    ] = 32,
     benchmark: Annotated[
         BenchmarkName,
         typer.Option(
@@ -115,13 +124,8 @@ def check_data_command(
 
     datasets = None
     if config is not None:
-        try:
-            from ..config_files import config_datasets, load_config
-        except ImportError as exc:
-            raise InputError(
-                f"check-data with a config needs the detector extra ({exc.name or exc} is not "
-                "installed): pip install -e '.[mmdet]', see docs/training.md"
-            ) from None
+        from ..config_files import config_datasets, load_config
+
         datasets = config_datasets(load_config(config, {"data_root": str(root)}))
     check = check_data(root, datasets, decode=decode, benchmark=benchmark.value)
     for line in check_lines(check):

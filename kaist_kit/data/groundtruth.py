@@ -33,6 +33,7 @@ import numpy as np
 from ..benchmarks import KAIST, Benchmark, get_benchmark
 from ..errors import InputError, quantity
 from ..files import decode_text, json_line, parse_json, read_bytes
+from ..idrules import coco_loaded, id_notes
 
 ImageId = Union[int, str]
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
@@ -73,6 +74,9 @@ class GroundTruth:
     md5: str | None = None
     notes: list[str] = field(default_factory=list)  # what the reader dropped, renamed or assumed, said once
     box_origin: str = ""  # CVC-14: whether a line's x, y was read as the box's 'centre' or its 'corner'
+    # Where annotation ids repeat: the box pycocotools evaluates in place of each, -1 for one it never
+    # finds (`kaist_kit.idrules.coco_loaded`); None: each box is itself.
+    coco_loads: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.index_of_id = {_plain_id(i): k for k, i in enumerate(self.image_ids.tolist())}
@@ -200,6 +204,11 @@ class GroundTruth:
             for name in ("ann_image", "ann_class", "ann_ids", "boxes", "heights", "occlusion", "areas", "iscrowd")
         }
         taken.update(ignore=self.ignore[keep], labels=[self.labels[k] for k in keep])
+        if self.coco_loads is not None:  # a box loaded in place of another keeps doing so, if it is kept
+            new_box = np.full(len(self.ann_ids), -1, np.int64)
+            new_box[keep] = np.arange(len(keep))
+            loads = self.coco_loads[keep]
+            taken["coco_loads"] = np.where(loads >= 0, new_box[np.maximum(loads, 0)], -1)
         taken.update(columns)
         return replace(self, **taken, notes=list(self.notes))
 
@@ -273,9 +282,10 @@ def assemble(
     boxes: Sequence[Box],
     path: str | os.PathLike | None = None,
     notes: Sequence[str] = (),
+    coco_loads: np.ndarray | None = None,
 ) -> GroundTruth:
     """The ground truth of images and boxes in the order a reader found them: images sorted by id, boxes
-    grouped by image in that order (both stable)."""
+    grouped by image in that order (both stable); ``coco_loads``: indices into ``boxes`` as given."""
     n = len(image_ids)
     strings = n > 0 and isinstance(image_ids[0], str)
     ids = np.array(image_ids, object) if strings else np.array(image_ids, np.int64).reshape(-1)
@@ -307,7 +317,16 @@ def assemble(
         benchmark=benchmark,
         path=None if path is None else str(path),
         notes=list(notes),
+        coco_loads=None if coco_loads is None else _moved(coco_loads, by_image),
     )
+
+
+def _moved(loads: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Indices into boxes (-1: none), once the boxes are taken in ``order``."""
+    position = np.empty(len(order), np.int64)
+    position[order] = np.arange(len(order))
+    loads = loads[order]
+    return np.where(loads >= 0, position[np.maximum(loads, 0)], -1)
 
 
 # --- writing it as COCO JSON -----------------------------------------------------------------------
@@ -409,14 +428,18 @@ def ground_truth_from_coco(
     index_of_id = {image_id: k for k, image_id in enumerate(ids)}
 
     boxes, unlisted, computed_area, assigned_id = [], 0, 0, 0
+    id_keys: list = []  # each box's id as pycocotools indexes it (a box without one: a key of its own)
+    kept = np.ones(len(annotations), bool)
     for k, ann in enumerate(annotations):
         problem = _annotation_problem(ann, index_of_id, rules)
         if problem is not None:
             raise fail(problem, "annotations", k)
+        id_keys.append(ann["id"] if "id" in ann else object())
         if rules.one_class:
             klass = 0
         elif ann["category_id"] not in class_of_id:
             unlisted += 1  # COCO's evaluator leaves boxes of unlisted classes out; so does the kit
+            kept[k] = False
             continue
         else:
             klass = class_of_id[ann["category_id"]]
@@ -424,6 +447,8 @@ def ground_truth_from_coco(
         flags = bool(ann.get("ignore", 0)), bool(ann.get("iscrowd", 0))
         if "area" in rules.columns and "area" not in ann:
             computed_area += 1
+            if not math.isfinite(w * h):
+                raise fail(f"annotation whose width x height ({w:g} x {h:g}) is beyond any number", "annotations", k)
         if "id" not in ann:
             assigned_id += 1
         boxes.append(
@@ -442,7 +467,11 @@ def ground_truth_from_coco(
         )
     if rules.notes:
         notes += _reader_notes(unlisted, computed_area, assigned_id, sum(b.iscrowd for b in boxes))
-    return assemble(bench, ids, names, sizes, scenes, classes, boxes, path, notes)
+    # What pycocotools makes of the ids: the leaderboard's evaluator (KAIST's rules) keeps its rules,
+    # which the kit's miss rate says rather than follows; the kit's COCO AP follows them.
+    notes += id_notes(id_keys, leaderboard=rules.one_class)
+    loads = None if rules.one_class else coco_loaded(id_keys, kept)
+    return assemble(bench, ids, names, sizes, scenes, classes, boxes, path, notes, loads)
 
 
 def _classes(data: dict, bench: Benchmark, fail, notes: list[str]) -> tuple[list[ClassInfo], dict[int, int], dict]:

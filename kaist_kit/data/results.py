@@ -710,6 +710,12 @@ def read_per_image(
         raise InputError(
             "per-image files are read as corners x1 y1 x2 y2 already: --corners applies to COCO and txt results", where
         )
+    if options.id_offset:
+        raise InputError(
+            "per-image files name their frame in their file name, not by an image id: --id-offset moves the "
+            "image ids of COCO and txt results",
+            where,
+        )
     frame_of = {name: truth.benchmark.frame(name) for name in files}
     known = [name for name in sorted(files) if frame_of[name] in truth.index_of_name]
     unknown = [name for name in sorted(files) if frame_of[name] not in truth.index_of_name]

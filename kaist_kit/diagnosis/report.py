@@ -13,7 +13,7 @@ import numpy as np
 from ..data.detections import Detections
 from ..data.groundtruth import GroundTruth
 from ..errors import InputError
-from ..files import check_outputs, make_folder, note_input, write_json_atomic, write_text_atomic
+from ..files import atomic_folder, check_outputs, note_input, write_json_atomic, write_text_atomic
 from ..metrics.spec import LAMR
 from ..settings import lamr_variant, own_fppi_range
 from ..show import find_pictures
@@ -372,26 +372,31 @@ def write_report(
     diagnosed."""
     plan = plan or plan_report(diagnosis, out_dir, images)
     check_outputs(plan.files)
-    out = make_folder(out_dir)
+    out = Path(out_dir)
     written = []
     figures = {}
-    for name, draw in (
-        ("curves", plot_curves),
-        ("false_positives", plot_false_positives),
-        ("misses", plot_misses),
-        ("oracles", plot_oracles),
-    ):
-        written.append(draw(diagnosis, out / FIGURES[name]))
-        figures[name] = FIGURES[name]
-    pictures = {}
-    for k, relative, found in plan.examples:
-        example = diagnosis.examples[k]
-        view = diagnosis.view(example.setting, diagnosis.params.splits[0])
-        written.append(draw_example(gt, dets, example, found, out / relative, view))
-        pictures[k] = relative
-    write_json_atomic(out / JSON_NAME, diagnosis.to_dict(pictures), indent=1)
-    write_text_atomic(out / REPORT_NAME, to_markdown(diagnosis, figures, pictures))
-    written += [out / JSON_NAME, out / REPORT_NAME]
+    # Built aside and moved into place whole (into an earlier report's folder, file by file): a full
+    # disk or an error leaves nothing, not even an empty folder.
+    with atomic_folder(out, merge=True) as staging:
+        for name, draw in (
+            ("curves", plot_curves),
+            ("false_positives", plot_false_positives),
+            ("misses", plot_misses),
+            ("oracles", plot_oracles),
+        ):
+            draw(diagnosis, staging / FIGURES[name])
+            written.append(out / FIGURES[name])
+            figures[name] = FIGURES[name]
+        pictures = {}
+        for k, relative, found in plan.examples:
+            example = diagnosis.examples[k]
+            view = diagnosis.view(example.setting, diagnosis.params.splits[0])
+            draw_example(gt, dets, example, found, staging / relative, view)
+            written.append(out / relative)
+            pictures[k] = relative
+        write_json_atomic(staging / JSON_NAME, diagnosis.to_dict(pictures), indent=1)
+        write_text_atomic(staging / REPORT_NAME, to_markdown(diagnosis, figures, pictures))
+        written += [out / JSON_NAME, out / REPORT_NAME]
     return WrittenReport(out, written, pictures)
 
 

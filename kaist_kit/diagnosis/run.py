@@ -11,7 +11,7 @@ from pathlib import Path
 from ..data.detections import Detections, ReadOptions, method_name
 from ..data.groundtruth import GroundTruth
 from ..files import check_outputs, check_writable
-from ..findings import Finding, inspect_scores, read_inspected
+from ..findings import Finding, ground_truth_notes, inspect_scores, read_inspected
 from ..tables import Table
 from .compute import Diagnosis, diagnose
 from .params import DiagnosisParams
@@ -70,6 +70,7 @@ def diagnose_file(
     for split in params.splits:
         gt.split_mask(split)
     dets, findings = read_inspected(path, gt, [params.main_setting], params.splits, [params.protocol], options)
+    findings = ground_truth_notes(gt) + findings
     diagnosis = diagnose(gt, dets, params, name or method_name(path))
     findings += inspect_scores([diagnosis.view(params.main_setting, s).result for s in params.splits], dets)
     done = DiagnosedFile(diagnosis, dets, findings)

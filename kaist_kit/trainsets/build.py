@@ -210,7 +210,7 @@ def _from_mbnet_cache(spec: TrainingSet, source) -> tuple[dict, list[str], str]:
     import hashlib
 
     from .. import __version__
-    from ..converters.coco import LICENSE, format_frames
+    from ..converters.coco import FIRST_ANNOTATION_ID, LICENSE, format_frames
     from ..converters.records import AnnotatedObject, FrameColumns, ObjectColumns
     from ..files import read_bytes
 
@@ -275,7 +275,9 @@ def _from_mbnet_cache(spec: TrainingSet, source) -> tuple[dict, list[str], str]:
             "occlusion": "not recorded by the cache: 0 throughout",
         },
         "images": [json.loads(text) for text in images],
-        "annotations": [json.loads(f'{{"id":{k}{text}') for k, text in enumerate(annotations)],
+        "annotations": [
+            json.loads(f'{{"id":{k}{text}') for k, text in enumerate(annotations, FIRST_ANNOTATION_ID["kit"])
+        ],
     }
     return data, notes, "no problems found"
 

@@ -12,8 +12,11 @@ needs to rebuild its arrays, and checks each use:
   ``'O8'``...).
 
 Every other global, Python 2 or 3, is refused before anything is called, and what the pickle builds
-must then be dicts, lists, tuples, strings, numbers and arrays of numbers; anything else is refused
-(exit code 2). The pickle's own opcodes can build nothing but those (and sets, which are refused).
+must then be dicts, lists, tuples, strings, numbers and arrays of numbers, within declared bounds
+(depth, count, string length) and holding nothing that holds itself; anything else is refused (exit
+code 2). The pickle's own opcodes can build nothing but those (and sets, which are refused). Each entry
+is then read against the cache's schema: its two paths, its boxes as arrays of four finite numbers
+whose sizes and areas are finite too.
 """
 
 from __future__ import annotations
@@ -89,26 +92,74 @@ def restricted_loads(data: bytes):
     return _RestrictedUnpickler(io.BytesIO(data), encoding="latin1").load()
 
 
+# What a training cache may hold at most: MBNet's has 8,963 entries of 7 values, 4 levels deep.
+MAX_DEPTH = 16
+MAX_VALUES = 5_000_000
+MAX_TEXT = 4096  # characters in a string (a path)
+_EXIT = object()
+
+
 def _check_plain(value, where: str) -> None:
     """Refuse anything but dicts, lists, tuples, strings, numbers, None and numeric arrays (object
-    arrays of those)."""
-    if value is None or isinstance(value, (bool, int, float, str, bytes)):
-        return
+    arrays of those), nested at most `MAX_DEPTH` deep, `MAX_VALUES` values in all, strings of at most
+    `MAX_TEXT` characters, and nothing that holds itself. The walk is a loop, not a recursion, and each
+    object shared by several others is looked at once: a pickle's references make a small file into a
+    deep, a cyclic or an exponentially wide tree, none of which may hang or crash the check."""
+    stack = [(value, where, 0)]
+    on_path, done = set(), set()
+    count = 0
+    while stack:
+        item = stack.pop()
+        if item[0] is _EXIT:
+            on_path.discard(item[1])
+            done.add(item[1])
+            continue
+        value, where, depth = item
+        if value is None or isinstance(value, (bool, int, float)):
+            continue
+        if isinstance(value, (str, bytes)):
+            if len(value) > MAX_TEXT:
+                raise _Refused(f"{where} is a string of {len(value):,} characters (at most {MAX_TEXT:,})")
+            continue
+        key = id(value)
+        if key in on_path:
+            raise _Refused(f"{where} holds itself")
+        if key in done:
+            continue
+        if depth >= MAX_DEPTH:
+            raise _Refused(f"{where} is nested more than {MAX_DEPTH} deep")
+        children = _children(value, where)
+        count += 1 + len(children)
+        if count > MAX_VALUES:
+            raise _Refused(f"the cache holds more than {MAX_VALUES:,} values")
+        on_path.add(key)
+        stack.append((_EXIT, key))
+        stack.extend((child, at, depth + 1) for child, at in reversed(children))
+
+
+def _children(value, where: str) -> list:
+    """The values inside a container, each with where it is; an array of numbers has none."""
     if isinstance(value, dict):
+        out = []
         for key, item in value.items():
-            _check_plain(key, where)
-            _check_plain(item, f"{where}[{key!r}]")
-    elif isinstance(value, (list, tuple)):
-        for k, item in enumerate(value):
-            _check_plain(item, f"{where}[{k}]")
-    elif type(value) is np.ndarray:
+            out.append((key, f"{where} (a key)"))
+            out.append((item, f"{where}[{_shown(key)}]"))
+        return out
+    if isinstance(value, (list, tuple)):
+        return [(item, f"{where}[{k}]") for k, item in enumerate(value)]
+    if type(value) is np.ndarray:
         if value.dtype.kind == "O":
-            for k, item in enumerate(value.ravel()):
-                _check_plain(item, f"{where}[{k}]")
-        elif value.dtype.kind not in _NUMERIC_KINDS or value.dtype.fields is not None:
+            return [(item, f"{where}[{k}]") for k, item in enumerate(value.ravel())]
+        if value.dtype.kind not in _NUMERIC_KINDS or value.dtype.fields is not None:
             raise _Refused(f"{where} is an array of {value.dtype}, not of numbers")
-    else:
-        raise _Refused(f"{where} is a {type(value).__name__}")
+        return []
+    raise _Refused(f"{where} is a {type(value).__name__}")
+
+
+def _shown(value) -> str:
+    """A value in a message: its repr on one line, cut short (paths, keys)."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def read_npy_pickle(path: str | os.PathLike):
@@ -147,6 +198,7 @@ def read_npy_pickle(path: str | os.PathLike):
         KeyError,
         UnicodeDecodeError,
         MemoryError,
+        RecursionError,
         OverflowError,
     ) as exc:
         raise InputError(
@@ -192,7 +244,7 @@ def read_mbnet_cache(path: str | os.PathLike) -> list[CacheEntry]:
             value = item.get(key)
             match = _FRAME.search(value) if isinstance(value, str) else None
             if match is None or match[3] != modality:
-                raise bad(f"has {key} {value!r}, not a path .../setXX/VYYY/{modality}/IZZZZZ.png")
+                raise bad(f"has {key} {_shown(value)}, not a path .../setXX/VYYY/{modality}/IZZZZZ.png")
             names.append(f"{match[1]}/{match[2]}/{match[4]}")
         if names[0] != names[1]:
             raise bad(f"pairs the visible picture of {names[0]} with the lwir picture of {names[1]}")
@@ -222,4 +274,9 @@ def _boxes(value, bad) -> np.ndarray:
     boxes = value.astype(np.float64)
     if not np.isfinite(boxes).all():
         raise bad("with a number that is not finite")
+    with np.errstate(over="ignore", invalid="ignore"):
+        sizes = boxes[:, 2:] - boxes[:, :2]
+        area = sizes[:, 0] * sizes[:, 1]
+    if not (np.isfinite(sizes).all() and np.isfinite(area).all()):
+        raise bad("with a box whose width, height or area is beyond any number")
     return boxes
