@@ -273,7 +273,7 @@ def benchmark_request(
             )
         specs.append(spec)
     specs = tuple(dict.fromkeys(specs))
-    computed = {m for spec in specs for m in spec.metrics}
+    computed = {m for spec in specs for m in spec.computes}
     if metrics:
         for name in metrics:
             if name not in computed:
@@ -283,7 +283,7 @@ def benchmark_request(
                 )
         wanted = tuple(dict.fromkeys(metrics))
     else:
-        wanted = tuple(m for m in bench.metrics if m in computed) or None
+        wanted = None  # each protocol's own (kaist_kit.benchmark_eval.evaluate_benchmark)
     scoring = scoring or ScoringOptions()
     miss_rates = [spec for spec in specs if spec.miss_rate]
     if not miss_rates:
