@@ -422,10 +422,14 @@ LAMR_PROTOCOLS = tuple(name for name, p in BENCHMARK_PROTOCOLS.items() if p.miss
 ALL_METRICS = tuple(dict.fromkeys(m for p in BENCHMARK_PROTOCOLS.values() for m in p.metrics))
 
 
-def benchmark_protocol(name: str | BenchmarkProtocol) -> BenchmarkProtocol:
-    """The protocol of this name."""
+def benchmark_protocol(name: str | BenchmarkProtocol | Protocol) -> BenchmarkProtocol:
+    """The protocol of this name (or of the KAIST evaluator's protocol it runs, with its options:
+    `kaist_protocol` and `kaist` give that back)."""
     if isinstance(name, BenchmarkProtocol):
         return name
+    if isinstance(name, Protocol):
+        spec = benchmark_protocol(name.name)
+        return replace(spec, kaist_protocol=name) if spec.kaist_protocol else spec
     try:
         return BENCHMARK_PROTOCOLS[name]
     except KeyError:
@@ -477,52 +481,3 @@ def _asked(spec: BenchmarkProtocol, wanted: Sequence[str] | None, bench: Benchma
     if wanted is not None:
         return [m for m in wanted if m in spec.computes]
     return [m for m in bench.metrics if m in spec.metrics] or list(spec.metrics)
-
-
-# ------------------------------------------------------------------------------------------------
-# CVC-14: which origin the detections fit
-
-
-@dataclass(frozen=True)
-class OriginCheck:
-    """How well detections fit CVC-14 boxes read with their x, y as the centre and as the corner."""
-
-    origin: str  # the reading used
-    considered: int  # the highest-scored detections measured
-    close: int  # pedestrians they overlap closely (IoU >= 0.7) as read
-    close_other: int  # and with the other reading
-
-    @property
-    def other(self) -> str:
-        return "corner" if self.origin == "centre" else "centre"
-
-    @property
-    def far_better(self) -> bool:
-        """Whether the other reading fits far better: the rule of the kit's `corners` finding."""
-        from .findings import MIN_HITS, READING_RATIO
-
-        return self.close_other >= MIN_HITS and self.close_other >= READING_RATIO * max(self.close, 1)
-
-    def line(self) -> str:
-        return (
-            f"CVC-14 boxes read with x, y as the {self.origin}: the {self.considered} highest-scored detections "
-            f"overlap {self.close} pedestrians closely (IoU >= 0.7), and {self.close_other} with x, y read as the "
-            f"{self.other}"
-        )
-
-
-def origin_check(annotations: GroundTruth, detections: Detections) -> OriginCheck:
-    """Measure the detections against CVC-14 boxes as read and read with the other origin."""
-    from .benchmark_readers import switch_origin
-    from .findings import CLOSE, pedestrians_hit
-
-    other = switch_origin(annotations)
-    counts = []
-    for which in (annotations, other):
-        gt = which.class_view("person", None, ())
-        dets = detections.of_classes([which.classes[which.class_index("person")].id])
-        k = min(len(dets), max(100, int((~gt.ignore).sum())))
-        strongest = np.argsort(-dets.scores, kind="stable")[:k]
-        counts.append(pedestrians_hit(dets.image[strongest], dets.boxes[strongest], gt, CLOSE))
-        considered = k
-    return OriginCheck(annotations.box_origin, considered, counts[0], counts[1])

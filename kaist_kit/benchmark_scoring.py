@@ -6,10 +6,9 @@
   benchmark was taken and why, in one line.
 - `benchmark_request`: the protocols, metrics, splits and miss-rate options asked for, checked against
   the benchmark (one line naming what to ask instead).
-- `inspect_boxes`: what is wrong with a result of any class, judged against the ground truth before it
-  is scored (the same confident checks as KAIST's: boxes as corners, ids off by one, another ground
-  truth; and the benchmarks' own: category ids counted from another base, CVC-14's box origin), with
-  what the ground truth's reader noted.
+- `read_box_inspected`: a result read and judged against the ground truth before it is scored
+  (`kaist_kit.findings.inspect`, the same checks on every benchmark), with what the ground truth's
+  reader noted.
 - `evaluate_benchmark_files`, `compare_benchmark_files`, `diagnose_benchmark_file`: per-class rows
   (`kaist_kit.benchmark_eval.ClassRow`) of several files, side by side, or of one with every split and
   protocol, and what was found in them; each in every output format (`BenchmarkReport`).
@@ -30,55 +29,24 @@ from pathlib import Path
 import numpy as np
 
 from .benchmark_eval import (
-    MEAN,
     BenchmarkProtocol,
     ClassRow,
     ScoringOptions,
-    as_printed,
     benchmark_protocol,
     evaluate_benchmark,
-    origin_check,
 )
 from .benchmarks import KAIST, LLVIP, Benchmark, get_benchmark, recognise
-from .data.detections import GT_IDS, Detections, ReadOptions, method_name
+from .data.detections import Detections, ReadOptions, method_name
 from .data.groundtruth import GroundTruth, ground_truth_from_bytes, ground_truth_from_coco
 from .data.results import load_detections
 from .download import Progress
 from .errors import InputError, quantity
 from .evaluate import unique_method_names
 from .files import decode_text, parse_json, read_bytes
-from .findings import (
-    ALMOST_NONE,
-    CATEGORY_OFFSET,
-    CLOSE,
-    CORNERS,
-    EMPTY,
-    GROUND_TRUTH_NOTE,
-    ID_OFFSET,
-    MIN_HITS,
-    MISSING_CLASSES,
-    NO_PEDESTRIANS,
-    ORIGIN,
-    READING_RATIO,
-    STRING_VALUES,
-    TIED_SCORES,
-    UNKNOWN_CATEGORIES,
-    UNSORTED,
-    WRONG_GT,
-    Finding,
-    _corner_boxes,
-    _read_findings,
-    _strongest,
-    images_not_sorted,
-    ordered,
-    readings,
-    refuse_errors,
-)
+from .findings import Finding, ground_truth_notes, inspect, inspect_scores, ordered, read_inspected
 from .groundtruth import check_cached_gt, find_gt, is_cached_gt, load_ground_truth
-from .matching import overlaps_by_image
 from .metrics.spec import label
 from .settings import DEFAULT_FPPI_RANGE
-from .sort_orders import describe_order
 from .tables import Table, markdown_sections, percent
 
 Echo = Callable[[str], None]
@@ -334,241 +302,16 @@ def select_images(path: str | os.PathLike, annotations: GroundTruth) -> list:
 # --- what is wrong with a result ------------------------------------------------------------------
 
 
-def ground_truth_findings(truth: BenchmarkTruth) -> list[Finding]:
-    """What the ground truth's reader noted (dropped classes, names read as the benchmark's, crowd
-    regions, LLVIP's annotation release), one note each."""
-    source = str(truth.path) if truth.path else ""
-    return [Finding(GROUND_TRUTH_NOTE, note, source=source) for note in truth.notes]
-
-
-@dataclass
-class _Blind:
-    """The ground truth's boxes of every class as the KAIST evaluator's `GroundTruth` (images in id
-    order where the ids are integers), and the detections of every class on it: what the confident
-    checks of `kaist_kit.findings` measure."""
-
-    gt: GroundTruth
-    dets: Detections
-    gt_class: np.ndarray  # each box's class id, in gt's order
-    det_class: np.ndarray  # each detection's category as read
-    integer_ids: bool
-
-
-def _blind(dets: Detections, annotations: GroundTruth) -> _Blind:
-    sizes = annotations.image_sizes.copy()
-    sizes[np.isnan(sizes)] = np.inf  # no border rule: the checks only overlap boxes
-    gt = replace(annotations, image_sizes=sizes)
-    blind = Detections(dets.image, dets.boxes, dets.scores, dets.source, dets.format, dets.dropped, dets.facts)
-    class_ids = np.array([c.id for c in annotations.classes], np.int64)
-    return _Blind(gt, blind, class_ids[annotations.ann_class], dets.category, not annotations.string_ids)
-
-
-# What numbers written as text cost on these benchmarks: their scripts are not the KAIST leaderboard's
-# (pycocotools' loadRes multiplies the box's strings, its evaluate negates the score's; a category id
-# "1" is no category of the ground truth's).
-STRING_VALUES_COST = (
-    "the kit reads them as numbers, but pycocotools crashes on a box or score written so and "
-    "never scores a category written so"
-)
-
-
-def inspect_boxes(
-    dets: Detections, truth: BenchmarkTruth, protocols: Sequence[BenchmarkProtocol] = ()
-) -> list[Finding]:
-    """Everything that is wrong with a result of any class before it is scored by these protocols,
-    errors first (see the module's docstring)."""
-    annotations = truth.annotations
-    blind = _blind(dets, annotations)
-    found = []
-    if len(dets) and (~blind.gt.ignore).any():
-        found += _reading_findings(dets, blind, truth, protocols)
-    found += [
-        replace(f, cost=STRING_VALUES_COST, fix="write numbers") if f.kind is STRING_VALUES else f
-        for f in _read_findings(blind.dets, blind.gt)
-    ]
-    if len(dets) == 0 and not (dets.dropped and dets.dropped.total):
-        found.append(Finding(EMPTY, "no detections", "every AP reads 0 and every miss rate 100.00"))
-    known = np.isin(dets.category, [c.id for c in annotations.classes])
-    if len(dets) and not known.all():
-        values, counts = np.unique(dets.category[~known], return_counts=True)
-        shown = ", ".join(f"{quantity(int(n), 'detection')} of category {int(v)}" for v, n in zip(values, counts))
-        listed = ", ".join(f"{c.id} {c.name}" for c in annotations.classes)
-        found.append(Finding(UNKNOWN_CATEGORIES, f"{shown} (the ground truth's: {listed})"))
-    present = set(dets.category[known].tolist())
-    missing = [
-        c
-        for c in annotations.classes
-        if c.id not in present
-        and np.any((annotations.ann_class == annotations.classes.index(c)) & ~annotations.iscrowd)
-    ]
-    if len(dets) and missing:
-        found.append(Finding(MISSING_CLASSES, "no detection of " + ", ".join(f"{c.name} ({c.id})" for c in missing)))
-    if len(dets) and dets.format.uploadable and any(p.needs_sorted for p in protocols):
-        unsorted = len(images_not_sorted(blind.dets))
-        if unsorted:
-            names = ", ".join(p.name for p in protocols if p.needs_sorted)
-            found.append(
-                Finding(
-                    UNSORTED,
-                    f"detections of {quantity(unsorted, 'image')} are not sorted by descending score",
-                    f"the {names} protocol's evaluator scores such a file wrongly",
-                    "the kit scores them sorted",
-                )
-            )
-    numpy_sorted = [p for p in protocols if p.numpy_protocol]
-    if len(dets) and numpy_sorted:
-        printed = numpy_sorted[0].printed  # the scores its evaluator reads
-        _, counts = np.unique(as_printed(dets.scores, printed[1]) if printed else dets.scores, return_counts=True)
-        tied = int(counts[counts > 1].sum())
-        if tied:
-            order = describe_order(numpy_sorted[0].kaist().tie_order)
-            found.append(
-                Finding(
-                    TIED_SCORES,
-                    f"{quantity(tied, 'detection')} share their score with another",
-                    f"{', '.join(p.name for p in numpy_sorted)} orders them as {order} does, the order its "
-                    "evaluator's own number depends on",
-                )
-            )
-    return ordered([replace(f, source=dets.source) for f in found])
-
-
-def _reading_findings(
-    dets: Detections, blind: _Blind, truth: BenchmarkTruth, protocols: Sequence[BenchmarkProtocol]
-) -> list[Finding]:
-    annotations = truth.annotations
-    if annotations.box_origin:
-        check = origin_check(annotations, dets)
-        if check.far_better:
-            return [Finding(ORIGIN, check.line(), fix=f"rerun with --origin {check.other}")]
-    measured = readings(blind.dets, blind.gt, shifts=blind.integer_ids)
-    for reading in measured.others:
-        if measured.far_better(reading):
-            return [_better_reading(dets, truth, protocols, reading, measured)]
-    if measured.at_chance or measured.almost_none:
-        images = len(np.unique(dets.image))
-        found = (
-            f"the {measured.considered} highest-scored detections overlap {measured.hits} boxes of their images"
-            + (
-                f", and {measured.chance:.0f} on average when each image's detections are moved to a randomly "
-                "chosen image"
-                if measured.at_chance
-                else f" (IoU >= 0.5), fewer than {100 * ALMOST_NONE:g} %"
-            )
-            + f"; they lie in {images} of the ground truth's {annotations.n_images} images "
-            f"({annotations.describe()})"
-        )
-        return [Finding(WRONG_GT, found, "every AP and miss rate says nothing about the detector")]
-    shift = _category_shift(dets, blind)
-    if shift:
-        base = "from 0" if shift > 0 else "from 1"
-        moved = dets.facts.category_offset + shift
-        found = (
-            f"the category ids look counted {base}: with --category-offset {moved}, the "
-            f"{len(_strongest(blind.dets, blind.gt))} highest-scored detections overlap boxes of their class "
-            "far more often"
-        )
-        return [Finding(CATEGORY_OFFSET, found, fix=f"rerun with --category-offset {moved}")]
-    return []
-
-
-def _category_shift(dets: Detections, blind: _Blind) -> int:
-    """The shift of the category ids (-1 or 1) that makes the strongest detections overlap boxes of
-    their own class closely far more often than as read; 0 when none does."""
-    strongest = _strongest(blind.dets, blind.gt)
-    pairs = overlaps_by_image(blind.dets.image[strongest], blind.dets.boxes[strongest], blind.gt, min_overlap=0.5)
-    close = (pairs.iou >= CLOSE) & ~blind.gt.ignore[pairs.gt]
-    det, gt_class = strongest[pairs.det[close]], blind.gt_class[pairs.gt[close]]
-
-    def hits(shift: int) -> int:
-        return int(np.unique(det[blind.det_class[det] + shift == gt_class]).size)
-
-    as_read = hits(0)
-    best = max((-1, 1), key=hits)
-    return best if hits(best) >= MIN_HITS and hits(best) >= READING_RATIO * max(as_read, 1) else 0
-
-
-def _better_reading(
-    dets: Detections, truth: BenchmarkTruth, protocols: Sequence[BenchmarkProtocol], reading, measured
-) -> Finding:
-    """The corners or id-offset finding, with what it costs the first protocol's headline number."""
-    if reading == "corners":
-        option = "without --corners" if dets.facts.corners else "with --corners"
-        layout = "x, y, width, height" if dets.facts.corners else "corners x1, y1, x2, y2"
-        found, kind = f"the boxes look like {layout}", CORNERS
-        other = replace(dets, boxes=_corner_boxes(dets.boxes, not dets.facts.corners))
-    else:
-        offset = dets.facts.id_offset + reading
-        found = f"the image ids look written {dets.format.other_base(reading)}"
-        option, kind = f"with --id-offset {offset}", ID_OFFSET
-        other = _shifted(dets, truth.annotations, reading)
-    found += (
-        f": {option}, the {measured.considered} highest-scored detections overlap {measured.others[reading]} "
-        f"boxes closely (IoU >= {CLOSE}) instead of {measured.close}"
-    )
-    spec = (list(protocols) or [benchmark_protocol(truth.benchmark.protocols[0])])[0]
-    metric = next((m for m in truth.benchmark.metrics if m in spec.metrics), spec.metrics[0])
-    values = []
-    for which in (dets, other):
-        rows = evaluate_benchmark(truth.annotations, which, truth.benchmark, [spec], [metric])
-        row = next((r for r in rows if r.category == MEAN), rows[0])
-        values.append(percent(row.value(metric)))
-    cost = (
-        f"measured ({spec.name}, all, {label(metric)} of "
-        f"{'the mean' if len(truth.annotations.classes) > 1 else truth.annotations.classes[0].name}): "
-        f"{values[0]} as written, {values[1]} {option}"
-    )
-    return Finding(kind, found, cost, f"rerun {option}")
-
-
-def _shifted(dets: Detections, annotations: GroundTruth, shift: int) -> Detections:
-    if dets.format.image_ids == GT_IDS:
-        written = np.array(annotations.image_ids, np.int64)[dets.image] + shift
-        lookup = annotations.index_of_id
-        image = np.array([lookup.get(int(i), -1) for i in written], np.int64)
-    else:  # positions in id order
-        order = sorted(range(annotations.n_images), key=annotations.image_ids.__getitem__)
-        rank = np.empty(annotations.n_images, np.int64)
-        rank[order] = np.arange(annotations.n_images)
-        moved = rank[dets.image] + shift
-        inside = (moved >= 0) & (moved < annotations.n_images)
-        image = np.where(inside, np.array(order, np.int64)[np.clip(moved, 0, annotations.n_images - 1)], -1)
-    keep = image >= 0
-    return replace(
-        dets, image=image[keep], category=dets.category[keep], boxes=dets.boxes[keep], scores=dets.scores[keep]
-    )
-
-
-def score_findings(rows: Sequence[ClassRow], source: str = "") -> list[Finding]:
-    """Miss rates that cannot mean anything: a split and setting in which no pedestrian counts."""
-    empty = [
-        f"{r.setting} {r.split} ({r.protocol}: the ground truth has none there)"
-        for r in rows
-        if r.setting and r.n_gt == 0
-    ]
-    if not empty:
-        return []
-    return [
-        Finding(
-            NO_PEDESTRIANS,
-            "no pedestrian counts in " + "; ".join(dict.fromkeys(empty)),
-            "its miss rate is left empty",
-            source=source,
-        )
-    ]
-
-
 def read_box_inspected(
     path: str | os.PathLike,
     truth: BenchmarkTruth,
-    protocols: Sequence[BenchmarkProtocol] = (),
+    request: BenchmarkRequest,
     options: ReadOptions | None = None,
 ) -> tuple[Detections, list[Finding]]:
-    """Read a result of any class as ``options`` say and inspect it; an error finding stops the read
-    unless ``options.as_is`` (see `kaist_kit.findings.refuse_errors`)."""
-    options = options or ReadOptions()
-    dets = load_detections(path, truth.annotations, options)
-    return dets, refuse_errors(inspect_boxes(dets, truth, protocols), options.as_is)
+    """Read a result of any class as ``options`` say and inspect it for the request's protocols; an
+    error finding stops the read unless ``options.as_is`` (see `kaist_kit.findings.refuse_errors`)."""
+    settings = request.scoring.settings or truth.benchmark.lamr_settings[:1]
+    return read_inspected(path, truth.annotations, settings, request.splits, request.protocols, options)
 
 
 # --- rows of several files, and their output ------------------------------------------------------
@@ -688,8 +431,8 @@ def evaluate_benchmark_files(
     """Per-class rows of every file on a benchmark other than KAIST; every file is read and inspected
     before any is scored, so that an error finding stops the call before the work."""
     names = list(names) if names else unique_method_names(paths)
-    read = [read_box_inspected(path, truth, request.protocols, options) for path in paths]
-    rows, findings = [], ground_truth_findings(truth)
+    read = [read_box_inspected(path, truth, request, options) for path in paths]
+    rows, findings = [], ground_truth_notes(truth.annotations)
     for name, (dets, found) in zip(names, read):
         scored = evaluate_benchmark(
             truth.annotations,
@@ -702,7 +445,7 @@ def evaluate_benchmark_files(
             options=request.scoring,
         )
         rows += scored
-        findings += found + score_findings(scored, dets.source)
+        findings += found + inspect_scores([r.result for r in scored if r.result is not None], dets)
     return BenchmarkReport(truth.benchmark, rows, ordered(findings), truth.describe())
 
 
@@ -855,7 +598,10 @@ def check_benchmark_file(
     is misread, scored on every image by the benchmark's protocols."""
     options = options or ReadOptions()
     dets = load_detections(path, truth.annotations, replace(options, as_is=False))
-    findings = ordered(ground_truth_findings(truth) + inspect_boxes(dets, truth, request.protocols))
+    settings = request.scoring.settings or truth.benchmark.lamr_settings[:1]
+    findings = ordered(
+        ground_truth_notes(truth.annotations) + inspect(dets, truth.annotations, settings, ("all",), request.protocols)
+    )
     categories = len(np.unique(dets.category))
     summary = (
         f"{Path(str(path)).name}: {dets.format.title}, {quantity(len(dets), 'detection')} of "
