@@ -116,10 +116,6 @@ class ScoringOptions:
             raise ValueError(f"llvip_bounds must be 'frame' or 'kaist', not {self.llvip_bounds!r}")
 
 
-# (protocol, annotations, detections, images, metrics, benchmark, split, method, options) -> rows
-RowMaker = Callable[..., list[ClassRow]]
-
-
 @dataclass(frozen=True)
 class BenchmarkProtocol:
     """How one community scores a benchmark: the metrics it computes and its evaluator, with what
@@ -128,7 +124,8 @@ class BenchmarkProtocol:
     name: str  # as --protocol and the rows name it
     description: str
     metrics: tuple[str, ...]  # what its tables report, by the kit's names (the default of a request)
-    rows: RowMaker
+    # (protocol, annotations, detections, images, metrics, benchmark, split, method, options) -> rows
+    rows: Callable[..., list[ClassRow]]
     evaluator: str = MISS_RATE  # the evaluator it runs (kaist_kit.metrics.spec): what it can compute
     # Miss-rate protocols: the KAIST evaluator's protocol it runs (kaist_kit.settings.PROTOCOLS), or,
     # for an evaluator whose numbers depend on the numpy it runs on, the protocol for a numpy and CPU

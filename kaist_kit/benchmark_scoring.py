@@ -1,20 +1,16 @@
-"""Scoring result files on any benchmark, as `eval`, `compare`, `diagnose` and `submit` do.
+"""Scoring result files on any benchmark, as `eval`, `compare`, `diagnose` and `submit --check` do.
 
 - `open_truth`: the ground truth the verbs score against and the benchmark it is: the file given (its
   benchmark recognised from its content when it can be, `kaist_kit.benchmarks.recognise`), a dataset's
   folder in its native layout, or the benchmark's pinned file; `BenchmarkTruth.line` says which
   benchmark was taken and why, in one line.
-- `benchmark_request`: the protocols, metrics, splits and miss-rate options asked for, checked against
-  the benchmark (one line naming what to ask instead).
-- `read_box_inspected`: a result read and judged against the ground truth before it is scored
-  (`kaist_kit.findings.inspect`, the same checks on every benchmark), with what the ground truth's
-  reader noted.
-- `evaluate_benchmark_files`, `compare_benchmark_files`, `diagnose_benchmark_file`: per-class rows
-  (`kaist_kit.benchmark_eval.ClassRow`) of several files, side by side, or of one with every split and
-  protocol, and what was found in them; each in every output format (`BenchmarkReport`).
-
-KAIST itself is scored by `kaist_kit.evaluate` and its verbs' own paths (occlusion labels, settings,
-curves); `open_truth` hands its ground truth over as a `GroundTruth`.
+- `make_request`: the protocols, metrics, splits and options asked for, checked against the benchmark
+  and its layout (one line naming what to ask instead): a `ScoringRequest`.
+- `evaluate_files`, `compare_files`, `diagnose_file`, `check_benchmark_file`: the verbs' one call each.
+  Every file is read and judged against the ground truth before any is scored (`kaist_kit.findings`, the
+  same checks on every benchmark), then scored by `kaist_kit.benchmark_eval` and reported in the
+  benchmark's `Layout`: KAIST's "splits" (miss-rate tables with splits as columns, curves, bootstrap
+  intervals, the full diagnosis) or "classes" (`BenchmarkReport`, a row per class).
 """
 
 from __future__ import annotations
@@ -36,18 +32,20 @@ from .benchmark_eval import (
     evaluate_benchmark,
 )
 from .benchmarks import KAIST, LLVIP, Benchmark, get_benchmark, recognise
+from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .data.detections import Detections, ReadOptions, method_name
 from .data.groundtruth import GroundTruth, ground_truth_from_bytes, ground_truth_from_coco
 from .data.results import load_detections
 from .download import Progress
-from .errors import InputError, quantity
+from .errors import InputError, percent, quantity
 from .evaluate import unique_method_names
 from .files import decode_text, parse_json, read_bytes
 from .findings import Finding, ground_truth_notes, inspect, inspect_scores, ordered, read_inspected
 from .groundtruth import check_cached_gt, find_gt, is_cached_gt, load_ground_truth
-from .metrics.spec import label
-from .settings import DEFAULT_FPPI_RANGE
-from .tables import Table, markdown_sections, percent
+from .metrics.spec import iou_conflict, label
+from .plots import check_figure_path, plot_results
+from .settings import DEFAULT_FPPI_RANGE, get_protocol, with_fppi_range
+from .tables import Table, markdown_sections
 
 Echo = Callable[[str], None]
 
@@ -57,13 +55,11 @@ Echo = Callable[[str], None]
 
 @dataclass
 class BenchmarkTruth:
-    """A ground truth and the benchmark it is scored as: KAIST's as a `GroundTruth` (``kaist``), any
-    other's as `Annotations` (``annotations``)."""
+    """A ground truth, the benchmark it is scored as, and why."""
 
     benchmark: Benchmark
     why: str  # why this benchmark: named, recognised, the default
-    annotations: GroundTruth | None = None
-    kaist: GroundTruth | None = None
+    annotations: GroundTruth
     path: Path | None = None
 
     @property
@@ -73,16 +69,16 @@ class BenchmarkTruth:
 
     @property
     def announced(self) -> bool:
-        """Whether the verbs print `line`: for every benchmark but KAIST, the kit's default, whose
-        output stays as it always was."""
-        return self.kaist is None
+        """Whether the verbs print `line`: for every benchmark but the kit's default (KAIST), whose output
+        stays as it always was."""
+        return not self.benchmark.quiet
 
     def describe(self) -> str:
-        return (self.kaist or self.annotations).describe()
+        return self.annotations.describe()
 
     @property
     def notes(self) -> list[str]:
-        return list(self.annotations.notes) if self.annotations is not None else []
+        return list(self.annotations.notes)
 
 
 def open_truth(
@@ -116,7 +112,7 @@ def open_truth(
             found = find_gt(None, echo=echo, progress=progress)
             gt = load_ground_truth(found)
             why = "its pinned ground truth" if gt.is_leaderboard_file else f"the default ground truth {found}"
-            return BenchmarkTruth(bench, why if named else f"the default; {why}", kaist=gt, path=Path(found))
+            return BenchmarkTruth(bench, why if named else f"the default; {why}", gt, path=Path(found))
         from .pinned import find_pinned
 
         found = find_pinned(bench, echo=echo, progress=progress)
@@ -149,7 +145,7 @@ def open_truth(
         bench = named
         why = "as named" + (f", and recognised from the ground truth: {found.reason}" if found else "")
     if bench is KAIST:
-        return BenchmarkTruth(bench, why, kaist=ground_truth_from_bytes(raw, path, data, text, md5), path=path)
+        return BenchmarkTruth(bench, why, ground_truth_from_bytes(raw, path, data, text, md5), path=path)
     return BenchmarkTruth(bench, why, _annotations(raw, path, bench, data, text), path=path)
 
 
@@ -208,110 +204,178 @@ def _native_truth(root: Path, named: Benchmark | None, split: str, origin: str) 
 
 
 @dataclass(frozen=True)
-class BenchmarkRequest:
-    """What to compute on a benchmark other than KAIST: protocols, metrics (None: each protocol's of
-    the benchmark's metrics), splits (names or (name, images)), and the miss rates' options."""
+class Layout:
+    """How a benchmark's numbers are reported, and the analyses that come with it."""
 
+    name: str
+    description: str  # what it offers, as a refusal of one of its options says
+    curves: bool  # MR-FPPI curves in JSON (--curves) and figures (--plot)
+    intervals: bool  # compare: bootstrap intervals and paired tests of the miss rate
+    diagnosis: bool  # diagnose: the full diagnosis of the miss rate (false positives, misses, oracles)
+    other_ap: bool  # COCO's and YOLOv5's AP asked for beside the benchmark's own protocols
+    every_protocol: bool  # scored by default by every protocol of the benchmark's, else by its first
+    periods_always: bool  # day and night scored by default even where the images have one of them
+    report: Callable  # (request, rows, findings) -> what `eval` prints, in every output format
+
+
+OTHER_AP = ("coco", "yolov5")
+
+
+class OptionError(InputError):
+    """An option given where it does not apply, or with a value it cannot take: its line names the option
+    as the command line's own errors do."""
+
+    def __init__(self, option: str, reason: str):
+        self.option = option
+        super().__init__(f"{option}: {reason}")
+
+
+@dataclass(frozen=True)
+class ScoringRequest:
+    """What to compute on a benchmark, checked against its spec (`make_request`): protocols, metrics (None:
+    each protocol's own), splits (names or (name, images)), the miss rates' options, how results are read,
+    their methods' names, and the JSON's curves."""
+
+    truth: BenchmarkTruth
     protocols: tuple[BenchmarkProtocol, ...]
     metrics: tuple[str, ...] | None
     splits: tuple
     scoring: ScoringOptions = ScoringOptions()
+    read: ReadOptions = ReadOptions()
+    names: tuple[str, ...] | None = None
+    curves: bool = False
+
+    @property
+    def layout(self) -> Layout:
+        return LAYOUTS[self.truth.benchmark.layout]
+
+    @property
+    def settings(self) -> tuple[str, ...]:
+        return self.scoring.settings or self.truth.benchmark.lamr_settings[:1]
 
 
-def benchmark_request(
+def make_request(
     truth: BenchmarkTruth,
+    *,
     protocols: Sequence[str] = (),
     metrics: Sequence[str] = (),
     splits: Sequence[str] = (),
-    lists: Sequence[tuple[str, Sequence]] = (),
+    images: Sequence[str | os.PathLike] = (),
     scoring: ScoringOptions | None = None,
-) -> BenchmarkRequest:
+    read: ReadOptions | None = None,
+    names: Sequence[str] | None = None,
+    curves: bool = False,
+) -> ScoringRequest:
     """The request checked against the benchmark and its ground truth: protocols it can be scored by
-    (its own; COCO's and YOLOv5's AP on any), metrics one of them computes, splits its images name
-    (default: all, and day and night where its images have both). Anything else is an `InputError`
-    saying what to ask instead."""
-    bench, annotations = truth.benchmark, truth.annotations
-    specs = []
-    for name in protocols or bench.protocols:
-        spec = benchmark_protocol(name)
-        if spec.miss_rate and name not in bench.protocols:
-            raise InputError(
-                f"--protocol {name}: {bench.title} is scored by "
-                f"{', '.join(bench.protocols)} (and COCO's or YOLOv5's AP: coco, yolov5)"
-            )
-        specs.append(spec)
-    specs = tuple(dict.fromkeys(specs))
+    (its own; COCO's and YOLOv5's AP where its layout shows them), metrics one of them computes, splits
+    its images name (default: all, and day and night where its images have both; ``images``: list files,
+    each an extra split), options that apply to what is asked. Anything else is an `InputError` saying
+    what to ask instead."""
+    from .imagesets import list_split_names, select_images
+
+    bench, gt = truth.benchmark, truth.annotations
+    layout = LAYOUTS[bench.layout]
+    default = bench.protocols if layout.every_protocol else bench.protocols[:1]
+    specs = tuple(dict.fromkeys(_protocol(name, bench, layout) for name in protocols or default))
     computed = {m for spec in specs for m in spec.computes}
-    if metrics:
-        for name in metrics:
-            if name not in computed:
-                raise InputError(
-                    f"--metric {name}: the protocols asked for ({', '.join(s.name for s in specs)}) "
-                    f"compute {', '.join(sorted(computed))}"
-                )
-        wanted = tuple(dict.fromkeys(metrics))
-    else:
-        wanted = None  # each protocol's own (kaist_kit.benchmark_eval.evaluate_benchmark)
-    scoring = scoring or ScoringOptions()
-    miss_rates = [spec for spec in specs if spec.miss_rate]
-    if not miss_rates:
-        for option, given in (
-            ("--setting", scoring.settings),
-            ("--iou", scoring.ious != (0.5,)),
-            ("--fppi-range", scoring.fppi_range != DEFAULT_FPPI_RANGE),
-            ("--llvip-bounds", scoring.llvip_bounds != "frame"),
-        ):
-            if given:
-                raise InputError(
-                    f"{option} applies to the miss rate, which the protocols asked for "
-                    f"({', '.join(s.name for s in specs)}) do not compute"
-                )
-    elif scoring.llvip_bounds != "frame" and not any(spec.fixed_bounds for spec in miss_rates):
-        raise InputError(
-            f"--llvip-bounds applies to the KAIST scripts' miss rate (leaderboard, matlab), not "
-            f"{', '.join(spec.name for spec in miss_rates)}"
-        )
-    scenes = set(annotations.image_scenes) if annotations is not None else set()
-    chosen = list(splits) or (["all", "day", "night"] if {"day", "night"} <= scenes else ["all"])
-    for name in chosen:
-        annotations.split_mask(name)  # one line naming the ground truth's splits
-    return BenchmarkRequest(specs, wanted, tuple(dict.fromkeys(chosen)) + tuple(lists), scoring)
-
-
-def select_images(path: str | os.PathLike, annotations: GroundTruth) -> list:
-    """The image ids a list file names (ids as the ground truth writes them, or frame names), in order;
-    an entry the ground truth lacks stops with the list file and its line."""
-    from .imagesets import _numbered_items
-
-    by_name = {name: image_id for name, image_id in zip(annotations.image_names, annotations.image_ids) if name}
-    chosen = []
-    for number, item in _numbered_items(path):
-        if item in annotations.index_of_id:
-            chosen.append(item)
-        elif item.lstrip("-").isdigit() and int(item) in annotations.index_of_id:
-            chosen.append(int(item))
-        elif (annotations.benchmark and annotations.benchmark.frame(item) in by_name) or item in by_name:
-            chosen.append(by_name.get(item) or by_name[annotations.benchmark.frame(item)])
-        else:
+    for name in metrics:
+        if name not in computed:
             raise InputError(
-                f"{item[:80]!r} is not an image of the ground truth ({annotations.describe()})", path, number
+                f"--metric {name}: the protocols asked for ({', '.join(s.name for s in specs)}) "
+                f"compute {', '.join(sorted(computed))}"
             )
-    return chosen
+    scoring = scoring or ScoringOptions()
+    read = read or ReadOptions()
+    for name in scoring.settings or ():
+        _setting_of(name, bench)
+    _check_options(bench, layout, specs, scoring, read, curves)
+    conflict = iou_conflict(metrics or [m for spec in specs for m in spec.metrics], scoring.ious)
+    if conflict:
+        raise InputError(conflict)
+    scenes = set(gt.image_scenes)
+    both = layout.periods_always or {"day", "night"} <= scenes
+    chosen = list(dict.fromkeys(splits)) or (["all", "day", "night"] if both else ["all"])
+    for name in chosen:
+        gt.split_mask(name)  # one line naming the ground truth's splits
+    lists = [(name, select_images(path, gt)) for path, name in zip(images, list_split_names(images, chosen))]
+    metrics = tuple(dict.fromkeys(metrics)) or None  # None: each protocol's own
+    return ScoringRequest(truth, specs, metrics, tuple(chosen) + tuple(lists), scoring, read, names, curves)
 
 
-# --- what is wrong with a result ------------------------------------------------------------------
+def _protocol(name: str, bench: Benchmark, layout: Layout) -> BenchmarkProtocol:
+    spec = benchmark_protocol(name)
+    if name not in bench.protocols and not (layout.other_ap and name in OTHER_AP):
+        others = " (and COCO's or YOLOv5's AP: coco, yolov5)" if layout.other_ap else ""
+        raise OptionError(f"--protocol {name}", f"{bench.title} is scored by {' or '.join(bench.protocols)}{others}")
+    return spec
 
 
-def read_box_inspected(
-    path: str | os.PathLike,
-    truth: BenchmarkTruth,
-    request: BenchmarkRequest,
-    options: ReadOptions | None = None,
-) -> tuple[Detections, list[Finding]]:
-    """Read a result of any class as ``options`` say and inspect it for the request's protocols; an
-    error finding stops the read unless ``options.as_is`` (see `kaist_kit.findings.refuse_errors`)."""
-    settings = request.scoring.settings or truth.benchmark.lamr_settings[:1]
-    return read_inspected(path, truth.annotations, settings, request.splits, request.protocols, options)
+def _setting_of(name: str, bench: Benchmark) -> None:
+    """Refuse a setting that only another benchmark's protocol names (MS-DETR's 'Scale=far' on KAIST)."""
+    from .benchmark_eval import protocols_of
+    from .benchmarks import BENCHMARKS
+    from .settings import get_setting
+
+    if any(s.name == name for p in protocols_of(bench) for s in p.settings):
+        return
+    try:
+        get_setting(name)
+    except ValueError as exc:
+        owner, protocol = next(
+            (b, p) for b in BENCHMARKS.values() for p in protocols_of(b) if any(s.name == name for s in p.settings)
+        )
+        raise OptionError(
+            "--setting",
+            f"{name!r} is a setting of {owner.title} as the {protocol.name} protocol names it "
+            f"(--benchmark {owner.name}), not {bench.title}'s: {exc}",
+        ) from None
+
+
+def _check_options(
+    bench: Benchmark,
+    layout: Layout,
+    specs: Sequence[BenchmarkProtocol],
+    scoring: ScoringOptions,
+    read: ReadOptions,
+    curves: bool,
+) -> None:
+    """Options that apply to none of what is asked: one line naming the first."""
+    miss_rates = [spec for spec in specs if spec.miss_rate]
+    scored_as = f"the ground truth is scored as {bench.name}"
+    for option, given in (
+        ("--setting", bool(scoring.settings)),
+        ("--iou", scoring.ious != (0.5,)),
+        ("--fppi-range", scoring.fppi_range != DEFAULT_FPPI_RANGE),
+        ("--llvip-bounds", scoring.llvip_bounds != "frame" and bench.image_size != KAIST.image_size),
+    ):
+        if given and not miss_rates:
+            raise InputError(
+                f"{option} applies to the miss rate, which the protocols asked for "
+                f"({', '.join(s.name for s in specs)}) do not compute"
+            )
+    if curves and not layout.curves:
+        raise OptionError("--curves", f"applies to {LAYOUTS['splits'].description}; {scored_as}")
+    if not read.devkit_shift and bench.flat_pattern is None:
+        raise OptionError("--no-devkit-shift", f"applies to {LAYOUTS['splits'].description}; {scored_as}")
+    if read.category_offset and bench.truth_rules.one_class:
+        raise OptionError("--category-offset", f"applies to {LAYOUTS['classes'].description}; {scored_as}")
+    if scoring.llvip_bounds != "frame":
+        if bench.image_size == KAIST.image_size:  # the scripts' fixed bounds are its own frame
+            raise OptionError("--llvip-bounds", f"applies to {LAYOUTS['classes'].description}; {scored_as}")
+        if not any(spec.fixed_bounds for spec in miss_rates):
+            raise InputError(
+                f"--llvip-bounds applies to the KAIST scripts' miss rate (leaderboard, matlab), not "
+                f"{', '.join(spec.name for spec in miss_rates)}"
+            )
+
+
+def analysis_options(layout: Layout, **given) -> None:
+    """Options of an analysis the benchmark's layout does not offer (``given``: option -> (whether it was
+    given, the capability it needs: 'curves', 'intervals' or 'diagnosis')): one line naming the first."""
+    for option, (value, needs) in given.items():
+        if value and not getattr(layout, needs):
+            offered = next(other for other in LAYOUTS.values() if getattr(other, needs))
+            raise OptionError(option, f"applies to {offered.description}; it is not offered on {layout.description}")
 
 
 # --- rows of several files, and their output ------------------------------------------------------
@@ -372,6 +436,9 @@ class BenchmarkReport:
     def lines(self) -> list[str]:
         return self.after
 
+    def said(self) -> list[str]:
+        return []  # it writes no file
+
     def _title(self, rows: Sequence[ClassRow]) -> str:
         first = rows[0]
         spec = benchmark_protocol(first.protocol)
@@ -421,72 +488,158 @@ def _setting(row: ClassRow) -> str:
     return row.setting + (f" IoU {row.iou:g}" if row.iou not in (None, 0.5) else "")
 
 
-def evaluate_benchmark_files(
-    paths: Sequence[str | os.PathLike],
-    truth: BenchmarkTruth,
-    request: BenchmarkRequest,
-    names: Sequence[str] | None = None,
-    options: ReadOptions | None = None,
-) -> BenchmarkReport:
-    """Per-class rows of every file on a benchmark other than KAIST; every file is read and inspected
-    before any is scored, so that an error finding stops the call before the work."""
-    names = list(names) if names else unique_method_names(paths)
-    read = [read_box_inspected(path, truth, request, options) for path in paths]
-    rows, findings = [], ground_truth_notes(truth.annotations)
-    for name, (dets, found) in zip(names, read):
-        scored = evaluate_benchmark(
-            truth.annotations,
-            dets,
-            truth.benchmark,
-            request.protocols,
-            request.metrics,
-            request.splits,
-            name,
-            options=request.scoring,
-        )
-        rows += scored
-        findings += found + inspect_scores([r.result for r in scored if r.result is not None], dets)
-    return BenchmarkReport(truth.benchmark, rows, ordered(findings), truth.describe())
-
-
-def compare_benchmark_files(
-    paths: Sequence[str | os.PathLike],
-    truth: BenchmarkTruth,
-    request: BenchmarkRequest,
-    names: Sequence[str] | None = None,
-    options: ReadOptions | None = None,
-) -> BenchmarkReport:
-    """Two or more methods side by side on a benchmark other than KAIST: a column per method, a row
-    per class (and the mean) and metric, for each protocol and split."""
-    if len(paths) < 2:
-        raise ValueError("compare at least two results")
-    names = list(names) if names else unique_method_names(paths)
-    if len(names) != len(paths) or len(set(names)) < len(names):
-        raise ValueError("give each result a name of its own")
-    report = evaluate_benchmark_files(paths, truth, request, names, options)
-    report.by_method, report.light = True, True
-    report.after = [
-        f"{truth.benchmark.title}: per-class numbers side by side; bootstrap intervals and paired tests "
-        "are computed for KAIST's miss rate (`kaist-kit compare` without --benchmark)"
-    ]
+def evaluate_files(request: ScoringRequest, paths: Sequence[str | os.PathLike], plot: str | os.PathLike | None = None):
+    """`eval`: every file read and inspected before any is scored (an error finding stops the call before
+    the work), then scored as asked, in the benchmark's layout (its `Layout.report`); with ``plot``, the
+    MR-FPPI curves drawn there too."""
+    if plot is not None:
+        analysis_options(request.layout, **{"--plot": (True, "curves")})
+        check_figure_path(plot)
+    names = list(request.names) if request.names else unique_method_names(paths)
+    rows, findings = _scored(request, paths, names)
+    report = request.layout.report(request, rows, findings)
+    if plot is not None:
+        plot_results([row.result for row in _in_table_order(rows, request)], plot)
     return report
 
 
-def diagnose_benchmark_file(
+def _scored(request: ScoringRequest, paths: Sequence, names: Sequence[str]) -> tuple[list[ClassRow], list[Finding]]:
+    gt = request.truth.annotations
+    read = [
+        read_inspected(path, gt, request.settings, request.splits, request.protocols, request.read) for path in paths
+    ]
+    rows, findings = [], ground_truth_notes(gt)
+    for name, (dets, found) in zip(names, read):
+        scored = evaluate_benchmark(
+            gt, dets, request.truth.benchmark, request.protocols, request.metrics, request.splits, name,
+            options=request.scoring,
+        )  # fmt: skip
+        rows += scored
+        findings += found + inspect_scores([r.result for r in scored if r.result is not None], dets)
+    return rows, findings
+
+
+def _in_table_order(rows: Sequence[ClassRow], request: ScoringRequest) -> list[ClassRow]:
+    """Miss-rate rows by method, protocol, setting, IoU and split (the order of a table of splits as
+    columns), from the rows' order of method, split and protocol."""
+    protocols = [spec.name for spec in request.protocols]
+    splits = [split if isinstance(split, str) else split[0] for split in request.splits]
+    methods = list(dict.fromkeys(row.method for row in rows))
+    settings = list(dict.fromkeys(row.setting for row in rows))
+    ious = list(request.scoring.ious)
+    return sorted(
+        (row for row in rows if row.result is not None),
+        key=lambda r: (
+            methods.index(r.method),
+            protocols.index(r.protocol),
+            settings.index(r.setting),
+            ious.index(r.iou),
+            splits.index(r.split),
+        ),
+    )
+
+
+def _splits_report(request: ScoringRequest, rows: Sequence[ClassRow], findings: list[Finding]):
+    from .report import EvalReport
+
+    results = [row.result for row in _in_table_order(rows, request)]
+    return EvalReport(results, findings, request.truth.describe(), request.curves)
+
+
+def _classes_report(request: ScoringRequest, rows: Sequence[ClassRow], findings: list[Finding]) -> BenchmarkReport:
+    return BenchmarkReport(request.truth.benchmark, list(rows), ordered(findings), request.truth.describe())
+
+
+def compare_files(
+    request: ScoringRequest,
+    paths: Sequence[str | os.PathLike],
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    plot: str | os.PathLike | None = None,
+):
+    """`compare`: two or more methods side by side, with bootstrap intervals and paired tests of their
+    miss rates where the benchmark's layout offers them (``resamples``, ``seed``; ``plot``: the curves),
+    else their rows side by side."""
+    from . import comparison
+
+    layout = request.layout
+    changed = resamples != DEFAULT_RESAMPLES or seed != DEFAULT_SEED
+    analysis_options(layout, **{"--resamples/--seed": (changed, "intervals"), "--plot": (plot is not None, "curves")})
+    if len(paths) < 2:
+        raise OptionError("RESULT", "give at least two results to compare")
+    names = list(request.names) if request.names else unique_method_names(paths)
+    if len(names) != len(paths) or len(set(names)) < len(names):
+        raise OptionError("--name", "two results have the same name; name them with --name")
+    if plot is not None:
+        check_figure_path(plot)
+    if not layout.intervals:
+        rows, findings = _scored(request, paths, names)
+        report = _classes_report(request, rows, findings)
+        report.by_method, report.light = True, True
+        report.after = [
+            f"{request.truth.benchmark.title}: per-class numbers side by side; bootstrap intervals and paired "
+            "tests are computed for KAIST's miss rate (`kaist-kit compare` without --benchmark)"
+        ]
+        return report
+    protocol = with_fppi_range(get_protocol(request.protocols[0].kaist()), request.scoring.fppi_range)
+    splits = [split for split in request.splits if isinstance(split, str)]
+    found = comparison.compare_files(
+        paths, request.truth.annotations, names, protocol, request.scoring.settings, splits, resamples, seed,
+        request.scoring.ious[0], request.read,
+    )  # fmt: skip
+    if plot is not None:
+        plot_results(found.comparison.results(), plot)
+    return found
+
+
+def diagnose_file(
+    request: ScoringRequest,
     path: str | os.PathLike,
-    truth: BenchmarkTruth,
-    request: BenchmarkRequest,
-    name: str | None = None,
-    options: ReadOptions | None = None,
-) -> BenchmarkReport:
-    """One method on a benchmark other than KAIST: per-class rows of every protocol the benchmark's
+    params=None,
+    *,
+    out_dir: str | os.PathLike | None = None,
+    pictures: Sequence[str | os.PathLike] = (),
+    matches: str | os.PathLike | None = None,
+):
+    """`diagnose`: one method, diagnosed as the benchmark's layout offers (the full diagnosis of the miss
+    rate, `kaist_kit.diagnosis`, with ``params`` and its files; else per-class rows of every protocol and
+    split, and what each class's strongest detections are)."""
+    from .diagnosis import DiagnosisParams
+    from .diagnosis.run import diagnose_file as diagnose_curve
+
+    params = params or DiagnosisParams()
+    given = {option: (True, "diagnosis") for option in params.options_given()}
+    given.update({"--out": (out_dir is not None, "diagnosis"), "--matches": (matches is not None, "diagnosis")})
+    given["--images"] = (bool(pictures), "diagnosis")
+    analysis_options(request.layout, **given)
+    name = request.names[0] if request.names else None
+    if request.layout.diagnosis:
+        params = replace(
+            params,
+            protocol=request.protocols[0].kaist(),
+            splits=tuple(split for split in request.splits if isinstance(split, str)),
+            iou=request.scoring.ious[0],
+            fppi_range=request.scoring.fppi_range,
+        )
+        gt_path = request.truth.path
+        pictures = pictures or ([gt_path.parent / "images", gt_path.parent] if gt_path else [])
+        return diagnose_curve(
+            path, request.truth.annotations, params, request.read, name, out_dir=out_dir, pictures=pictures,
+            matches=matches,
+        )  # fmt: skip
+    return diagnose_benchmark_file(path, request.truth, request, name)
+
+
+def diagnose_benchmark_file(path: str | os.PathLike, truth: BenchmarkTruth, request: ScoringRequest, name=None):
+    """One method on a benchmark reported by class: per-class rows of every protocol the benchmark's
     papers use, in every split its ground truth names, and per class what the detections at IoU 0.5
     are (the highest-scored as many as the class has boxes): correct, on a box of another class, near
     a box of their class (IoU 0.1 to 0.5), duplicated, or on the background."""
     splits = ["all"] + sorted({s for s in truth.annotations.image_scenes if s})
     request = replace(request, splits=tuple(dict.fromkeys([*request.splits, *splits])))
-    report = evaluate_benchmark_files([path], truth, request, [name or method_name(path)], options)
-    dets = load_detections(path, truth.annotations, options or ReadOptions())
+    rows, findings = _scored(request, [path], [name or method_name(path)])
+    report = _classes_report(request, rows, findings)
+    dets = load_detections(path, truth.annotations, request.read)
     report.errors = error_counts(dets, truth.annotations)
     report.light = True
     return report
@@ -591,16 +744,14 @@ class BenchmarkCheck:
         return made
 
 
-def check_benchmark_file(
-    path: str | os.PathLike, truth: BenchmarkTruth, request: BenchmarkRequest, options: ReadOptions | None = None
-) -> BenchmarkCheck:
+def check_benchmark_file(path: str | os.PathLike, request: ScoringRequest) -> BenchmarkCheck:
     """A result of any class checked as it is (no error finding stops it) and, when nothing says it
     is misread, scored on every image by the benchmark's protocols."""
-    options = options or ReadOptions()
-    dets = load_detections(path, truth.annotations, replace(options, as_is=False))
-    settings = request.scoring.settings or truth.benchmark.lamr_settings[:1]
+    truth = request.truth
+    dets = load_detections(path, truth.annotations, replace(request.read, as_is=False))
     findings = ordered(
-        ground_truth_notes(truth.annotations) + inspect(dets, truth.annotations, settings, ("all",), request.protocols)
+        ground_truth_notes(truth.annotations)
+        + inspect(dets, truth.annotations, request.settings, ("all",), request.protocols)
     )
     categories = len(np.unique(dets.category))
     summary = (
@@ -620,3 +771,32 @@ def check_benchmark_file(
             options=request.scoring,
         )
     return check
+
+
+LAYOUTS = {
+    layout.name: layout
+    for layout in (
+        Layout(
+            name="splits",
+            description="KAIST's scoring (its settings, curves and figures)",
+            curves=True,
+            intervals=True,
+            diagnosis=True,
+            other_ap=False,
+            every_protocol=False,
+            periods_always=True,
+            report=_splits_report,
+        ),
+        Layout(
+            name="classes",
+            description="the other benchmarks (--benchmark)",
+            curves=False,
+            intervals=False,
+            diagnosis=False,
+            other_ap=True,
+            every_protocol=True,
+            periods_always=False,
+            report=_classes_report,
+        ),
+    )
+}

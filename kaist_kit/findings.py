@@ -23,15 +23,14 @@ import numpy as np
 
 from .benchmark_eval import MEAN, as_printed, benchmark_protocol, benchmark_setting, evaluate_benchmark
 from .data.detections import FAR_LIMIT, GT_IDS, Detections, ReadOptions
-from .data.groundtruth import GroundTruth
+from .data.groundtruth import GroundTruth, switch_origin
 from .data.results import load_detections
-from .errors import InputError, quantity
+from .errors import InputError, percent, quantity
 from .evaluate import Result, SplitSpec, _split, evaluate, unique_method_names
 from .matching import MATCH_THRESHOLD, ignore_masks, overlaps_by_image
 from .metrics.spec import LAMR, label
 from .settings import DEFAULT_FPPI_RANGE, SPLITS, Protocol, get_protocol
 from .sort_orders import describe_order
-from .tables import percent
 
 ERROR, WARNING, NOTE = "error", "warning", "note"
 LEVELS = (ERROR, WARNING, NOTE)
@@ -1110,7 +1109,6 @@ class OriginCheck:
 
 def origin_check(annotations: GroundTruth, detections: Detections) -> OriginCheck:
     """Measure the detections against CVC-14 boxes as read and read with the other origin."""
-    from .benchmark_readers import switch_origin
 
     other = switch_origin(annotations)
     counts = []
