@@ -25,11 +25,12 @@ How a frame pair travels through the pipeline:
   reads its classes, frame size and picture paths).
 
 Importing changes nothing else: mmengine's checkpoint loading stays as it is. The kit's own
-verbs load checkpoints within `trusted_checkpoints` (torch >= 2.6 refuses mmengine's checkpoints
-otherwise); scripts of your own can call `trust_local_checkpoints`.
+verbs load checkpoints within `weights_only_checkpoints`: torch's weights-only unpickler, admitting
+what mmdetection's and mmengine's checkpoints hold besides tensors and refusing anything else (a
+pickle can name code to run); scripts of your own can call `use_weights_only_checkpoints`.
 """
 
-from .checkpoints import trust_local_checkpoints, trusted_checkpoints
+from .checkpoints import use_weights_only_checkpoints, weights_only_checkpoints
 from .data import KaistDataset, LoadKaistPair, PadPair, PerModality, ShiftLwir
 from .fusion import AttentionFusion, ConcatFusion, TwoStreamBackbone, WeightedSumFusion
 from .init_checkpoint import PairPretrained, init_checkpoint
@@ -53,6 +54,6 @@ __all__ = [
     "TwoStreamBackbone",
     "WeightedSumFusion",
     "init_checkpoint",
-    "trust_local_checkpoints",
-    "trusted_checkpoints",
+    "use_weights_only_checkpoints",
+    "weights_only_checkpoints",
 ]

@@ -32,6 +32,7 @@ from mmengine.model.weight_init import PretrainedInit
 from ..config_files import load_config
 from ..errors import InputError, quantity
 from ..files import check_readable
+from .checkpoints import state_dict_of, weights_only_checkpoints
 
 # The layers that score classes in mmdetection's detection heads (Faster R-CNN's BBoxHead,
 # RetinaNet, FCOS / ATSS and the other anchor-free heads).
@@ -112,10 +113,9 @@ def _source_group(target_group: str, target: str, source: str) -> str:
 
 def read_source(source: str):
     """The state dict of a checkpoint: a local file or an http(s) URL, in mmengine's layout
-    (``state_dict``), as a bare state dict (torchvision's) or under ``model``."""
+    (``state_dict``), as a bare state dict (torchvision's) or under ``model``; read by torch's
+    weights-only unpickler (`weights_only_checkpoints`): a pickle that names anything else is refused."""
     from mmengine.runner.checkpoint import CheckpointLoader
-
-    from .checkpoints import trusted_checkpoints
 
     remote = "://" in source
     if not remote:
@@ -123,33 +123,16 @@ def read_source(source: str):
             raise InputError("no such checkpoint", source)
         check_readable(source)  # a regular file within the limits, and one of the command's inputs
     try:
-        with trusted_checkpoints():
+        with weights_only_checkpoints():
             checkpoint = CheckpointLoader.load_checkpoint(source, map_location="cpu", logger="silent")
-    except Exception as exc:  # torch.load raises whatever unpickling meets
+    except InputError:
+        raise
+    except Exception as exc:  # a download or torch.load failing as they do
         raise InputError(f"cannot read the checkpoint: {type(exc).__name__}: {exc}".splitlines()[0], source) from None
     weights = state_dict_of(checkpoint)
     if not weights:
         raise InputError("not a checkpoint: it holds no tensors", source)
     return weights
-
-
-def state_dict_of(checkpoint) -> dict:
-    """The named tensors of a loaded checkpoint (under ``state_dict`` or ``model``, or bare),
-    without the ``module.`` prefix of distributed training."""
-    import torch
-
-    if isinstance(checkpoint, dict):
-        for key in ("state_dict", "model"):
-            if isinstance(checkpoint.get(key), dict):
-                checkpoint = checkpoint[key]
-                break
-    if not isinstance(checkpoint, dict):
-        return {}
-    return {
-        k.removeprefix("module."): v
-        for k, v in checkpoint.items()
-        if isinstance(k, str) and isinstance(v, torch.Tensor)
-    }
 
 
 def fits_pair(target, value) -> bool:

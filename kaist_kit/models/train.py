@@ -124,7 +124,7 @@ def train(
 
     from mmengine.runner import Runner
 
-    from .checkpoints import trusted_checkpoints, use_gloo_on_cpu
+    from .checkpoints import use_gloo_on_cpu, weights_only_checkpoints
 
     cfg.work_dir = str(work_dir)
     cfg.resume = resume
@@ -133,12 +133,28 @@ def train(
     cfg.launcher = "pytorch" if in_distributed_worker() else "none"
     if cfg.launcher == "pytorch" and not torch.cuda.is_available():
         use_gloo_on_cpu(cfg)
-    with trusted_checkpoints():  # load_from, resume and local ImageNet weights
+    with weights_only_checkpoints():  # load_from, resume and the starting weights, local or remote
         try:
-            Runner.from_cfg(cfg).train()
+            runner = Runner.from_cfg(cfg)
+            if cfg.get("load_from") and not resume:
+                check_starting_checkpoint(runner, cfg.load_from)
+            runner.train()
         except urllib.error.URLError as exc:  # no network for the ImageNet weights
             raise InputError(offline_weights_message(cfg, exc.reason)) from None
     return work_dir
+
+
+def check_starting_checkpoint(runner, load_from: str) -> None:
+    """A local ``load_from`` that fills none of the model's weights is an `InputError`: training would
+    start from the config's own initialisation, the checkpoint silently ignored. One that fills some
+    (`kaist-kit init-checkpoint`'s, which leaves the fusion modules out) starts the model as expected."""
+    from .checkpoints import fit_of, read_checkpoint
+
+    if "://" in str(load_from):  # mmengine's remote loaders, which read weights only here too
+        return
+    fit = fit_of(getattr(runner.model, "module", runner.model), read_checkpoint(load_from, "cpu"))
+    if fit.filled == 0:
+        raise InputError(f"load_from fills none of the model's weights: it {fit.line()}", load_from)
 
 
 def launch(config, work_dir: Path, gpus: int, resume: bool, cfg_options, amp: bool = False) -> None:
