@@ -1,14 +1,15 @@
 """Does fusion work? Halfway fusion against colour-only and thermal-only, on the synthetic KAIST.
 
     python benchmarks/fusion_synth.py [--family retinanet] [--size 320x256] [--train 400] [--test 600]
-                                      [--epochs 8] [--seed 0] [--setting reasonable]
+                                      [--epochs 8] [--seed 0] [--setting reasonable] [--models ...]
     python benchmarks/fusion_synth.py --gpu [--amp] [--iters 100]
 
 The first form writes a synthetic dataset (kept under --work for the next run), trains the
-halfway-fusion, RGB-only and thermal-only `*_synth.py` configs of one family with the same
-schedule and seed, runs each final checkpoint on the test frames with `kaist-kit test`'s code, and
-records the miss rates (all / day / night) and the times in docs/benchmarks.md and
-docs/training.md.
+fusion, RGB-only and thermal-only `*_synth.py` configs of one family (`FAMILIES`: RetinaNet and
+Faster R-CNN with halfway fusion; DINO and Deformable DETR with halfway and gated fusion) with the
+same schedule and seed, runs each final checkpoint on the test frames with `kaist-kit test`'s code,
+and records the miss rates (all / day / night) and the times in docs/benchmarks.md and
+docs/training.md, in the family's section.
 
 The second form, for a machine with a CUDA GPU, measures the 640 x 512 Faster R-CNN R50-FPN
 configs on synthetic pictures of that size: training images per second of halfway fusion against
@@ -25,6 +26,7 @@ import statistics
 import sys
 import time
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -39,7 +41,27 @@ from kaist_kit.synth import SynthConfig, generate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = (("halfway-fusion", "halfway fusion"), ("rgb", "RGB only"), ("thermal", "thermal only"))
-SECTION = "## Fusion on the synthetic KAIST"
+GATED = ("gated-fusion", "gated fusion")
+
+
+@dataclass(frozen=True)
+class Family:
+    """The synthetic configs of one detector family: ``{prefix}_{model}_synth.py``."""
+
+    prefix: str
+    models: tuple[tuple[str, str], ...]  # (model in the config's name, title); the fusions first
+    section: str  # its heading in docs/benchmarks.md and docs/training.md
+
+
+FAMILIES = {
+    "retinanet": Family("retinanet_r18_fpn", MODELS, "## Fusion on the synthetic KAIST"),
+    "faster-rcnn": Family("faster-rcnn_r18_fpn", MODELS, "## Fusion on the synthetic KAIST"),
+    "dino": Family("dino_r18", (MODELS[0], GATED, *MODELS[1:]), "## DINO: fusion on the synthetic KAIST"),
+    "deformable-detr": Family(
+        "deformable-detr_r18", (MODELS[0], GATED, *MODELS[1:]), "## Deformable DETR: fusion on the synthetic KAIST"
+    ),
+}
+SECTION = FAMILIES["retinanet"].section
 GPU_SECTIONS = {False: "## Fusion speed on a GPU, fp32", True: "## Fusion speed on a GPU, mixed precision"}
 
 
@@ -73,7 +95,7 @@ def synthetic_run(args) -> tuple[tuple[int, int], Path, dict]:
 
 def synthetic_config(args, name: str) -> tuple[Path, Path]:
     """The ``*_synth.py`` config of ``args.family`` for model ``name``, and its work folder."""
-    config = ROOT / "configs" / f"{args.family}_r18_fpn_{name}_synth.py"
+    config = ROOT / "configs" / f"{FAMILIES[args.family].prefix}_{name}_synth.py"
     return config, args.work / f"{config.stem}-{args.size}-train{args.train}-e{args.epochs}-seed{args.seed}"
 
 
@@ -81,9 +103,12 @@ def machine() -> str:
     """The machine a run used, and how busy it was (the CPU is shared)."""
     import torch
 
-    load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "unknown"
     device = f"GPU {torch.cuda.get_device_name()}" if torch.cuda.is_available() else "CPU only"
-    return f"{describe()}, {device}, load average {load}"
+    return f"{describe()}, {device}, load average {load_average()}"
+
+
+def load_average() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "unknown"
 
 
 def fusion_table(args) -> None:
@@ -94,7 +119,9 @@ def fusion_table(args) -> None:
     gt = load_ground_truth(data / "test.json")
     where = machine()
     rows = []
-    for name, title in MODELS:
+    family = FAMILIES[args.family]
+    models = [m for m in family.models if not args.models or m[0] in args.models]
+    for name, title in models:
         config, work = synthetic_config(args, name)
         start = time.perf_counter()
         train(config, work, cfg_options=options)
@@ -114,8 +141,20 @@ def fusion_table(args) -> None:
             flush=True,
         )
 
+    fusions = [row for row in rows if "fusion" in row[1]]
+    singles = [row for row in rows if "fusion" not in row[1]]
+    verdicts = []
+    for title, _, scores, _, _ in fusions:
+        beaten = [t for t, _, other, _, _ in singles if all(scores[s].lamr < other[s].lamr for s in ("day", "night"))]
+        title = title[0].upper() + title[1:]
+        if len(beaten) == len(singles) == 2:
+            verdicts.append(f"{title} beats both single-modality detectors by day and by night.")
+        else:
+            verdicts.append(
+                f"{title} does NOT beat both single-modality detectors by day and by night in this run "
+                f"(it beats {' and '.join(beaten) or 'neither'} on both splits)."
+            )
     fusion = rows[0][2]
-    wins = all(fusion[split].lamr < other[split].lamr for _, _, other, _, _ in rows[1:] for split in ("day", "night"))
     train_set = json.loads((data / "train.json").read_text())
     with_pedestrians = {
         a["image_id"] for a in train_set["annotations"] if not a["ignore"] and a["bbox"][2] >= 1 and a["bbox"][3] >= 1
@@ -125,15 +164,16 @@ def fusion_table(args) -> None:
         cells = " | ".join(f"{100 * scores[s].lamr:.2f}" for s in ("all", "day", "night"))
         table.append(f"| {title} | `{config}` | {cells} | {train_seconds / 60:.1f} min | {test_seconds:.0f} s |")
     counts = ", ".join(f"{s} {fusion[s].n_gt}" for s in ("all", "day", "night"))
+    chosen = f" --models {' '.join(args.models)}" if args.models else ""
     publish(
         args.doc,
-        SECTION,
+        family.section,
         [
-            SECTION,
+            family.section,
             "",
             f"Measured by `python benchmarks/fusion_synth.py --family {args.family} --size {args.size} --train "
-            f"{args.train} --test {args.test} --epochs {args.epochs} --seed {args.seed} --setting {args.setting}` "
-            f"on: {where} at the start.",
+            f"{args.train} --test {args.test} --epochs {args.epochs} --seed {args.seed} --setting {args.setting}"
+            f"{chosen}` on: {where} at the start; at the end: load average {load_average()}.",
             "",
             f"Each model trains from scratch for {args.epochs} epochs on the {len(with_pedestrians)} of "
             f"{len(train_set['images'])} synthetic training frames that have a pedestrian ({size[0]} x {size[1]}, half "
@@ -145,11 +185,7 @@ def fusion_table(args) -> None:
             "",
             *table,
             "",
-            (
-                "Halfway fusion beats both single-modality detectors by day and by night."
-                if wins
-                else "Halfway fusion does NOT beat both single-modality detectors on both splits in this run."
-            ),
+            *verdicts,
             "The synthetic pictures are made so that each modality alone falls short (docs/datasets.md): "
             "colour loses pedestrians at night and takes mannequins for them by day; thermal misses "
             "pedestrians before sun-warmed walls by day and takes warm posts for them, day and night.",
@@ -355,7 +391,8 @@ def gpu_speed(args) -> None:
 
 def synthetic_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of a synthetic run (see `synthetic_run`), shared with misalignment_synth.py."""
-    parser.add_argument("--family", choices=("retinanet", "faster-rcnn"), default="retinanet")
+    parser.add_argument("--family", choices=tuple(FAMILIES), default="retinanet")
+    parser.add_argument("--models", nargs="+", help="only these models of the family (e.g. halfway-fusion rgb)")
     parser.add_argument("--size", default="320x256", help="synthetic picture size WIDTHxHEIGHT")
     parser.add_argument("--train", type=int, default=400, help="synthetic training frames")
     parser.add_argument("--test", type=int, default=600, help="synthetic test frames")

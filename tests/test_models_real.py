@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("torch", reason="the detector tests need the mmdet extra (torch)")
 pytest.importorskip("mmdet", reason="the detector tests need the mmdet extra (mmdetection)")
 
-from models_helpers import KAIST_CONFIGS, cli_options, pretrained_paths  # noqa: E402
+from models_helpers import KAIST_CONFIGS, cli_options, pretrained_paths, tiny_detr_options  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from kaist_kit.cli import app  # noqa: E402
@@ -55,7 +55,7 @@ def real_options(root, config) -> dict:
         )
     for loader in ("val_dataloader", "test_dataloader"):
         options[f"{loader}.dataset.pipeline.1.scale"] = SCALE
-    return options
+    return {**options, **tiny_detr_options(load_config(config).model)}
 
 
 def _invoke(*args):

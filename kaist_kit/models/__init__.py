@@ -16,8 +16,9 @@ How a frame pair travels through the pipeline:
 - `PairDataPreprocessor` picks the modalities a model uses and normalises each with its own mean
   and std: visible RGB then lwir (six channels), or one of them alone (three).
 - The model splits the channels as it needs: `TwoStreamBackbone` (halfway fusion) runs one
-  backbone per modality and fuses each stage with a `ConcatFusion`, `WeightedSumFusion` or
-  `AttentionFusion`; early fusion is a single backbone with ``in_channels=6`` (`PairPretrained`
+  backbone per modality and fuses each stage with a `ConcatFusion`, `WeightedSumFusion`,
+  `AttentionFusion` or `GatedFusion` (for DINO and Deformable DETR: the levels they read, before
+  their channel mapper); early fusion is a single backbone with ``in_channels=6`` (`PairPretrained`
   starts its first convolution from a three-channel checkpoint);
   `LateFusionDetector` runs one detector per modality and merges their boxes.
 - `KaistMetric` scores the predictions with the kit's evaluator (LAMR all / day / night);
@@ -32,7 +33,7 @@ pickle can name code to run); scripts of your own can call `use_weights_only_che
 
 from .checkpoints import use_weights_only_checkpoints, weights_only_checkpoints
 from .data import KaistDataset, LoadKaistPair, PadPair, PerModality, ShiftLwir
-from .fusion import AttentionFusion, ConcatFusion, TwoStreamBackbone, WeightedSumFusion
+from .fusion import AttentionFusion, ConcatFusion, GatedFusion, TwoStreamBackbone, WeightedSumFusion
 from .init_checkpoint import PairPretrained, init_checkpoint
 from .late_fusion import LateFusionDetector
 from .metric import BenchmarkMetric, KaistMetric
@@ -42,6 +43,7 @@ __all__ = [
     "AttentionFusion",
     "BenchmarkMetric",
     "ConcatFusion",
+    "GatedFusion",
     "KaistDataset",
     "KaistMetric",
     "LateFusionDetector",

@@ -3,8 +3,9 @@
 Researchers fine-tune from mmdetection's COCO detectors or from an ImageNet backbone. This
 builds a config's model and fills every tensor it can from such a checkpoint, by name and shape:
 
-- halfway fusion (`TwoStreamBackbone`): the source's ``backbone.*`` into both
-  ``backbone.visible.*`` and ``backbone.lwir.*``; the fusion modules start fresh;
+- halfway fusion (`TwoStreamBackbone`, Faster R-CNN's, RetinaNet's, DINO's and Deformable DETR's):
+  the source's ``backbone.*`` into both ``backbone.visible.*`` and ``backbone.lwir.*``; the fusion
+  modules start fresh;
 - late fusion (`LateFusionDetector`): the whole source detector into both ``visible.*`` and
   ``lwir.*``;
 - early fusion (a backbone reading six channels): the first convolution's three input channels
@@ -35,8 +36,8 @@ from ..files import check_readable
 from .checkpoints import state_dict_of, weights_only_checkpoints
 
 # The layers that score classes in mmdetection's detection heads (Faster R-CNN's BBoxHead,
-# RetinaNet, FCOS / ATSS and the other anchor-free heads).
-CLASSIFIERS = ("fc_cls", "retina_cls", "conv_cls")
+# RetinaNet, FCOS / ATSS and the other anchor-free heads, DETR's heads: one per decoder layer).
+CLASSIFIERS = ("fc_cls", "retina_cls", "conv_cls", "cls_branches")
 NOT_IN_SOURCE = "not in the source"
 SHAPE = "another shape in the source"
 CLASSIFIER = "the classifier of a single-class head: the source's class scores do not carry over"
