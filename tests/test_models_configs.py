@@ -1,5 +1,6 @@
 """Every config reads and builds; one training step of each synthetic model learns in both streams."""
 
+import copy
 import json
 import math
 from pathlib import Path
@@ -205,3 +206,22 @@ def test_runs_of_one_config_in_one_process_have_names_of_their_own():
     assert len(names) == 2
     assert load_config(SYNTH_CONFIGS[0], ["experiment_name=mine"]).experiment_name == "mine"
 
+
+def test_a_run_formats_its_config_text_once_and_as_mmengine_does(monkeypatch):
+    """mmengine formats a config's text (yapf, most of a second) for the log, the work folder and every
+    checkpoint; the kit's runs format it once per content, to the same text."""
+    from mmengine.config import Config
+
+    from kaist_kit.models.config_text import format_text_once
+
+    calls = []
+    formatting = Config.pretty_text.fget
+    monkeypatch.setattr(Config, "pretty_text", property(lambda cfg: calls.append(1) or formatting(cfg)))
+    cfg = load_config(SYNTH_CONFIGS[0])
+    expected = formatting(cfg)
+    formatted = format_text_once(cfg)
+    assert formatted is cfg and formatted.pretty_text == expected and formatted.pretty_text == expected
+    copied = copy.deepcopy(formatted)  # as mmengine's runner copies it
+    assert copied.pretty_text == expected and len(calls) == 1
+    copied.work_dir = "elsewhere"  # another content: formatted again
+    assert "work_dir = 'elsewhere'" in copied.pretty_text and len(calls) == 2

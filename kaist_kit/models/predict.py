@@ -79,9 +79,10 @@ def test(
     from mmengine.runner import Runner
 
     from .checkpoints import read_checkpoint, require_fit, weights_only_checkpoints
+    from .config_text import format_text_once
 
     checkpoint = _check_checkpoint(checkpoint)
-    cfg = load_config(config, cfg_options)
+    cfg = format_text_once(load_config(config, cfg_options))
     cfg.load_from = str(checkpoint)
     cfg.resume = False
     cfg.launcher = "none"

@@ -125,7 +125,9 @@ def train(
     from mmengine.runner import Runner
 
     from .checkpoints import use_gloo_on_cpu, weights_only_checkpoints
+    from .config_text import format_text_once
 
+    format_text_once(cfg)
     cfg.work_dir = str(work_dir)
     cfg.resume = resume
     if amp:
