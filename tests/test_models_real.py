@@ -87,6 +87,9 @@ def test_each_kaist_config_trains_tests_and_infers_on_real_pairs(config, kaist_p
         assert {r["image_id"] for r in records} == set(gt.image_ids.tolist()) and gt.n_images == 8
         assert all(r["category_id"] == 1 and len(r["bbox"]) == 4 for r in records)
         assert "Log-average miss rate" in shown.stdout and config.stem in shown.stdout
+        if "max_per_img" in load_config(config).model.test_cfg:  # DETR: every frame keeps its 100 best queries
+            kept = [sum(r["image_id"] == image_id for r in records) for image_id in gt.image_ids.tolist()]
+            assert set(kept) == {load_config(config).model.test_cfg.max_per_img} == {100}
 
         frame = kaist_pairs / "images" / "set09" / "V000"
         figure = tmp_path / "pair.png"
