@@ -27,6 +27,21 @@ def tiny_options(root: Path, batch_size: int = 2) -> dict:
     }
 
 
+DETRS = ("DINO", "DeformableDETR")
+
+
+def tiny_detr_options(model_cfg) -> dict:
+    """A DINO or Deformable DETR config's transformer cut to one encoder and one decoder layer and 100
+    queries, for a few iterations on a CPU: the config's pipeline, backbones, fusion, head and losses as
+    they are. Nothing for another detector."""
+    if model_cfg.get("type") not in DETRS:
+        return {}
+    options = {"model.encoder.num_layers": 1, "model.decoder.num_layers": 1, "model.num_queries": 100}
+    if "dn_cfg" in model_cfg:
+        options["model.dn_cfg.group_cfg.num_dn_queries"] = 10
+    return options
+
+
 def cli_options(options: dict) -> list[str]:
     """``--cfg-options KEY=VALUE`` arguments for a dict of overrides (tuples written ``(a,b)``)."""
 

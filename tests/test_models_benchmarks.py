@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("torch", reason="the detector tests need the mmdet extra (torch)")
 pytest.importorskip("mmdet", reason="the detector tests need the mmdet extra (mmdetection)")
 
-from models_helpers import BENCHMARK_CONFIGS, cli_options, pretrained_paths  # noqa: E402
+from models_helpers import BENCHMARK_CONFIGS, cli_options, pretrained_paths, tiny_detr_options  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from kaist_kit.benchmarks import get_benchmark  # noqa: E402
@@ -27,8 +27,13 @@ def benchmark_of(config) -> str:
 def test_there_are_configs_for_flir_aligned_and_llvip():
     assert {benchmark_of(c) for c in BENCHMARK_CONFIGS} == {"flir-aligned", "llvip"}
     assert {c.name for c in BENCHMARK_CONFIGS} == {
-        "faster-rcnn_r50_fpn_halfway-fusion_1x_flir-aligned.py",
-        "faster-rcnn_r50_fpn_halfway-fusion_1x_llvip.py",
+        f"{model}_halfway-fusion_{schedule}_{benchmark}.py"
+        for model, schedule in (
+            ("faster-rcnn_r50_fpn", "1x"),
+            ("dino-4scale_r50", "12e"),
+            ("deformable-detr-refine-twostage_r50", "12e"),
+        )
+        for benchmark in ("flir-aligned", "llvip")
     }
 
 
@@ -37,7 +42,8 @@ def test_configs_take_their_benchmark_s_size_classes_and_splits(config):
     cfg = load_config(config)
     bench = get_benchmark(benchmark_of(config))
     assert cfg.model.backbone.type == "TwoStreamBackbone"  # halfway fusion
-    assert cfg.model.roi_head.bbox_head.num_classes == len(bench.categories)
+    head = cfg.model.roi_head.bbox_head if "roi_head" in cfg.model else cfg.model.bbox_head
+    assert head.num_classes == len(bench.categories)
     for loader in ("train_dataloader", "test_dataloader"):
         dataset = cfg[loader].dataset
         assert dataset.benchmark == bench.name
@@ -48,9 +54,10 @@ def test_configs_take_their_benchmark_s_size_classes_and_splits(config):
     assert pretrained_paths(cfg.model)  # ImageNet in both streams, as the KAIST configs
 
 
-def tiny_options(root) -> dict:
-    """One iteration of one frame at a small scale, no worker processes, random initialisation."""
-    cfg = load_config(BENCHMARK_CONFIGS[0])
+def tiny_options(root, config) -> dict:
+    """One iteration of one frame at a small scale, no worker processes, random initialisation; a DETR's
+    transformer cut to one layer each side (`tiny_detr_options`)."""
+    cfg = load_config(config)
     options = {
         "data_root": str(root),
         "default_hooks.logger.interval": 1,
@@ -60,13 +67,13 @@ def tiny_options(root) -> dict:
         "train_dataloader.batch_size": 1,
         "train_dataloader.dataset.pipeline.2.scale": SCALE,
         "test_dataloader.dataset.pipeline.1.scale": SCALE,
-        "model.test_cfg.rpn.nms_pre": 200,
-        "model.test_cfg.rpn.max_per_img": 100,
     }
+    if "rpn" in cfg.model.get("test_cfg", {}):
+        options.update({"model.test_cfg.rpn.nms_pre": 200, "model.test_cfg.rpn.max_per_img": 100})
     for loader in ("train_dataloader", "test_dataloader"):
         options.update({f"{loader}.num_workers": 0, f"{loader}.persistent_workers": False})
     options.update({path: None for path in pretrained_paths(cfg.model)})
-    return options
+    return {**options, **tiny_detr_options(cfg.model)}
 
 
 def _invoke(*args):
@@ -79,7 +86,7 @@ def _invoke(*args):
 def test_each_config_trains_one_iteration_and_tests_on_its_benchmark_s_frames(config, benchmark_roots, tmp_path):
     bench = get_benchmark(benchmark_of(config))
     root = benchmark_roots[bench.name]
-    options = tiny_options(root)
+    options = tiny_options(root, config)
     work = tmp_path / "work"
     try:
         _invoke("train", config, "--work-dir", work, *cli_options(options))

@@ -284,3 +284,64 @@ def test_early_fusion_starts_its_six_channel_convolution_from_imagenet_halved(re
     for key, value in state.items():
         if key != "conv1.weight":
             assert torch.equal(value, weights[key]), key
+
+
+def _coco_meta(classes: int) -> dict:
+    """A ``meta`` as mmengine's runner writes it and mmdetection's publish_model.py keeps it."""
+    return {
+        "epoch": 12,
+        "iter": 88560,
+        "cfg": "model = dict(type='DINO')\n",
+        "seed": 0,
+        "experiment_name": "coco",
+        "time": "20221202_182705",
+        "mmengine_version": "0.3.2",
+        "dataset_meta": {"classes": tuple(f"class{k}" for k in range(classes)), "palette": [(220, 20, 60)] * classes},
+    }
+
+
+# mmdetection's COCO DETR-family configs whose checkpoints the kit's configs start from.
+COCO_DETRS = {
+    "dino": "mmdet::dino/dino-4scale_r50_8xb2-12e_coco.py",
+    "deformable-detr": "mmdet::deformable_detr/deformable-detr-refine-twostage_r50_16xb2-50e_coco.py",
+}
+DETR_CONFIGS = {
+    "dino": "dino-4scale_r50_{}_12e_kaist.py",
+    "deformable-detr": "deformable-detr-refine-twostage_r50_{}_12e_kaist.py",
+}
+
+
+@pytest.mark.parametrize("family, fusion", [("dino", "halfway-fusion"), ("deformable-detr", "halfway-fusion")])
+def test_two_stream_detrs_start_from_mmdetection_s_coco_checkpoint_with_both_streams_filled(family, fusion, tmp_path):
+    """A checkpoint laid out as mmdetection publishes its COCO DINO (or Deformable DETR): its model built
+    from mmdetection's own config, random weights, ``meta`` and ``state_dict`` in torch's legacy format
+    (publish_model.py's). Every tensor of the two-stream model comes from it, tensor for tensor, but the
+    fusion modules and what COCO's 80 classes shape (the class scores of every decoder layer, DINO's
+    label embedding for denoising)."""
+    source_config = tmp_path / f"{family}_coco.py"
+    source_config.write_text(f"_base_ = '{COCO_DETRS[family]}'\n")
+    coco = MODELS.build(load_config(source_config).model)
+    assert coco.bbox_head.num_classes == 80
+    source = _random_state(coco, seed=5)
+    del coco
+    path = tmp_path / f"{family}_coco.pth"
+    torch.save({"meta": _coco_meta(80), "state_dict": source}, path, _use_new_zipfile_serialization=False)
+    config = CONFIGS / DETR_CONFIGS[family].format(fusion)
+    written, said = _init(config, path, tmp_path / "init.pth")
+    fresh = ("backbone.fusions.", "bbox_head.cls_branches.", "dn_query_generator.label_embedding.")
+
+    def rule(key):
+        for stream in ("backbone.visible.", "backbone.lwir."):
+            if key.startswith(stream):
+                return "backbone." + key[len(stream) :]
+        return None if key.startswith(fresh) else key
+
+    _expect(config, rule, source, written)
+    backbone = sum(key.startswith("backbone.") for key in source)
+    assert f"backbone.visible.* from backbone.* ({backbone} tensors)" in said
+    assert f"backbone.lwir.* from backbone.* ({backbone} tensors)" in said
+    assert "neck.* as they are" in said and "encoder.* as they are" in said and "decoder.* as they are" in said
+    assert "backbone.fusions.* (" in said and "): not in the source" in said
+    assert "bbox_head.cls_branches.0 (weight, bias): the classifier of a single-class head" in said
+    if family == "dino":
+        assert "dn_query_generator.label_embedding (weight): shape (1, 256) here, (80, 256) in the source" in said

@@ -1,5 +1,6 @@
 """Every config reads and builds; one training step of each synthetic model learns in both streams."""
 
+import copy
 import json
 import math
 from pathlib import Path
@@ -44,6 +45,33 @@ def test_there_are_configs_for_every_model():
         assert f"faster-rcnn_r50_fpn_{model}_1x_kaist.py" in names
         assert f"faster-rcnn_r18_fpn_{model}_synth.py" in {p.name for p in SYNTH_CONFIGS}
         assert f"retinanet_r18_fpn_{model}_synth.py" in {p.name for p in SYNTH_CONFIGS}
+    for model in ("halfway-fusion", "gated-fusion", "rgb", "thermal"):
+        assert f"dino_r18_{model}_synth.py" in {p.name for p in SYNTH_CONFIGS}
+        assert f"deformable-detr_r18_{model}_synth.py" in {p.name for p in SYNTH_CONFIGS}
+    assert {"dino-4scale_r50_halfway-fusion_12e_kaist.py", "dino-4scale_r50_gated-fusion_12e_kaist.py"} <= names
+    assert "deformable-detr-refine-twostage_r50_halfway-fusion_12e_kaist.py" in names
+
+
+DETR_CONFIGS = [p for p in KAIST_CONFIGS + BENCHMARK_CONFIGS if load_config(p).model.type in ("DINO", "DeformableDETR")]
+
+
+@pytest.mark.parametrize("path", DETR_CONFIGS, ids=lambda p: p.stem)
+def test_detr_configs_fuse_each_level_before_the_channel_mapper_and_keep_low_scores(path):
+    """Two streams fused at each level the transformer reads, into mmdetection's channel mapper; the fusion
+    modules (new) at the full learning rate where the pretrained backbones get a tenth; and every frame's
+    100 best queries kept without a score threshold, so that the miss-rate curve reaches from 1e-2 to 1
+    false positive per image and beyond (100 a frame where the leaderboard's test set has 2,252 frames:
+    the lowest-scored reach far above 1 FPPI, the best below 1e-2)."""
+    cfg = load_config(path)
+    backbone = cfg.model.backbone
+    assert backbone.type == "TwoStreamBackbone" and backbone.fusion.type in ("ConcatFusion", "GatedFusion")
+    assert backbone.visible.out_indices == backbone.lwir.out_indices == (1, 2, 3)
+    assert list(backbone.channels) == list(cfg.model.neck.in_channels) and cfg.model.neck.type == "ChannelMapper"
+    assert cfg.model.neck.num_outs == 4  # 4-scale: the channel mapper adds the fourth level
+    keys = cfg.optim_wrapper.paramwise_cfg.custom_keys
+    assert keys["backbone"].lr_mult == 0.1 and keys["backbone.fusions"].lr_mult == 1.0
+    assert cfg.model.test_cfg.max_per_img >= 100 and "score_thr" not in cfg.model.test_cfg
+    assert cfg.auto_scale_lr.enable and cfg.auto_scale_lr.base_batch_size == 16
 
 
 @pytest.mark.parametrize("path", KAIST_CONFIGS, ids=lambda p: p.stem)
@@ -157,7 +185,7 @@ def test_one_training_step_gives_finite_losses_and_gradients_in_both_streams(pat
 
     if "late-fusion" in path.name:
         assert _gradient(model.visible) > 0 and _gradient(model.lwir) > 0
-    elif "halfway-fusion" in path.name:
+    elif "halfway-fusion" in path.name or "gated-fusion" in path.name:
         assert _gradient(model.backbone.visible) > 0 and _gradient(model.backbone.lwir) > 0
         assert _gradient(model.backbone.fusions) > 0
     elif "early-fusion" in path.name:
@@ -177,3 +205,23 @@ def test_runs_of_one_config_in_one_process_have_names_of_their_own():
     names = {cfg.get("experiment_name", Path(SYNTH_CONFIGS[0]).stem) for cfg in (first, second)}
     assert len(names) == 2
     assert load_config(SYNTH_CONFIGS[0], ["experiment_name=mine"]).experiment_name == "mine"
+
+
+def test_a_run_formats_its_config_text_once_and_as_mmengine_does(monkeypatch):
+    """mmengine formats a config's text (yapf, most of a second) for the log, the work folder and every
+    checkpoint; the kit's runs format it once per content, to the same text."""
+    from mmengine.config import Config
+
+    from kaist_kit.models.config_text import format_text_once
+
+    calls = []
+    formatting = Config.pretty_text.fget
+    monkeypatch.setattr(Config, "pretty_text", property(lambda cfg: calls.append(1) or formatting(cfg)))
+    cfg = load_config(SYNTH_CONFIGS[0])
+    expected = formatting(cfg)
+    formatted = format_text_once(cfg)
+    assert formatted is cfg and formatted.pretty_text == expected and formatted.pretty_text == expected
+    copied = copy.deepcopy(formatted)  # as mmengine's runner copies it
+    assert copied.pretty_text == expected and len(calls) == 1
+    copied.work_dir = "elsewhere"  # another content: formatted again
+    assert "work_dir = 'elsewhere'" in copied.pretty_text and len(calls) == 2

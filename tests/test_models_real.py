@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("torch", reason="the detector tests need the mmdet extra (torch)")
 pytest.importorskip("mmdet", reason="the detector tests need the mmdet extra (mmdetection)")
 
-from models_helpers import KAIST_CONFIGS, cli_options, pretrained_paths  # noqa: E402
+from models_helpers import DETRS, KAIST_CONFIGS, cli_options, pretrained_paths, tiny_detr_options  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from kaist_kit.cli import app  # noqa: E402
@@ -55,7 +55,7 @@ def real_options(root, config) -> dict:
         )
     for loader in ("val_dataloader", "test_dataloader"):
         options[f"{loader}.dataset.pipeline.1.scale"] = SCALE
-    return options
+    return {**options, **tiny_detr_options(load_config(config).model)}
 
 
 def _invoke(*args):
@@ -87,6 +87,9 @@ def test_each_kaist_config_trains_tests_and_infers_on_real_pairs(config, kaist_p
         assert {r["image_id"] for r in records} == set(gt.image_ids.tolist()) and gt.n_images == 8
         assert all(r["category_id"] == 1 and len(r["bbox"]) == 4 for r in records)
         assert "Log-average miss rate" in shown.stdout and config.stem in shown.stdout
+        if load_config(config).model.type in DETRS:  # every frame keeps its 100 best queries
+            kept = [sum(r["image_id"] == image_id for r in records) for image_id in gt.image_ids.tolist()]
+            assert set(kept) == {load_config(config).model.test_cfg.max_per_img} == {100}
 
         frame = kaist_pairs / "images" / "set09" / "V000"
         figure = tmp_path / "pair.png"

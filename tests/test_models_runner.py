@@ -19,7 +19,7 @@ from kaist_kit.cli import app  # noqa: E402
 from kaist_kit.config_files import load_config  # noqa: E402
 from kaist_kit.data.results import load_detections  # noqa: E402
 from kaist_kit.groundtruth import load_ground_truth  # noqa: E402
-from kaist_kit.models.checkpoints import trusted_checkpoints  # noqa: E402
+from kaist_kit.models.checkpoints import read_checkpoint, weights_only_checkpoints  # noqa: E402
 from kaist_kit.models.train import train  # noqa: E402
 
 CONFIG = CONFIGS / "retinanet_r18_fpn_halfway-fusion_synth.py"
@@ -81,18 +81,28 @@ def test_training_writes_checkpoints_and_keeps_the_best_by_miss_rate(trained):
     assert validated and 0 <= validated[-1]["kaist/all-pedestrians_night"] <= 1
 
 
-def test_a_checkpoint_saved_by_training_loads_again(trained, tiny_synth):
+def test_a_checkpoint_saved_by_training_loads_again_weights_only(trained, tiny_synth):
+    """torch's weights-only unpickler refuses what mmengine adds to a checkpoint (its message hub's
+    HistoryBuffer, numpy arrays and scalars) unless told; the kit admits exactly that, and the message
+    hub comes back as mmengine's own class with its logged values."""
+    from mmengine.logging import HistoryBuffer
     from mmengine.runner import load_checkpoint
 
     checkpoint = trained / "epoch_1.pth"
     with pytest.raises(Exception, match="weights_only"):
-        torch.load(checkpoint, weights_only=True)  # why the kit loads within trusted_checkpoints
+        torch.load(checkpoint, weights_only=True)  # why the kit admits more than tensors
     model = build_model(load_config(CONFIG, tiny_options(tiny_synth)))
-    with trusted_checkpoints():
+    with weights_only_checkpoints():
         saved = load_checkpoint(model, str(checkpoint), map_location="cpu")
     assert saved["meta"]["epoch"] == 1
-    weights = torch.load(checkpoint, weights_only=False)["state_dict"]
-    assert torch.equal(model.state_dict()["backbone.lwir.conv1.weight"], weights["backbone.lwir.conv1.weight"])
+    loaded = read_checkpoint(checkpoint)
+    assert torch.equal(
+        model.state_dict()["backbone.lwir.conv1.weight"], loaded["state_dict"]["backbone.lwir.conv1.weight"]
+    )
+    losses = loaded["message_hub"]["log_scalars"]["train/loss"]
+    assert type(losses) is HistoryBuffer and losses.mean() > 0 and losses.statistics("current") == losses.current()
+    whole = torch.load(checkpoint, weights_only=False)["message_hub"]["log_scalars"]["train/loss"]
+    assert (losses._log_history == whole._log_history).all() and (losses._count_history == whole._count_history).all()
 
 
 def test_importing_the_models_leaves_mmengine_checkpoint_loading_alone(trained, tiny_synth):
@@ -102,7 +112,7 @@ def test_importing_the_models_leaves_mmengine_checkpoint_loading_alone(trained, 
     model = build_model(load_config(CONFIG, tiny_options(tiny_synth)))
     with pytest.raises(Exception, match="weights_only"):
         load_checkpoint(model, str(trained / "epoch_1.pth"), map_location="cpu", logger="silent")
-    with trusted_checkpoints():
+    with weights_only_checkpoints():
         assert load_checkpoint(model, str(trained / "epoch_1.pth"), map_location="cpu", logger="silent")
     assert CheckpointLoader._schemes[""] is load_from_local
 

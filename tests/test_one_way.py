@@ -99,8 +99,8 @@ ALLOWED = {
     ("kaist_kit/synth.py", ".write_bytes"): "the same",
     ("kaist_kit/download.py", "urllib.request.urlopen"): "a download, not a file; kept only once its size and MD5 "
     "are the pinned ones",
-    ("kaist_kit/models/checkpoints.py", "torch.load"): "mmengine's checkpoint loader, on checkpoints that "
-    "check_readable checked first",
+    ("kaist_kit/models/checkpoints.py", "torch.load"): "torch's weights-only unpickler, on a checkpoint "
+    "opened by open_input",
     ("kaist_kit/config_files.py", "Config.fromfile"): "mmengine reads its Python configs by name, after check_readable",
     ("kaist_kit/models/data.py", "fileio.get"): "training pictures, through mmengine's file backends (local or "
     "remote), decoded by OpenCV",
@@ -108,7 +108,6 @@ ALLOWED = {
         "kaist_kit/models/init_checkpoint.py",
         "CheckpointLoader.load_checkpoint",
     ): "local checkpoints after check_readable; URLs fetched by mmengine",
-    ("kaist_kit/models/predict.py", "load_checkpoint"): "after check_readable",
 }
 
 

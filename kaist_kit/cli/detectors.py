@@ -11,6 +11,7 @@ from .command import Whole
 from .options import MAX_SIDE, SCORES, CfgOptionsOption, OutputFormat, render
 
 MAX_PROCESSES = 1024
+MAX_NODES = 1024
 
 # The two arguments `test` and `infer` begin with.
 TrainedConfigArgument = Annotated[
@@ -64,6 +65,51 @@ def train_command(
         ),
     ] = 1,
     resume: Annotated[bool, typer.Option("--resume", help="Continue from the work folder's last checkpoint.")] = False,
+    nnodes: Annotated[
+        int,
+        typer.Option(
+            "--nnodes",
+            metavar="N",
+            parser=Whole(1, MAX_NODES),
+            help=f"Machines, 1 to {MAX_NODES}: run this same command on each, with its own --node-rank and the same "
+            "--master-addr and --master-port (torchrun's static rendezvous); each starts --gpus processes.",
+        ),
+    ] = 1,
+    node_rank: Annotated[
+        int,
+        typer.Option(
+            "--node-rank",
+            metavar="RANK",
+            parser=Whole(0, MAX_NODES - 1),
+            help="This machine's place among --nnodes, 0 to N-1; machine 0 keeps the checkpoints and logs.",
+        ),
+    ] = 0,
+    master_addr: Annotated[
+        str | None,
+        typer.Option(
+            "--master-addr",
+            metavar="HOST",
+            help="The address of machine 0 (--node-rank 0), which every machine can reach.",
+            show_default=False,
+        ),
+    ] = None,
+    master_port: Annotated[
+        int,
+        typer.Option(
+            "--master-port",
+            metavar="PORT",
+            parser=Whole(1, 65535),
+            help="A free port on machine 0, the same on every machine.",
+        ),
+    ] = 29500,
+    slurm: Annotated[
+        bool,
+        typer.Option(
+            "--slurm",
+            help="This process is one task that srun started, one per GPU (mmengine's slurm launcher): "
+            "srun --nodes N --ntasks-per-node G ... kaist-kit train CONFIG --slurm.",
+        ),
+    ] = False,
     amp: Annotated[
         bool,
         typer.Option(
@@ -79,14 +125,18 @@ def train_command(
     import subprocess
 
     _models("train", (config, "config file"))
-    from ..models.train import train
+    from ..models.train import Nodes, train
 
+    nodes = Nodes(nnodes, node_rank, master_addr, master_port)
     try:
-        folder = train(config, work_dir, gpus, resume, cfg_options, amp, echo=say)
+        folder = train(config, work_dir, gpus, resume, cfg_options, amp, echo=say, nodes=nodes, slurm=slurm)
     except subprocess.CalledProcessError as exc:
         say(f"error: distributed training stopped with exit code {exc.returncode}")
         raise typer.Exit(exc.returncode or 1) from None
-    say(f"checkpoints and logs in {folder}")
+    if node_rank > 0:
+        say(f"this machine's processes are done: machine 0 keeps the checkpoints and logs in {folder}")
+    else:
+        say(f"checkpoints and logs in {folder}")
 
 
 def parse_shift(value: str | None) -> tuple[int, int] | None:

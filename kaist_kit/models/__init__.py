@@ -16,8 +16,9 @@ How a frame pair travels through the pipeline:
 - `PairDataPreprocessor` picks the modalities a model uses and normalises each with its own mean
   and std: visible RGB then lwir (six channels), or one of them alone (three).
 - The model splits the channels as it needs: `TwoStreamBackbone` (halfway fusion) runs one
-  backbone per modality and fuses each stage with a `ConcatFusion`, `WeightedSumFusion` or
-  `AttentionFusion`; early fusion is a single backbone with ``in_channels=6`` (`PairPretrained`
+  backbone per modality and fuses each stage with a `ConcatFusion`, `WeightedSumFusion`,
+  `AttentionFusion` or `GatedFusion` (for DINO and Deformable DETR: the levels they read, before
+  their channel mapper); early fusion is a single backbone with ``in_channels=6`` (`PairPretrained`
   starts its first convolution from a three-channel checkpoint);
   `LateFusionDetector` runs one detector per modality and merges their boxes.
 - `KaistMetric` scores the predictions with the kit's evaluator (LAMR all / day / night);
@@ -25,13 +26,14 @@ How a frame pair travels through the pipeline:
   reads its classes, frame size and picture paths).
 
 Importing changes nothing else: mmengine's checkpoint loading stays as it is. The kit's own
-verbs load checkpoints within `trusted_checkpoints` (torch >= 2.6 refuses mmengine's checkpoints
-otherwise); scripts of your own can call `trust_local_checkpoints`.
+verbs load checkpoints within `weights_only_checkpoints`: torch's weights-only unpickler, admitting
+what mmdetection's and mmengine's checkpoints hold besides tensors and refusing anything else (a
+pickle can name code to run); scripts of your own can call `use_weights_only_checkpoints`.
 """
 
-from .checkpoints import trust_local_checkpoints, trusted_checkpoints
+from .checkpoints import use_weights_only_checkpoints, weights_only_checkpoints
 from .data import KaistDataset, LoadKaistPair, PadPair, PerModality, ShiftLwir
-from .fusion import AttentionFusion, ConcatFusion, TwoStreamBackbone, WeightedSumFusion
+from .fusion import AttentionFusion, ConcatFusion, GatedFusion, TwoStreamBackbone, WeightedSumFusion
 from .init_checkpoint import PairPretrained, init_checkpoint
 from .late_fusion import LateFusionDetector
 from .metric import BenchmarkMetric, KaistMetric
@@ -41,6 +43,7 @@ __all__ = [
     "AttentionFusion",
     "BenchmarkMetric",
     "ConcatFusion",
+    "GatedFusion",
     "KaistDataset",
     "KaistMetric",
     "LateFusionDetector",
@@ -53,6 +56,6 @@ __all__ = [
     "TwoStreamBackbone",
     "WeightedSumFusion",
     "init_checkpoint",
-    "trust_local_checkpoints",
-    "trusted_checkpoints",
+    "use_weights_only_checkpoints",
+    "weights_only_checkpoints",
 ]

@@ -79,6 +79,34 @@ class AttentionFusion(BaseModule):
 
 
 @MODELS.register_module()
+class GatedFusion(BaseModule):
+    """A gate at every place of a feature map: ``g * visible + (1 - g) * lwir``, with ``g`` in (0, 1)
+    read by a small convolution from both streams' features around that place.
+
+    Where `AttentionFusion` weighs the modalities once per frame and channel, this one weighs them per
+    pixel of each level: within one frame a pedestrian in a lit doorway and one in the dark beside it
+    lean on different modalities, and so does a warm wall behind a person by day. One gate per level
+    (`TwoStreamBackbone` builds one per stage). The last layer starts at zero: both modalities weigh
+    0.5 everywhere, the mean of the streams, until the data says otherwise.
+    """
+
+    def __init__(self, channels: int, reduction: int = 8, init_cfg=None):
+        super().__init__(init_cfg)
+        hidden = max(channels // reduction, 8)
+        self.gate = nn.Sequential(
+            nn.Conv2d(2 * channels, hidden, kernel_size=1),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(hidden, 1, kernel_size=3, padding=1),
+        )
+        nn.init.zeros_(self.gate[-1].weight)
+        nn.init.zeros_(self.gate[-1].bias)
+
+    def forward(self, visible: torch.Tensor, lwir: torch.Tensor) -> torch.Tensor:
+        weight = torch.sigmoid(self.gate(torch.cat([visible, lwir], dim=1)))
+        return lwir + weight * (visible - lwir)
+
+
+@MODELS.register_module()
 class TwoStreamBackbone(BaseModule):
     """Two backbones, one per modality, fused stage by stage into one multi-scale output.
 

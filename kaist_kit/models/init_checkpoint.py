@@ -3,8 +3,9 @@
 Researchers fine-tune from mmdetection's COCO detectors or from an ImageNet backbone. This
 builds a config's model and fills every tensor it can from such a checkpoint, by name and shape:
 
-- halfway fusion (`TwoStreamBackbone`): the source's ``backbone.*`` into both
-  ``backbone.visible.*`` and ``backbone.lwir.*``; the fusion modules start fresh;
+- halfway fusion (`TwoStreamBackbone`, Faster R-CNN's, RetinaNet's, DINO's and Deformable DETR's):
+  the source's ``backbone.*`` into both ``backbone.visible.*`` and ``backbone.lwir.*``; the fusion
+  modules start fresh;
 - late fusion (`LateFusionDetector`): the whole source detector into both ``visible.*`` and
   ``lwir.*``;
 - early fusion (a backbone reading six channels): the first convolution's three input channels
@@ -32,10 +33,11 @@ from mmengine.model.weight_init import PretrainedInit
 from ..config_files import load_config
 from ..errors import InputError, quantity
 from ..files import check_readable
+from .checkpoints import state_dict_of, weights_only_checkpoints
 
 # The layers that score classes in mmdetection's detection heads (Faster R-CNN's BBoxHead,
-# RetinaNet, FCOS / ATSS and the other anchor-free heads).
-CLASSIFIERS = ("fc_cls", "retina_cls", "conv_cls")
+# RetinaNet, FCOS / ATSS and the other anchor-free heads, DETR's heads: one per decoder layer).
+CLASSIFIERS = ("fc_cls", "retina_cls", "conv_cls", "cls_branches")
 NOT_IN_SOURCE = "not in the source"
 SHAPE = "another shape in the source"
 CLASSIFIER = "the classifier of a single-class head: the source's class scores do not carry over"
@@ -112,10 +114,9 @@ def _source_group(target_group: str, target: str, source: str) -> str:
 
 def read_source(source: str):
     """The state dict of a checkpoint: a local file or an http(s) URL, in mmengine's layout
-    (``state_dict``), as a bare state dict (torchvision's) or under ``model``."""
+    (``state_dict``), as a bare state dict (torchvision's) or under ``model``; read by torch's
+    weights-only unpickler (`weights_only_checkpoints`): a pickle that names anything else is refused."""
     from mmengine.runner.checkpoint import CheckpointLoader
-
-    from .checkpoints import trusted_checkpoints
 
     remote = "://" in source
     if not remote:
@@ -123,33 +124,16 @@ def read_source(source: str):
             raise InputError("no such checkpoint", source)
         check_readable(source)  # a regular file within the limits, and one of the command's inputs
     try:
-        with trusted_checkpoints():
+        with weights_only_checkpoints():
             checkpoint = CheckpointLoader.load_checkpoint(source, map_location="cpu", logger="silent")
-    except Exception as exc:  # torch.load raises whatever unpickling meets
+    except InputError:
+        raise
+    except Exception as exc:  # a download or torch.load failing as they do
         raise InputError(f"cannot read the checkpoint: {type(exc).__name__}: {exc}".splitlines()[0], source) from None
     weights = state_dict_of(checkpoint)
     if not weights:
         raise InputError("not a checkpoint: it holds no tensors", source)
     return weights
-
-
-def state_dict_of(checkpoint) -> dict:
-    """The named tensors of a loaded checkpoint (under ``state_dict`` or ``model``, or bare),
-    without the ``module.`` prefix of distributed training."""
-    import torch
-
-    if isinstance(checkpoint, dict):
-        for key in ("state_dict", "model"):
-            if isinstance(checkpoint.get(key), dict):
-                checkpoint = checkpoint[key]
-                break
-    if not isinstance(checkpoint, dict):
-        return {}
-    return {
-        k.removeprefix("module."): v
-        for k, v in checkpoint.items()
-        if isinstance(k, str) and isinstance(v, torch.Tensor)
-    }
 
 
 def fits_pair(target, value) -> bool:

@@ -11,8 +11,10 @@ from mmengine.evaluator import BaseMetric
 from mmengine.logging import MMLogger
 
 from ..data.results import read_coco
+from ..errors import InputError
 from ..evaluate import evaluate
 from ..findings import inspect, inspect_scores
+from ..frames import find_frame
 from ..groundtruth import load_ground_truth
 from ..metrics.spec import AP, AP50, AP75
 from ..results import coco_results_text, write_coco_results
@@ -40,9 +42,16 @@ class KaistMetric(BaseMetric):
     lower is better, so keep the best checkpoint with
     ``default_hooks.checkpoint = dict(save_best='kaist/reasonable_all', rule='less')``.
 
+    It scores any mmdetection dataset whose frames it can find in the ground truth (docs/mmdetection.md):
+    by the KAIST frame a sample's ``img_path`` names (``images/set06/V000/visible/I00019.jpg``,
+    ``set06_V000_I00019_visible.png``, ...), else by its ``img_id`` as the ground truth's image id. A
+    frame the ground truth does not have is an error, never a silently wrong miss rate. Where the
+    dataset has several classes, the detections of its ``person`` class are scored.
+
     ``ann_file`` is the ground truth; by default the evaluated `KaistDataset`'s own annotation
-    file. ``setting`` is one setting name or a list (see docs/evaluation.md), ``splits`` a subset
-    of all / day / night, ``protocol`` ``'leaderboard'`` or ``'matlab'``. With ``results_file``
+    file (another dataset class needs it given). ``setting`` is one setting name or a list (see
+    docs/evaluation.md), ``splits`` a subset of all / day / night, ``protocol`` ``'leaderboard'`` or
+    ``'matlab'``. With ``results_file``
     the predictions are also written there as COCO result JSON, the ground truth's image ids
     included, for `kaist-kit eval` and `kaist-kit submit`.
     """
@@ -72,22 +81,65 @@ class KaistMetric(BaseMetric):
         for sample in data_samples:
             found = sample["pred_instances"]
             self.results.append(
-                (int(sample["img_id"]), found["bboxes"].detach().cpu().numpy(), found["scores"].detach().cpu().numpy())
+                (
+                    int(sample["img_id"]),
+                    find_frame(sample["img_path"]) if sample.get("img_path") else None,
+                    found["bboxes"].detach().cpu().numpy(),
+                    found["scores"].detach().cpu().numpy(),
+                    found["labels"].detach().cpu().numpy() if "labels" in found else None,
+                )
             )
 
     def ground_truth_path(self) -> str:
         path = self.ann_file or (self.dataset_meta or {}).get("ann_file")
         if not path:
-            raise ValueError("KaistMetric needs ann_file, or a KaistDataset to evaluate")
+            raise InputError(
+                "KaistMetric needs ann_file=, the KAIST ground truth to score against, when the dataset is not a "
+                "KaistDataset (docs/mmdetection.md)"
+            )
         return str(path)
 
+    def person_label(self) -> int | None:
+        """The label of pedestrians among the dataset's classes; None when every detection is one."""
+        classes = list((self.dataset_meta or {}).get("classes") or ())
+        if len(classes) <= 1:
+            return None
+        if "person" not in classes:
+            raise InputError(
+                f"KaistMetric scores pedestrians, and the dataset's classes have no 'person': {classes[:5]}"
+            )
+        return classes.index("person")
+
+    def on_ground_truth(self, results: list, gt) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        """(ground-truth image id, boxes, scores) of each sample: found by the frame its picture names,
+        else by its image id; a sample of no frame of the ground truth is an `InputError`."""
+        person = self.person_label()
+        found = []
+        for image_id, frame, corners, scores, labels in results:
+            if frame is not None:
+                index = gt.index_of_name.get(frame)
+                what = f"frame {frame}"
+            else:
+                index = gt.index_of_id.get(image_id)
+                what = f"image id {image_id} (its picture's path names no KAIST frame)"
+            if index is None:
+                raise InputError(
+                    f"the evaluated dataset's {what} is not in this ground truth: is ann_file the ground truth of "
+                    "the dataset evaluated?",
+                    gt.path,
+                )
+            if person is not None and labels is not None:
+                corners, scores = corners[labels == person], scores[labels == person]
+            found.append((int(gt.image_ids[index]), corners, scores))
+        return found
+
     def compute_metrics(self, results: list) -> dict[str, float]:
-        arrays = prediction_arrays(results)
+        gt = load_ground_truth(self.ground_truth_path())
+        arrays = prediction_arrays(self.on_ground_truth(results, gt))
         if self.results_file:
             text = write_coco_results(self.results_file, *arrays)
         else:
             text = coco_results_text(*arrays)
-        gt = load_ground_truth(self.ground_truth_path())
         logger = MMLogger.get_current_instance()
         # Scored as written, so that the numbers are those `kaist-kit eval` gives the file.
         dets = read_coco(text.decode(), str(self.results_file or "predictions"), gt)

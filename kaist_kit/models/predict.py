@@ -78,10 +78,11 @@ def test(
     ``echo`` hears of a download."""
     from mmengine.runner import Runner
 
-    from .checkpoints import trusted_checkpoints
+    from .checkpoints import read_checkpoint, require_fit, weights_only_checkpoints
+    from .config_text import format_text_once
 
     checkpoint = _check_checkpoint(checkpoint)
-    cfg = load_config(config, cfg_options)
+    cfg = format_text_once(load_config(config, cfg_options))
     cfg.load_from = str(checkpoint)
     cfg.resume = False
     cfg.launcher = "none"
@@ -100,7 +101,9 @@ def test(
     ours[0]["results_file"] = str(out)
     cfg.test_evaluator = evaluators
     runner = Runner.from_cfg(cfg)
-    with trusted_checkpoints():
+    # A checkpoint of another model would be scored as its random weights: refused before the run.
+    require_fit(getattr(runner.model, "module", runner.model), read_checkpoint(checkpoint, "cpu"), checkpoint)
+    with weights_only_checkpoints():
         metrics = runner.test()
     metric = next(m for m in runner.test_loop.evaluator.metrics if type(m).__name__ in KIT_METRICS)
     if type(metric).__name__ == "BenchmarkMetric":
@@ -134,11 +137,10 @@ def infer(
     from mmdet.registry import MODELS
     from mmengine.dataset import Compose
     from mmengine.registry import init_default_scope
-    from mmengine.runner import load_checkpoint
     from mmengine.utils import import_modules_from_strings
 
     from ..show import draw_pair
-    from .checkpoints import trusted_checkpoints
+    from .checkpoints import read_checkpoint, require_fit, state_dict_of
     from .data import frame_name, read_picture
 
     checkpoint = _check_checkpoint(checkpoint)
@@ -151,8 +153,9 @@ def infer(
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
 
     model = MODELS.build(cfg.model)
-    with trusted_checkpoints():
-        load_checkpoint(model, str(checkpoint), map_location="cpu", logger="silent")
+    loaded = read_checkpoint(checkpoint, "cpu")
+    require_fit(model, loaded, checkpoint)  # else the drawing would show a random model's boxes
+    model.load_state_dict(state_dict_of(loaded), strict=True)
     model.to(device).eval()
     steps = [step for step in cfg.test_dataloader.dataset.pipeline if step["type"] != "LoadAnnotations"]
     data = Compose(steps)(dict(img_path=str(visible), lwir_path=str(lwir), img_id=0))

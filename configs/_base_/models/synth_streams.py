@@ -15,14 +15,17 @@ resnet18 = dict(
     init_cfg=None,
 )
 
-# _delete_: it replaces mmdetection's DetDataPreprocessor rather than merging into it.
-pair_preprocessor = dict(
-    _delete_=True,
+# The three levels DINO and Deformable DETR read (strides 8, 16, 32), before their channel mapper.
+resnet18_levels = dict(resnet18, out_indices=(1, 2, 3))
+
+# Measured on the synthetic training pictures.
+pair_statistics = dict(
     type="PairDataPreprocessor",
     modalities=("visible", "lwir"),
-    # Measured on the synthetic training pictures.
     mean=dict(visible=[80.0, 81.0, 85.0], lwir=[96.0]),
     std=dict(visible=[58.0, 59.0, 63.0], lwir=[42.0]),
     bgr_to_rgb=True,
     pad_size_divisor=32,
 )
+# _delete_: it replaces mmdetection's DetDataPreprocessor rather than merging into it.
+pair_preprocessor = dict(pair_statistics, _delete_=True)
