@@ -91,7 +91,8 @@ def main() -> None:
         f"work: its load average was {', '.join(loads)} (before the first run and after each round). "
         f"{len(entries)} published files, one per method ({', '.join(e.name for e in entries)}); each command "
         f"a process of its own, taking turns, {args.repeat} runs each; medians of the runs: wall time, CPU time "
-        "(user and system), and how many times the kit's the script's is. The script is MLPD's "
+        "(user and system), and the script's time divided by each command's (the goal: 50 or more). The "
+        "script is MLPD's "
         f"evaluation_script.py, under Python {version[0]}, numpy {version[1]}, matplotlib {version[2]}.",
         "",
         "| command | wall | CPU | script / command, wall | script / command, CPU |",
