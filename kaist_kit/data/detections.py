@@ -276,9 +276,10 @@ class Detections:
         return cls(np.zeros(0, np.int64), np.zeros((0, 4)), np.zeros(0), source, format)
 
     def of_classes(self, class_ids) -> Detections:
-        """The detections of these classes (by id) alone."""
+        """The detections of these classes (by id) alone: these detections themselves when all are
+        (no copy of millions of boxes)."""
         keep = np.isin(self.category, list(class_ids))
-        return self.taking(keep)
+        return self if keep.all() else self.taking(keep)
 
     def taking(self, keep: np.ndarray, image: np.ndarray | None = None, boxes: np.ndarray | None = None) -> Detections:
         """The detections of ``keep`` (a mask), their image indices or boxes replaced where given (over all)."""
