@@ -220,11 +220,13 @@ class BenchmarkMetric(BaseMetric):
         categories = [c.id for c in self.bench.categories]
         records = []
         for position, corners, scores, labels in sorted(results, key=lambda r: r[0]):
+            image_id = gt.image_ids[position]
+            image_id = image_id.item() if isinstance(image_id, np.generic) else image_id  # a JSON number or text
             for k in np.argsort(-scores, kind="stable"):
                 x1, y1, x2, y2 = (float(v) for v in corners[k])
                 records.append(
                     {
-                        "image_id": gt.image_ids[position],
+                        "image_id": image_id,
                         "category_id": categories[int(labels[k])],
                         "bbox": [round(x1, 2), round(y1, 2), round(x2 - x1, 2), round(y2 - y1, 2)],
                         "score": float(scores[k]),
