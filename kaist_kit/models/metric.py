@@ -167,7 +167,7 @@ class KaistMetric(BaseMetric):
 class BenchmarkMetric(BaseMetric):
     """COCO's AP of another benchmark (FLIR-aligned, LLVIP, M3FD, ...), per class and their mean, computed
     by the kit's `coco_evaluate` (pycocotools' numbers exactly) against the evaluated dataset's annotation
-    file, read as the benchmark's ground truth (`kaist_kit.annotations.load_annotations`).
+    file, read as the benchmark's ground truth (`kaist_kit.data.groundtruth`).
 
     Metrics are named ``<benchmark>/<metric>`` for the mean over the classes (``flir-aligned/ap50``) and
     ``<benchmark>/<class>_<metric>`` per class, as fractions: higher is better. ``metrics`` are COCO's
