@@ -8,7 +8,7 @@
 - ``cvc-14``: CVC-14's ``{Day,Night}/Visible/{Train,NewTest}/Annotations/STAMP.txt``, the frames with a
   FIR file of the same name (as MS-DETR's evaluation takes them);
 - ``coco``: the COCO conversions in circulation (FLIR-aligned's and M3FD's pinned test files among
-  them), one JSON file, read by `kaist_kit.annotations.load_annotations`.
+  them), one JSON file, read by `kaist_kit.benchmark_readers`.
 
 Each file is read by the reader `kaist_kit.benchmark_readers` reads it with (`kaist_kit.voc.parse_voc`:
 exactly what ElementTree reads, or a refusal; `cvc14_lines`: ``str.split`` and ``float``), and the
@@ -288,7 +288,7 @@ def read_coco_file(
     path: str | os.PathLike, bench: Benchmark, split: str | None, problems: Problems, text: str
 ) -> GroundTruth:
     """A COCO ground truth of ``bench`` (string ids, ``scene`` codes, 'bike': see
-    `kaist_kit.annotations.annotations_from_coco`) from its ``text``; the reader's notes (a class read
+    `kaist_kit.data.groundtruth.ground_truth_from_coco`) from its ``text``; the reader's notes (a class read
     under another name, boxes of unlisted classes left out) are reported as notes."""
     annotations = ground_truth_from_coco(parse_json(text, path), path, text, benchmark=bench)
     for note in annotations.notes:

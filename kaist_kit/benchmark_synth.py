@@ -24,6 +24,7 @@ leaves nothing behind, and a folder that holds anything is never written into no
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -34,7 +35,6 @@ from .errors import InputError
 from .files import atomic_folder
 from .synth import Obj, _paste, _write, render_frame
 
-SYNTH_BENCHMARKS = ("flir-aligned", "llvip", "cvc-14", "m3fd")
 # M3FD's sizes vary: every fourth frame is one of its smaller sequences'.
 M3FD_SMALL = (880, 520)
 
@@ -108,7 +108,7 @@ def generate_benchmark(
                     image.save(path)
             if progress:
                 progress(k + 1, len(plan))
-        boxes = _WRITERS[bench.name](staging, bench, frames)
+        boxes = SYNTH_LAYOUTS[bench.name].writer(staging, bench, frames)
         counts = {split: sum(f.split == split for f in frames) for split in ("train", "test")}
         truth = {
             f.name: [(label, list(box), counts) for obj in f.objects for label, box, counts in _labels(bench, obj)]
@@ -121,23 +121,16 @@ def generate_benchmark(
 
 def _plan(bench: Benchmark, config: BenchmarkSynthConfig, size: tuple[int, int]) -> list[tuple]:
     """(split, period, frame name, size) of every frame: half day, half night in each split."""
+    layout = SYNTH_LAYOUTS[bench.name]
     plan = []
     for split, total in (("train", config.train_frames), ("test", config.test_frames)):
         day = (total + 1) // 2
         for k in range(total):
             period = "day" if k < day else "night"
             n = len(plan)
-            if bench.name == "flir-aligned":
-                name = f"FLIR_{(1 if split == 'train' else 9001) + k:05d}"
-            elif bench.name == "llvip":
-                name = f"{(10001 if split == 'train' else 190001) + k:06d}"
-            elif bench.name == "cvc-14":
-                hour = 10 if period == "day" else 23
-                name = f"{period.capitalize()}/2014_05_0{1 if split == 'train' else 4}_{hour}_00_00_{100000 + k:06d}"
-            else:
-                name = f"{n:05d}"
-            frame_size = M3FD_SMALL if bench.name == "m3fd" and config.size is None and n % 4 == 3 else size
-            plan.append((split, period, name, frame_size))
+            name = layout.frame_name(split, period, k, n)
+            small = layout.small_size is not None and config.size is None and n % 4 == 3
+            plan.append((split, period, name, layout.small_size if small else size))
     return plan
 
 
@@ -147,14 +140,15 @@ def _plan(bench: Benchmark, config: BenchmarkSynthConfig, size: tuple[int, int])
 
 def _extras(bench: Benchmark, rng, visible, lwir, night, horizon) -> list[Obj]:
     """Vehicles (and lamps, the odd dog) for the benchmarks that label them; none for LLVIP and CVC-14."""
-    if bench.name not in ("flir-aligned", "m3fd"):
+    layout = SYNTH_LAYOUTS[bench.name]
+    if not layout.vehicles:
         return []
     height, width = lwir.shape
     objects = []
     for _ in range(int(rng.poisson(1.5))):
         kind = str(rng.choice(["car", "bus", "truck", "motorcycle"], p=[0.7, 0.1, 0.1, 0.1]))
-        if bench.name == "flir-aligned" and kind != "car":
-            kind = "car"  # FLIR-aligned's vehicles are all 'car'
+        if not layout.vehicle_kinds:
+            kind = "car"  # all its vehicles are 'car'
         h = float(np.clip(rng.lognormal(np.log(45), 0.4), 14, height * 0.5)) * {"bus": 1.6, "truck": 1.5}.get(kind, 1)
         w = h * {"car": 1.6, "bus": 2.4, "truck": 2.0, "motorcycle": 0.8}[kind]
         if w > width:  # a long vehicle in a small frame: as wide as the frame, in proportion
@@ -162,17 +156,8 @@ def _extras(bench: Benchmark, rng, visible, lwir, night, horizon) -> list[Obj]:
         y = horizon + rng.uniform(0.1, 0.9) * (height - horizon) - h
         x = rng.uniform(-0.1 * w, width - 0.9 * w)
         _draw_vehicle(rng, visible, lwir, x, y, w, h, night)
-        label = {"car": "car", "bus": "Bus", "truck": "Truck", "motorcycle": "Motorcycle"}[kind]
-        objects.append(
-            Obj(
-                label if bench.name == "m3fd" or kind == "car" else "car",
-                (int(round(x)), int(round(y)), int(round(w)), int(round(h))),
-            )
-        )
-    if bench.name == "m3fd":
-        for obj in objects:
-            if obj.label == "car":
-                obj.label = "Car"
+        objects.append(Obj(layout.vehicles[kind], (int(round(x)), int(round(y)), int(round(w)), int(round(h)))))
+    if layout.lamps:
         for _ in range(int(rng.poisson(0.6))):
             h = rng.uniform(0.15, 0.35) * height
             x, y, w = rng.uniform(0, width - 12), rng.uniform(0, max(1.0, horizon - h * 0.5)), max(6.0, h * 0.08)
@@ -225,17 +210,16 @@ def _clipped(objects: list[Obj], width: int, height: int) -> list[Obj]:
 
 def _labels(bench: Benchmark, obj: Obj) -> list[tuple[str, tuple[int, int, int, int], bool]]:
     """(label, box, mandatory) of an object in a benchmark's own terms."""
+    layout = SYNTH_LAYOUTS[bench.name]
     x, y, w, h = obj.box
     if obj.label in ("person", "people"):
-        return [({"m3fd": "People"}.get(bench.name, "person"), obj.box, True)]
+        return [(layout.person, obj.box, True)]
     if obj.label == "person?":
-        return [("person", obj.box, False)] if bench.name == "cvc-14" else []
+        return [("person", obj.box, False)] if layout.uncertain_people else []
     if obj.label == "cyclist":
-        if bench.name == "flir-aligned":  # the rider and the bicycle, as FLIR's annotators drew them
+        if layout.cyclist == "rider and bicycle":  # as FLIR's annotators drew them
             return [("person", obj.box, True), ("bicycle", (x, y + h // 2, w, h - h // 2), True)]
-        if bench.name == "m3fd":
-            return [("Motorcycle", obj.box, True)]
-        return [("person", obj.box, True)]
+        return [(layout.cyclist, obj.box, True)]
     return [(obj.label, obj.box, True)]
 
 
@@ -326,4 +310,47 @@ def _write_cvc14(root: Path, bench: Benchmark, frames: list[_Frame]) -> dict[str
     return boxes
 
 
-_WRITERS = {"flir-aligned": _write_flir, "llvip": _write_llvip, "cvc-14": _write_cvc14, "m3fd": _write_m3fd}
+@dataclass(frozen=True)
+class SynthLayout:
+    """How a benchmark's synthetic set differs from the others: its frame names, sizes, classes and files."""
+
+    frame_name: Callable[[str, str, int, int], str]  # (split, period, index in the split, index overall)
+    writer: Callable[[Path, Benchmark, list], dict]  # writes the annotation files; boxes per label
+    person: str = "person"  # a pedestrian's label
+    cyclist: str = "person"  # a cyclist's label, or "rider and bicycle": two boxes
+    uncertain_people: bool = False  # people the annotators were unsure of, kept as not mandatory
+    vehicles: dict = field(default_factory=dict)  # vehicle kind -> its label; none drawn where empty
+    vehicle_kinds: bool = False  # buses, trucks and motorcycles drawn as such, else every vehicle a car
+    lamps: bool = False  # street lamps (else the odd dog, which the benchmark's readers drop)
+    small_size: tuple[int, int] | None = None  # every fourth frame's size, where the dataset mixes sizes
+
+
+def _cvc14_name(split: str, period: str, k: int, n: int) -> str:
+    hour = 10 if period == "day" else 23
+    return f"{period.capitalize()}/2014_05_0{1 if split == 'train' else 4}_{hour}_00_00_{100000 + k:06d}"
+
+
+SYNTH_LAYOUTS = {
+    "flir-aligned": SynthLayout(
+        frame_name=lambda split, period, k, n: f"FLIR_{(1 if split == 'train' else 9001) + k:05d}",
+        writer=_write_flir,
+        cyclist="rider and bicycle",
+        vehicles={"car": "car"},
+    ),
+    "llvip": SynthLayout(
+        frame_name=lambda split, period, k, n: f"{(10001 if split == 'train' else 190001) + k:06d}",
+        writer=_write_llvip,
+    ),
+    "cvc-14": SynthLayout(frame_name=_cvc14_name, writer=_write_cvc14, uncertain_people=True),
+    "m3fd": SynthLayout(
+        frame_name=lambda split, period, k, n: f"{n:05d}",
+        writer=_write_m3fd,
+        person="People",
+        cyclist="Motorcycle",
+        vehicles={"car": "Car", "bus": "Bus", "truck": "Truck", "motorcycle": "Motorcycle"},
+        vehicle_kinds=True,
+        lamps=True,
+        small_size=M3FD_SMALL,
+    ),
+}
+SYNTH_BENCHMARKS = tuple(SYNTH_LAYOUTS)

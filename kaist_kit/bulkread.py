@@ -1,7 +1,7 @@
 """The fast path of the result readers: files of the usual layout parsed in bulk.
 
 `txt_rows`, `labelled_rows` and `coco_columns` take a result's bytes and return what the careful
-readers of `kaist_kit.detections` would read from them, or None when the file is not of the usual layout (then
+readers of `kaist_kit.data.results` would read from them, or None when the file is not of the usual layout (then
 the careful reader reads it, and says what is wrong where). They never decide anything else:
 
 - txt fields are parsed by CPython's correctly rounded `PyOS_string_to_double`, which both `float()`

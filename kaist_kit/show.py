@@ -305,7 +305,7 @@ def show_benchmark_frames(
     out: str | os.PathLike,
     score_threshold: float = 0.0,
 ) -> list[tuple[str, Path]]:
-    """`show_frames` for another benchmark's ground truth (`kaist_kit.annotations.Annotations`): each frame
+    """`show_frames` for another benchmark's ground truth (`kaist_kit.data.groundtruth.GroundTruth`): each frame
     (its name, or an image id as the file writes it) with its boxes in their classes' colours and the
     detections of each COCO result file (with their class names), on both pictures side by side."""
     from .data.detections import method_name

@@ -120,8 +120,8 @@ COCO_AREAS = (("small", 0, 32**2), ("medium", 32**2, 96**2), ("large", 96**2, np
 
 
 def benchmark_stats(annotations) -> dict:
-    """What `kaist-kit stats --benchmark NAME` prints about one ground truth (`kaist_kit.annotations.
-    Annotations`, a split of another benchmark): per class, its boxes (ignore regions apart), the images
+    """What `kaist-kit stats --benchmark NAME` prints about one ground truth (a `kaist_kit.data.groundtruth.
+    GroundTruth`, a split of another benchmark): per class, its boxes (ignore regions apart), the images
     that hold one, boxes per image, the 10 %, median and 90 % box heights and COCO's small / medium /
     large shares of the boxes that count (the file's areas, as COCO's evaluator reads them); per scene
     or period the images name (day, night, M3FD's scenes), images and boxes of each class."""

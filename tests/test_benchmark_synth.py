@@ -1,6 +1,7 @@
 """The other benchmarks' synthetic sets: deterministic, in each layout and frame size, written whole or
 not at all; the KAIST synthetic set is unchanged by the hook they use."""
 
+import dataclasses
 import hashlib
 import json
 
@@ -81,7 +82,8 @@ def test_refuses_a_full_folder_and_leaves_nothing_on_failure(tmp_path, monkeypat
     def broken(*args):
         raise OSError("disk full")
 
-    monkeypatch.setitem(benchmark_synth._WRITERS, "llvip", broken)
+    layout = benchmark_synth.SYNTH_LAYOUTS["llvip"]
+    monkeypatch.setitem(benchmark_synth.SYNTH_LAYOUTS, "llvip", dataclasses.replace(layout, writer=broken))
     (tmp_path / ".out.partial").mkdir()  # a folder of the user's, whatever its name
     (tmp_path / ".out.partial" / "mine.txt").write_text("mine")
     with pytest.raises(OSError):

@@ -18,7 +18,7 @@ from ..benchmark_eval import BENCHMARK_PROTOCOLS, BOUNDS, ScoringOptions
 from ..benchmarks import BENCHMARKS, kaist_parse_split
 from ..data.detections import ID_OFFSET_LIMIT, ReadOptions
 from ..groundtruth import GT_ENV, default_gt_path
-from ..metrics.spec import LAMR, MISS_RATE, all_metrics, names_of
+from ..metrics.spec import COCO, LAMR, MISS_RATE, YOLOV5, all_metrics, metrics_of, names_of
 from ..settings import (
     DEFAULT_FPPI_RANGE,
     KAIST_FRAME_SIZE,
@@ -35,6 +35,13 @@ from .command import Real, Whole
 # Choices as enums, so that --help lists them and typer rejects anything else: KAIST's (the hosting
 # verbs'), and those of the verbs that score any benchmark, KAIST's first.
 ProtocolName = Enum("ProtocolName", {name: name for name in PROTOCOLS}, type=str)
+
+
+def metric_choices(evaluator: str) -> str:
+    """The metrics an evaluator computes, each with its spec's description, for --metric's help."""
+    return "; ".join(f"{m.name}: {m.description}" for m in metrics_of(evaluator))
+
+
 Metric = Enum("Metric", {name: name for name in names_of(MISS_RATE)}, type=str)
 AnyProtocol = Enum("AnyProtocol", {name: name for name in [*PROTOCOLS, *BENCHMARK_PROTOCOLS]}, type=str)
 AnyMetric = Enum("AnyMetric", {m.name: m.name for m in all_metrics()}, type=str)
@@ -223,9 +230,7 @@ MetricsOption = Annotated[
     typer.Option(
         "--metric",
         metavar=choices(Metric),
-        help="lamr: log-average miss rate; ap50, ap75: COCO's AP at IoU 0.5, 0.75; ap: mean AP over IoU "
-        "0.50:0.05:0.95; ar: COCO's average recall over those (the 2024 challenge's AP_iou50:95). "
-        "Repeatable. Default: lamr.",
+        help=f"{metric_choices(MISS_RATE)}. Repeatable. Default: {LAMR.name}.",
     ),
 ]
 AnyMetricsOption = Annotated[
@@ -233,10 +238,9 @@ AnyMetricsOption = Annotated[
     typer.Option(
         "--metric",
         metavar="METRIC",
-        help="KAIST: lamr (log-average miss rate), ap50, ap75 (COCO's AP at IoU 0.5, 0.75), ap (mean AP over IoU "
-        "0.50:0.05:0.95), ar (COCO's average recall over those: the 2024 challenge's AP_iou50:95); default lamr. "
-        "Other benchmarks: ap, ap50, ap75, ap_small, ap_medium, ap_large, ar1, ar10, ar100, ar_small, ar_medium, "
-        "ar_large (coco), ap, ap50, ap75 (yolov5), lamr; default: those its papers report. Repeatable.",
+        help=f"KAIST: {metric_choices(MISS_RATE)}; default {LAMR.name}. Other benchmarks: also "
+        f"{', '.join(names_of(COCO))} (coco), {', '.join(names_of(YOLOV5))} (yolov5); default: those its papers "
+        "report. Repeatable.",
     ),
 ]
 FppiRangeOption = Annotated[

@@ -16,7 +16,7 @@ from ..evaluate import evaluate
 from ..findings import inspect, inspect_scores
 from ..frames import find_frame
 from ..groundtruth import load_ground_truth
-from ..metrics.spec import AP, AP50, AP75
+from ..metrics.spec import AP, AP50, AP75, COCO, LAMR, MISS_RATE, names_of
 from ..results import coco_results_text, write_coco_results
 from ..settings import SPLITS, get_protocol, get_setting
 
@@ -40,7 +40,9 @@ class KaistMetric(BaseMetric):
 
     Metrics are named ``kaist/<setting>_<split>`` (e.g. ``kaist/reasonable_all``), as fractions:
     lower is better, so keep the best checkpoint with
-    ``default_hooks.checkpoint = dict(save_best='kaist/reasonable_all', rule='less')``.
+    ``default_hooks.checkpoint = dict(save_best='kaist/reasonable_all', rule='less')``. ``metrics``
+    adds any other metric the KAIST evaluator computes (``'ap50'``, ``'ar'``, ..., one registered with
+    `kaist_kit.metrics.spec.register`), named ``kaist/<setting>_<split>_<metric>``.
 
     It scores any mmdetection dataset whose frames it can find in the ground truth (docs/mmdetection.md):
     by the KAIST frame a sample's ``img_path`` names (``images/set06/V000/visible/I00019.jpg``,
@@ -65,10 +67,15 @@ class KaistMetric(BaseMetric):
         splits: Sequence[str] = SPLITS,
         protocol: str = "leaderboard",
         results_file: str | None = None,
+        metrics: Sequence[str] = (LAMR.name,),
         collect_device: str = "cpu",
         prefix: str | None = None,
     ):
         super().__init__(collect_device=collect_device, prefix=prefix)
+        unknown = [name for name in metrics if name not in names_of(MISS_RATE)]
+        if unknown:
+            raise ValueError(f"unknown metric {unknown[0]!r}; choose from {', '.join(names_of(MISS_RATE))}")
+        self.metrics = list(dict.fromkeys([LAMR.name, *metrics]))
         self.ann_file = ann_file
         self.settings = [setting] if isinstance(setting, str) else list(setting)
         for name in self.settings:
@@ -143,10 +150,12 @@ class KaistMetric(BaseMetric):
         logger = MMLogger.get_current_instance()
         # Scored as written, so that the numbers are those `kaist-kit eval` gives the file.
         dets = read_coco(text.decode(), str(self.results_file or "predictions"), gt)
-        scores = evaluate(gt, dets, self.settings, self.splits, [self.protocol])
+        scores = evaluate(gt, dets, self.settings, self.splits, [self.protocol], metrics=self.metrics)
         for finding in inspect(dets, gt, self.settings, self.splits, [self.protocol]) + inspect_scores(scores, dets):
             logger.warning(f"{finding.level}: {finding.line()}")
         metrics = {f"{r.setting}_{r.split}": r.lamr for r in scores}
+        for name in self.metrics[1:]:
+            metrics.update({f"{r.setting}_{r.split}_{name}": r.value(name) for r in scores})
         logger.info(
             f"LAMR ({self.protocol}) on {Path(gt.path).name}: "
             + ", ".join(f"{r.setting} {r.split} {100 * r.lamr:.2f}% ({r.n_gt} pedestrians)" for r in scores)
@@ -158,11 +167,11 @@ class KaistMetric(BaseMetric):
 class BenchmarkMetric(BaseMetric):
     """COCO's AP of another benchmark (FLIR-aligned, LLVIP, M3FD, ...), per class and their mean, computed
     by the kit's `coco_evaluate` (pycocotools' numbers exactly) against the evaluated dataset's annotation
-    file, read as the benchmark's ground truth (`kaist_kit.annotations.load_annotations`).
+    file, read as the benchmark's ground truth (`kaist_kit.data.groundtruth`).
 
     Metrics are named ``<benchmark>/<metric>`` for the mean over the classes (``flir-aligned/ap50``) and
     ``<benchmark>/<class>_<metric>`` per class, as fractions: higher is better. ``metrics`` are COCO's
-    summaries (``ap``, ``ap50``, ``ap75``, ...: `kaist_kit.cocoeval.COCO_METRICS`). With
+    summaries (``ap``, ``ap50``, ``ap75``, ...: those `kaist_kit.metrics.spec` reads off COCO's evaluation). With
     ``results_file`` the predictions are also written there as COCO result JSON with the ground truth's
     image ids (strings where its ids are) and class ids, for `kaist-kit eval`; each image's
     detections best first.
@@ -178,14 +187,13 @@ class BenchmarkMetric(BaseMetric):
         prefix: str | None = None,
     ):
         from ..benchmarks import get_benchmark
-        from ..cocoeval import COCO_METRICS
 
         self.benchmark = get_benchmark(benchmark) if benchmark else None
         super().__init__(collect_device=collect_device, prefix=prefix)
         self.ann_file = ann_file
-        unknown = [m for m in metrics if m not in COCO_METRICS]
+        unknown = [m for m in metrics if m not in names_of(COCO)]  # the registry now, with metrics added since
         if unknown:
-            raise ValueError(f"unknown COCO metric {unknown[0]!r}; choose from {', '.join(COCO_METRICS)}")
+            raise ValueError(f"unknown COCO metric {unknown[0]!r}; choose from {', '.join(names_of(COCO))}")
         self.metrics = list(metrics)
         self.results_file = results_file
         self.table = None  # the last scores as a table (`kaist-kit test` prints it)

@@ -1,7 +1,7 @@
 """``zoo:NAME`` wherever a result file goes: the one place that turns it into the entry's kept file (fetched
 on first use) and the entry's reading.
 
-`kaist_kit.detections.load_detections` asks `zoo_name` of every result it is given and hands a zoo
+`kaist_kit.data.results.load_detections` asks `zoo_name` of every result it is given and hands a zoo
 entry to `resolve_result`; `kaist-kit submit --check`, which judges a file's bytes as uploaded, asks
 `published_file` for the file itself. Nothing here imports the readers: a reading is handed back as
 the fields of the caller's `ReadOptions` to replace, and, for the one quirk no option covers (frame
