@@ -15,7 +15,7 @@ the careful reader reads it, and says what is wrong where). They never decide an
   (tests/test_bulkread.py checks it, bit for bit, on generated files and number spellings).
 
 Files of millions of detections are read so in a few seconds (see "Millions of detections" in
-docs/benchmarks.md).
+docs/speed.md).
 """
 
 from __future__ import annotations

@@ -93,7 +93,7 @@ def test_no_confident_finding_on_the_published_files(kaist, leaderboard_gt, name
     assert not CONFIDENT & set(codes(inspect(dets, leaderboard_gt)))
     margins = readings(dets, leaderboard_gt).margins()
     # Measured: the best other reading would need 28 times its close hits, the file as read a tenth
-    # of its hits, for a check to fire (benchmarks/finding_margins.py).
+    # of its hits, for a check to fire (speed/finding_margins.py).
     assert margins["reading"] > 20 and margins["chance"] > 8
 
 

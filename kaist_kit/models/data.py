@@ -151,7 +151,7 @@ def read_picture(path: str, backend_args: dict | None = None) -> np.ndarray:
     except OSError as exc:
         raise InputError(f"cannot read the picture: {exc.strerror or exc}", path) from None
     # Ignoring EXIF orientation skips reading the metadata and gives KAIST's pictures, which carry
-    # none, the same pixels (benchmarks/loader_speed.py); a camera pair is read as its sensors
+    # none, the same pixels (speed/loader_speed.py); a camera pair is read as its sensors
     # recorded it.
     image = mmcv.imfrombytes(data, flag="color_ignore_orientation")
     if image is None:

@@ -1,6 +1,6 @@
-"""Time every number `kaist-kit eval` computes for one method, and record it in docs/benchmarks.md.
+"""Time every number `kaist-kit eval` computes for one method, and record it in docs/speed.md.
 
-    python benchmarks/metrics_speed.py [--kaist ../shared/data/kaist] [--repeat 30]
+    python speed/metrics_speed.py [--kaist ../shared/data/kaist] [--repeat 30]
 
 MBNet's shared result: 10 settings x 3 splits x IoU 0.5, 0.6 and 0.75 x the five metrics (lamr,
 ap50, ap75, ap, ar), under each protocol, the matching included and reading the file excluded.
@@ -58,7 +58,7 @@ def main() -> None:
         [
             "## Every metric",
             "",
-            f"Measured by `python benchmarks/metrics_speed.py` on: {describe()}.",
+            f"Measured by `python speed/metrics_speed.py` on: {describe()}.",
             f"{FILE} ({len(dets)} detections): {len(SETTINGS)} settings x {len(SPLITS)} splits x IoU "
             f"{', '.join(map(str, IOUS))} x the five metrics ({', '.join(METRICS)}), the matching included, reading "
             f"the file excluded. Best of {args.repeat} runs (median in brackets).",

@@ -1,7 +1,7 @@
 """Whole commands on result files of millions of detections, and on seven typical ones; recorded in
-docs/benchmarks.md.
+docs/speed.md.
 
-    python benchmarks/scale.py [--kaist ../shared/data/kaist] [--work /tmp/kaist-kit-scale]
+    python speed/scale.py [--kaist ../shared/data/kaist] [--work /tmp/kaist-kit-scale]
                                [--baseline COMMIT] [--repeat 3] [--repeat-read 5] [--repeat-typical 15]
                                [--parts big,reads,typical] (or eval: the big files' eval alone)
 
@@ -20,7 +20,7 @@ largest peak seen. Both versions' modules are byte-compiled first, as an install
 (with PYTHONDONTWRITEBYTECODE set, every run would otherwise compile the changed ones). With
 --baseline, the same commands run on that commit too (extracted into --work), each run
 alternating with the working tree's, so that both see the same machine. Only a run of all three
---parts records its section in docs/benchmarks.md.
+--parts records its section in docs/speed.md.
 """
 
 from __future__ import annotations
@@ -340,7 +340,7 @@ def main() -> None:
     lines = [
         HEADING,
         "",
-        f"Measured by `python benchmarks/scale.py{' --baseline ' + args.baseline if args.baseline else ''}` on: "
+        f"Measured by `python speed/scale.py{' --baseline ' + args.baseline if args.baseline else ''}` on: "
         f"{describe()}. The machine is shared with other developers' work: its load average was "
         f"{', then '.join(loads)} as the parts ran, so times vary from run to run. Each command runs as a "
         "process of its own, the versions in turn (the commits below), their modules byte-compiled first; "

@@ -1,13 +1,13 @@
 """How does halfway fusion bear a misaligned thermal picture? AR-CNN's position-shift test on the synthetic KAIST.
 
-    python benchmarks/misalignment_synth.py [--family retinanet] [--size 320x256] [--train 400] [--test 600]
+    python speed/misalignment_synth.py [--family retinanet] [--size 320x256] [--train 400] [--test 600]
                                             [--epochs 8] [--seed 0] [--shifts 0 2 4 6 8]
 
-Trains the halfway-fusion `*_synth.py` model as benchmarks/fusion_synth.py does (or reuses the
+Trains the halfway-fusion `*_synth.py` model as speed/fusion_synth.py does (or reuses the
 checkpoint of an earlier run with the same arguments), tests it with every thermal picture
 shifted by each of --shifts pixels in x and then in y (`kaist-kit test --shift-lwir`: the border
 filled with the picture's mean, the boxes left where they are), and records the log-average miss
-rate (all / day / night) as a table in docs/benchmarks.md and a plot beside it.
+rate (all / day / night) as a table in docs/speed.md and a plot beside it.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     synthetic_arguments(parser)
     parser.add_argument("--shifts", type=int, nargs="+", default=[0, 2, 4, 6, 8], help="pixels, 0 first")
-    parser.add_argument("--doc", type=Path, nargs="+", default=[ROOT / "docs" / "benchmarks.md"])
+    parser.add_argument("--doc", type=Path, nargs="+", default=[ROOT / "docs" / "speed.md"])
     parser.add_argument("--figure", type=Path, default=ROOT / "docs" / "figures" / "misalignment-synth.png")
     args = parser.parse_args()
     warnings.simplefilter("ignore", UserWarning)
@@ -124,7 +124,7 @@ def main() -> None:
         [
             SECTION,
             "",
-            f"Measured by `python benchmarks/misalignment_synth.py --family {args.family} --size {args.size} --train "
+            f"Measured by `python speed/misalignment_synth.py --family {args.family} --size {args.size} --train "
             f"{args.train} --test {args.test} --epochs {args.epochs} --seed {args.seed} --shifts "
             f"{' '.join(map(str, args.shifts))}`; machine at the start: {before}; at the end: {after}.",
             "",

@@ -1,6 +1,6 @@
-"""Converting the official XML tree against merely reading it, in one run; figures to docs/benchmarks.md.
+"""Converting the official XML tree against merely reading it, in one run; figures to docs/speed.md.
 
-    python benchmarks/convert_speed.py [--tree DIR | --archive annotations-xml-original.tar.gz]
+    python speed/convert_speed.py [--tree DIR | --archive annotations-xml-original.tar.gz]
                                        [--baseline COMMIT] [--repeat 5]
 
 The archive is unpacked to a temporary folder unless --tree names an unpacked tree. Every file is
@@ -88,7 +88,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--workers", type=int, default=0, help="worker processes (0: the kit's choice)")
     parser.add_argument("--baseline", metavar="COMMIT", help="also convert with the kit at this commit")
-    parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "benchmarks.md")
+    parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "speed.md")
     args = parser.parse_args()
 
     head = subprocess.run(
@@ -126,7 +126,7 @@ def main() -> None:
     lines = [
         HEADING,
         "",
-        f"Measured by `python benchmarks/convert_speed.py{' --baseline ' + args.baseline if args.baseline else ''}` "
+        f"Measured by `python speed/convert_speed.py{' --baseline ' + args.baseline if args.baseline else ''}` "
         f"on: {describe()}. The machine is shared: its load average was {loads[0]:.1f}, then {loads[1]:.1f}.",
         f"{n_images} XML files ({n_bytes / 1e6:.1f} MB) with {n_annotations} objects, written as {size / 1e6:.1f} MB "
         f"of COCO JSON. Medians of {args.repeat} alternating runs, page cache warm for all; a conversion is timed "

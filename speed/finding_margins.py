@@ -1,6 +1,6 @@
 """How far result files are from the thresholds of the confident findings (corners, id-offset, wrong-gt).
 
-    python benchmarks/finding_margins.py [--kaist ../shared/data/kaist] [--other-gt test-all-01.json ...]
+    python speed/finding_margins.py [--kaist ../shared/data/kaist] [--other-gt test-all-01.json ...]
 
 For the published result files, the same files misread (boxes written as corners, ids written with
 the other base), synthetic test sets scored with the simulated detectors (and misread the same

@@ -1,6 +1,6 @@
-"""Time the evaluator on the real result files and record the figures in docs/benchmarks.md.
+"""Time the evaluator on the real result files and record the figures in docs/speed.md.
 
-    python benchmarks/eval_speed.py [--kaist ../shared/data/kaist] [--repeat 20]
+    python speed/eval_speed.py [--kaist ../shared/data/kaist] [--repeat 20]
 
 For each shared result file: reading it, matching it once for all 10 settings, and scoring all
 10 settings x 3 splits under each protocol. Reported times are the best of --repeat runs (the
@@ -60,7 +60,7 @@ def main() -> None:
         [
             "## Evaluation speed",
             "",
-            f"Measured by `python benchmarks/eval_speed.py` on: {machine}.",
+            f"Measured by `python speed/eval_speed.py` on: {machine}.",
             f'Best of {args.repeat} runs (median in brackets). "10 settings x 3 splits" includes the '
             "matching; reading the file is separate.",
             "",

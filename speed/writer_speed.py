@@ -1,7 +1,7 @@
 """Many files written into one folder through the kit's writer (what `host check` does with a bundle of
-20,000 entries), against a baseline commit; figures to docs/benchmarks.md.
+20,000 entries), against a baseline commit; figures to docs/speed.md.
 
-    python benchmarks/writer_speed.py [--baseline COMMIT] [--files 2000 5000 20000] [--no-record]
+    python speed/writer_speed.py [--baseline COMMIT] [--files 2000 5000 20000] [--no-record]
 
 The writer removes the stale temporaries of a folder before it writes there; done on every write, that
 is a scan of the whole folder per file written, quadratic in the files. Each count runs in a fresh
@@ -71,7 +71,7 @@ def main() -> None:
     lines = [
         HEADING,
         "",
-        f"`python benchmarks/writer_speed.py --baseline {args.baseline}` on {describe()}: "
+        f"`python speed/writer_speed.py --baseline {args.baseline}` on {describe()}: "
         f"`write_bytes_atomic` of N one-byte files into one new folder, one process each.",
         "",
         f"| files | {args.baseline} | now |",
@@ -82,7 +82,7 @@ def main() -> None:
     if args.no_record:
         print("\n".join(lines))
     else:
-        publish(ROOT / "docs" / "benchmarks.md", HEADING, lines)
+        publish(ROOT / "docs" / "speed.md", HEADING, lines)
 
 
 if __name__ == "__main__":

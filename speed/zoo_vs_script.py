@@ -1,7 +1,7 @@
 """`kaist-kit eval` of the zoo's published files against the leaderboard's own evaluation script, whole
-processes, taking turns; recorded in docs/benchmarks.md.
+processes, taking turns; recorded in docs/speed.md.
 
-    python benchmarks/zoo_vs_script.py --files FOLDER --script PATH/evaluation_script.py
+    python speed/zoo_vs_script.py --files FOLDER --script PATH/evaluation_script.py
                                        [--python REFERENCE_PYTHON] [--baseline COMMIT] [--work DIR] [--repeat 3]
 
 The files: one per method, those `kaist-kit compare --zoo` draws by default that are at hand under
@@ -87,7 +87,7 @@ def main() -> None:
     lines = [
         HEADING,
         "",
-        f"Measured by `python benchmarks/zoo_vs_script.py` on: {describe()}. The machine is shared with other "
+        f"Measured by `python speed/zoo_vs_script.py` on: {describe()}. The machine is shared with other "
         f"work: its load average was {', '.join(loads)} (before the first run and after each round). "
         f"{len(entries)} published files, one per method ({', '.join(e.name for e in entries)}); each command "
         f"a process of its own, taking turns, {args.repeat} runs each; medians of the runs: wall time, CPU time "

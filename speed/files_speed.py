@@ -1,7 +1,7 @@
 """Reading files through the kit's opener: the shared result files, a large result, the ground truth and
-the XML tree's archive, against a baseline commit; figures to docs/benchmarks.md.
+the XML tree's archive, against a baseline commit; figures to docs/speed.md.
 
-    python benchmarks/files_speed.py [--kaist ../shared/data/kaist] [--baseline COMMIT] [--repeat 5]
+    python speed/files_speed.py [--kaist ../shared/data/kaist] [--baseline COMMIT] [--repeat 5]
 
 Each read runs in a fresh process (imports excluded from the time) and reports its wall and processor
 seconds; the versions alternate run by run, so that both see the same machine; the best run of each
@@ -119,7 +119,7 @@ def main() -> None:
     lines = [
         HEADING,
         "",
-        f"Measured by `python benchmarks/files_speed.py{' --baseline ' + args.baseline if args.baseline else ''}` "
+        f"Measured by `python speed/files_speed.py{' --baseline ' + args.baseline if args.baseline else ''}` "
         f"on: {describe()}. The machine is shared: its load average was {loads[0]:.1f}, then {loads[1]:.1f}. "
         f"Each read in a fresh process, imports excluded; the best of {args.repeat} runs, the versions "
         "alternating: wall seconds (processor seconds).",

@@ -1,6 +1,6 @@
-"""Time the image-level bootstrap on the shared MBNet result and record it in docs/benchmarks.md.
+"""Time the image-level bootstrap on the shared MBNet result and record it in docs/speed.md.
 
-    python benchmarks/bootstrap_speed.py [--kaist ../shared/data/kaist] [--repeat 7] [--resamples 1000]
+    python speed/bootstrap_speed.py [--kaist ../shared/data/kaist] [--repeat 7] [--resamples 1000]
 
 Times, from a loaded result and ground truth: the matching (once, as `kaist-kit diagnose` does),
 1,000 resamples of reasonable all / day / night (drawing the resamples included), and the whole
@@ -68,7 +68,7 @@ def main() -> None:
         [
             "## Bootstrap speed",
             "",
-            f"Measured by `python benchmarks/bootstrap_speed.py` on: {machine}.",
+            f"Measured by `python speed/bootstrap_speed.py` on: {machine}.",
             f"MBNet's shared result ({len(dets)} detections), leaderboard protocol, seed 0. Best of "
             f"{args.repeat} runs (the whole diagnosis: of {max(1, args.repeat // 2)}), median beside it.",
             "",

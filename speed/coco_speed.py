@@ -1,7 +1,7 @@
 """COCO AP of the other benchmarks: the kit's numpy evaluator against pycocotools and faster-coco-eval,
-on the real FLIR-aligned and M3FD test files, and record it in docs/benchmarks.md.
+on the real FLIR-aligned and M3FD test files, and record it in docs/speed.md.
 
-    python benchmarks/coco_speed.py [--cases 20] [--repeat 3]
+    python speed/coco_speed.py [--cases 20] [--repeat 3]
 
 Parity: --cases generated detection sets per file (tests/bench_cases.py: crowd regions, areas that are
 not w x h, score ties, images without detections, more than 100 detections of a class in an image);
@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "speed"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import numpy as np  # noqa: E402
@@ -151,8 +151,7 @@ def main() -> None:
         [
             "## COCO AP of the other benchmarks",
             "",
-            f"Measured by `python benchmarks/coco_speed.py --cases {args.cases} --repeat {args.repeat}` "
-            f"on: {describe()}.",
+            f"Measured by `python speed/coco_speed.py --cases {args.cases} --repeat {args.repeat}` on: {describe()}.",
             "Parity with pycocotools 2.0.11 over generated detection sets on the real test files (largest absolute "
             "difference of COCOeval's precision and recall arrays and of its twelve summaries; sets where all are the "
             "same floats); faster-coco-eval's summaries against pycocotools' for comparison. faster-coco-eval "

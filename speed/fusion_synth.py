@@ -1,16 +1,16 @@
 """Does fusion work? Halfway fusion against colour-only and thermal-only, on the synthetic KAIST.
 
-    python benchmarks/fusion_synth.py [--family retinanet] [--size 320x256] [--train 400] [--test 600]
+    python speed/fusion_synth.py [--family retinanet] [--size 320x256] [--train 400] [--test 600]
                                       [--epochs 8] [--seed 0] [--setting reasonable] [--models ...]
 
 It writes a synthetic dataset (kept under --work for the next run), trains the
 fusion, RGB-only and thermal-only `*_synth.py` configs of one family (`FAMILIES`: RetinaNet and
 Faster R-CNN with halfway fusion; DINO and Deformable DETR with halfway and gated fusion) with the
 same schedule and seed, runs each final checkpoint on the test frames with `kaist-kit test`'s code,
-and records the miss rates (all / day / night) and the times in docs/benchmarks.md and
+and records the miss rates (all / day / night) and the times in docs/speed.md and
 docs/training.md, in the family's section.
 
-Speed on a GPU is benchmarks/gpu_detectors.py's.
+Speed on a GPU is speed/gpu_detectors.py's.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class Family:
 
     prefix: str
     models: tuple[tuple[str, str], ...]  # (model in the config's name, title); the fusions first
-    section: str  # its heading in docs/benchmarks.md and docs/training.md
+    section: str  # its heading in docs/speed.md and docs/training.md
 
 
 FAMILIES = {
@@ -185,7 +185,7 @@ def fusion_table(args) -> None:
         [
             family.section,
             "",
-            f"Measured by `python benchmarks/fusion_synth.py --family {args.family} --size {args.size} --train "
+            f"Measured by `python speed/fusion_synth.py --family {args.family} --size {args.size} --train "
             f"{args.train} --test {args.test} --epochs {args.epochs} --seed {args.seed} --setting {args.setting}"
             f"{chosen}` on: {where} at the start; at the end: load average {load_average()}.",
             "",
@@ -231,7 +231,7 @@ def main() -> None:
         "--doc",
         type=Path,
         nargs="+",
-        default=[ROOT / "docs" / "benchmarks.md", ROOT / "docs" / "training.md"],
+        default=[ROOT / "docs" / "speed.md", ROOT / "docs" / "training.md"],
         help="documents whose section to replace",
     )
     args = parser.parse_args()

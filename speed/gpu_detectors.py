@@ -2,8 +2,8 @@
 R-CNN and DINO, in fp32 and mixed precision; batch-1 latency per pair; peak GPU memory; and a short run
 of the real KAIST configs on the 8 real pairs.
 
-    python benchmarks/gpu_detectors.py [--iters 30] [--warmup 5] [--latency-frames 30] [--workers 8]
-    python benchmarks/gpu_detectors.py --device cpu --iters 1 --warmup 1 --latency-frames 1 --size 320x256 \
+    python speed/gpu_detectors.py [--iters 30] [--warmup 5] [--latency-frames 30] [--workers 8]
+    python speed/gpu_detectors.py --device cpu --iters 1 --warmup 1 --latency-frames 1 --size 320x256 \
         --train 8 --test 4 --workers 0 --real-epochs 1     (checks that the script runs; nothing is recorded)
 
 Models (`MODELS`), each trained on synthetic pairs of the kit's generator (640 x 512 by default) with
@@ -23,7 +23,7 @@ batch 1 (the preprocessor and the model, not decoding) with its own peak memory.
 `kaist-kit train`, `test` and `infer` of the two real KAIST configs on the 8 real pairs of
 ``../shared/data/kaist/demo-images`` (laid out as tests/test_models_real.py lays them out; ImageNet
 weights left out, a few iterations at 640 x 512), with the time per iteration. Everything is recorded
-in docs/benchmarks.md with the GPU's name; a model that fails (out of memory, an op without a CUDA
+in docs/speed.md with the GPU's name; a model that fails (out of memory, an op without a CUDA
 kernel) is recorded as failed with its error, and the others still run.
 
 On the machine, first: torch's CUDA build, and mmcv 2.1.0 built with its CUDA ops for the GPU
@@ -402,7 +402,7 @@ def main() -> None:
     parser.add_argument("--skip-real", action="store_true", help="leave out the run on the real pairs")
     parser.add_argument("--device", default="cuda", help="cuda, cuda:1, ... (cpu only checks the code)")
     parser.add_argument("--work", type=Path, default=ROOT / "runs" / "gpu-detectors")
-    parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "benchmarks.md")
+    parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "speed.md")
     args = parser.parse_args()
     args.size = tuple(int(v) for v in args.size.split("x"))
     args.amp = False
@@ -419,7 +419,7 @@ def main() -> None:
     where = f"{torch.cuda.get_device_name(torch.device(args.device))}" if cuda else "the CPU"
     started = machine()
     speed = speed_table(args)
-    command = " ".join(["python benchmarks/gpu_detectors.py", *sys.argv[1:]])
+    command = " ".join(["python speed/gpu_detectors.py", *sys.argv[1:]])
     publish(
         args.doc if cuda else [],
         SECTION,

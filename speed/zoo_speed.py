@@ -1,6 +1,6 @@
-"""Time reading and scoring every zoo entry at hand, and record it in docs/zoo.md and docs/benchmarks.md.
+"""Time reading and scoring every zoo entry at hand, and record it in docs/zoo.md and docs/speed.md.
 
-    python benchmarks/zoo_speed.py --files FOLDER [--kaist ../shared/data/kaist] [--repeat 3]
+    python speed/zoo_speed.py --files FOLDER [--kaist ../shared/data/kaist] [--repeat 3]
 
 FOLDER holds the zoo's files anywhere under it (see tests/test_zoo_real.py); they are taken into a
 temporary data folder by blob id, as `kaist-kit zoo fetch --from FOLDER` does (timed too). Then, for
@@ -65,7 +65,7 @@ def main() -> None:
     lines = [
         "## Reading and scoring the zoo",
         "",
-        f"Measured by `python benchmarks/zoo_speed.py` on: {describe()}. Load average {load:.1f} at the start "
+        f"Measured by `python speed/zoo_speed.py` on: {describe()}. Load average {load:.1f} at the start "
         f"(the machine is shared); best of {args.repeat} runs, median in brackets.",
         "",
         f"- {len(entries)} entries at hand ({detections:,} detections; the per-image entry is 2,252 files), taken "

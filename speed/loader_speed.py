@@ -1,12 +1,12 @@
 """How fast does one data-loading worker prepare KAIST training pairs?
 
-    python benchmarks/loader_speed.py [--rounds 25] [--config configs/faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py]
+    python speed/loader_speed.py [--rounds 25] [--config configs/faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py]
 
 Lays out the 8 real frame pairs of ../shared/data/kaist/demo-images as KAIST does (JPEG,
 640 x 512, re-encoded from the PNGs) with their leaderboard annotations, then runs the config's
 training pipeline over them, round after round, in one process set up as a data-loader worker
 is (one torch thread; OpenCV without its own threads, as the configs' ``opencv_num_threads=0``
-sets). Records pairs per second and the time of each step in docs/benchmarks.md.
+sets). Records pairs per second and the time of each step in docs/speed.md.
 """
 
 from __future__ import annotations
@@ -201,7 +201,7 @@ def main() -> None:
         "--config", type=Path, default=ROOT / "configs" / "faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py"
     )
     parser.add_argument("--work", type=Path, default=ROOT / "runs" / "loader-speed")
-    parser.add_argument("--doc", type=Path, nargs="+", default=[ROOT / "docs" / "benchmarks.md"])
+    parser.add_argument("--doc", type=Path, nargs="+", default=[ROOT / "docs" / "speed.md"])
     args = parser.parse_args()
     warnings.simplefilter("ignore", UserWarning)
     folder = real_pairs(args.work)
@@ -225,7 +225,7 @@ def main() -> None:
         [
             SECTION,
             "",
-            f"Measured by `python benchmarks/loader_speed.py --rounds {args.rounds}` on: {describe()}; load average "
+            f"Measured by `python speed/loader_speed.py --rounds {args.rounds}` on: {describe()}; load average "
             f"{load_before} before and {load_after} after (the machine is shared: other work ran beside it).",
             "",
             f"The training pipeline of `{args.config.name}` (decode both JPEGs, Resize to 640 x 512, RandomFlip, "

@@ -1,6 +1,6 @@
 """The peak memory of a command and every process it starts: the test suite's, for DEVELOPERS.md.
 
-    python benchmarks/suite_memory.py [COMMAND ...]      (default: python -m pytest -q -p no:cacheprovider)
+    python speed/suite_memory.py [COMMAND ...]      (default: python -m pytest -q -p no:cacheprovider)
 
 Runs the command and, every 0.2 s, sums the resident memory (VmRSS) of it and of all its descendants
 (Linux /proc). Prints the largest sum, when it came, and the processes that made it up; the exit

@@ -1,6 +1,6 @@
 """How much MS-DETR's miss rate on CVC-14 depends on numpy: the numbers of docs/benchmarks-other.md.
 
-    python benchmarks/ms_detr_numpy.py [--frames 200] [--seed 1]
+    python speed/ms_detr_numpy.py [--frames 200] [--seed 1]
 
 On a synthetic CVC-14 set (`kaist_kit.benchmark_synth`) with generated detections, once with distinct
 scores (8 decimals) and once with scores rounded to 2 decimals (ties), prints for MS-DETR's Reasonable

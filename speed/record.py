@@ -1,4 +1,4 @@
-"""Recording benchmark figures: the machine they came from, and their section of docs/benchmarks.md."""
+"""Recording benchmark figures: the machine they came from, and their section of docs/speed.md."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DOC = ROOT / "docs" / "benchmarks.md"
+DOC = ROOT / "docs" / "speed.md"
 KAIST = ROOT.parent / "shared" / "data" / "kaist"
 
 
@@ -47,7 +47,8 @@ def describe() -> str:
 
 def write_section(doc: Path, heading: str, section: str) -> None:
     """Replace the section that starts with ``heading`` (up to the next ## heading), or append it."""
-    text = doc.read_text() if doc.exists() else "# Benchmarks\n\nFigures recorded by the scripts in `benchmarks/`.\n\n"
+    fresh = "# Speed and measured figures\n\nFigures recorded by the scripts in `speed/`.\n\n"
+    text = doc.read_text() if doc.exists() else fresh
     section = section.rstrip("\n") + "\n"
     start = text.find(heading)
     if start < 0:

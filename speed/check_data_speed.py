@@ -1,6 +1,6 @@
-"""`kaist-kit check-data` on a generated KAIST-sized tree; figures to docs/benchmarks.md.
+"""`kaist-kit check-data` on a generated KAIST-sized tree; figures to docs/speed.md.
 
-    python benchmarks/check_data_speed.py [--frames 47664] [--tree DIR] [--repeat 3]
+    python speed/check_data_speed.py [--frames 47664] [--tree DIR] [--repeat 3]
 
 Writes images/setXX/VYYY/{visible,lwir}/IZZZZZ.jpg for --frames frames (the default, 47,664 pairs,
 is 95,328 pictures: as many as KAIST has pairs) spread over KAIST's training videos, every picture a
@@ -64,7 +64,7 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=47_664)
     parser.add_argument("--tree", type=Path, help="write (or reuse) the tree here instead of a temporary folder")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "benchmarks.md")
+    parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "speed.md")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="kaist-kit-check-data-") as tmp:
@@ -97,7 +97,7 @@ def main() -> None:
         [
             "## Checking a data root",
             "",
-            f"Measured by `python benchmarks/check_data_speed.py --frames {args.frames}` on: {describe()}; "
+            f"Measured by `python speed/check_data_speed.py --frames {args.frames}` on: {describe()}; "
             f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())} at the end (the machine was shared).",
             f"A generated tree of {pictures:,} pictures ({args.frames:,} pairs in KAIST's layout, each picture a "
             f"640 x 512 JPEG of {size / 1000:.1f} kB), written in {written:.0f} s, so the page cache is warm. "
