@@ -352,7 +352,7 @@ def test_scene_split_errors():
     with pytest.raises(InputError, match="holds no image"):
         gt.split_mask("road")
     for bad in ("park", "campus-dusk", "set6", "set100"):
-        with pytest.raises(ValueError, match="unknown split"):
+        with pytest.raises(InputError, match="unknown split"):  # one line, as a command says it
             gt.split_mask(bad)
     assert gt.split_mask("set06").all() and gt.split_mask("campus-day").all()
 
