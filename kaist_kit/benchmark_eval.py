@@ -42,7 +42,9 @@ from .benchmarks import KAIST, Benchmark, get_benchmark
 from .cocoeval import COCO_METRICS, coco_evaluate
 from .data.detections import Detections
 from .data.groundtruth import GroundTruth
-from .metrics.spec import LAMR, YOLOV5, names_of
+from .evaluate import Result, is_log_average
+from .metrics.spec import COCO, LAMR, MISS_RATE, names_of
+from .metrics.spec import YOLOV5 as YOLOV5_READS
 from .ms_detr import RESULT_KEYS as MS_DETR_RESULT_KEYS
 from .ms_detr import SETTINGS as MS_DETR_SETTINGS
 from .ms_detr import ms_detr_protocol
@@ -50,7 +52,7 @@ from .settings import DEFAULT_FPPI_RANGE, Protocol, Setting, get_setting
 from .yolov5 import Yolov5Protocol, yolov5_evaluate
 
 MEAN = "mean"
-YOLOV5_METRICS = names_of(YOLOV5)
+YOLOV5_METRICS = names_of(YOLOV5_READS)
 YOLOV5 = Yolov5Protocol()
 BOUNDS = ("frame", "kaist")
 
@@ -70,6 +72,8 @@ class ClassRow:
     setting: str = ""  # miss-rate rows: the setting
     iou: float | None = None  # miss-rate rows: the matching threshold
     extra: dict = field(default_factory=dict)
+    # Miss-rate rows: the KAIST evaluator's result (its curve, miss rates and reference FPPIs).
+    result: Result | None = field(default=None, repr=False, compare=False)
 
     def value(self, metric: str) -> float:
         return self.values[metric]
@@ -112,10 +116,6 @@ class ScoringOptions:
             raise ValueError(f"llvip_bounds must be 'frame' or 'kaist', not {self.llvip_bounds!r}")
 
 
-# (protocol, annotations, detections, images, metrics, benchmark, split, method, options) -> rows
-RowMaker = Callable[..., list[ClassRow]]
-
-
 @dataclass(frozen=True)
 class BenchmarkProtocol:
     """How one community scores a benchmark: the metrics it computes and its evaluator, with what
@@ -123,8 +123,10 @@ class BenchmarkProtocol:
 
     name: str  # as --protocol and the rows name it
     description: str
-    metrics: tuple[str, ...]  # what it computes, by the kit's names
-    rows: RowMaker
+    metrics: tuple[str, ...]  # what its tables report, by the kit's names (the default of a request)
+    # (protocol, annotations, detections, images, metrics, benchmark, split, method, options) -> rows
+    rows: Callable[..., list[ClassRow]]
+    evaluator: str = MISS_RATE  # the evaluator it runs (kaist_kit.metrics.spec): what it can compute
     # Miss-rate protocols: the KAIST evaluator's protocol it runs (kaist_kit.settings.PROTOCOLS), or,
     # for an evaluator whose numbers depend on the numpy it runs on, the protocol for a numpy and CPU
     # (ScoringOptions.tie_order); and whether the nine log miss rates are averaged by numpy's mean
@@ -148,6 +150,11 @@ class BenchmarkProtocol:
     @property
     def miss_rate(self) -> bool:
         return bool(self.kaist_protocol or self.numpy_protocol)
+
+    @property
+    def computes(self) -> tuple[str, ...]:
+        """Every metric it can compute: those its evaluator reads (kaist_kit.metrics.spec)."""
+        return names_of(self.evaluator)
 
     def kaist(self, tie_order: str = "") -> str | Protocol:
         """The KAIST evaluator's protocol it runs (for the numpy of ``tie_order`` where that matters)."""
@@ -245,54 +252,101 @@ def lamr_rows(
     klass: str = "person",
     options: ScoringOptions | None = None,
 ) -> list[ClassRow]:
-    """The log-average miss rate of one class (see the module's docstring for each benchmark's rules)."""
-    from .evaluate import evaluate
-
+    """The log-average miss rate of one class on one split (see the module's docstring for each
+    benchmark's rules)."""
     spec = benchmark_protocol(protocol)
     if not spec.miss_rate:
         raise ValueError(f"the {spec.name} protocol computes no miss rate")
-    if bench is KAIST:
-        raise ValueError("KAIST's miss rate needs its occlusion labels: score it with kaist_kit.evaluate")
     options = options or ScoringOptions(settings=tuple(settings) if settings else None, llvip_bounds=llvip_bounds)
-    gt, dets = miss_rate_inputs(annotations, detections, bench, options.llvip_bounds, klass, spec)
-    if spec.printed:
-        box_format, score_format = spec.printed
-        dets = replace(dets, boxes=as_printed(dets.boxes, box_format), scores=as_printed(dets.scores, score_format))
+    rows = miss_rate_rows(annotations, detections, [(split, images)], [spec], None, bench, method, options, klass)
+    return rows[split, spec.name]
+
+
+def miss_rate_rows(
+    annotations: GroundTruth,
+    detections: Detections,
+    splits: Sequence[tuple[str, object]],
+    specs: Sequence[BenchmarkProtocol],
+    metrics: Sequence[str] | None,
+    bench: Benchmark,
+    method: str = "",
+    options: ScoringOptions | None = None,
+    klass: str = "person",
+) -> dict[tuple[str, str], list[ClassRow]]:
+    """The miss-rate rows of the ``specs`` (miss-rate protocols) on every split (name, selection), by
+    (split, protocol): one matching per view of the class (the protocols that read it alike share it),
+    each protocol's settings, IoUs and metrics (default: its own) scored from it. A row holds the
+    evaluator's `Result`."""
+    from .evaluate import evaluate
+
+    options = options or ScoringOptions()
+    if not specs:
+        return {}
     name = annotations.classes[annotations.class_index(klass)].name
     wanted = list(options.settings or bench.lamr_settings[:1] or ("reasonable",))
-    rows = []
-    for result in evaluate(
-        gt,
-        dets,
-        [benchmark_setting(setting, bench, spec) for setting in wanted],
-        [("split", images)],
-        [spec.kaist(options.tie_order)],
-        method,
-        options.ious,
-        fppi_range=options.fppi_range,
-    ):
-        lamr = result.lamr
-        if spec.numpy_mean and result.n_gt:
-            lamr = float(np.exp(np.mean(np.log(np.maximum(np.array(result.miss_rates), 1e-10)))))
-        recall = None if math.isnan(result.recall) else result.recall
-        values = {LAMR.name: lamr if result.n_gt else float("nan")}
-        key = spec.result_key(result.setting, split)
-        rows.append(
-            ClassRow(
+    views: dict[tuple, list[BenchmarkProtocol]] = {}
+    for spec in specs:
+        views.setdefault((_frame(bench, spec, options.llvip_bounds), spec.printed), []).append(spec)
+    rows: dict[tuple[str, str], list[ClassRow]] = {}
+    for (frame, printed), group in views.items():
+        gt = annotations.class_view(klass, frame, bench.ignore_labels)
+        dets = detections.of_classes([annotations.classes[annotations.class_index(klass)].id])
+        if printed:
+            dets = replace(dets, boxes=as_printed(dets.boxes, printed[0]), scores=as_printed(dets.scores, printed[1]))
+        for spec in group:
+            asked = [m for m in (metrics or spec.metrics) if m in spec.computes]
+            results = evaluate(
+                gt,
+                dets,
+                [benchmark_setting(setting, bench, spec) for setting in wanted],
+                splits,
+                [spec.kaist(options.tie_order)],
                 method,
-                bench.name,
-                spec.name,
-                split,
-                name,
-                values,
-                result.n_images,
-                result.n_gt,
-                result.setting,
-                result.iou,
-                {"recall": recall, **({"reported_as": key} if key else {})},
+                options.ious,
+                asked,
+                options.fppi_range,
             )
-        )
+            for result in results:
+                rows.setdefault((result.split, spec.name), []).append(_miss_rate_row(result, spec, bench, name))
     return rows
+
+
+def _frame(bench: Benchmark, spec: BenchmarkProtocol, bounds: str) -> tuple[int, int] | None:
+    """The frame whose border the protocol's miss rate ignores boxes near: each image's own, or the KAIST
+    scripts' fixed bounds where they run unchanged (``llvip_bounds='kaist'``)."""
+    if bounds not in BOUNDS:
+        raise ValueError(f"llvip_bounds must be 'frame' or 'kaist', not {bounds!r}")
+    if bounds == "frame":
+        return None
+    if not spec.fixed_bounds:
+        raise ValueError(
+            f"the {spec.name} protocol's border is the benchmark's frame: llvip_bounds='kaist' "
+            "applies to the KAIST scripts' miss rate (leaderboard, matlab)"
+        )
+    return KAIST.image_size  # the scripts' fixed bounds [5, 5, 635, 507]
+
+
+def _miss_rate_row(result: Result, spec: BenchmarkProtocol, bench: Benchmark, name: str) -> ClassRow:
+    lamr = result.lamr if result.n_gt else float("nan")
+    if spec.numpy_mean and result.n_gt:
+        lamr = float(np.exp(np.mean(np.log(np.maximum(np.array(result.miss_rates), 1e-10)))))
+    values = {m: lamr if is_log_average(m) else result.value(m) for m in result.metrics}
+    recall = None if math.isnan(result.recall) else result.recall
+    key = spec.result_key(result.setting, result.split)
+    return ClassRow(
+        result.method,
+        bench.name,
+        spec.name,
+        result.split,
+        name,
+        values,
+        result.n_images,
+        result.n_gt,
+        result.setting,
+        result.iou,
+        {"recall": recall, **({"reported_as": key} if key else {})},
+        result,
+    )
 
 
 def as_printed(values: np.ndarray, form: str) -> np.ndarray:
@@ -320,36 +374,16 @@ def benchmark_setting(name: str | Setting, bench: Benchmark, spec: BenchmarkProt
 
 
 def _lamr_rows(annotations, detections, images, metrics, bench, split, method="", options=None, protocol=None):
-    return lamr_rows(annotations, detections, images, bench, split, method, protocol, options=options)
+    rows = miss_rate_rows(annotations, detections, [(split, images)], [protocol], metrics, bench, method, options)
+    return rows[split, protocol.name]
 
 
-def miss_rate_inputs(
-    annotations: GroundTruth,
-    detections: Detections,
-    bench: Benchmark,
-    llvip_bounds: str = "frame",
-    klass: str = "person",
-    protocol: str | BenchmarkProtocol = "leaderboard",
-):
-    """The KAIST evaluator's ground truth and detections of one class, with the benchmark's frame and
-    ignore rules (see the module's docstring)."""
-    if llvip_bounds not in BOUNDS:
-        raise ValueError(f"llvip_bounds must be 'frame' or 'kaist', not {llvip_bounds!r}")
-    spec = benchmark_protocol(protocol)
-    frame = bench.image_size
-    if llvip_bounds == "kaist":
-        if not spec.fixed_bounds:
-            raise ValueError(
-                f"the {spec.name} protocol's border is the benchmark's frame: llvip_bounds='kaist' "
-                "applies to the KAIST scripts' miss rate (leaderboard, matlab)"
-            )
-        frame = KAIST.image_size  # the scripts' fixed bounds [5, 5, 635, 507]
-    gt = annotations.class_view(klass, frame, bench.ignore_labels)
-    return gt, detections.of_classes([annotations.classes[annotations.class_index(klass)].id])
-
-
-COCO_AP = BenchmarkProtocol("coco", "COCO's AP and AR as pycocotools computes them", COCO_METRICS, coco_rows)
-YOLOV5_AP = BenchmarkProtocol("yolov5", "AP as YOLOv5's val.py computes it", YOLOV5_METRICS, yolov5_rows)
+COCO_AP = BenchmarkProtocol(
+    "coco", "COCO's AP and AR as pycocotools computes them", COCO_METRICS, coco_rows, evaluator=COCO
+)
+YOLOV5_AP = BenchmarkProtocol(
+    "yolov5", "AP as YOLOv5's val.py computes it", YOLOV5_METRICS, yolov5_rows, evaluator=YOLOV5_READS
+)
 LEADERBOARD_LAMR = BenchmarkProtocol(
     "leaderboard",
     "the log-average miss rate as the KAIST leaderboard's evaluator computes it",
@@ -385,10 +419,14 @@ LAMR_PROTOCOLS = tuple(name for name, p in BENCHMARK_PROTOCOLS.items() if p.miss
 ALL_METRICS = tuple(dict.fromkeys(m for p in BENCHMARK_PROTOCOLS.values() for m in p.metrics))
 
 
-def benchmark_protocol(name: str | BenchmarkProtocol) -> BenchmarkProtocol:
-    """The protocol of this name."""
+def benchmark_protocol(name: str | BenchmarkProtocol | Protocol) -> BenchmarkProtocol:
+    """The protocol of this name (or of the KAIST evaluator's protocol it runs, with its options:
+    `kaist_protocol` and `kaist` give that back)."""
     if isinstance(name, BenchmarkProtocol):
         return name
+    if isinstance(name, Protocol):
+        spec = benchmark_protocol(name.name)
+        return replace(spec, kaist_protocol=name) if spec.kaist_protocol else spec
     try:
         return BENCHMARK_PROTOCOLS[name]
     except KeyError:
@@ -412,67 +450,31 @@ def evaluate_benchmark(
     llvip_bounds: str = "frame",
     options: ScoringOptions | None = None,
 ) -> list[ClassRow]:
-    """Rows for every protocol (default: the benchmark's), split and class; each protocol reports the
-    asked ``metrics`` it computes (default: all of them: COCO's twelve, YOLOv5's three, the LAMR)."""
+    """Rows for every split, protocol (default: the benchmark's) and class, in that order; each protocol
+    reports the asked ``metrics`` it computes (default: those the benchmark's papers report with it,
+    else all it reports: COCO's twelve, YOLOv5's three, the LAMR)."""
     bench = get_benchmark(benchmark or annotations.benchmark or KAIST)
     specs = [benchmark_protocol(p) for p in (protocols or bench.protocols)]
     options = options or ScoringOptions(yolov5=yolov5, llvip_bounds=llvip_bounds)
     wanted = list(metrics) if metrics is not None else None
+    named = [(split, split) if isinstance(split, str) else (split[0], split[1]) for split in splits]
+    masks = [(name, annotations.split_mask(selection)) for name, selection in named]
+    asked = {spec.name: _asked(spec, wanted, bench) for spec in specs}
+    miss_rates = [spec for spec in specs if spec.miss_rate and asked[spec.name]]
+    by_split = miss_rate_rows(annotations, detections, masks, miss_rates, wanted, bench, method, options)
     rows = []
-    for split in splits:
-        name, selection = (split, split) if isinstance(split, str) else split
-        images = annotations.split_mask(selection)
+    for name, images in masks:
         for spec in specs:
-            names = [m for m in (wanted or spec.metrics) if m in spec.metrics]
-            if names:
-                rows += spec.rows(annotations, detections, images, names, bench, name, method, options, spec)
+            if spec.miss_rate:
+                rows += by_split.get((name, spec.name), [])
+            elif asked[spec.name]:
+                rows += spec.rows(annotations, detections, images, asked[spec.name], bench, name, method, options, spec)
     return rows
 
 
-# ------------------------------------------------------------------------------------------------
-# CVC-14: which origin the detections fit
-
-
-@dataclass(frozen=True)
-class OriginCheck:
-    """How well detections fit CVC-14 boxes read with their x, y as the centre and as the corner."""
-
-    origin: str  # the reading used
-    considered: int  # the highest-scored detections measured
-    close: int  # pedestrians they overlap closely (IoU >= 0.7) as read
-    close_other: int  # and with the other reading
-
-    @property
-    def other(self) -> str:
-        return "corner" if self.origin == "centre" else "centre"
-
-    @property
-    def far_better(self) -> bool:
-        """Whether the other reading fits far better: the rule of the kit's `corners` finding."""
-        from .findings import MIN_HITS, READING_RATIO
-
-        return self.close_other >= MIN_HITS and self.close_other >= READING_RATIO * max(self.close, 1)
-
-    def line(self) -> str:
-        return (
-            f"CVC-14 boxes read with x, y as the {self.origin}: the {self.considered} highest-scored detections "
-            f"overlap {self.close} pedestrians closely (IoU >= 0.7), and {self.close_other} with x, y read as the "
-            f"{self.other}"
-        )
-
-
-def origin_check(annotations: GroundTruth, detections: Detections) -> OriginCheck:
-    """Measure the detections against CVC-14 boxes as read and read with the other origin."""
-    from .benchmark_readers import switch_origin
-    from .findings import CLOSE, pedestrians_hit
-
-    other = switch_origin(annotations)
-    counts = []
-    for which in (annotations, other):
-        gt = which.class_view("person", None, ())
-        dets = detections.of_classes([which.classes[which.class_index("person")].id])
-        k = min(len(dets), max(100, int((~gt.ignore).sum())))
-        strongest = np.argsort(-dets.scores, kind="stable")[:k]
-        counts.append(pedestrians_hit(dets.image[strongest], dets.boxes[strongest], gt, CLOSE))
-        considered = k
-    return OriginCheck(annotations.box_origin, considered, counts[0], counts[1])
+def _asked(spec: BenchmarkProtocol, wanted: Sequence[str] | None, bench: Benchmark) -> list[str]:
+    """The metrics a protocol scores: those asked that it computes; none asked, those the benchmark's
+    papers report with it, else all it reports."""
+    if wanted is not None:
+        return [m for m in wanted if m in spec.computes]
+    return [m for m in bench.metrics if m in spec.metrics] or list(spec.metrics)

@@ -27,12 +27,10 @@ from pathlib import Path
 import numpy as np
 
 from .benchmarks import CVC14, FLIR_ALIGNED, LLVIP, M3FD, Benchmark, get_benchmark
-from .data.groundtruth import Box, ClassInfo, GroundTruth, assemble
+from .data.groundtruth import ORIGINS, Box, ClassInfo, GroundTruth, assemble
 from .errors import InputError, quantity
 from .files import read_bytes, read_text
 from .voc import VocFile, parse_voc
-
-ORIGINS = ("centre", "corner")
 
 
 @dataclass
@@ -269,21 +267,6 @@ def cvc14_lines(text: str, path: str | os.PathLike) -> list[tuple[int, list[floa
             raise InputError(f"mandatory {parts[4]!r} is neither 0 nor 1", path, number)
         rows.append((number, values))
     return rows
-
-
-def switch_origin(annotations: GroundTruth) -> GroundTruth:
-    """The same CVC-14 annotations read with the other origin (centre <-> top-left corner)."""
-    origin = annotations.box_origin
-    if origin not in ORIGINS:
-        raise ValueError("these annotations were not read from CVC-14 files")
-    boxes = annotations.boxes.copy()
-    boxes[:, :2] += annotations.boxes[:, 2:] / 2 * (1 if origin == "centre" else -1)
-    other = annotations.boxes_where(np.arange(len(boxes)), boxes=boxes)
-    other.box_origin = ORIGINS[1 - ORIGINS.index(origin)]
-    other.notes = [f"x, y read as the box's {other.box_origin}"] + [
-        n for n in annotations.notes if not n.startswith("x, y read as")
-    ]
-    return other
 
 
 # ------------------------------------------------------------------------------------------------

@@ -1,21 +1,16 @@
-"""Scoring result files on any benchmark, as `eval`, `compare`, `diagnose` and `submit` do.
+"""Scoring result files on any benchmark, as `eval`, `compare`, `diagnose` and `submit --check` do.
 
 - `open_truth`: the ground truth the verbs score against and the benchmark it is: the file given (its
   benchmark recognised from its content when it can be, `kaist_kit.benchmarks.recognise`), a dataset's
   folder in its native layout, or the benchmark's pinned file; `BenchmarkTruth.line` says which
   benchmark was taken and why, in one line.
-- `benchmark_request`: the protocols, metrics, splits and miss-rate options asked for, checked against
-  the benchmark (one line naming what to ask instead).
-- `inspect_boxes`: what is wrong with a result of any class, judged against the ground truth before it
-  is scored (the same confident checks as KAIST's: boxes as corners, ids off by one, another ground
-  truth; and the benchmarks' own: category ids counted from another base, CVC-14's box origin), with
-  what the ground truth's reader noted.
-- `evaluate_benchmark_files`, `compare_benchmark_files`, `diagnose_benchmark_file`: per-class rows
-  (`kaist_kit.benchmark_eval.ClassRow`) of several files, side by side, or of one with every split and
-  protocol, and what was found in them; each in every output format (`BenchmarkReport`).
-
-KAIST itself is scored by `kaist_kit.evaluate` and its verbs' own paths (occlusion labels, settings,
-curves); `open_truth` hands its ground truth over as a `GroundTruth`.
+- `make_request`: the protocols, metrics, splits and options asked for, checked against the benchmark
+  and its layout (one line naming what to ask instead): a `ScoringRequest`.
+- `evaluate_files`, `compare_files`, `diagnose_file`, `check_benchmark_file`: the verbs' one call each.
+  Every file is read and judged against the ground truth before any is scored (`kaist_kit.findings`, the
+  same checks on every benchmark), then scored by `kaist_kit.benchmark_eval` and reported in the
+  benchmark's `Layout`: KAIST's "splits" (miss-rate tables with splits as columns, curves, bootstrap
+  intervals, the full diagnosis) or "classes" (`BenchmarkReport`, a row per class).
 """
 
 from __future__ import annotations
@@ -30,56 +25,27 @@ from pathlib import Path
 import numpy as np
 
 from .benchmark_eval import (
-    MEAN,
     BenchmarkProtocol,
     ClassRow,
     ScoringOptions,
-    as_printed,
     benchmark_protocol,
     evaluate_benchmark,
-    origin_check,
 )
 from .benchmarks import KAIST, LLVIP, Benchmark, get_benchmark, recognise
-from .data.detections import GT_IDS, Detections, ReadOptions, method_name
+from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from .data.detections import Detections, ReadOptions, method_name
 from .data.groundtruth import GroundTruth, ground_truth_from_bytes, ground_truth_from_coco
 from .data.results import load_detections
 from .download import Progress
-from .errors import InputError, quantity
+from .errors import InputError, percent, quantity
 from .evaluate import unique_method_names
 from .files import decode_text, parse_json, read_bytes
-from .findings import (
-    ALMOST_NONE,
-    CATEGORY_OFFSET,
-    CLOSE,
-    CORNERS,
-    EMPTY,
-    GROUND_TRUTH_NOTE,
-    ID_OFFSET,
-    MIN_HITS,
-    MISSING_CLASSES,
-    NO_PEDESTRIANS,
-    ORIGIN,
-    READING_RATIO,
-    STRING_VALUES,
-    TIED_SCORES,
-    UNKNOWN_CATEGORIES,
-    UNSORTED,
-    WRONG_GT,
-    Finding,
-    _corner_boxes,
-    _read_findings,
-    _strongest,
-    images_not_sorted,
-    ordered,
-    readings,
-    refuse_errors,
-)
+from .findings import Finding, ground_truth_notes, inspect, inspect_scores, ordered, read_inspected
 from .groundtruth import check_cached_gt, find_gt, is_cached_gt, load_ground_truth
-from .matching import overlaps_by_image
-from .metrics.spec import label
-from .settings import DEFAULT_FPPI_RANGE
-from .sort_orders import describe_order
-from .tables import Table, markdown_sections, percent
+from .metrics.spec import iou_conflict, label
+from .plots import check_figure_path, plot_results
+from .settings import DEFAULT_FPPI_RANGE, get_protocol, with_fppi_range
+from .tables import Table, markdown_sections
 
 Echo = Callable[[str], None]
 
@@ -89,13 +55,11 @@ Echo = Callable[[str], None]
 
 @dataclass
 class BenchmarkTruth:
-    """A ground truth and the benchmark it is scored as: KAIST's as a `GroundTruth` (``kaist``), any
-    other's as `Annotations` (``annotations``)."""
+    """A ground truth, the benchmark it is scored as, and why."""
 
     benchmark: Benchmark
     why: str  # why this benchmark: named, recognised, the default
-    annotations: GroundTruth | None = None
-    kaist: GroundTruth | None = None
+    annotations: GroundTruth
     path: Path | None = None
 
     @property
@@ -105,16 +69,16 @@ class BenchmarkTruth:
 
     @property
     def announced(self) -> bool:
-        """Whether the verbs print `line`: for every benchmark but KAIST, the kit's default, whose
-        output stays as it always was."""
-        return self.kaist is None
+        """Whether the verbs print `line`: for every benchmark but the kit's default (KAIST), whose output
+        stays as it always was."""
+        return not self.benchmark.quiet
 
     def describe(self) -> str:
-        return (self.kaist or self.annotations).describe()
+        return self.annotations.describe()
 
     @property
     def notes(self) -> list[str]:
-        return list(self.annotations.notes) if self.annotations is not None else []
+        return list(self.annotations.notes)
 
 
 def open_truth(
@@ -148,7 +112,7 @@ def open_truth(
             found = find_gt(None, echo=echo, progress=progress)
             gt = load_ground_truth(found)
             why = "its pinned ground truth" if gt.is_leaderboard_file else f"the default ground truth {found}"
-            return BenchmarkTruth(bench, why if named else f"the default; {why}", kaist=gt, path=Path(found))
+            return BenchmarkTruth(bench, why if named else f"the default; {why}", gt, path=Path(found))
         from .pinned import find_pinned
 
         found = find_pinned(bench, echo=echo, progress=progress)
@@ -181,7 +145,7 @@ def open_truth(
         bench = named
         why = "as named" + (f", and recognised from the ground truth: {found.reason}" if found else "")
     if bench is KAIST:
-        return BenchmarkTruth(bench, why, kaist=ground_truth_from_bytes(raw, path, data, text, md5), path=path)
+        return BenchmarkTruth(bench, why, ground_truth_from_bytes(raw, path, data, text, md5), path=path)
     return BenchmarkTruth(bench, why, _annotations(raw, path, bench, data, text), path=path)
 
 
@@ -240,335 +204,178 @@ def _native_truth(root: Path, named: Benchmark | None, split: str, origin: str) 
 
 
 @dataclass(frozen=True)
-class BenchmarkRequest:
-    """What to compute on a benchmark other than KAIST: protocols, metrics (None: each protocol's of
-    the benchmark's metrics), splits (names or (name, images)), and the miss rates' options."""
+class Layout:
+    """How a benchmark's numbers are reported, and the analyses that come with it."""
 
+    name: str
+    description: str  # what it offers, as a refusal of one of its options says
+    curves: bool  # MR-FPPI curves in JSON (--curves) and figures (--plot)
+    intervals: bool  # compare: bootstrap intervals and paired tests of the miss rate
+    diagnosis: bool  # diagnose: the full diagnosis of the miss rate (false positives, misses, oracles)
+    other_ap: bool  # COCO's and YOLOv5's AP asked for beside the benchmark's own protocols
+    every_protocol: bool  # scored by default by every protocol of the benchmark's, else by its first
+    periods_always: bool  # day and night scored by default even where the images have one of them
+    report: Callable  # (request, rows, findings) -> what `eval` prints, in every output format
+
+
+OTHER_AP = ("coco", "yolov5")
+
+
+class OptionError(InputError):
+    """An option given where it does not apply, or with a value it cannot take: its line names the option
+    as the command line's own errors do."""
+
+    def __init__(self, option: str, reason: str):
+        self.option = option
+        super().__init__(f"{option}: {reason}")
+
+
+@dataclass(frozen=True)
+class ScoringRequest:
+    """What to compute on a benchmark, checked against its spec (`make_request`): protocols, metrics (None:
+    each protocol's own), splits (names or (name, images)), the miss rates' options, how results are read,
+    their methods' names, and the JSON's curves."""
+
+    truth: BenchmarkTruth
     protocols: tuple[BenchmarkProtocol, ...]
     metrics: tuple[str, ...] | None
     splits: tuple
     scoring: ScoringOptions = ScoringOptions()
+    read: ReadOptions = ReadOptions()
+    names: tuple[str, ...] | None = None
+    curves: bool = False
+
+    @property
+    def layout(self) -> Layout:
+        return LAYOUTS[self.truth.benchmark.layout]
+
+    @property
+    def settings(self) -> tuple[str, ...]:
+        return self.scoring.settings or self.truth.benchmark.lamr_settings[:1]
 
 
-def benchmark_request(
+def make_request(
     truth: BenchmarkTruth,
+    *,
     protocols: Sequence[str] = (),
     metrics: Sequence[str] = (),
     splits: Sequence[str] = (),
-    lists: Sequence[tuple[str, Sequence]] = (),
+    images: Sequence[str | os.PathLike] = (),
     scoring: ScoringOptions | None = None,
-) -> BenchmarkRequest:
+    read: ReadOptions | None = None,
+    names: Sequence[str] | None = None,
+    curves: bool = False,
+) -> ScoringRequest:
     """The request checked against the benchmark and its ground truth: protocols it can be scored by
-    (its own; COCO's and YOLOv5's AP on any), metrics one of them computes, splits its images name
-    (default: all, and day and night where its images have both). Anything else is an `InputError`
-    saying what to ask instead."""
-    bench, annotations = truth.benchmark, truth.annotations
-    specs = []
-    for name in protocols or bench.protocols:
-        spec = benchmark_protocol(name)
-        if spec.miss_rate and name not in bench.protocols:
+    (its own; COCO's and YOLOv5's AP where its layout shows them), metrics one of them computes, splits
+    its images name (default: all, and day and night where its images have both; ``images``: list files,
+    each an extra split), options that apply to what is asked. Anything else is an `InputError` saying
+    what to ask instead."""
+    from .imagesets import list_split_names, select_images
+
+    bench, gt = truth.benchmark, truth.annotations
+    layout = LAYOUTS[bench.layout]
+    default = bench.protocols if layout.every_protocol else bench.protocols[:1]
+    specs = tuple(dict.fromkeys(_protocol(name, bench, layout) for name in protocols or default))
+    computed = {m for spec in specs for m in spec.computes}
+    for name in metrics:
+        if name not in computed:
             raise InputError(
-                f"--protocol {name}: {bench.title} is scored by "
-                f"{', '.join(bench.protocols)} (and COCO's or YOLOv5's AP: coco, yolov5)"
+                f"--metric {name}: the protocols asked for ({', '.join(s.name for s in specs)}) "
+                f"compute {', '.join(sorted(computed))}"
             )
-        specs.append(spec)
-    specs = tuple(dict.fromkeys(specs))
-    computed = {m for spec in specs for m in spec.metrics}
-    if metrics:
-        for name in metrics:
-            if name not in computed:
-                raise InputError(
-                    f"--metric {name}: the protocols asked for ({', '.join(s.name for s in specs)}) "
-                    f"compute {', '.join(sorted(computed))}"
-                )
-        wanted = tuple(dict.fromkeys(metrics))
-    else:
-        wanted = tuple(m for m in bench.metrics if m in computed) or None
     scoring = scoring or ScoringOptions()
-    miss_rates = [spec for spec in specs if spec.miss_rate]
-    if not miss_rates:
-        for option, given in (
-            ("--setting", scoring.settings),
-            ("--iou", scoring.ious != (0.5,)),
-            ("--fppi-range", scoring.fppi_range != DEFAULT_FPPI_RANGE),
-            ("--llvip-bounds", scoring.llvip_bounds != "frame"),
-        ):
-            if given:
-                raise InputError(
-                    f"{option} applies to the miss rate, which the protocols asked for "
-                    f"({', '.join(s.name for s in specs)}) do not compute"
-                )
-    elif scoring.llvip_bounds != "frame" and not any(spec.fixed_bounds for spec in miss_rates):
-        raise InputError(
-            f"--llvip-bounds applies to the KAIST scripts' miss rate (leaderboard, matlab), not "
-            f"{', '.join(spec.name for spec in miss_rates)}"
-        )
-    scenes = set(annotations.image_scenes) if annotations is not None else set()
-    chosen = list(splits) or (["all", "day", "night"] if {"day", "night"} <= scenes else ["all"])
+    read = read or ReadOptions()
+    for name in scoring.settings or ():
+        _setting_of(name, bench)
+    _check_options(bench, layout, specs, scoring, read, curves)
+    conflict = iou_conflict(metrics or [m for spec in specs for m in spec.metrics], scoring.ious)
+    if conflict:
+        raise InputError(conflict)
+    scenes = set(gt.image_scenes)
+    both = layout.periods_always or {"day", "night"} <= scenes
+    chosen = list(dict.fromkeys(splits)) or (["all", "day", "night"] if both else ["all"])
     for name in chosen:
-        annotations.split_mask(name)  # one line naming the ground truth's splits
-    return BenchmarkRequest(specs, wanted, tuple(dict.fromkeys(chosen)) + tuple(lists), scoring)
+        gt.split_mask(name)  # one line naming the ground truth's splits
+    lists = [(name, select_images(path, gt)) for path, name in zip(images, list_split_names(images, chosen))]
+    metrics = tuple(dict.fromkeys(metrics)) or None  # None: each protocol's own
+    return ScoringRequest(truth, specs, metrics, tuple(chosen) + tuple(lists), scoring, read, names, curves)
 
 
-def select_images(path: str | os.PathLike, annotations: GroundTruth) -> list:
-    """The image ids a list file names (ids as the ground truth writes them, or frame names), in order;
-    an entry the ground truth lacks stops with the list file and its line."""
-    from .imagesets import _numbered_items
+def _protocol(name: str, bench: Benchmark, layout: Layout) -> BenchmarkProtocol:
+    spec = benchmark_protocol(name)
+    if name not in bench.protocols and not (layout.other_ap and name in OTHER_AP):
+        others = " (and COCO's or YOLOv5's AP: coco, yolov5)" if layout.other_ap else ""
+        raise OptionError(f"--protocol {name}", f"{bench.title} is scored by {' or '.join(bench.protocols)}{others}")
+    return spec
 
-    by_name = {name: image_id for name, image_id in zip(annotations.image_names, annotations.image_ids) if name}
-    chosen = []
-    for number, item in _numbered_items(path):
-        if item in annotations.index_of_id:
-            chosen.append(item)
-        elif item.lstrip("-").isdigit() and int(item) in annotations.index_of_id:
-            chosen.append(int(item))
-        elif (annotations.benchmark and annotations.benchmark.frame(item) in by_name) or item in by_name:
-            chosen.append(by_name.get(item) or by_name[annotations.benchmark.frame(item)])
-        else:
+
+def _setting_of(name: str, bench: Benchmark) -> None:
+    """Refuse a setting that only another benchmark's protocol names (MS-DETR's 'Scale=far' on KAIST)."""
+    from .benchmark_eval import protocols_of
+    from .benchmarks import BENCHMARKS
+    from .settings import get_setting
+
+    if any(s.name == name for p in protocols_of(bench) for s in p.settings):
+        return
+    try:
+        get_setting(name)
+    except ValueError as exc:
+        owner, protocol = next(
+            (b, p) for b in BENCHMARKS.values() for p in protocols_of(b) if any(s.name == name for s in p.settings)
+        )
+        raise OptionError(
+            "--setting",
+            f"{name!r} is a setting of {owner.title} as the {protocol.name} protocol names it "
+            f"(--benchmark {owner.name}), not {bench.title}'s: {exc}",
+        ) from None
+
+
+def _check_options(
+    bench: Benchmark,
+    layout: Layout,
+    specs: Sequence[BenchmarkProtocol],
+    scoring: ScoringOptions,
+    read: ReadOptions,
+    curves: bool,
+) -> None:
+    """Options that apply to none of what is asked: one line naming the first."""
+    miss_rates = [spec for spec in specs if spec.miss_rate]
+    scored_as = f"the ground truth is scored as {bench.name}"
+    for option, given in (
+        ("--setting", bool(scoring.settings)),
+        ("--iou", scoring.ious != (0.5,)),
+        ("--fppi-range", scoring.fppi_range != DEFAULT_FPPI_RANGE),
+        ("--llvip-bounds", scoring.llvip_bounds != "frame" and bench.image_size != KAIST.image_size),
+    ):
+        if given and not miss_rates:
             raise InputError(
-                f"{item[:80]!r} is not an image of the ground truth ({annotations.describe()})", path, number
+                f"{option} applies to the miss rate, which the protocols asked for "
+                f"({', '.join(s.name for s in specs)}) do not compute"
             )
-    return chosen
-
-
-# --- what is wrong with a result ------------------------------------------------------------------
-
-
-def ground_truth_findings(truth: BenchmarkTruth) -> list[Finding]:
-    """What the ground truth's reader noted (dropped classes, names read as the benchmark's, crowd
-    regions, LLVIP's annotation release), one note each."""
-    source = str(truth.path) if truth.path else ""
-    return [Finding(GROUND_TRUTH_NOTE, note, source=source) for note in truth.notes]
-
-
-@dataclass
-class _Blind:
-    """The ground truth's boxes of every class as the KAIST evaluator's `GroundTruth` (images in id
-    order where the ids are integers), and the detections of every class on it: what the confident
-    checks of `kaist_kit.findings` measure."""
-
-    gt: GroundTruth
-    dets: Detections
-    gt_class: np.ndarray  # each box's class id, in gt's order
-    det_class: np.ndarray  # each detection's category as read
-    integer_ids: bool
-
-
-def _blind(dets: Detections, annotations: GroundTruth) -> _Blind:
-    sizes = annotations.image_sizes.copy()
-    sizes[np.isnan(sizes)] = np.inf  # no border rule: the checks only overlap boxes
-    gt = replace(annotations, image_sizes=sizes)
-    blind = Detections(dets.image, dets.boxes, dets.scores, dets.source, dets.format, dets.dropped, dets.facts)
-    class_ids = np.array([c.id for c in annotations.classes], np.int64)
-    return _Blind(gt, blind, class_ids[annotations.ann_class], dets.category, not annotations.string_ids)
-
-
-# What numbers written as text cost on these benchmarks: their scripts are not the KAIST leaderboard's
-# (pycocotools' loadRes multiplies the box's strings, its evaluate negates the score's; a category id
-# "1" is no category of the ground truth's).
-STRING_VALUES_COST = (
-    "the kit reads them as numbers, but pycocotools crashes on a box or score written so and "
-    "never scores a category written so"
-)
-
-
-def inspect_boxes(
-    dets: Detections, truth: BenchmarkTruth, protocols: Sequence[BenchmarkProtocol] = ()
-) -> list[Finding]:
-    """Everything that is wrong with a result of any class before it is scored by these protocols,
-    errors first (see the module's docstring)."""
-    annotations = truth.annotations
-    blind = _blind(dets, annotations)
-    found = []
-    if len(dets) and (~blind.gt.ignore).any():
-        found += _reading_findings(dets, blind, truth, protocols)
-    found += [
-        replace(f, cost=STRING_VALUES_COST, fix="write numbers") if f.kind is STRING_VALUES else f
-        for f in _read_findings(blind.dets, blind.gt)
-    ]
-    if len(dets) == 0 and not (dets.dropped and dets.dropped.total):
-        found.append(Finding(EMPTY, "no detections", "every AP reads 0 and every miss rate 100.00"))
-    known = np.isin(dets.category, [c.id for c in annotations.classes])
-    if len(dets) and not known.all():
-        values, counts = np.unique(dets.category[~known], return_counts=True)
-        shown = ", ".join(f"{quantity(int(n), 'detection')} of category {int(v)}" for v, n in zip(values, counts))
-        listed = ", ".join(f"{c.id} {c.name}" for c in annotations.classes)
-        found.append(Finding(UNKNOWN_CATEGORIES, f"{shown} (the ground truth's: {listed})"))
-    present = set(dets.category[known].tolist())
-    missing = [
-        c
-        for c in annotations.classes
-        if c.id not in present
-        and np.any((annotations.ann_class == annotations.classes.index(c)) & ~annotations.iscrowd)
-    ]
-    if len(dets) and missing:
-        found.append(Finding(MISSING_CLASSES, "no detection of " + ", ".join(f"{c.name} ({c.id})" for c in missing)))
-    if len(dets) and dets.format.uploadable and any(p.needs_sorted for p in protocols):
-        unsorted = len(images_not_sorted(blind.dets))
-        if unsorted:
-            names = ", ".join(p.name for p in protocols if p.needs_sorted)
-            found.append(
-                Finding(
-                    UNSORTED,
-                    f"detections of {quantity(unsorted, 'image')} are not sorted by descending score",
-                    f"the {names} protocol's evaluator scores such a file wrongly",
-                    "the kit scores them sorted",
-                )
+    if curves and not layout.curves:
+        raise OptionError("--curves", f"applies to {LAYOUTS['splits'].description}; {scored_as}")
+    if not read.devkit_shift and bench.flat_pattern is None:
+        raise OptionError("--no-devkit-shift", f"applies to {LAYOUTS['splits'].description}; {scored_as}")
+    if read.category_offset and bench.truth_rules.one_class:
+        raise OptionError("--category-offset", f"applies to {LAYOUTS['classes'].description}; {scored_as}")
+    if scoring.llvip_bounds != "frame":
+        if bench.image_size == KAIST.image_size:  # the scripts' fixed bounds are its own frame
+            raise OptionError("--llvip-bounds", f"applies to {LAYOUTS['classes'].description}; {scored_as}")
+        if not any(spec.fixed_bounds for spec in miss_rates):
+            raise InputError(
+                f"--llvip-bounds applies to the KAIST scripts' miss rate (leaderboard, matlab), not "
+                f"{', '.join(spec.name for spec in miss_rates)}"
             )
-    numpy_sorted = [p for p in protocols if p.numpy_protocol]
-    if len(dets) and numpy_sorted:
-        printed = numpy_sorted[0].printed  # the scores its evaluator reads
-        _, counts = np.unique(as_printed(dets.scores, printed[1]) if printed else dets.scores, return_counts=True)
-        tied = int(counts[counts > 1].sum())
-        if tied:
-            order = describe_order(numpy_sorted[0].kaist().tie_order)
-            found.append(
-                Finding(
-                    TIED_SCORES,
-                    f"{quantity(tied, 'detection')} share their score with another",
-                    f"{', '.join(p.name for p in numpy_sorted)} orders them as {order} does, the order its "
-                    "evaluator's own number depends on",
-                )
-            )
-    return ordered([replace(f, source=dets.source) for f in found])
 
 
-def _reading_findings(
-    dets: Detections, blind: _Blind, truth: BenchmarkTruth, protocols: Sequence[BenchmarkProtocol]
-) -> list[Finding]:
-    annotations = truth.annotations
-    if annotations.box_origin:
-        check = origin_check(annotations, dets)
-        if check.far_better:
-            return [Finding(ORIGIN, check.line(), fix=f"rerun with --origin {check.other}")]
-    measured = readings(blind.dets, blind.gt, shifts=blind.integer_ids)
-    for reading in measured.others:
-        if measured.far_better(reading):
-            return [_better_reading(dets, truth, protocols, reading, measured)]
-    if measured.at_chance or measured.almost_none:
-        images = len(np.unique(dets.image))
-        found = (
-            f"the {measured.considered} highest-scored detections overlap {measured.hits} boxes of their images"
-            + (
-                f", and {measured.chance:.0f} on average when each image's detections are moved to a randomly "
-                "chosen image"
-                if measured.at_chance
-                else f" (IoU >= 0.5), fewer than {100 * ALMOST_NONE:g} %"
-            )
-            + f"; they lie in {images} of the ground truth's {annotations.n_images} images "
-            f"({annotations.describe()})"
-        )
-        return [Finding(WRONG_GT, found, "every AP and miss rate says nothing about the detector")]
-    shift = _category_shift(dets, blind)
-    if shift:
-        base = "from 0" if shift > 0 else "from 1"
-        moved = dets.facts.category_offset + shift
-        found = (
-            f"the category ids look counted {base}: with --category-offset {moved}, the "
-            f"{len(_strongest(blind.dets, blind.gt))} highest-scored detections overlap boxes of their class "
-            "far more often"
-        )
-        return [Finding(CATEGORY_OFFSET, found, fix=f"rerun with --category-offset {moved}")]
-    return []
-
-
-def _category_shift(dets: Detections, blind: _Blind) -> int:
-    """The shift of the category ids (-1 or 1) that makes the strongest detections overlap boxes of
-    their own class closely far more often than as read; 0 when none does."""
-    strongest = _strongest(blind.dets, blind.gt)
-    pairs = overlaps_by_image(blind.dets.image[strongest], blind.dets.boxes[strongest], blind.gt, min_overlap=0.5)
-    close = (pairs.iou >= CLOSE) & ~blind.gt.ignore[pairs.gt]
-    det, gt_class = strongest[pairs.det[close]], blind.gt_class[pairs.gt[close]]
-
-    def hits(shift: int) -> int:
-        return int(np.unique(det[blind.det_class[det] + shift == gt_class]).size)
-
-    as_read = hits(0)
-    best = max((-1, 1), key=hits)
-    return best if hits(best) >= MIN_HITS and hits(best) >= READING_RATIO * max(as_read, 1) else 0
-
-
-def _better_reading(
-    dets: Detections, truth: BenchmarkTruth, protocols: Sequence[BenchmarkProtocol], reading, measured
-) -> Finding:
-    """The corners or id-offset finding, with what it costs the first protocol's headline number."""
-    if reading == "corners":
-        option = "without --corners" if dets.facts.corners else "with --corners"
-        layout = "x, y, width, height" if dets.facts.corners else "corners x1, y1, x2, y2"
-        found, kind = f"the boxes look like {layout}", CORNERS
-        other = replace(dets, boxes=_corner_boxes(dets.boxes, not dets.facts.corners))
-    else:
-        offset = dets.facts.id_offset + reading
-        found = f"the image ids look written {dets.format.other_base(reading)}"
-        option, kind = f"with --id-offset {offset}", ID_OFFSET
-        other = _shifted(dets, truth.annotations, reading)
-    found += (
-        f": {option}, the {measured.considered} highest-scored detections overlap {measured.others[reading]} "
-        f"boxes closely (IoU >= {CLOSE}) instead of {measured.close}"
-    )
-    spec = (list(protocols) or [benchmark_protocol(truth.benchmark.protocols[0])])[0]
-    metric = next((m for m in truth.benchmark.metrics if m in spec.metrics), spec.metrics[0])
-    values = []
-    for which in (dets, other):
-        rows = evaluate_benchmark(truth.annotations, which, truth.benchmark, [spec], [metric])
-        row = next((r for r in rows if r.category == MEAN), rows[0])
-        values.append(percent(row.value(metric)))
-    cost = (
-        f"measured ({spec.name}, all, {label(metric)} of "
-        f"{'the mean' if len(truth.annotations.classes) > 1 else truth.annotations.classes[0].name}): "
-        f"{values[0]} as written, {values[1]} {option}"
-    )
-    return Finding(kind, found, cost, f"rerun {option}")
-
-
-def _shifted(dets: Detections, annotations: GroundTruth, shift: int) -> Detections:
-    if dets.format.image_ids == GT_IDS:
-        written = np.array(annotations.image_ids, np.int64)[dets.image] + shift
-        lookup = annotations.index_of_id
-        image = np.array([lookup.get(int(i), -1) for i in written], np.int64)
-    else:  # positions in id order
-        order = sorted(range(annotations.n_images), key=annotations.image_ids.__getitem__)
-        rank = np.empty(annotations.n_images, np.int64)
-        rank[order] = np.arange(annotations.n_images)
-        moved = rank[dets.image] + shift
-        inside = (moved >= 0) & (moved < annotations.n_images)
-        image = np.where(inside, np.array(order, np.int64)[np.clip(moved, 0, annotations.n_images - 1)], -1)
-    keep = image >= 0
-    return replace(
-        dets, image=image[keep], category=dets.category[keep], boxes=dets.boxes[keep], scores=dets.scores[keep]
-    )
-
-
-def score_findings(rows: Sequence[ClassRow], source: str = "") -> list[Finding]:
-    """Miss rates that cannot mean anything: a split and setting in which no pedestrian counts."""
-    empty = [
-        f"{r.setting} {r.split} ({r.protocol}: the ground truth has none there)"
-        for r in rows
-        if r.setting and r.n_gt == 0
-    ]
-    if not empty:
-        return []
-    return [
-        Finding(
-            NO_PEDESTRIANS,
-            "no pedestrian counts in " + "; ".join(dict.fromkeys(empty)),
-            "its miss rate is left empty",
-            source=source,
-        )
-    ]
-
-
-def read_box_inspected(
-    path: str | os.PathLike,
-    truth: BenchmarkTruth,
-    protocols: Sequence[BenchmarkProtocol] = (),
-    options: ReadOptions | None = None,
-) -> tuple[Detections, list[Finding]]:
-    """Read a result of any class as ``options`` say and inspect it; an error finding stops the read
-    unless ``options.as_is`` (see `kaist_kit.findings.refuse_errors`)."""
-    options = options or ReadOptions()
-    dets = load_detections(path, truth.annotations, options)
-    return dets, refuse_errors(inspect_boxes(dets, truth, protocols), options.as_is)
+def analysis_options(layout: Layout, **given) -> None:
+    """Options of an analysis the benchmark's layout does not offer (``given``: option -> (whether it was
+    given, the capability it needs: 'curves', 'intervals' or 'diagnosis')): one line naming the first."""
+    for option, (value, needs) in given.items():
+        if value and not getattr(layout, needs):
+            offered = next(other for other in LAYOUTS.values() if getattr(other, needs))
+            raise OptionError(option, f"applies to {offered.description}; it is not offered on {layout.description}")
 
 
 # --- rows of several files, and their output ------------------------------------------------------
@@ -629,6 +436,9 @@ class BenchmarkReport:
     def lines(self) -> list[str]:
         return self.after
 
+    def said(self) -> list[str]:
+        return []  # it writes no file
+
     def _title(self, rows: Sequence[ClassRow]) -> str:
         first = rows[0]
         spec = benchmark_protocol(first.protocol)
@@ -678,72 +488,158 @@ def _setting(row: ClassRow) -> str:
     return row.setting + (f" IoU {row.iou:g}" if row.iou not in (None, 0.5) else "")
 
 
-def evaluate_benchmark_files(
-    paths: Sequence[str | os.PathLike],
-    truth: BenchmarkTruth,
-    request: BenchmarkRequest,
-    names: Sequence[str] | None = None,
-    options: ReadOptions | None = None,
-) -> BenchmarkReport:
-    """Per-class rows of every file on a benchmark other than KAIST; every file is read and inspected
-    before any is scored, so that an error finding stops the call before the work."""
-    names = list(names) if names else unique_method_names(paths)
-    read = [read_box_inspected(path, truth, request.protocols, options) for path in paths]
-    rows, findings = [], ground_truth_findings(truth)
-    for name, (dets, found) in zip(names, read):
-        scored = evaluate_benchmark(
-            truth.annotations,
-            dets,
-            truth.benchmark,
-            request.protocols,
-            request.metrics,
-            request.splits,
-            name,
-            options=request.scoring,
-        )
-        rows += scored
-        findings += found + score_findings(scored, dets.source)
-    return BenchmarkReport(truth.benchmark, rows, ordered(findings), truth.describe())
-
-
-def compare_benchmark_files(
-    paths: Sequence[str | os.PathLike],
-    truth: BenchmarkTruth,
-    request: BenchmarkRequest,
-    names: Sequence[str] | None = None,
-    options: ReadOptions | None = None,
-) -> BenchmarkReport:
-    """Two or more methods side by side on a benchmark other than KAIST: a column per method, a row
-    per class (and the mean) and metric, for each protocol and split."""
-    if len(paths) < 2:
-        raise ValueError("compare at least two results")
-    names = list(names) if names else unique_method_names(paths)
-    if len(names) != len(paths) or len(set(names)) < len(names):
-        raise ValueError("give each result a name of its own")
-    report = evaluate_benchmark_files(paths, truth, request, names, options)
-    report.by_method, report.light = True, True
-    report.after = [
-        f"{truth.benchmark.title}: per-class numbers side by side; bootstrap intervals and paired tests "
-        "are computed for KAIST's miss rate (`kaist-kit compare` without --benchmark)"
-    ]
+def evaluate_files(request: ScoringRequest, paths: Sequence[str | os.PathLike], plot: str | os.PathLike | None = None):
+    """`eval`: every file read and inspected before any is scored (an error finding stops the call before
+    the work), then scored as asked, in the benchmark's layout (its `Layout.report`); with ``plot``, the
+    MR-FPPI curves drawn there too."""
+    if plot is not None:
+        analysis_options(request.layout, **{"--plot": (True, "curves")})
+        check_figure_path(plot)
+    names = list(request.names) if request.names else unique_method_names(paths)
+    rows, findings = _scored(request, paths, names)
+    report = request.layout.report(request, rows, findings)
+    if plot is not None:
+        plot_results([row.result for row in _in_table_order(rows, request)], plot)
     return report
 
 
-def diagnose_benchmark_file(
+def _scored(request: ScoringRequest, paths: Sequence, names: Sequence[str]) -> tuple[list[ClassRow], list[Finding]]:
+    gt = request.truth.annotations
+    read = [
+        read_inspected(path, gt, request.settings, request.splits, request.protocols, request.read) for path in paths
+    ]
+    rows, findings = [], ground_truth_notes(gt)
+    for name, (dets, found) in zip(names, read):
+        scored = evaluate_benchmark(
+            gt, dets, request.truth.benchmark, request.protocols, request.metrics, request.splits, name,
+            options=request.scoring,
+        )  # fmt: skip
+        rows += scored
+        findings += found + inspect_scores([r.result for r in scored if r.result is not None], dets)
+    return rows, findings
+
+
+def _in_table_order(rows: Sequence[ClassRow], request: ScoringRequest) -> list[ClassRow]:
+    """Miss-rate rows by method, protocol, setting, IoU and split (the order of a table of splits as
+    columns), from the rows' order of method, split and protocol."""
+    protocols = [spec.name for spec in request.protocols]
+    splits = [split if isinstance(split, str) else split[0] for split in request.splits]
+    methods = list(dict.fromkeys(row.method for row in rows))
+    settings = list(dict.fromkeys(row.setting for row in rows))
+    ious = list(request.scoring.ious)
+    return sorted(
+        (row for row in rows if row.result is not None),
+        key=lambda r: (
+            methods.index(r.method),
+            protocols.index(r.protocol),
+            settings.index(r.setting),
+            ious.index(r.iou),
+            splits.index(r.split),
+        ),
+    )
+
+
+def _splits_report(request: ScoringRequest, rows: Sequence[ClassRow], findings: list[Finding]):
+    from .report import EvalReport
+
+    results = [row.result for row in _in_table_order(rows, request)]
+    return EvalReport(results, findings, request.truth.describe(), request.curves)
+
+
+def _classes_report(request: ScoringRequest, rows: Sequence[ClassRow], findings: list[Finding]) -> BenchmarkReport:
+    return BenchmarkReport(request.truth.benchmark, list(rows), ordered(findings), request.truth.describe())
+
+
+def compare_files(
+    request: ScoringRequest,
+    paths: Sequence[str | os.PathLike],
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    plot: str | os.PathLike | None = None,
+):
+    """`compare`: two or more methods side by side, with bootstrap intervals and paired tests of their
+    miss rates where the benchmark's layout offers them (``resamples``, ``seed``; ``plot``: the curves),
+    else their rows side by side."""
+    from . import comparison
+
+    layout = request.layout
+    changed = resamples != DEFAULT_RESAMPLES or seed != DEFAULT_SEED
+    analysis_options(layout, **{"--resamples/--seed": (changed, "intervals"), "--plot": (plot is not None, "curves")})
+    if len(paths) < 2:
+        raise OptionError("RESULT", "give at least two results to compare")
+    names = list(request.names) if request.names else unique_method_names(paths)
+    if len(names) != len(paths) or len(set(names)) < len(names):
+        raise OptionError("--name", "two results have the same name; name them with --name")
+    if plot is not None:
+        check_figure_path(plot)
+    if not layout.intervals:
+        rows, findings = _scored(request, paths, names)
+        report = _classes_report(request, rows, findings)
+        report.by_method, report.light = True, True
+        report.after = [
+            f"{request.truth.benchmark.title}: per-class numbers side by side; bootstrap intervals and paired "
+            "tests are computed for KAIST's miss rate (`kaist-kit compare` without --benchmark)"
+        ]
+        return report
+    protocol = with_fppi_range(get_protocol(request.protocols[0].kaist()), request.scoring.fppi_range)
+    splits = [split for split in request.splits if isinstance(split, str)]
+    found = comparison.compare_files(
+        paths, request.truth.annotations, names, protocol, request.scoring.settings, splits, resamples, seed,
+        request.scoring.ious[0], request.read,
+    )  # fmt: skip
+    if plot is not None:
+        plot_results(found.comparison.results(), plot)
+    return found
+
+
+def diagnose_file(
+    request: ScoringRequest,
     path: str | os.PathLike,
-    truth: BenchmarkTruth,
-    request: BenchmarkRequest,
-    name: str | None = None,
-    options: ReadOptions | None = None,
-) -> BenchmarkReport:
-    """One method on a benchmark other than KAIST: per-class rows of every protocol the benchmark's
+    params=None,
+    *,
+    out_dir: str | os.PathLike | None = None,
+    pictures: Sequence[str | os.PathLike] = (),
+    matches: str | os.PathLike | None = None,
+):
+    """`diagnose`: one method, diagnosed as the benchmark's layout offers (the full diagnosis of the miss
+    rate, `kaist_kit.diagnosis`, with ``params`` and its files; else per-class rows of every protocol and
+    split, and what each class's strongest detections are)."""
+    from .diagnosis import DiagnosisParams
+    from .diagnosis.run import diagnose_file as diagnose_curve
+
+    params = params or DiagnosisParams()
+    given = {option: (True, "diagnosis") for option in params.options_given()}
+    given.update({"--out": (out_dir is not None, "diagnosis"), "--matches": (matches is not None, "diagnosis")})
+    given["--images"] = (bool(pictures), "diagnosis")
+    analysis_options(request.layout, **given)
+    name = request.names[0] if request.names else None
+    if request.layout.diagnosis:
+        params = replace(
+            params,
+            protocol=request.protocols[0].kaist(),
+            splits=tuple(split for split in request.splits if isinstance(split, str)),
+            iou=request.scoring.ious[0],
+            fppi_range=request.scoring.fppi_range,
+        )
+        gt_path = request.truth.path
+        pictures = pictures or ([gt_path.parent / "images", gt_path.parent] if gt_path else [])
+        return diagnose_curve(
+            path, request.truth.annotations, params, request.read, name, out_dir=out_dir, pictures=pictures,
+            matches=matches,
+        )  # fmt: skip
+    return diagnose_benchmark_file(path, request.truth, request, name)
+
+
+def diagnose_benchmark_file(path: str | os.PathLike, truth: BenchmarkTruth, request: ScoringRequest, name=None):
+    """One method on a benchmark reported by class: per-class rows of every protocol the benchmark's
     papers use, in every split its ground truth names, and per class what the detections at IoU 0.5
     are (the highest-scored as many as the class has boxes): correct, on a box of another class, near
     a box of their class (IoU 0.1 to 0.5), duplicated, or on the background."""
     splits = ["all"] + sorted({s for s in truth.annotations.image_scenes if s})
     request = replace(request, splits=tuple(dict.fromkeys([*request.splits, *splits])))
-    report = evaluate_benchmark_files([path], truth, request, [name or method_name(path)], options)
-    dets = load_detections(path, truth.annotations, options or ReadOptions())
+    rows, findings = _scored(request, [path], [name or method_name(path)])
+    report = _classes_report(request, rows, findings)
+    dets = load_detections(path, truth.annotations, request.read)
     report.errors = error_counts(dets, truth.annotations)
     report.light = True
     return report
@@ -848,14 +744,15 @@ class BenchmarkCheck:
         return made
 
 
-def check_benchmark_file(
-    path: str | os.PathLike, truth: BenchmarkTruth, request: BenchmarkRequest, options: ReadOptions | None = None
-) -> BenchmarkCheck:
+def check_benchmark_file(path: str | os.PathLike, request: ScoringRequest) -> BenchmarkCheck:
     """A result of any class checked as it is (no error finding stops it) and, when nothing says it
     is misread, scored on every image by the benchmark's protocols."""
-    options = options or ReadOptions()
-    dets = load_detections(path, truth.annotations, replace(options, as_is=False))
-    findings = ordered(ground_truth_findings(truth) + inspect_boxes(dets, truth, request.protocols))
+    truth = request.truth
+    dets = load_detections(path, truth.annotations, replace(request.read, as_is=False))
+    findings = ordered(
+        ground_truth_notes(truth.annotations)
+        + inspect(dets, truth.annotations, request.settings, ("all",), request.protocols)
+    )
     categories = len(np.unique(dets.category))
     summary = (
         f"{Path(str(path)).name}: {dets.format.title}, {quantity(len(dets), 'detection')} of "
@@ -874,3 +771,32 @@ def check_benchmark_file(
             options=request.scoring,
         )
     return check
+
+
+LAYOUTS = {
+    layout.name: layout
+    for layout in (
+        Layout(
+            name="splits",
+            description="KAIST's scoring (its settings, curves and figures)",
+            curves=True,
+            intervals=True,
+            diagnosis=True,
+            other_ap=False,
+            every_protocol=False,
+            periods_always=True,
+            report=_splits_report,
+        ),
+        Layout(
+            name="classes",
+            description="the other benchmarks (--benchmark)",
+            curves=False,
+            intervals=False,
+            diagnosis=False,
+            other_ap=True,
+            every_protocol=True,
+            periods_always=False,
+            report=_classes_report,
+        ),
+    )
+}

@@ -177,6 +177,10 @@ class Benchmark:
     select: Callable[..., Any] | None = None
     # The kit's default benchmark: its output names no benchmark (KAIST's, as it always was).
     quiet: bool = False
+    # How its numbers are reported (`kaist_kit.benchmark_scoring.LAYOUTS`): "classes", a table per protocol
+    # and split with a row per class; "splits", KAIST's miss-rate tables with splits as columns, curves,
+    # bootstrap intervals and the full diagnosis.
+    layout: str = "classes"
 
     def frame(self, text: str) -> str | None:
         """The benchmark's name of the frame that ``text`` names (a path, a file name, an image id)."""
@@ -311,7 +315,10 @@ def kaist_parse_split(name: str) -> tuple[str, str, int | None]:
 def kaist_select(split: str, names: Sequence[str], periods: Sequence[str]) -> np.ndarray:
     """The images of a named KAIST split (`kaist_parse_split`), from the frames' names and periods; a
     split the images cannot form is a LookupError saying why."""
-    scene, period, set_number = kaist_parse_split(split)
+    try:
+        scene, period, set_number = kaist_parse_split(split)
+    except ValueError as exc:
+        raise LookupError(str(exc)) from None
     if not scene and set_number is None:
         return _period_mask(split, periods) if period else np.ones(len(names), bool)
     numbers = [kaist_set_number(name) for name in names]
@@ -360,6 +367,7 @@ KAIST = Benchmark(
     categories=(Category(1, "person"),),
     truth_rules=KAIST_RULES,
     quiet=True,
+    layout="splits",
     period_of_frame=kaist_frame_period,
     select=kaist_select,
     splits=(

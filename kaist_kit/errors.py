@@ -8,6 +8,7 @@ and the CLI prints.
 
 from __future__ import annotations
 
+import math
 import os
 
 
@@ -37,3 +38,8 @@ def quantity(n: int, noun: str, plural: str | None = None) -> str:
     if n == 1:
         return f"{n} {noun}"
     return f"{n} {plural or noun + ('es' if noun.endswith(('s', 'x', 'ch', 'sh')) else 's')}"
+
+
+def percent(value: float | None) -> str:
+    """A fraction as a percentage with two decimals, as tables and messages print it; "-" for none."""
+    return "-" if value is None or math.isnan(value) else f"{100 * value:.2f}"

@@ -21,14 +21,16 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .benchmark_eval import MEAN, as_printed, benchmark_protocol, benchmark_setting, evaluate_benchmark
 from .data.detections import FAR_LIMIT, GT_IDS, Detections, ReadOptions
-from .data.groundtruth import GroundTruth
+from .data.groundtruth import GroundTruth, switch_origin
 from .data.results import load_detections
-from .errors import InputError, quantity
+from .errors import InputError, percent, quantity
 from .evaluate import Result, SplitSpec, _split, evaluate, unique_method_names
 from .matching import MATCH_THRESHOLD, ignore_masks, overlaps_by_image
-from .metrics.spec import LAMR
-from .settings import DEFAULT_FPPI_RANGE, LEADERBOARD, SPLITS, get_protocol, get_setting
+from .metrics.spec import LAMR, label
+from .settings import DEFAULT_FPPI_RANGE, SPLITS, Protocol, get_protocol
+from .sort_orders import describe_order
 
 ERROR, WARNING, NOTE = "error", "warning", "note"
 LEVELS = (ERROR, WARNING, NOTE)
@@ -419,6 +421,12 @@ KINDS: dict[str, Kind] = {
 }
 
 
+STRING_VALUES_COST = (
+    "the kit reads them as numbers, but pycocotools crashes on a box or score written so and "
+    "never scores a category written so"
+)
+
+
 def _first(where: str) -> str:
     return f" (first at {where})" if where else ""
 
@@ -431,16 +439,17 @@ def inspect(
     gt: GroundTruth,
     settings: Iterable[str] = ("reasonable",),
     splits: Iterable[SplitSpec] = SPLITS,
-    protocols: Iterable[str] = ("leaderboard",),
+    protocols: Iterable = ("leaderboard",),
 ) -> list[Finding]:
     """Everything that is wrong with ``dets`` before they are scored in these settings, splits and
-    protocols, errors first. A ground truth without pedestrians (only images) limits the checks to
-    what the ids and boxes show by themselves."""
+    protocols (names or specs, `kaist_kit.benchmark_eval`), on a ground truth of any benchmark, errors
+    first. A ground truth without pedestrians (only images) limits the checks to what the ids and boxes
+    show by themselves."""
     settings, splits = list(settings), list(splits)
-    protocols = [get_protocol(p).name for p in protocols]
-    found = _reading_findings(dets, gt, protocols[0] if protocols else "leaderboard")
+    specs = [benchmark_protocol(p) for p in protocols]
+    found = _reading_findings(dets, gt, specs)
     found += _read_findings(dets, gt)
-    found += _structure_findings(dets, gt, settings, splits, protocols)
+    found += _structure_findings(dets, gt, settings, splits, specs)
     return ordered([replace(f, source=dets.source) for f in found])
 
 
@@ -676,35 +685,70 @@ def readings(dets: Detections, gt: GroundTruth, shifts: bool = True) -> Readings
     )
 
 
-def _reading_findings(dets: Detections, gt: GroundTruth, protocol: str) -> list[Finding]:
+def _reading_findings(dets: Detections, gt: GroundTruth, specs: Sequence) -> list[Finding]:
     if len(dets) == 0:
         return []
+    if gt.box_origin:
+        check = origin_check(gt, dets)
+        if check.far_better:
+            return [Finding(ORIGIN, check.line(), fix=f"rerun with --origin {check.other}")]
     if not (~gt.ignore).any():
         return _shape_findings(dets, gt)
-    measured = readings(dets, gt)
+    measured = readings(dets, gt, shifts=not gt.string_ids)
     for reading in measured.others:
         if measured.far_better(reading):
-            return [_better_reading(dets, gt, protocol, reading, measured)]
+            return [_better_reading(dets, gt, specs, reading, measured)]
+    one_class = gt.benchmark.truth_rules.one_class
+    noun = "pedestrians" if one_class else "boxes"
+    says_nothing = "" if one_class else "every AP and miss rate says nothing about the detector"
+    images = len(np.unique(dets.image))
+    where = f"they lie in {images} of the ground truth's {gt.n_images} images ({gt.describe()})"
     if measured.at_chance:
-        images = len(np.unique(dets.image))
         found = (
-            f"the {measured.considered} highest-scored detections overlap {measured.hits} pedestrians of "
+            f"the {measured.considered} highest-scored detections overlap {measured.hits} {noun} of "
             f"their images, and {measured.chance:.0f} on average when each image's detections are moved to "
-            f"a randomly chosen image; they lie in {images} of the ground truth's {gt.n_images} images "
-            f"({gt.describe()})"
+            f"a randomly chosen image; {where}"
         )
-        return [Finding(WRONG_GT, found)]
+        return [Finding(WRONG_GT, found, says_nothing)]
     if measured.almost_none:
-        images = len(np.unique(dets.image))
         found = (
-            f"the {measured.considered} highest-scored detections overlap {measured.hits} pedestrians of their "
+            f"the {measured.considered} highest-scored detections overlap {measured.hits} {noun} of their "
             f"images (IoU >= 0.5), fewer than {100 * ALMOST_NONE:g} % of "
-            f"{'them' if measured.considered <= measured.pedestrians else 'the pedestrians'}, where a "
-            f"detector's strongest detections overlap many; they lie in {images} of the ground truth's "
-            f"{gt.n_images} images ({gt.describe()})"
+            f"{'them' if measured.considered <= measured.pedestrians else 'the ' + noun}, where a "
+            f"detector's strongest detections overlap many; {where}"
         )
-        return [Finding(WRONG_GT, found, "the miss rate reads about 100.00 and says nothing about the detector")]
+        return [
+            Finding(
+                WRONG_GT, found, says_nothing or "the miss rate reads about 100.00 and says nothing about the detector"
+            )
+        ]
+    shift = 0 if one_class else _category_shift(dets, gt)
+    if shift:
+        base = "from 0" if shift > 0 else "from 1"
+        moved = dets.facts.category_offset + shift
+        found = (
+            f"the category ids look counted {base}: with --category-offset {moved}, the "
+            f"{len(_strongest(dets, gt))} highest-scored detections overlap boxes of their class far more often"
+        )
+        return [Finding(CATEGORY_OFFSET, found, fix=f"rerun with --category-offset {moved}")]
     return []
+
+
+def _category_shift(dets: Detections, gt: GroundTruth) -> int:
+    """The shift of the category ids (-1 or 1) that makes the strongest detections overlap boxes of
+    their own class closely far more often than as read; 0 when none does."""
+    strongest = _strongest(dets, gt)
+    pairs = overlaps_by_image(dets.image[strongest], dets.boxes[strongest], gt, min_overlap=0.5)
+    close = (pairs.iou >= CLOSE) & ~gt.ignore[pairs.gt]
+    class_ids = np.array([c.id for c in gt.classes], np.int64)
+    det, gt_class = strongest[pairs.det[close]], class_ids[gt.ann_class[pairs.gt[close]]]
+
+    def hits(shift: int) -> int:
+        return int(np.unique(det[dets.category[det] + shift == gt_class]).size)
+
+    as_read = hits(0)
+    best = max((-1, 1), key=hits)
+    return best if hits(best) >= MIN_HITS and hits(best) >= READING_RATIO * max(as_read, 1) else 0
 
 
 def _corner_boxes(boxes: np.ndarray, to_corners: bool) -> np.ndarray:
@@ -721,11 +765,10 @@ def _reread(dets: Detections, gt: GroundTruth, reading) -> Detections:
     if reading == "corners":
         return replace(dets, boxes=_corner_boxes(dets.boxes, not dets.facts.corners))
     image = dets.format.shifted(dets.image, reading, gt)
-    keep = image >= 0
-    return replace(dets, image=image[keep], boxes=dets.boxes[keep], scores=dets.scores[keep])
+    return dets.taking(image >= 0, image=image)
 
 
-def _better_reading(dets: Detections, gt: GroundTruth, protocol: str, reading, measured: Readings) -> Finding:
+def _better_reading(dets: Detections, gt: GroundTruth, specs: Sequence, reading, measured: Readings) -> Finding:
     """The finding for a reading far better than the file as read, measured on the file itself."""
     if reading == "corners":
         option = "without --corners" if dets.facts.corners else "with --corners"
@@ -737,16 +780,29 @@ def _better_reading(dets: Detections, gt: GroundTruth, protocol: str, reading, m
         found = f"the image ids look written {dets.format.other_base(reading)}"
         option = f"with --id-offset {offset}"
         kind_, fix = ID_OFFSET, f"rerun {option}"
+    noun = "pedestrians" if gt.benchmark.truth_rules.one_class else "boxes"
     found += (
         f": {option}, the {measured.considered} highest-scored detections overlap {measured.others[reading]} "
-        f"pedestrians closely (IoU >= {CLOSE}) instead of {measured.close}"
+        f"{noun} closely (IoU >= {CLOSE}) instead of {measured.close}"
     )
-    lamr = [
-        100 * evaluate(gt, which, ["reasonable"], ["all"], [protocol])[0].lamr
-        for which in (dets, _reread(dets, gt, reading))
-    ]
-    cost = f"measured (reasonable, all, {protocol} protocol): {lamr[0]:.2f} as written, {lamr[1]:.2f} {option}"
-    return Finding(kind_, found, cost, fix)
+    return Finding(kind_, found, _measured(dets, _reread(dets, gt, reading), gt, specs, option), fix)
+
+
+def _measured(dets: Detections, other: Detections, gt: GroundTruth, specs: Sequence, option: str) -> str:
+    """What a file scores as written and read the other way, by the first protocol's headline number (the
+    benchmark's first metric it computes, on all images, of the mean over the classes or the one class)."""
+    spec = (list(specs) or [benchmark_protocol(gt.benchmark.protocols[0])])[0]
+    metric = next((m for m in gt.benchmark.metrics if m in spec.computes), spec.metrics[0])
+    values = []
+    for which in (dets, other):
+        rows = evaluate_benchmark(gt, which, gt.benchmark, [spec], [metric])
+        row = next((r for r in rows if r.category == MEAN), rows[0])
+        values.append(row.value(metric))
+    if row.setting:
+        what = f"{row.setting}, {row.split}, {row.protocol} protocol"
+    else:
+        what = f"{row.protocol}, {row.split}, {label(metric)} of {'the mean' if row.category == MEAN else row.category}"
+    return f"measured ({what}): {percent(values[0])} as written, {percent(values[1])} {option}"
 
 
 def _shape_findings(dets: Detections, gt: GroundTruth) -> list[Finding]:
@@ -795,11 +851,16 @@ def _shape_findings(dets: Detections, gt: GroundTruth) -> list[Finding]:
 def _read_findings(dets: Detections, gt: GroundTruth) -> list[Finding]:
     facts, found = dets.facts, []
     if facts.string_values:
+        # Other benchmarks' scripts are not the KAIST leaderboard's: pycocotools' loadRes multiplies a
+        # box's strings, its evaluate negates a score's, and a category id "1" is no category.
+        cost, fix = ("", "") if gt.benchmark.truth_rules.one_class else (STRING_VALUES_COST, "write numbers")
         found.append(
             Finding(
                 STRING_VALUES,
                 f"{quantity(facts.string_values, 'detection')} with numbers written as "
                 f"text{_first(facts.first.get('string_values', ''))}",
+                cost,
+                fix,
             )
         )
     if facts.far_boxes:
@@ -885,25 +946,47 @@ def images_not_sorted(dets: Detections) -> np.ndarray:
 
 
 def _structure_findings(
-    dets: Detections, gt: GroundTruth, settings: list[str], splits: list[SplitSpec], protocols: list[str]
+    dets: Detections, gt: GroundTruth, settings: list[str], splits: list[SplitSpec], specs: list
 ) -> list[Finding]:
+    """What the detections' layout costs under the protocols asked for (each protocol's evaluator as its
+    spec describes it), and where a miss rate cannot mean anything."""
+    one_class = gt.benchmark.truth_rules.one_class
     found = []
     if len(dets) == 0 and not (dets.dropped and dets.dropped.total):
-        found.append(Finding(EMPTY, "no detections"))
+        found.append(
+            Finding(EMPTY, "no detections", "" if one_class else "every AP reads 0 and every miss rate 100.00")
+        )
     without_area = int(((dets.boxes[:, 2] <= 0) | (dets.boxes[:, 3] <= 0)).sum())
     if without_area:
         found.append(Finding(ZERO_SIZE, f"{quantity(without_area, 'box', 'boxes')} without area"))
-    per_image = np.bincount(dets.image, minlength=gt.n_images)
-    leaderboard = "leaderboard" in protocols
-    if leaderboard and len(dets) and dets.format.uploadable:
+    if not one_class:
+        found += _class_findings(dets, gt)
+    sorted_by = [spec for spec in specs if spec.needs_sorted]
+    if sorted_by and len(dets) and dets.format.uploadable:
         unsorted = len(images_not_sorted(dets))
         if unsorted:
-            found.append(
-                Finding(UNSORTED, f"detections of {quantity(unsorted, 'image')} are not sorted by descending score")
+            names = ", ".join(spec.name for spec in sorted_by)
+            cost, fix = (
+                ("", "")
+                if one_class
+                else (f"the {names} protocol's evaluator scores such a file wrongly", "the kit scores them sorted")
             )
-    cap = LEADERBOARD.max_detections_per_image
-    crowded = per_image > cap
-    if leaderboard and crowded.any():
+            found.append(
+                Finding(
+                    UNSORTED,
+                    f"detections of {quantity(unsorted, 'image')} are not sorted by descending score",
+                    cost,
+                    fix,
+                )
+            )
+    found += _tied_findings(dets, specs)
+    miss_rates = [(spec, _kaist_protocol(spec)) for spec in specs if spec.miss_rate]
+    if not miss_rates:
+        return found
+    per_image = np.bincount(dets.image, minlength=gt.n_images)
+    cap = min((p.max_detections_per_image for _, p in miss_rates if p.max_detections_per_image), default=None)
+    crowded = per_image > (cap or np.inf)
+    if crowded.any():
         over = int((per_image[crowded] - cap).sum())
         found.append(
             Finding(
@@ -915,38 +998,125 @@ def _structure_findings(
         )
     if not settings:
         return found
-    # A ground truth without a single pedestrian still gets the no-pedestrians finding below: its
-    # 100.00 is never left bare.
-    ignored = ignore_masks(gt, [get_setting(s) for s in settings])
-    masks = [(name, gt.split_mask(selection)) for name, selection in map(_split, splits)]
-    scored = np.logical_or.reduce([m for _, m in masks]) if masks else np.zeros(gt.n_images, bool)
-    without = per_image[gt.ann_image] == 0
-    if leaderboard and len(dets) and (~gt.ignore).any():
+    # The miss rate's boxes: the pedestrians and their ignore regions. A ground truth without a single
+    # pedestrian still gets the no-pedestrians finding below: its number is never left bare.
+    view = gt.class_view("person") if not one_class or len(gt.classes) > 1 else gt
+    ignored = ignore_masks(view, [benchmark_setting(s, gt.benchmark, miss_rates[0][0]) for s in settings])
+    masks = [(name, view.split_mask(selection)) for name, selection in map(_split, splits)]
+    scored = np.logical_or.reduce([m for _, m in masks]) if masks else np.zeros(view.n_images, bool)
+    without = per_image[view.ann_image] == 0
+    if any(p.skips_images_without_detections for _, p in miss_rates) and len(dets) and (~view.ignore).any():
         parts = []
         for row, setting in enumerate(settings):
-            lost = without & ~ignored[row] & scored[gt.ann_image]
+            lost = without & ~ignored[row] & scored[view.ann_image]
             if lost.any():
                 parts.append(
                     f"{setting} {quantity(int(lost.sum()), 'pedestrian')} in "
-                    f"{quantity(len(np.unique(gt.ann_image[lost])), 'image')}"
+                    f"{quantity(len(np.unique(view.ann_image[lost])), 'image')}"
                 )
         if parts:
             found.append(
                 Finding(EMPTY_IMAGES, "images without any detection hold pedestrians that count: " + ", ".join(parts))
             )
     empty = []
-    for protocol in protocols:
-        skips = get_protocol(protocol).skips_images_without_detections
+    for spec, protocol in miss_rates:
         for row, setting in enumerate(settings):
             for name, mask in masks:
-                present = ~ignored[row] & mask[gt.ann_image]
+                present = ~ignored[row] & mask[view.ann_image]
                 if not present.any():
-                    empty.append(f"{setting} {name} ({protocol}: the ground truth has none there)")
-                elif skips and not (present & ~without).any():
+                    empty.append(f"{setting} {name} ({spec.name}: the ground truth has none there)")
+                elif protocol.skips_images_without_detections and not (present & ~without).any():
                     empty.append(
-                        f"{setting} {name} ({protocol}: its {quantity(int(present.sum()), 'pedestrian')} "
+                        f"{setting} {name} ({spec.name}: its {quantity(int(present.sum()), 'pedestrian')} "
                         "are all in images without detections, which this protocol leaves out)"
                     )
     if empty:
-        found.append(Finding(NO_PEDESTRIANS, "no pedestrian counts in " + "; ".join(empty)))
+        cost = "" if one_class else "its miss rate is left empty"
+        found.append(Finding(NO_PEDESTRIANS, "no pedestrian counts in " + "; ".join(empty), cost))
     return found
+
+
+def _kaist_protocol(spec) -> Protocol:
+    """The KAIST evaluator's protocol a miss-rate protocol runs (its rules on the machine's numpy)."""
+    return get_protocol(spec.kaist())
+
+
+def _class_findings(dets: Detections, gt: GroundTruth) -> list[Finding]:
+    """Detections of classes the ground truth does not list, and classes with boxes but no detection."""
+    found = []
+    known = np.isin(dets.category, [c.id for c in gt.classes])
+    if len(dets) and not known.all():
+        values, counts = np.unique(dets.category[~known], return_counts=True)
+        shown = ", ".join(f"{quantity(int(n), 'detection')} of category {int(v)}" for v, n in zip(values, counts))
+        listed = ", ".join(f"{c.id} {c.name}" for c in gt.classes)
+        found.append(Finding(UNKNOWN_CATEGORIES, f"{shown} (the ground truth's: {listed})"))
+    present = set(dets.category[known].tolist())
+    missing = [c for k, c in enumerate(gt.classes) if c.id not in present and np.any((gt.ann_class == k) & ~gt.iscrowd)]
+    if len(dets) and missing:
+        found.append(Finding(MISSING_CLASSES, "no detection of " + ", ".join(f"{c.name} ({c.id})" for c in missing)))
+    return found
+
+
+def _tied_findings(dets: Detections, specs: Sequence) -> list[Finding]:
+    """Detections of equal score under a protocol whose evaluator orders them as numpy's unstable sort."""
+    numpy_sorted = [spec for spec in specs if spec.numpy_protocol]
+    if not (len(dets) and numpy_sorted):
+        return []
+    printed = numpy_sorted[0].printed  # the scores its evaluator reads
+    _, counts = np.unique(as_printed(dets.scores, printed[1]) if printed else dets.scores, return_counts=True)
+    tied = int(counts[counts > 1].sum())
+    if not tied:
+        return []
+    order = describe_order(numpy_sorted[0].kaist().tie_order)
+    return [
+        Finding(
+            TIED_SCORES,
+            f"{quantity(tied, 'detection')} share their score with another",
+            f"{', '.join(p.name for p in numpy_sorted)} orders them as {order} does, the order its "
+            "evaluator's own number depends on",
+        )
+    ]
+
+
+# --- CVC-14: which origin the detections fit ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OriginCheck:
+    """How well detections fit CVC-14 boxes read with their x, y as the centre and as the corner."""
+
+    origin: str  # the reading used
+    considered: int  # the highest-scored detections measured
+    close: int  # pedestrians they overlap closely (IoU >= 0.7) as read
+    close_other: int  # and with the other reading
+
+    @property
+    def other(self) -> str:
+        return "corner" if self.origin == "centre" else "centre"
+
+    @property
+    def far_better(self) -> bool:
+        """Whether the other reading fits far better: the rule of the kit's `corners` finding."""
+        return self.close_other >= MIN_HITS and self.close_other >= READING_RATIO * max(self.close, 1)
+
+    def line(self) -> str:
+        return (
+            f"CVC-14 boxes read with x, y as the {self.origin}: the {self.considered} highest-scored detections "
+            f"overlap {self.close} pedestrians closely (IoU >= 0.7), and {self.close_other} with x, y read as the "
+            f"{self.other}"
+        )
+
+
+def origin_check(annotations: GroundTruth, detections: Detections) -> OriginCheck:
+    """Measure the detections against CVC-14 boxes as read and read with the other origin."""
+
+    other = switch_origin(annotations)
+    counts = []
+    for which in (annotations, other):
+        gt = which.class_view("person", None, ())
+        dets = detections.of_classes([which.classes[which.class_index("person")].id])
+        k = min(len(dets), max(100, int((~gt.ignore).sum())))
+        strongest = np.argsort(-dets.scores, kind="stable")[:k]
+        counts.append(pedestrians_hit(dets.image[strongest], dets.boxes[strongest], gt, CLOSE))
+        considered = k
+    return OriginCheck(annotations.box_origin, considered, counts[0], counts[1])

@@ -38,18 +38,17 @@ def _numbered_items(path: str | os.PathLike) -> list[tuple[int, str]]:
     return items
 
 
-def select_images(path: str | os.PathLike, gt: GroundTruth) -> list[int]:
-    """The ids of the ground-truth images a list file names (frame names or image ids); an entry
-    the ground truth lacks stops with the list file and its line."""
-    ids = []
+def select_images(path: str | os.PathLike, gt: GroundTruth) -> list:
+    """The ids (as the ground truth writes them) of the images a list file names, in order: frame names
+    or image ids; an entry the ground truth lacks stops with the list file and its line."""
+    ids = gt.image_ids.tolist()
+    chosen = []
     for number, item in _numbered_items(path):
-        try:
-            ids.append(int(gt.image_ids[gt.image_index(item)]))
-        except InputError:
-            raise InputError(
-                f"{item[:80]!r} is not an image of the ground truth ({gt.describe()})", path, number
-            ) from None
-    return ids
+        found = gt.find_image(item)
+        if found is None:
+            raise InputError(f"{item[:80]!r} is not an image of the ground truth ({gt.describe()})", path, number)
+        chosen.append(ids[found])
+    return chosen
 
 
 def list_name(path: str | os.PathLike) -> str:

@@ -13,10 +13,11 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from .errors import percent
 from .evaluate import Result, is_log_average
 from .metrics.spec import get_metric, label
 from .settings import PRESETS, PROTOCOLS, SETTINGS, get_setting, lamr_variant, own_fppi_range
-from .tables import Table, percent, print_tables
+from .tables import Table, print_tables
 
 DEFAULT_IOU = 0.5
 

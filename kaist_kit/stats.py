@@ -272,7 +272,7 @@ def file_stats(paths: Sequence[str | os.PathLike], benchmark: Benchmark = KAIST)
 
     opened = [open_truth(path, benchmark) for path in paths]
     if benchmark is KAIST:
-        truths = [truth.kaist for truth in opened]
+        truths = [truth.annotations for truth in opened]
         stats = [dataset_stats(gt) for gt in truths]
         return FileStats(benchmark, truths, stats, [stats_table(one) for one in stats])
     truths = [truth.annotations for truth in opened]

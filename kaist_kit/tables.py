@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+
+from .errors import percent
 
 
 @dataclass
@@ -131,11 +132,6 @@ def flatten(value, path: str = "") -> list[tuple[str, str]]:
     if isinstance(value, (list, tuple)):
         return [item for k, v in enumerate(value) for item in flatten(v, f"{path}.{k}" if path else str(k))]
     return [(path, "" if value is None else repr(value) if isinstance(value, float) else str(value))]
-
-
-def percent(value: float | None) -> str:
-    """A fraction as a percentage with two decimals; "-" for none."""
-    return "-" if value is None or math.isnan(value) else f"{100 * value:.2f}"
 
 
 def with_interval(value: float, interval: tuple[float, float]) -> str:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from kaist_kit.data.detections import COCO, TXT, method_name
-from kaist_kit.errors import quantity
+from kaist_kit.errors import percent, quantity
 from kaist_kit.evaluate import Result
 from kaist_kit.settings import LEADERBOARD_SETTINGS
-from kaist_kit.tables import Table, percent
+from kaist_kit.tables import Table
 
 from .checks import WARNING, Inspection
 from .evaluators import CORRECT, CRASH, MISSCORE, Outcome

@@ -13,12 +13,12 @@ import pytest
 from bench_cases import FLIR_TEST, M3FD_TEST
 from PIL import Image
 
-from kaist_kit.benchmark_readers import read_benchmark, switch_origin
+from kaist_kit.benchmark_readers import read_benchmark
 from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.cli import main
 from kaist_kit.cocoeval import coco_evaluate
 from kaist_kit.converters import convert
-from kaist_kit.data.groundtruth import read_ground_truth
+from kaist_kit.data.groundtruth import read_ground_truth, switch_origin
 from kaist_kit.data.results import detections_from_coco
 from kaist_kit.errors import InputError
 

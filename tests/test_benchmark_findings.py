@@ -12,11 +12,12 @@ from test_inputs import run_cli
 
 from kaist_kit.benchmark_eval import benchmark_protocol
 from kaist_kit.benchmark_readers import read_benchmark
-from kaist_kit.benchmark_scoring import inspect_boxes, open_truth
+from kaist_kit.benchmark_scoring import open_truth
 from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.data.detections import ReadOptions
 from kaist_kit.data.groundtruth import ground_truth_to_coco, read_ground_truth
 from kaist_kit.data.results import load_detections
+from kaist_kit.findings import inspect
 
 BENCHMARKS = ["flir-aligned", "m3fd", "llvip", "cvc-14"]
 CONFIDENT = {"corners", "id-offset", "wrong-gt", "category-offset", "origin"}
@@ -55,7 +56,8 @@ def found(gt, name, records, path, options=None, protocols=None, origin=None):
     truth = open_truth(gt, name, origin=origin)
     dets = load_detections(write_json(path, records), truth.annotations, options or ReadOptions())
     specs = [benchmark_protocol(p) for p in protocols or truth.benchmark.protocols]
-    return {f.code: f for f in inspect_boxes(dets, truth, specs)}
+    settings = truth.benchmark.lamr_settings[:1]
+    return {f.code: f for f in inspect(dets, truth.annotations, settings, ("all",), specs)}
 
 
 def integer_ids(annotations, folder):

@@ -267,4 +267,4 @@ def test_ms_detr_settings_under_its_names(tmp_path):
     kaist.write_text(json.dumps({"images": frames(2), "annotations": []}))
     proc = run_cli("eval", dets, "--gt", kaist, "--setting", "Scale=far")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stdout == ""
-    assert "'Scale=far' is a setting of CVC-14 as MS-DETR names it (--benchmark cvc-14)" in proc.stderr
+    assert "'Scale=far' is a setting of CVC-14 as the ms-detr protocol names it (--benchmark cvc-14)" in proc.stderr

@@ -46,7 +46,7 @@ def as_corners(dets):
 def shifted(dets, shift, n_images):
     image = dets.image + shift
     keep = (image >= 0) & (image < n_images)
-    return replace(dets, image=image[keep], boxes=dets.boxes[keep], scores=dets.scores[keep])
+    return dets.taking(keep, image=image)
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,8 @@ import io
 import numpy as np
 from rich.console import Console
 
-from kaist_kit.tables import Table, percent, with_interval
+from kaist_kit.errors import percent
+from kaist_kit.tables import Table, with_interval
 
 
 def test_text_pads_like_format_strings():

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from ..benchmark_eval import BENCHMARK_PROTOCOLS, BOUNDS
+from ..benchmark_eval import BENCHMARK_PROTOCOLS, BOUNDS, ScoringOptions
 from ..benchmarks import BENCHMARKS, kaist_parse_split
 from ..data.detections import ID_OFFSET_LIMIT, ReadOptions
 from ..groundtruth import GT_ENV, default_gt_path
@@ -327,7 +327,7 @@ DEFAULT_SIZE = "x".join(map(str, KAIST_FRAME_SIZE))
 def setting_names(values: list[str] | None, hint: str = "--setting", benchmarks: bool = False) -> list[str]:
     """The settings asked for (default: reasonable): named ones and presets by their names, custom ones
     by the name that spells out their parameters; with ``benchmarks``, also those a benchmark's protocol
-    names itself (MS-DETR's 'all' on CVC-14), which `kaist_settings` refuses on KAIST."""
+    names itself (MS-DETR's 'all' on CVC-14), which a request refuses on KAIST (`make_request`)."""
     names = []
     for value in values or ["reasonable"]:
         try:
@@ -341,20 +341,8 @@ def setting_names(values: list[str] | None, hint: str = "--setting", benchmarks:
     return list(dict.fromkeys(names))
 
 
-def kaist_settings(names: list[str] | None) -> None:
-    """Refuse on KAIST a setting only a benchmark's protocol names (MS-DETR's 'all' on CVC-14)."""
-    for name in names or ():
-        try:
-            get_setting(name)
-        except ValueError as exc:
-            raise typer.BadParameter(
-                f"{name!r} is a setting of CVC-14 as MS-DETR names it (--benchmark cvc-14), not KAIST's: {exc}",
-                param_hint="--setting",
-            ) from None
-
-
 def split_names(values: list[str] | None) -> list[str]:
-    """The splits asked for (default: all, day, night), each checked."""
+    """KAIST's splits asked for (default: all, day, night), each checked."""
     for name in values or ():
         try:
             kaist_parse_split(name)
@@ -443,68 +431,17 @@ def open_truth(gt: Path | None, benchmark: BenchmarkName | None, origin: Origin 
     return truth
 
 
-def kaist_only(truth, **given) -> None:
-    """Options of KAIST's scoring given for another benchmark, or the reverse: one line naming the first.
-    ``given``: option -> (the value given, whether it is KAIST's alone)."""
-    kaist = truth.kaist is not None
-    for option, (value, kaist_option) in given.items():
-        if value and kaist != kaist_option:
-            where = (
-                "KAIST's scoring (its settings, curves and figures)"
-                if kaist_option
-                else "the other benchmarks (--benchmark)"
-            )
-            raise typer.BadParameter(
-                f"applies to {where}; the ground truth is scored as {truth.benchmark.name}", param_hint=option
-            )
-
-
-def benchmark_request(
-    truth,
-    protocols: list[str],
-    metrics: list[str],
-    splits: list[str] | None,
-    images: list[Path] | None,
-    settings: list[str] | None,
-    ious: list[float],
-    fppi: tuple[float, float],
-    llvip_bounds: Bounds | None,
-):
-    """What to compute on a benchmark other than KAIST (`kaist_kit.benchmark_scoring.benchmark_request`),
-    the list files of --images read as extra splits."""
-    from ..benchmark_eval import ScoringOptions
-    from ..benchmark_scoring import benchmark_request as request
-    from ..benchmark_scoring import select_images
-    from ..imagesets import list_split_names
-
-    lists = [
-        (list_split, select_images(path, truth.annotations))
-        for path, list_split in zip(images or [], list_split_names(images or [], splits or []))
-    ]
-    scoring = ScoringOptions(
-        settings=tuple(settings) if settings else None,
-        ious=tuple(ious),
-        fppi_range=fppi,
-        llvip_bounds=llvip_bounds.value if llvip_bounds else "frame",
+def scoring_options(
+    settings: list[str] | None, ious: list[float] | None, fppi_text: str, bounds: Bounds | None
+) -> ScoringOptions:
+    """The miss rates' options of the scoring verbs: settings (None: the benchmark's first), IoU thresholds,
+    the reference FPPI range and, on another benchmark, the KAIST scripts' border."""
+    return ScoringOptions(
+        settings=tuple(setting_names(settings, benchmarks=True)) if settings else None,
+        ious=tuple(iou_thresholds(ious)),
+        fppi_range=fppi_range(fppi_text),
+        llvip_bounds=bounds.value if bounds else "frame",
     )
-    return request(truth, protocols, metrics, splits or [], lists, scoring)
-
-
-def kaist_choices(protocols: list[str], metrics: list[str]) -> None:
-    """KAIST's protocols and metrics: another benchmark's asked for KAIST is one line."""
-    for name in protocols:
-        if name not in PROTOCOLS:
-            raise typer.BadParameter(
-                f"KAIST is scored by {' or '.join(PROTOCOLS)} (AP and AR: --metric ap50, ap75, "
-                "ap, ar); --benchmark names another benchmark",
-                param_hint="--protocol",
-            )
-    for name in metrics:
-        if name not in names_of(MISS_RATE):
-            raise typer.BadParameter(
-                f"KAIST's metrics are {', '.join(names_of(MISS_RATE))}; --benchmark names another benchmark",
-                param_hint="--metric",
-            )
 
 
 def render(report, format: OutputFormat) -> None:

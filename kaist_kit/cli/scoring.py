@@ -7,7 +7,6 @@ import typer
 
 from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..diagnosis.params import DiagnosisParams
-from ..metrics.spec import LAMR
 from .app import app, say, show_findings
 from .command import Real, Whole
 from .options import (
@@ -35,19 +34,13 @@ from .options import (
     SeedOption,
     SettingsOption,
     SplitsOption,
-    benchmark_request,
-    fppi_range,
-    iou_thresholds,
-    kaist_choices,
-    kaist_only,
-    kaist_settings,
     method_names,
     one_iou_threshold,
     open_truth,
     read_options,
     render,
+    scoring_options,
     setting_names,
-    split_names,
 )
 
 # The diagnosis' defaults, which the options of `diagnose` show.
@@ -97,94 +90,26 @@ def eval_command(
     A result that looks misread (boxes written as corners, image ids off by one, detections of other
     images) stops with exit code 2 and the option that reads it right; --as-is scores it as read.
     """
-    from ..errors import InputError
-    from ..metrics.spec import iou_conflict
+    from ..benchmark_scoring import evaluate_files, make_request
 
-    names = method_names(name, results)
-    settings = setting_names(setting, benchmarks=True) if setting else None
-    ious, fppi = iou_thresholds(iou), fppi_range(fppi_range_text)
-    protocols = [p.value for p in protocol or []]
-    metrics = list(dict.fromkeys(m.value for m in metric or []))
-    options = read_options(devkit_shift, id_offset, corners, as_is, category_offset)
-    truth = open_truth(gt, benchmark, origin)
-    kaist_only(
-        truth,
-        **{
-            "--plot": (plot, True),
-            "--curves": (curves, True),
-            "--no-devkit-shift": (not devkit_shift, True),
-            "--category-offset": (category_offset, False),
-            "--llvip-bounds": (llvip_bounds, False),
-        },
+    scoring = scoring_options(setting, iou, fppi_range_text, llvip_bounds)  # option values before any file
+    read = read_options(devkit_shift, id_offset, corners, as_is, category_offset)
+    request = make_request(
+        open_truth(gt, benchmark, origin),
+        protocols=[p.value for p in protocol or []],
+        metrics=[m.value for m in metric or []],
+        splits=split or [],
+        images=images or [],
+        scoring=scoring,
+        read=read,
+        names=method_names(name, results),
+        curves=curves,
     )
-    if truth.kaist is None:
-        _eval_benchmark(
-            results,
-            truth,
-            names,
-            split,
-            images,
-            settings,
-            protocols,
-            metrics,
-            ious,
-            fppi,
-            options,
-            llvip_bounds,
-            format,
-        )
-        return
-    from ..findings import evaluate_inspected
-    from ..imagesets import list_split_names, select_images
-    from ..plots import check_figure_path, plot_results
-    from ..report import EvalReport
-
-    kaist_choices(protocols, metrics)
-    kaist_settings(settings)
-    metrics = metrics or [LAMR.name]
-    conflict = iou_conflict(metrics, ious)
-    if conflict:
-        raise InputError(conflict)
+    report = evaluate_files(request, results, plot)
+    show_findings(report.findings)
+    render(report, format)
     if plot is not None:
-        check_figure_path(plot)
-    splits: list = split_names(split)
-    ground_truth = truth.kaist
-    for split_spec in splits:
-        ground_truth.split_mask(split_spec)  # before any work
-    for list_path, list_split in zip(images or [], list_split_names(images or [], splits)):
-        splits.append((list_split, select_images(list_path, ground_truth)))
-    found = evaluate_inspected(
-        results,
-        ground_truth,
-        settings or ["reasonable"],
-        splits,
-        protocols or ["leaderboard"],
-        names=names,
-        options=options,
-        ious=ious,
-        metrics=metrics,
-        fppi_range=fppi,
-    )
-    if plot is not None:
-        check_figure_path(plot)  # again, now that every input is known
-
-    show_findings(found.findings)
-    render(EvalReport(found.results, found.findings, ground_truth.describe(), curves), format)
-    if plot is not None:
-        plot_results(found.results, plot)
         say(f"figure written to {plot}")
-
-
-def _eval_benchmark(
-    results, truth, names, split, images, settings, protocols, metrics, ious, fppi, options, llvip_bounds, format
-) -> None:
-    """`eval` on a benchmark other than KAIST: per-class rows of each of its protocols."""
-    from ..benchmark_scoring import evaluate_benchmark_files
-
-    request = benchmark_request(truth, protocols, metrics, split, images, settings, ious, fppi, llvip_bounds)
-    found = evaluate_benchmark_files(results, truth, request, names, options)
-    show_findings(found.findings)
-    render(found, format)
 
 
 # The operating point and the foreground: positive finite numbers.
@@ -280,45 +205,21 @@ def diagnose_command(
     """Why a detector misses: LAMR with intervals, false positives by type, misses, foreground c*, oracles;
     on the other benchmarks (--benchmark), per-class rows of every protocol and split, and what each class's
     strongest detections are."""
-    from ..diagnosis import diagnose_file
+    from ..benchmark_scoring import diagnose_file, make_request
     from ..rooted import existing_folder
 
     (setting,) = setting_names([setting])
-    options = read_options(devkit_shift, id_offset, corners, as_is, category_offset)
-    iou_value, fppi_refs = one_iou_threshold(iou), fppi_range(fppi_range_text)
-    truth = open_truth(gt, benchmark, origin)
-    kaist_only(
-        truth,
-        **{
-            "--out": (out_dir, True),
-            "--matches": (matches, True),
-            "--images": (images, True),
-            "--setting": (setting != DIAGNOSIS.main_setting, True),
-            "--resamples": (resamples != DIAGNOSIS.resamples, True),
-            "--seed": (seed != DIAGNOSIS.seed, True),
-            "--fppi": (fppi != DIAGNOSIS.fppi, True),
-            "--score-threshold": (score_threshold != DIAGNOSIS.score_threshold, True),
-            "--foreground-height": (foreground_height != DIAGNOSIS.foreground_height, True),
-            "--examples": (examples != DIAGNOSIS.examples, True),
-            "--no-devkit-shift": (not devkit_shift, True),
-            "--category-offset": (category_offset, False),
-            "--llvip-bounds": (llvip_bounds, False),
-        },
+    scoring = scoring_options(None, [one_iou_threshold(iou)], fppi_range_text, llvip_bounds)
+    read = read_options(devkit_shift, id_offset, corners, as_is, category_offset)
+    request = make_request(
+        open_truth(gt, benchmark, origin),
+        protocols=[protocol.value] if protocol else [],
+        splits=split or [],
+        scoring=scoring,
+        read=read,
+        names=[name] if name else None,
     )
-    if truth.kaist is None:
-        from ..benchmark_scoring import diagnose_benchmark_file
-
-        request = benchmark_request(
-            truth, [protocol.value] if protocol else [], [], split, None, None, [iou_value], fppi_refs, llvip_bounds
-        )
-        found = diagnose_benchmark_file(result, truth, request, name, options)
-        show_findings(found.findings)
-        render(found, format)
-        return
-    kaist_choices([protocol.value] if protocol else [], [])
     params = DiagnosisParams(
-        protocol=protocol.value if protocol else DIAGNOSIS.protocol,
-        splits=tuple(split_names(split)),
         main_setting=setting,
         resamples=resamples,
         seed=seed,
@@ -326,25 +227,13 @@ def diagnose_command(
         score_threshold=score_threshold,
         foreground_height=foreground_height,
         examples=examples,
-        iou=iou_value,
-        fppi_range=fppi_refs,
     )
-    ground_truth, gt_path = truth.kaist, truth.path
-    pictures = [existing_folder(folder) for folder in images] if images else [gt_path.parent / "images", gt_path.parent]
-
-    done = diagnose_file(
-        result, ground_truth, params, options, name, out_dir=out_dir, pictures=pictures, matches=matches
-    )
-
+    pictures = [existing_folder(folder) for folder in images or []]
+    done = diagnose_file(request, result, params, out_dir=out_dir, pictures=pictures, matches=matches)
     show_findings(done.findings)
     render(done, format)
-    if done.written is not None:
-        say(
-            f"diagnosis written to {out_dir}: diagnosis.json, report.md, 4 figures, "
-            f"{len(done.written.pictures)} drawn examples"
-        )
-    if done.matches is not None:
-        say(f"matches written to {matches}: {len(done.dets)} detections x {len(params.settings)} settings")
+    for line in done.said():
+        say(line)
 
 
 @app.command("compare")
@@ -395,76 +284,38 @@ def compare_command(
 ) -> None:
     """Methods side by side with bootstrap intervals, and paired bootstrap tests of their differences; on the
     other benchmarks (--benchmark), their per-class rows side by side."""
-    from ..comparison import compare_files
-    from ..evaluate import unique_method_names
-    from ..plots import check_figure_path, plot_results
-    from ..settings import get_protocol, with_fppi_range
+    from ..benchmark_scoring import compare_files, make_request
 
     if zoo:
-        for option, given in (
-            ("--setting", setting),
-            ("--split", split),
-            ("--iou", iou),
-            ("--fppi-range", fppi_range_text != DEFAULT_FPPI_TEXT),
-            ("--resamples", resamples != DEFAULT_RESAMPLES),
-            ("--seed", seed != DEFAULT_SEED),
-            ("--benchmark", benchmark),
-        ):
-            if given:
-                raise typer.BadParameter(
-                    "--zoo compares the reasonable setting, all / day / night, as papers do, without the bootstrap",
-                    param_hint=option,
-                )
+        zoo_only(setting=setting, split=split, iou=iou, fppi_range=fppi_range_text != DEFAULT_FPPI_TEXT,
+                 resamples=resamples != DEFAULT_RESAMPLES, seed=seed != DEFAULT_SEED, benchmark=benchmark)  # fmt: skip
         _compare_zoo(results, gt, protocol, plot, name, read_options(devkit_shift, id_offset, corners, as_is), format)
         return
-    if len(results) < 2:
-        raise typer.BadParameter("give at least two results to compare", param_hint="RESULT")
-    names = method_names(name, results) or unique_method_names(results)
-    if len(set(names)) < len(names):
-        raise typer.BadParameter("two results have the same name; name them with --name", param_hint="--name")
-    settings = setting_names(setting, benchmarks=True) if setting else None
-    options = read_options(devkit_shift, id_offset, corners, as_is, category_offset)
-    iou_value, fppi_refs = one_iou_threshold(iou), fppi_range(fppi_range_text)
-    if plot is not None:
-        check_figure_path(plot)
-    truth = open_truth(gt, benchmark, origin)
-    kaist_only(
-        truth,
-        **{
-            "--plot": (plot, True),
-            "--resamples": (resamples != DEFAULT_RESAMPLES, True),
-            "--seed": (seed != DEFAULT_SEED, True),
-            "--no-devkit-shift": (not devkit_shift, True),
-            "--category-offset": (category_offset, False),
-            "--llvip-bounds": (llvip_bounds, False),
-        },
+    scoring = scoring_options(setting, [one_iou_threshold(iou)], fppi_range_text, llvip_bounds)
+    read = read_options(devkit_shift, id_offset, corners, as_is, category_offset)
+    request = make_request(
+        open_truth(gt, benchmark, origin),
+        protocols=[protocol.value] if protocol else [],
+        splits=split or [],
+        scoring=scoring,
+        read=read,
+        names=method_names(name, results),
     )
-    if truth.kaist is None:
-        from ..benchmark_scoring import compare_benchmark_files
-
-        request = benchmark_request(
-            truth, [protocol.value] if protocol else [], [], split, None, settings, [iou_value], fppi_refs, llvip_bounds
-        )
-        found = compare_benchmark_files(results, truth, request, names, options)
-        show_findings(found.findings)
-        render(found, format)
-        return
-    kaist_choices([protocol.value] if protocol else [], [])
-    kaist_settings(settings)
-    proto = with_fppi_range(get_protocol(protocol.value if protocol else "leaderboard"), fppi_refs)
-    ground_truth = truth.kaist
-
-    found = compare_files(
-        results, ground_truth, names, proto, settings, split_names(split), resamples, seed, iou_value, options
-    )
-    if plot is not None:
-        check_figure_path(plot)  # again, now that every input is known
-
+    found = compare_files(request, results, resamples, seed, plot)
     show_findings(found.findings)
     render(found, format)
     if plot is not None:
-        plot_results(found.comparison.results(), plot)
         say(f"figure written to {plot}")
+
+
+def zoo_only(**given) -> None:
+    """Options `compare --zoo` does not take (it compares as papers do): one line naming the first."""
+    for option, value in given.items():
+        if value:
+            raise typer.BadParameter(
+                "--zoo compares the reasonable setting, all / day / night, as papers do, without the bootstrap",
+                param_hint="--" + option.replace("_", "-"),
+            )
 
 
 def _compare_zoo(results, gt, protocol, plot, name, options, format) -> None:
@@ -475,9 +326,12 @@ def _compare_zoo(results, gt, protocol, plot, name, options, format) -> None:
     if name and len(name) != len(files):
         raise typer.BadParameter(f"{len(name)} names for {len(files)} result files", param_hint="--name")
     truth = open_truth(gt, None)
-    kaist_only(truth, **{"--zoo": (True, True)})
+    if truth.benchmark.layout != "splits":
+        raise typer.BadParameter(
+            f"the zoo's results are KAIST's; the ground truth is scored as {truth.benchmark.name}", param_hint="--zoo"
+        )
     found = compare_with_zoo(
-        files, entries, truth.kaist, protocol.value if protocol else "leaderboard", plot, options, name
+        files, entries, truth.annotations, protocol.value if protocol else "leaderboard", plot, options, name
     )
     show_findings(found.findings)
     render(found, format)

@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from ..settings import DEFAULT_FPPI_RANGE
 from ..submission.targets import LEADERBOARD, TARGETS
 from .app import app, out, say
 from .options import (
@@ -17,7 +16,6 @@ from .options import (
     DevkitShiftOption,
     IdOffsetOption,
     OriginOption,
-    benchmark_request,
     choices,
     gt_help,
     locate_gt,
@@ -120,7 +118,7 @@ def submit_command(
     other = benchmark is not None and get_benchmark(benchmark.value) is not KAIST
     if other or category_offset or origin is not None or gt is not None:
         truth = open_truth(gt, benchmark, origin)
-        if truth.kaist is None:
+        if truth.benchmark.layout != "splits":
             _check_benchmark(result, truth, check, read_options(category_offset=category_offset))
             return
         if category_offset or origin is not None:
@@ -128,7 +126,7 @@ def submit_command(
                 f"applies to the other benchmarks; the ground truth is scored as {truth.benchmark.name}",
                 param_hint="--category-offset" if category_offset else "--origin",
             )
-        ground_truth = truth.kaist
+        ground_truth = truth.annotations
     elif gt is None:
         # Packaging needs no labels: without network the entry is still packaged, checked by what
         # can be checked without them, as the report's note says.
@@ -152,7 +150,7 @@ def submit_command(
 
 def _check_benchmark(result: Path, truth, check: bool, options) -> None:
     """`submit --check` on a benchmark other than KAIST: no leaderboard of those takes entries."""
-    from ..benchmark_scoring import check_benchmark_file
+    from ..benchmark_scoring import check_benchmark_file, make_request
 
     if not check:
         raise typer.BadParameter(
@@ -160,9 +158,7 @@ def _check_benchmark(result: Path, truth, check: bool, options) -> None:
             "and self-scores a result as it is",
             param_hint="--benchmark",
         )
-    report = check_benchmark_file(
-        result, truth, benchmark_request(truth, [], [], None, None, None, [0.5], DEFAULT_FPPI_RANGE, None), options
-    )
+    report = check_benchmark_file(result, make_request(truth, read=options))
     out.print("\n".join(report.lines()), markup=False, highlight=False)
     if not report.ok:
         raise typer.Exit(1)

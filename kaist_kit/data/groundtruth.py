@@ -689,3 +689,22 @@ def _is_number(value: object) -> bool:
             kind is not bool and kind is not str and isinstance(value, numbers.Real) and not isinstance(value, np.bool_)
         )
     )
+
+
+# CVC-14 writes a box's x, y as its centre or its corner; its readers take either (`box_origin`).
+ORIGINS = ("centre", "corner")
+
+
+def switch_origin(annotations: GroundTruth) -> GroundTruth:
+    """The same CVC-14 annotations read with the other origin (centre <-> top-left corner)."""
+    origin = annotations.box_origin
+    if origin not in ORIGINS:
+        raise ValueError("these annotations were not read from CVC-14 files")
+    boxes = annotations.boxes.copy()
+    boxes[:, :2] += annotations.boxes[:, 2:] / 2 * (1 if origin == "centre" else -1)
+    other = annotations.boxes_where(np.arange(len(boxes)), boxes=boxes)
+    other.box_origin = ORIGINS[1 - ORIGINS.index(origin)]
+    other.notes = [f"x, y read as the box's {other.box_origin}"] + [
+        n for n in annotations.notes if not n.startswith("x, y read as")
+    ]
+    return other

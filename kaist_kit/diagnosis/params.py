@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 
 from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, LEVEL
 from ..matching import MATCH_THRESHOLD
@@ -32,16 +32,23 @@ class DiagnosisParams:
     protocol: str = "leaderboard"
     settings: tuple[str, ...] = tuple(SETTINGS)
     splits: tuple[str, ...] = tuple(SPLITS)
-    main_setting: str = "reasonable"
-    resamples: int = DEFAULT_RESAMPLES
-    seed: int = DEFAULT_SEED
+    # The questions of the diagnosis alone, each with the option `diagnose` asks it by.
+    main_setting: str = field(default="reasonable", metadata={"option": "--setting"})
+    resamples: int = field(default=DEFAULT_RESAMPLES, metadata={"option": "--resamples"})
+    seed: int = field(default=DEFAULT_SEED, metadata={"option": "--seed"})
     level: float = LEVEL
-    fppi: float = DEFAULT_FPPI
-    score_threshold: float | None = None
-    foreground_height: float = FOREGROUND_HEIGHT
-    examples: int = DEFAULT_EXAMPLES
+    fppi: float = field(default=DEFAULT_FPPI, metadata={"option": "--fppi"})
+    score_threshold: float | None = field(default=None, metadata={"option": "--score-threshold"})
+    foreground_height: float = field(default=FOREGROUND_HEIGHT, metadata={"option": "--foreground-height"})
+    examples: int = field(default=DEFAULT_EXAMPLES, metadata={"option": "--examples"})
     iou: float = MATCH_THRESHOLD
     fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE
+
+    def options_given(self) -> list[str]:
+        """The options of the diagnosis' own questions that are not at their defaults."""
+        return [
+            f.metadata["option"] for f in fields(self) if "option" in f.metadata and getattr(self, f.name) != f.default
+        ]
 
     def __post_init__(self) -> None:
         with_fppi_range(get_protocol(self.protocol), self.fppi_range)

@@ -12,12 +12,12 @@ import numpy as np
 
 from ..data.detections import Detections
 from ..data.groundtruth import GroundTruth
-from ..errors import InputError
+from ..errors import InputError, percent
 from ..files import atomic_folder, check_outputs, note_input, write_json_atomic, write_text_atomic
 from ..metrics.spec import LAMR
 from ..settings import lamr_variant, own_fppi_range
 from ..show import find_pictures
-from ..tables import Table, flatten, markdown_sections, percent, with_interval
+from ..tables import Table, flatten, markdown_sections, with_interval
 from .compute import OUTCOMES, Diagnosis
 from .error_types import FP_TYPES, ORACLES
 from .figures import draw_example, plot_curves, plot_false_positives, plot_misses, plot_oracles

@@ -45,6 +45,19 @@ class DiagnosedFile:
     def lines(self) -> list[str]:
         return []
 
+    def said(self) -> list[str]:
+        """What was written, as `diagnose` says it on stderr."""
+        said = []
+        if self.written is not None:
+            said.append(
+                f"diagnosis written to {self.written.folder}: diagnosis.json, report.md, 4 figures, "
+                f"{len(self.written.pictures)} drawn examples"
+            )
+        if self.matches is not None:
+            settings = len(self.diagnosis.params.settings)
+            said.append(f"matches written to {self.matches}: {len(self.dets)} detections x {settings} settings")
+        return said
+
 
 def diagnose_file(
     path: str | os.PathLike,

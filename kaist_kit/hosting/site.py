@@ -14,8 +14,8 @@ from pathlib import Path
 
 from .. import __version__
 from ..data.groundtruth import GroundTruth
+from ..errors import percent
 from ..files import write_text_atomic
-from ..tables import percent
 from .columns import ColumnSpec
 from .entry import Entry
 from .options import printable
