@@ -91,6 +91,17 @@ def test_the_docs_have_their_blocks():
         assert re.search(rf"[Dd]ownload[^.]*`{re.escape(name)}`", text, re.S), name
 
 
+def test_every_torch_install_in_the_docs_takes_the_cpu_build():
+    """PyPI's torch for Linux is the CUDA build: the docs' CPU installs name pytorch.org's CPU index."""
+    installs = []
+    for doc in (README, TRAINING, ROOT / "DEVELOPERS.md"):
+        for line in doc.read_text(encoding="utf-8").splitlines():
+            installs += [(doc.name, c) for c in line.split("&&") if re.search(r"pip install\b.*\btorch==", c)]
+    assert {name for name, _ in installs} == {"README.md", "training.md", "DEVELOPERS.md"}
+    for name, command in installs:
+        assert "--index-url https://download.pytorch.org/whl/cpu" in command, (name, command)
+
+
 def zoo_names(block: str) -> set[str]:
     """The zoo entries a block reads: zoo:NAME, `zoo fetch NAME...`, `--zoo NAME...`."""
     names = set(re.findall(r"zoo:([\w.+-]+)", block))
