@@ -161,14 +161,16 @@ def test_simulated_detectors_on_small_pictures(tmp_path):
 
 def test_simulate_writes_a_detectors_file_for_any_ground_truth(tmp_path):
     """On another benchmark's folder: the ground truth's ids as it writes them (strings here) and its class
-    ids, read back by eval as that benchmark with no finding; on KAIST's, the demo's detector."""
+    ids, read back by eval as that benchmark with no finding; on KAIST's, the demo's detector. (80 frames:
+    on a handful, the few false positives' lowest score is above 0.05, which eval rightly calls the mark of
+    a score threshold.)"""
     from kaist_kit.benchmark_readers import read_benchmark
     from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
     from kaist_kit.converters import convert
     from kaist_kit.simulate import DEMO_METHODS, simulate
     from kaist_kit.synth import SynthConfig, generate
 
-    generate_benchmark("flir-aligned", tmp_path / "flir", BenchmarkSynthConfig(seed=3, train_frames=1, test_frames=8))
+    generate_benchmark("flir-aligned", tmp_path / "flir", BenchmarkSynthConfig(seed=3, train_frames=1, test_frames=80))
     truth = read_benchmark("flir-aligned", tmp_path / "flir", "test")
     out = tmp_path / "sim.json"
     proc = cli("simulate", "--gt", tmp_path / "flir", "--benchmark", "flir-aligned", "--out", out, "--seed", 4)

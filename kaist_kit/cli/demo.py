@@ -44,8 +44,7 @@ def simulate_command(
     from .options import open_truth
 
     truth = open_truth(gt, benchmark, origin)
-    ground = truth.kaist or truth.annotations
-    found = write_simulated(ground, METHODS[method.value], out, seed)
+    found = write_simulated(truth.annotations, METHODS[method.value], out, seed)
     say(f"wrote {out}: {len(found):,} detections of {method.value}, simulated on {truth.describe()}")
 
 
