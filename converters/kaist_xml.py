@@ -28,12 +28,14 @@ from .bbgt import KNOWN_LABELS, check_object, number
 from .problems import Problems
 from .records import AnnotatedObject, FrameColumns, ObjectColumns, ParseOptions
 
-# Possessive repeats (*+): nothing to try again once a run of text or space is read.
-_WS = rb"[ \t\r\n]*+"
-_TEXT = rb"[^<&\x00]*+"
+# Plain greedy repeats, not possessive ones (*+ is Python 3.11's): what follows each run cannot be a
+# byte of it, so giving bytes back never makes a match, and a label's run gives back only its trailing
+# white space, which the element's _WS then reads (the label as strip() leaves it).
+_WS = rb"[ \t\r\n]*"
+_TEXT = rb"[^<&\x00]*"
 _INT = rb"-?[0-9]{1,9}"  # what int() and number() read alike, far from int()'s digit limit
 # A label as strip() leaves it: no carriage return inside (XML reads it as a line feed).
-_LABEL = rb"[^\s<&\x00](?:[^\r<&\x00]*+(?<![ \t\n]))?"
+_LABEL = rb"[^\s<&\x00](?:[^\r<&\x00]*(?<![ \t\n]))?"
 
 
 def _element(name: bytes, content: bytes = _TEXT) -> bytes:
@@ -97,7 +99,7 @@ _OBJECT_BODY = (
     + _WS
 )
 # One file of the usual layout, whole (groups left out: only whether it fits).
-_FILE = re.compile(_HEAD + b"(?:" + re.sub(rb"\((?!\?)", b"(?:", _OBJECT_BODY) + b")*+</annotation>" + _WS)
+_FILE = re.compile(_HEAD + b"(?:" + re.sub(rb"\((?!\?)", b"(?:", _OBJECT_BODY) + b")*</annotation>" + _WS)
 # The bytes a file of the usual layout is made of: printable ASCII but '&', tab, CR and LF (and the
 # NUL bytes that join the files of a chunk); it also never holds "]]>", which XML forbids in text.
 _USUAL_BYTES = bytes([0, 9, 10, 13, *(b for b in range(0x20, 0x7F) if b != ord("&"))])

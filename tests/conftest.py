@@ -23,6 +23,37 @@ for _pool in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_pool, "1")
 
 
+# The tests marked `slow`: the main job runs them; the other Pythons and the lowest versions of the
+# dependencies (.ci/other-pythons, `pytest -m "not slow"`) leave them out. Whole modules, each for its
+# reason, and single tests whose code a lighter test of the same module runs too.
+SLOW_MODULES = {
+    "test_lamr_differential": "random cases against the plain implementations, at volume",
+    "test_metrics_differential": "random cases against the plain implementations, at volume",
+    "test_trainsets": "the official tree of 95,325 files, read several times",
+    "test_docs_commands": "the README's blocks as whole commands, a training included",
+    "test_hosting_browser": "a browser, not Python",
+    "test_hosting_workers": "the platforms' own interpreters (tests/reference_envs.py)",
+    "test_ms_detr_reference": "MS-DETR's numpy 1.26 (tests/reference_envs.py)",
+    "test_sort_orders": "numpy 1.26's sort (tests/reference_envs.py)",
+}
+SLOW_TESTS = {
+    "test_a_demo_killed_at_any_moment_is_replaced_by_the_next": "kills at random moments, several runs",
+    "test_demo_end_to_end": "the README's set-up runs the demo on each Python",
+    "test_random_values_of_numeric_options": "the extreme values' test parses every option too",
+    "test_error_types_match_plain_loops": "random cases against plain loops, at volume",
+    "test_error_types_at_the_matchings_threshold_match_plain_loops": "random cases against plain loops, at volume",
+    "test_the_reader_reads_what_the_plain_reader_reads_or_refuses": "generated mutations, at volume",
+    "test_any_mutation_of_a_configuration_is_checked_in_lines_or_refused_in_one": "generated mutations, at volume",
+    "test_interrupts_at_random_moments_end_a_large_conversion_at_once": "interrupts at random moments, many runs",
+}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.module.__name__ in SLOW_MODULES or item.originalname in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def _release_memory(request):
     """After each detector test, give the memory its models held back to the system.

@@ -59,6 +59,7 @@ BASE = {
     "test": ["{missing}", "{missing}", "--out", "{tmp}/r.json"],
     "infer": ["{missing}", "{missing}", "{missing}", "{missing}", "--out", "{tmp}/f.png"],
     "init-checkpoint": ["{missing}", "{missing}", "--out", "{tmp}/i.pth"],
+    "simulate": ["--gt", "{missing}", "--out", "{tmp}/sim.json"],
     "demo": ["--out", "{file}"],
     "trainset": ["val-02", "--annotations", "{missing}", "--out", "{tmp}/t.json"],
     "check-data": ["{missing}"],

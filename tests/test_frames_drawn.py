@@ -53,6 +53,16 @@ def test_overlapping_score_labels_are_moved_apart(pictures):
     assert all(t.get_bbox_patch() is not None for t in labels)
 
 
+def handles(legend):
+    """A legend's handles: `legendHandles` before matplotlib 3.7 (the kit declares 3.5 and up)."""
+    return legend.legend_handles if hasattr(legend, "legend_handles") else legend.legendHandles
+
+
+def dashes(patch):
+    """A patch's dash pattern (None: solid); `_us_dashes` before matplotlib 3.6."""
+    return (patch._unscaled_dash_pattern if hasattr(patch, "_unscaled_dash_pattern") else patch._us_dashes)[1]
+
+
 def test_the_legend_names_pedestrians_ignore_regions_and_methods(pictures):
     truth = [([100, 100, 40, 100], "person", False), ([300, 100, 60, 80], "people", True)]
     detections = [("mine", np.array([[100, 100, 40, 100.0]]), np.array([0.9]))]
@@ -60,11 +70,11 @@ def test_the_legend_names_pedestrians_ignore_regions_and_methods(pictures):
     (legend,) = fig.legends
     names = [t.get_text() for t in legend.get_texts()]
     assert names == ["pedestrian (ground truth)", "ignore region (ground truth)", "mine"]
-    edges = [to_hex(h.get_edgecolor()) for h in legend.legend_handles]
+    edges = [to_hex(h.get_edgecolor()) for h in handles(legend)]
     assert edges == [to_hex(TRUTH_COLOUR), to_hex(IGNORE_COLOUR), to_hex("C4")]
     # drawn dashed (the legend's copy of a patch keeps its dashes, not the style's name)
-    assert legend.legend_handles[1]._unscaled_dash_pattern[1] is not None
-    assert legend.legend_handles[0]._unscaled_dash_pattern[1] is None
+    assert dashes(handles(legend)[1]) is not None
+    assert dashes(handles(legend)[0]) is None
     only_people = pair_figure(*pictures, "", truth[1:], [])
     assert [t.get_text() for t in only_people.legends[0].get_texts()] == ["ignore region (ground truth)"]
 
@@ -92,7 +102,7 @@ def test_the_demo_draws_each_method_in_the_colour_of_its_curves(tmp_path, monkey
             if "% " in line.get_label():
                 curves.setdefault(line.get_label().split("% ", 1)[1], set()).add(to_hex(line.get_color()))
     frame = drawn[str(tmp_path / "demo" / "night-frame.png")].legends[0]
-    in_frame = {t.get_text(): to_hex(h.get_edgecolor()) for t, h in zip(frame.get_texts(), frame.legend_handles)}
+    in_frame = {t.get_text(): to_hex(h.get_edgecolor()) for t, h in zip(frame.get_texts(), handles(frame))}
     assert set(curves) == {"sim-fusion", "sim-visible", "sim-thermal"}
     for method, colours in curves.items():
         assert colours == {in_frame[method]}, method

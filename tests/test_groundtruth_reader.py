@@ -4,6 +4,7 @@ written from the rules (hypothesis, derandomized), and the named cases refused w
 import copy
 import json
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -51,6 +52,7 @@ NUMBER_LIKE = [
     1e308,
     2**63,
     -(2**63) - 1,
+    10**400,  # an integer JSON holds and no float does
     math.nan,
     math.inf,
     True,
@@ -139,7 +141,7 @@ def plain_reader(doc):
         if period not in ("day", "night", ""):
             return None
         size = (img.get("width", 640), img.get("height", 512))
-        if not all(is_number(v) and 0 < v < math.inf for v in size):
+        if not all(is_number(v) and 0 < v <= sys.float_info.max for v in size):
             return None
         if img["id"] in images or (name and name in [n for n, *_ in images.values()]):
             return None
@@ -287,6 +289,7 @@ def test_named_annotation_cases_are_refused_with_file_and_line(tmp_path, field, 
         ("true", "width true is not a positive number"),
         ('"640"', 'width "640" is not a positive number'),
         ("null", "width null is not a positive number"),
+        ("1" + "0" * 400, "width 1" + "0" * 56 + "... is not a positive number a float can hold"),
     ],
 )
 def test_image_sizes_that_are_not_positive_numbers_are_refused(tmp_path, value, says):

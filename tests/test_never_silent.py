@@ -1,14 +1,7 @@
-"""Never a silent 100.00: a number that cannot mean anything comes with a finding or is refused, and the
-README's scoring commands run as written."""
+"""Never a silent 100.00: a number that cannot mean anything comes with a finding or is refused. (The README's
+scoring commands run as written in tests/test_docs_commands.py.)"""
 
 import json
-import os
-import re
-import shlex
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from conftest import det, frames, make_dets, make_gt, person
@@ -17,7 +10,6 @@ from test_inputs import run_cli
 from kaist_kit.findings import evaluate_inspected, inspect
 from kaist_kit.metrics.spec import iou_conflict as metric_iou_conflict
 
-ROOT = Path(__file__).resolve().parents[1]
 BOX = (100, 100, 40, 100)
 
 
@@ -112,28 +104,3 @@ def test_eval_refuses_ap_with_another_iou_in_one_line(kaist):
     )
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
     assert proc.stderr.startswith("error: --iou 0.75 sets the matching threshold") and not proc.stdout
-
-
-def readme_eval_lines():
-    text = (ROOT / "README.md").read_text()
-    block = text.split("## Scoring a detector", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
-    return [line.split("  #", 1)[0].strip() for line in block.splitlines() if line.startswith("kaist-kit eval")]
-
-
-@pytest.mark.parametrize("line", readme_eval_lines())
-def test_the_readmes_scoring_commands_run_as_written(line, kaist, tmp_path):
-    args = shlex.split(line)[1:]
-    for name in args:  # the files the line names, made from the real ones
-        if re.fullmatch(r"\w+_result\.(json|txt)", name):
-            shutil.copy(kaist / "results" / f"MLPD_result{Path(name).suffix}", tmp_path / name)
-        elif name.endswith(".json") and not name.endswith("_result.json"):
-            shutil.copy(kaist / "test-all-20.leaderboard.json", tmp_path / name)
-    env = {**os.environ, "KAIST_KIT_GT": str(kaist / "test-all-20.leaderboard.json")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "kaist_kit", *args], capture_output=True, text=True, cwd=tmp_path, env=env
-    )
-    assert proc.returncode == 0, (line, proc.stderr)
-    if "--metric" in args:
-        assert "AP50" in proc.stdout and "AP75" in proc.stdout and "AR" in proc.stdout
-    if "--iou" in args:
-        assert "0.75" in proc.stdout

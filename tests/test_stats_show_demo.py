@@ -1,4 +1,4 @@
-"""`kaist-kit stats`, `show` and `demo`."""
+"""`kaist-kit stats`, `show`, `simulate` and `demo`."""
 
 import json
 import subprocess
@@ -157,6 +157,49 @@ def test_simulated_detectors_on_small_pictures(tmp_path):
     for method in DEMO_METHODS:
         found = simulate(gt, method)
         assert len(found) and np.all((found.boxes[:, 1] >= 0) & (found.boxes[:, 1] <= 64) & (found.boxes[:, 2] > 0))
+
+
+def test_simulate_writes_a_detectors_file_for_any_ground_truth(tmp_path):
+    """On another benchmark's folder: the ground truth's ids as it writes them (strings here) and its class
+    ids, read back by eval as that benchmark with no finding; on KAIST's, the demo's detector. (80 frames:
+    on a handful, the few false positives' lowest score is above 0.05, which eval rightly calls the mark of
+    a score threshold.)"""
+    from kaist_kit.benchmark_readers import read_benchmark
+    from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
+    from kaist_kit.converters import convert
+    from kaist_kit.simulate import DEMO_METHODS, simulate
+    from kaist_kit.synth import SynthConfig, generate
+
+    generate_benchmark("flir-aligned", tmp_path / "flir", BenchmarkSynthConfig(seed=3, train_frames=1, test_frames=80))
+    truth = read_benchmark("flir-aligned", tmp_path / "flir", "test")
+    out = tmp_path / "sim.json"
+    proc = cli("simulate", "--gt", tmp_path / "flir", "--benchmark", "flir-aligned", "--out", out, "--seed", 4)
+    assert proc.returncode == 0, proc.stderr
+    records = json.loads(out.read_text())
+    assert f"wrote {out}: {len(records):,} detections of sim-fusion, simulated on " in proc.stderr
+    assert {r["image_id"] for r in records} <= set(truth.image_ids.tolist())
+    assert all(isinstance(r["image_id"], str) for r in records)
+    made = {r["category_id"] for r in records}
+    assert made <= {c.id for c in truth.classes} and len(made) > 1  # each box found as its own class
+    scored = cli("eval", out, "--gt", tmp_path / "flir", "--benchmark", "flir-aligned", "--split", "all")
+    assert scored.returncode == 0 and "warning" not in scored.stderr, scored.stderr
+    assert "FLIR-aligned: Average precision" in scored.stdout
+    again = tmp_path / "again.json"
+    cli("simulate", "--gt", tmp_path / "flir", "--benchmark", "flir-aligned", "--out", again, "--seed", 4)
+    assert again.read_bytes() == out.read_bytes()  # the seed decides everything
+    # KAIST: the demo's simulated detector, its detections unchanged by the classes other benchmarks have.
+    generate(tmp_path / "k", SynthConfig(seed=1, train_frames=0, test_frames=12))
+    convert("improved", tmp_path / "k" / "annotations-improved", tmp_path / "k.json")
+    gt = load_ground_truth(tmp_path / "k.json")
+    proc = cli("simulate", "--gt", tmp_path / "k.json", "--out", out, "--method", "sim-thermal")
+    assert proc.returncode == 0, proc.stderr
+    found = simulate(gt, DEMO_METHODS[2])
+    records = json.loads(out.read_text())
+    assert [r["image_id"] for r in records] == gt.image_ids[found.image].tolist()
+    assert [r["bbox"] for r in records] == found.boxes.tolist() and [
+        r["score"] for r in records
+    ] == found.scores.tolist()
+    assert {r["category_id"] for r in records} == {1}
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="kill -9")

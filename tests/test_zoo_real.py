@@ -9,10 +9,6 @@ clones at the pinned commits); without it these tests skip. Nothing here downloa
 
 import json
 import os
-import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,7 +18,7 @@ from kaist_kit.data.results import load_detections
 from kaist_kit.evaluate import Evaluation
 from kaist_kit.zoo.resolve import all_entries, find_entry
 from kaist_kit.zoo.specs import PROTOCOLS, SPLITS
-from kaist_kit.zoo.store import local_path, take_from, zoo_folder
+from kaist_kit.zoo.store import local_path, take_from
 
 FILES_ENV = "KAIST_KIT_ZOO_FILES"
 REFERENCES = json.loads((Path(__file__).parent / "zoo_references.json").read_text())["values"]
@@ -103,26 +99,3 @@ def test_the_quirks(scored, kept, leaderboard_gt):
     assert {"INSANet", "TFDet"} <= kept
     assert round(100 * scored["INSANet"][("leaderboard", "all")], 2) == 5.50
     assert round(100 * scored["INSANet"][("matlab", "all")], 2) == 5.76
-
-
-def test_the_readmes_zoo_block_runs_as_written(kept, kaist, tmp_path):
-    """The README's block, on a fresh data folder, its downloads served by file:// from the files at hand."""
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Published results: the zoo\n", 1)[1].split("\n## ", 1)[0]
-    [block] = re.findall(r"^```bash\n(.*?)^```", section, re.S | re.M)
-    shutil.copy(kaist / "results" / "MLPD_result.json", tmp_path / "MY_result.json")
-    env = {k: v for k, v in os.environ.items() if k != "KAIST_KIT_OFFLINE"}
-    env.update(
-        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        KAIST_KIT_GT=str(kaist / "test-all-20.leaderboard.json"),
-        KAIST_KIT_ZOO_URL=zoo_folder().as_uri(),  # the tests' data folder: OWNER/REPO/COMMIT/PATH, as served
-    )
-    proc = subprocess.run(
-        ["bash", "-e", "-o", "pipefail", "-c", block], cwd=tmp_path, env=env, capture_output=True, text=True
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "downloading zoo:INSANet (INSANet_result.txt, " in proc.stderr
-    assert re.search(r"INSANet\s+│ leaderboard │\s+5\.50 │", proc.stdout)
-    assert re.search(r"INSANet\s+│ matlab\s+│\s+5\.76 │", proc.stdout)
-    assert (tmp_path / "related-work.pdf").is_file() and (tmp_path / "related-work.png").is_file()

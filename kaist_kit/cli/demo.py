@@ -1,5 +1,7 @@
-"""The whole kit on a synthetic KAIST, in seconds: `demo`."""
+"""Simulated detectors' results on any ground truth (`simulate`), and the whole kit on a synthetic KAIST, in
+seconds (`demo`)."""
 
+from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
@@ -7,11 +9,43 @@ import typer
 
 from .app import app, say
 from .command import Whole
-from .options import SEEDS, OutputFormat, render
+from .options import SEEDS, BenchmarkOption, OriginOption, OutputFormat, ScoringGroundTruthOption, choices, render
+
+# The simulated detectors of kaist_kit.simulate, named here so that --help needs no import.
+SimulatedName = Enum("SimulatedName", {name: name for name in ("sim-fusion", "sim-visible", "sim-thermal")}, type=str)
 
 MAX_DEMO_FRAMES = 10_000
 
 DEMO_FOLDER = Path("kaist-kit-demo")
+
+
+@app.command("simulate")
+def simulate_command(
+    out: Annotated[
+        Path, typer.Option("--out", metavar="FILE", help="The COCO result JSON to write.", show_default=False)
+    ],
+    gt: ScoringGroundTruthOption = None,
+    benchmark: BenchmarkOption = None,
+    origin: OriginOption = None,
+    method: Annotated[
+        SimulatedName,
+        typer.Option(
+            metavar=choices(SimulatedName),
+            help="The detector: fusion finds people by day and by night; visible-only misses them at night; "
+            "thermal-only is weaker by day.",
+        ),
+    ] = SimulatedName["sim-fusion"],
+    seed: Annotated[int, typer.Option(metavar="N", parser=SEEDS, help=f"Random seed, 0 to {SEEDS.high}.")] = 0,
+) -> None:
+    """Write a simulated detector's results on a ground truth's images (misses, jittered boxes, false
+    positives), as a detector's COCO result JSON: for trying eval, diagnose, compare and submit without a
+    detector."""
+    from ..simulate import METHODS, write_simulated
+    from .options import open_truth
+
+    truth = open_truth(gt, benchmark, origin)
+    found = write_simulated(truth.annotations, METHODS[method.value], out, seed)
+    say(f"wrote {out}: {len(found):,} detections of {method.value}, simulated on {truth.describe()}")
 
 
 @app.command("demo")

@@ -15,7 +15,7 @@ MODULES = {
     "training_data": ("trainset", "check-data"),
     "detectors": ("train", "test", "infer", "init-checkpoint"),
     "hosting": ("leaderboard", "host"),
-    "demo": ("demo",),
+    "demo": ("simulate", "demo"),
 }
 
 

@@ -23,6 +23,7 @@ import json
 import math
 import numbers
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -549,10 +550,11 @@ def _size(img: dict, bench: Benchmark, fail, k: int) -> tuple[float, float]:
     size = []
     for key, fallback in zip(("width", "height"), default):
         value = img.get(key, fallback)
-        if _is_number(value) and 0 < value < math.inf:
+        if _is_number(value) and 0 < value <= sys.float_info.max:  # an integer beyond it is no float
             size.append(float(value))
         elif bench.truth_rules.sizes_checked:
-            raise fail(f"image {key} {_shown(value)} is not a positive number", "images", k)
+            beyond = " a float can hold" if _is_number(value) and value > 0 else ""
+            raise fail(f"image {key} {_shown(value)} is not a positive number{beyond}", "images", k)
         else:
             size.append(math.nan)
     return size[0], size[1]
