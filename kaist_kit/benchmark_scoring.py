@@ -321,9 +321,12 @@ def _setting_of(name: str, bench: Benchmark) -> None:
     try:
         get_setting(name)
     except ValueError as exc:
-        owner, protocol = next(
+        owners = [
             (b, p) for b in BENCHMARKS.values() for p in protocols_of(b) if any(s.name == name for s in p.settings)
-        )
+        ]
+        if not owners:  # no protocol's name either: the kit's own message says what it takes
+            raise OptionError("--setting", str(exc)) from None
+        owner, protocol = owners[0]
         raise OptionError(
             "--setting",
             f"{name!r} is a setting of {owner.title} as the {protocol.name} protocol names it "
