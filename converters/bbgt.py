@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 
-from kaist_kit.benchmarks import KAIST
+from kaist_kit.datasets import KAIST
 from kaist_kit.files import is_number, text_lines
 
 from .problems import Problems

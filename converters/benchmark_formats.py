@@ -27,8 +27,8 @@ from pathlib import Path
 from types import MappingProxyType
 
 from kaist_kit.benchmark_readers import cvc14_lines, frames_of_list
-from kaist_kit.benchmarks import BENCHMARKS, CVC14, FLIR_ALIGNED, LLVIP, M3FD, Benchmark
 from kaist_kit.data.groundtruth import GroundTruth, ground_truth_from_coco, ground_truth_to_coco
+from kaist_kit.datasets import BENCHMARKS, CVC14, FLIR_ALIGNED, LLVIP, M3FD, Benchmark
 from kaist_kit.errors import InputError, quantity
 from kaist_kit.files import decode_text, is_number, parse_json, text_lines
 from kaist_kit.voc import parse_voc

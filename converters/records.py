@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from kaist_kit.benchmarks import KAIST, Benchmark
+from kaist_kit.datasets import KAIST, Benchmark
 
 
 @dataclass(frozen=True)

@@ -38,10 +38,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .benchmarks import KAIST, Benchmark, get_benchmark
 from .cocoeval import COCO_METRICS, coco_evaluate
 from .data.detections import Detections
 from .data.groundtruth import GroundTruth
+from .datasets import KAIST, Benchmark, get_benchmark
 from .evaluate import Result, is_log_average
 from .metrics.spec import COCO, LAMR, MISS_RATE, names_of
 from .metrics.spec import YOLOV5 as YOLOV5_READS

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .benchmarks import CVC14, FLIR_ALIGNED, LLVIP, M3FD, Benchmark, get_benchmark
 from .data.groundtruth import ORIGINS, Box, ClassInfo, GroundTruth, assemble
+from .datasets import CVC14, FLIR_ALIGNED, LLVIP, M3FD, Benchmark, get_benchmark
 from .errors import InputError, quantity
 from .files import read_bytes, read_text
 from .voc import VocFile, parse_voc

@@ -1,7 +1,7 @@
 """Scoring result files on any benchmark, as `eval`, `compare`, `diagnose` and `submit --check` do.
 
 - `open_truth`: the ground truth the verbs score against and the benchmark it is: the file given (its
-  benchmark recognised from its content when it can be, `kaist_kit.benchmarks.recognise`), a dataset's
+  benchmark recognised from its content when it can be, `kaist_kit.datasets.recognise`), a dataset's
   folder in its native layout, or the benchmark's pinned file; `BenchmarkTruth.line` says which
   benchmark was taken and why, in one line.
 - `make_request`: the protocols, metrics, splits and options asked for, checked against the benchmark
@@ -31,11 +31,11 @@ from .benchmark_eval import (
     benchmark_protocol,
     evaluate_benchmark,
 )
-from .benchmarks import KAIST, LLVIP, Benchmark, get_benchmark, recognise
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .data.detections import Detections, ReadOptions, method_name
 from .data.groundtruth import GroundTruth, ground_truth_from_bytes, ground_truth_from_coco
 from .data.results import load_detections
+from .datasets import KAIST, LLVIP, Benchmark, get_benchmark, recognise
 from .download import Progress
 from .errors import InputError, percent, quantity
 from .evaluate import unique_method_names
@@ -313,7 +313,7 @@ def _protocol(name: str, bench: Benchmark, layout: Layout) -> BenchmarkProtocol:
 def _setting_of(name: str, bench: Benchmark) -> None:
     """Refuse a setting that only another benchmark's protocol names (MS-DETR's 'Scale=far' on KAIST)."""
     from .benchmark_eval import protocols_of
-    from .benchmarks import BENCHMARKS
+    from .datasets import BENCHMARKS
     from .settings import get_setting
 
     if any(s.name == name for p in protocols_of(bench) for s in p.settings):

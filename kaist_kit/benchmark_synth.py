@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .benchmarks import Benchmark, get_benchmark
+from .datasets import Benchmark, get_benchmark
 from .errors import InputError
 from .files import atomic_folder
 from .synth import Obj, _paste, _write, render_frame

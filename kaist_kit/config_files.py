@@ -137,8 +137,8 @@ def config_datasets(cfg, roles=("train", "val", "test")) -> list:
     the config leaves out (None) has none. Each key read is checked for its type, and an annotation
     file or a picture folder that lies outside its dataset's data root (an absolute path, '..', a link
     out) is refused, naming the config."""
-    from .benchmarks import BENCHMARKS
     from .datacheck import DatasetFiles
+    from .datasets import BENCHMARKS
 
     source = getattr(cfg, "filename", None)
     found = []

@@ -258,8 +258,8 @@ def _read_annotations(annotation: AnnotationCheck, check: DataCheck, wanted: dic
 def _read_benchmark_annotations(annotation: AnnotationCheck, data: dict, wanted: dict) -> None:
     """Another benchmark's COCO ground truth: its boxes of every class that count ("pedestrians" in the
     table), its ignore regions, periods where its images name them, and its frames' pictures."""
-    from .benchmarks import get_benchmark
     from .data.groundtruth import ground_truth_from_coco
+    from .datasets import get_benchmark
 
     path = annotation.files.ann_file
     bench = get_benchmark(annotation.files.benchmark)

@@ -1,13 +1,13 @@
 """KAIST frame names, ``setXX/VYYY/IZZZZZ``: finding one in a name or a path, and what its set says.
 
-The names, the sets' periods and scenes are the KAIST spec's (`kaist_kit.benchmarks.KAIST`).
+The names, the sets' periods and scenes are the KAIST spec's (`kaist_kit.datasets.KAIST`).
 """
 
 from __future__ import annotations
 
 import os
 
-from .benchmarks import KAIST, KAIST_NIGHT_SETS, KAIST_SCENES, kaist_period, kaist_scene, kaist_set_number
+from .datasets import KAIST, KAIST_NIGHT_SETS, KAIST_SCENES, kaist_period, kaist_scene, kaist_set_number
 
 # A frame in an im_name (set06/V000/I00019), a flat file name (set06_V000_I00019.txt) or a picture's
 # path in KAIST's tree (images/set06/V000/visible/I00019.jpg).

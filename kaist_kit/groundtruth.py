@@ -9,8 +9,8 @@ import os
 import typing
 from pathlib import Path
 
-from .benchmarks import KAIST
 from .data.groundtruth import GroundTruth, ground_truth_from_bytes
+from .datasets import KAIST
 from .download import DownloadFailed, Progress, download_verified
 from .errors import InputError
 from .files import read_bytes, write_bytes_atomic

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from .benchmarks import KAIST_NIGHT_SETS, KAIST_SETS, KAIST_TEST_SETS, kaist_numbers
 from .data.groundtruth import GroundTruth
+from .datasets import KAIST_NIGHT_SETS, KAIST_SETS, KAIST_TEST_SETS, kaist_numbers
 from .errors import InputError
 from .files import read_text, text_lines
 from .frames import find_frame
@@ -79,7 +79,7 @@ def list_split_names(paths: Iterable[str | os.PathLike], taken: Iterable[str] = 
 
 
 def _is_builtin_split(name: str) -> bool:
-    from .benchmarks import kaist_parse_split as parse_split
+    from .datasets import kaist_parse_split as parse_split
 
     try:
         parse_split(name)

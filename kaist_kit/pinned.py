@@ -1,7 +1,7 @@
 """A benchmark's public ground truth: found in the cache, or downloaded there, pinned by size and MD5.
 
 The same rules as KAIST's leaderboard ground truth (`kaist_kit.groundtruth.fetch_gt`), for any
-`kaist_kit.benchmarks.PinnedFile`: a download is announced in one line (what, from where, under which
+`kaist_kit.datasets.PinnedFile`: a download is announced in one line (what, from where, under which
 licence), read whole, kept only if its size and MD5 are the pinned ones and written atomically; a
 cached file is used only if it still is the pinned file. $KAIST_KIT_OFFLINE forbids downloads.
 """
@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from .benchmarks import Benchmark, PinnedFile, get_benchmark
+from .datasets import Benchmark, PinnedFile, get_benchmark
 from .download import DownloadFailed, Progress, download_verified
 from .errors import InputError
 from .files import atomic_path, read_bytes

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from .benchmarks import KAIST, KAIST_TEST_SETS
+from .datasets import KAIST, KAIST_TEST_SETS
 from .frames import SCENES
 
 OCCLUSION_NAMES = {0: "none", 1: "partial", 2: "heavy"}

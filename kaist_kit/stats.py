@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .benchmarks import KAIST, Benchmark
 from .data.groundtruth import GroundTruth
+from .datasets import KAIST, Benchmark
 from .settings import KAIST_FRAME_SIZE, OCCLUSION_NAMES
 from .tables import Table
 

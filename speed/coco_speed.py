@@ -28,10 +28,10 @@ import numpy as np  # noqa: E402
 from bench_cases import FLIR_TEST, M3FD_TEST, detections_for, load, pycocotools_eval  # noqa: E402
 from record import describe, publish, real_files_arguments, timed  # noqa: E402
 
-from kaist_kit.benchmarks import UNNAMED  # noqa: E402
 from kaist_kit.cocoeval import coco_evaluate  # noqa: E402
 from kaist_kit.data.groundtruth import ground_truth_from_coco  # noqa: E402
 from kaist_kit.data.results import detections_from_coco  # noqa: E402
+from kaist_kit.datasets import UNNAMED  # noqa: E402
 from kaist_kit.yolov5 import yolov5_evaluate  # noqa: E402
 
 

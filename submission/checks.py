@@ -14,10 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
-from kaist_kit.benchmarks import KAIST
 from kaist_kit.data.detections import COCO, FRAME_NAMES, Detections, ReadOptions, ResultFormat
 from kaist_kit.data.groundtruth import GroundTruth, ground_truth_from_coco
 from kaist_kit.data.results import load_detections
+from kaist_kit.datasets import KAIST
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import Result, evaluate, in_evaluation_order
 from kaist_kit.findings import (

@@ -28,10 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-from kaist_kit.benchmarks import KAIST
 from kaist_kit.challenge import NO_MATCH, challenge2024_leaderboard, challenge2024_scores
 from kaist_kit.data.detections import Detections
 from kaist_kit.data.groundtruth import GroundTruth
+from kaist_kit.datasets import KAIST
 from kaist_kit.errors import quantity
 from kaist_kit.evaluate import Evaluation, Result, evaluate
 from kaist_kit.files import json_line, read_bytes

@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
-from kaist_kit.benchmarks import get_benchmark
+from kaist_kit.datasets import get_benchmark
 from kaist_kit.errors import InputError
 
 

@@ -8,7 +8,7 @@ import pytest
 from bench_cases import FLIR_TEST, M3FD_TEST, load
 
 from kaist_kit import frames, settings
-from kaist_kit.benchmarks import (
+from kaist_kit.datasets import (
     BENCHMARKS,
     CVC14,
     FLIR_ALIGNED,

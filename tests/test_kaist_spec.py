@@ -1,4 +1,4 @@
-"""KAIST is one benchmark spec among the others: its constants are spelled in `kaist_kit.benchmarks`
+"""KAIST is one benchmark spec among the others: its constants are spelled in `kaist_kit.datasets`
 alone, and every module that needs one reads the spec.
 
 The scan reads the kit's code as Python tokens (numbers and string literals, comments and docstrings
@@ -12,11 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from kaist_kit.benchmarks import KAIST, KAIST_LABELS, KAIST_PAIRED_LABELS
+from kaist_kit.datasets import KAIST, KAIST_LABELS, KAIST_PAIRED_LABELS
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("kaist_kit", "submission", "converters")
-SPEC = Path("kaist_kit/benchmarks.py")
+SPEC = Path("kaist_kit/datasets/kaist.py")
+# The other datasets' specs: their numbers are their own (FLIR-aligned's frames are 640 x 512 too); a
+# KAIST pattern spelled in them is still found.
+OTHER_SPECS = {Path(f"kaist_kit/datasets/{name}.py") for name in ("flir_aligned", "llvip", "cvc14", "m3fd")}
 
 # KAIST's numbers: the frame's width and height, the test split's images (all, day, night) and boxes.
 NUMBERS = {640, 512, 2252, 1455, 797, 4254}
@@ -53,7 +56,7 @@ def spelled_outside_the_spec() -> list[str]:
             if relative == SPEC:
                 continue
             for line, kind, text in literals(path):
-                if kind == tokenize.NUMBER:
+                if kind == tokenize.NUMBER and relative not in OTHER_SPECS:
                     try:
                         value = int(text.replace("_", ""), 0)
                     except ValueError:
@@ -76,7 +79,8 @@ def test_the_scan_finds_a_constant_spelled_again(tmp_path, monkeypatch):
     """The scan is not blind: a module that spells the frame size or the frame pattern again is found."""
     package = tmp_path / "kaist_kit"
     package.mkdir()
-    (package / "benchmarks.py").write_text("SIZE = (640, 512)\n")
+    (package / "datasets").mkdir()
+    (package / "datasets" / "kaist.py").write_text("SIZE = (640, 512)\n")
     (package / "spelled.py").write_text(
         '"""640 x 512 in a sentence is fine."""\nimport re\n\n'
         'SIZE = (640, 512)\nFRAME = re.compile(r"(set\\d\\d)_(V\\d\\d\\d)")\n'

@@ -13,9 +13,9 @@ pytest.importorskip("mmdet", reason="the detector tests need the mmdet extra (mm
 from models_helpers import BENCHMARK_CONFIGS, cli_options, pretrained_paths, tiny_detr_options  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
-from kaist_kit.benchmarks import get_benchmark  # noqa: E402
 from kaist_kit.cli import app  # noqa: E402
 from kaist_kit.config_files import load_config  # noqa: E402
+from kaist_kit.datasets import get_benchmark  # noqa: E402
 
 SCALE = (160, 128)  # the frames of `benchmark_roots` (tests/conftest.py), for the CPU
 

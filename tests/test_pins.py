@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from kaist_kit.benchmarks import BENCHMARKS
+from kaist_kit.datasets import BENCHMARKS
 from kaist_kit.trainsets.lists import PINNED_SHA256
 from kaist_kit.trainsets.specs import MBNET_CACHE_SHA256
 

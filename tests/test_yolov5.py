@@ -7,9 +7,9 @@ import pytest
 from bench_cases import FLIR_TEST, detections_for, load, random_ground_truth
 from plain_yolov5 import plain_yolov5
 
-from kaist_kit.benchmarks import UNNAMED
 from kaist_kit.data.groundtruth import ground_truth_from_coco
 from kaist_kit.data.results import detections_from_coco
+from kaist_kit.datasets import UNNAMED
 from kaist_kit.yolov5 import THRESHOLDS, Yolov5Protocol, yolov5_evaluate
 
 DEFAULT = Yolov5Protocol()

@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from ..benchmarks import BENCHMARKS, KAIST, get_benchmark
 from ..converters import MODALITIES, SOURCE_FORMATS
+from ..datasets import BENCHMARKS, KAIST, get_benchmark
 from .app import app, err, out, say
 from .command import Whole
 from .options import DEFAULT_SIZE, MAX_FRAMES, SCORES, SEEDS, GroundTruthOption, choices, locate_gt, parse_size

@@ -15,8 +15,8 @@ from typing import Annotated
 import typer
 
 from ..benchmark_eval import BENCHMARK_PROTOCOLS, BOUNDS, ScoringOptions
-from ..benchmarks import BENCHMARKS, kaist_parse_split
 from ..data.detections import ID_OFFSET_LIMIT, ReadOptions
+from ..datasets import BENCHMARKS, kaist_parse_split
 from ..groundtruth import GT_ENV, default_gt_path
 from ..metrics.spec import COCO, LAMR, MISS_RATE, YOLOV5, all_metrics, metrics_of, names_of
 from ..settings import (

@@ -113,7 +113,7 @@ def submit_command(
         raise typer.BadParameter(
             "say where to write the entry, e.g. --out MY_result.json (the file to upload)", param_hint="--out"
         )
-    from ..benchmarks import KAIST, get_benchmark
+    from ..datasets import KAIST, get_benchmark
 
     other = benchmark is not None and get_benchmark(benchmark.value) is not KAIST
     if other or category_offset or origin is not None or gt is not None:

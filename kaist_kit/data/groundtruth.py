@@ -31,7 +31,7 @@ from typing import Union
 
 import numpy as np
 
-from ..benchmarks import KAIST, Benchmark, get_benchmark
+from ..datasets import KAIST, Benchmark, get_benchmark
 from ..errors import InputError, quantity
 from ..files import decode_text, json_line, parse_json, read_bytes
 from ..idrules import coco_loaded, id_notes

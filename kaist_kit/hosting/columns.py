@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..benchmarks import kaist_parse_split
+from ..datasets import kaist_parse_split
 from ..metrics.spec import LAMR, MISS_RATE, get_metric, names_of
 from ..settings import PROTOCOLS, SPLITS, get_protocol, get_setting
 

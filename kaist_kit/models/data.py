@@ -14,8 +14,8 @@ from mmdet.datasets.transforms import Pad
 from mmdet.registry import DATASETS, TRANSFORMS
 from mmengine import fileio
 
-from ..benchmarks import KAIST, get_benchmark
 from ..datacheck import missing_annotations_message, picture_names
+from ..datasets import KAIST, get_benchmark
 from ..errors import InputError, quantity
 from ..files import load_json
 from ..frames import find_frame, period_of
@@ -40,7 +40,7 @@ def frame_name(path: str | os.PathLike) -> str:
 @DATASETS.register_module()
 class KaistDataset(BaseDetDataset):
     """Frame pairs and their boxes from the converter's COCO JSON or the leaderboard's ground truth, of
-    KAIST or of another benchmark (``benchmark``, a name of `kaist_kit.benchmarks`).
+    KAIST or of another benchmark (``benchmark``, a name of `kaist_kit.datasets`).
 
     KAIST: one class, person. Another benchmark: its classes in its order (FLIR-aligned's person,
     bicycle, car), a box's class by its ``category_id``. An annotation with ``ignore`` (or ``iscrowd``)

@@ -186,7 +186,7 @@ class BenchmarkMetric(BaseMetric):
         collect_device: str = "cpu",
         prefix: str | None = None,
     ):
-        from ..benchmarks import get_benchmark
+        from ..datasets import get_benchmark
 
         self.benchmark = get_benchmark(benchmark) if benchmark else None
         super().__init__(collect_device=collect_device, prefix=prefix)
@@ -200,7 +200,7 @@ class BenchmarkMetric(BaseMetric):
 
     @property
     def bench(self):
-        from ..benchmarks import get_benchmark
+        from ..datasets import get_benchmark
 
         return self.benchmark or get_benchmark((self.dataset_meta or {}).get("benchmark") or "kaist")
 

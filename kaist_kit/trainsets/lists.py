@@ -18,7 +18,7 @@ import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..benchmarks import KAIST
+from ..datasets import KAIST
 from ..files import read_text
 from ..frames import set_of
 from ..imagesets import standard_list

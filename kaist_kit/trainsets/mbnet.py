@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..benchmarks import KAIST_IMAGE, KAIST_SET, KAIST_VIDEO
+from ..datasets import KAIST_IMAGE, KAIST_SET, KAIST_VIDEO
 from ..errors import InputError
 from ..files import read_bytes
 

@@ -10,7 +10,7 @@ Numbers are the reasonable setting's log-average miss rates (%), all / day / nig
 
 from __future__ import annotations
 
-from ..benchmarks import KAIST
+from ..datasets import KAIST
 from .specs import Entry, Pin, Quote, Reading
 
 # The repositories, at the commits the files are pinned at.

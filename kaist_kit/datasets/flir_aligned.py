@@ -1,0 +1,59 @@
+"""FLIR-aligned (Zhang et al., ICIP 2020): its spec."""
+
+from __future__ import annotations
+
+import re
+
+from ..metrics.spec import AP, AP50, AP75
+from .spec import Benchmark, Category, Citation, Modality, PinnedFile, Split
+
+FLIR_ALIGNED = Benchmark(
+    name="flir-aligned",
+    aliases=("flir",),
+    title="FLIR-aligned",
+    frame_pattern=re.compile(r"(?<![A-Za-z0-9])FLIR_(?P<number>\d{5})(?!\d)"),
+    frame_format="FLIR_{number}",
+    modalities=(
+        Modality("visible", "align/JPEGImages/FLIR_{number}_RGB.jpg", (640, 512)),
+        Modality("thermal", "align/JPEGImages/FLIR_{number}_PreviewData.jpeg", (640, 512)),
+    ),
+    image_size=(640, 512),
+    annotation_format="voc",
+    annotation_path="align/Annotations/FLIR_{number}_PreviewData.xml",
+    # The ids of the public COCO conversion (ganlumomo/voc2coco), which writes 'bicycle' as 'bike'.
+    categories=(Category(1, "person"), Category(2, "bicycle", ("bike",)), Category(3, "car")),
+    splits=(
+        Split("train", "align/align_train.txt", 4129),
+        Split("test", "align/align_validation.txt (the set's test split in every paper)", 1013, 8591),
+        Split("day", "test frames listed as day by the public conversion", 702),
+        Split("night", "test frames listed as night by the public conversion", 311),
+    ),
+    default_split="test",
+    metrics=(AP.name, AP50.name, AP75.name),
+    protocols=("coco",),
+    citation=Citation(
+        "H. Zhang, E. Fromont, S. Lefèvre, B. Avignon",
+        "Multispectral fusion for object detection with cyclic fuse-and-refine blocks",
+        "ICIP",
+        2020,
+        "zhang2020multispectral",
+    ),
+    download="the FLIR ADAS v1 pictures (Teledyne FLIR, free for research) registered by Zhang et al.: "
+    "the 'FLIR-aligned' archive linked from their paper's page",
+    licence="Teledyne FLIR's terms (free for research use)",
+    dropped_labels={"dog": "the few dog boxes, which no paper scores (the public conversion drops them too)"},
+    voc_boxes="pascal",
+    scene_codes={1: "day", 2: "night"},
+    ground_truth=PinnedFile(
+        "flir-aligned-test.coco.json",
+        "https://raw.githubusercontent.com/ganlumomo/voc2coco/20239ca2581e87750a83bc7e9a088e1a1c4cb8de/"
+        "outputs/rgb-test-flir.json",
+        1_450_612,
+        "f194bddb8d6bad67650812465160064c",
+        "the FLIR-aligned test annotations as converted by ganlumomo/voc2coco (MIT); FLIR ADAS labels by "
+        "Teledyne FLIR, free for research use",
+        env="KAIST_KIT_FLIR_ALIGNED_GT",
+        url_env="KAIST_KIT_FLIR_ALIGNED_GT_URL",
+    ),
+    notes=("Another public conversion of the same 1,013 frames counts 8,604 boxes: conversions differ.",),
+)
