@@ -30,7 +30,6 @@ from kaist_kit.files import (
     text_lines,
 )
 from kaist_kit.imagesets import resolve_image_set
-from kaist_kit.settings import KAIST_FRAME_SIZE
 
 from .benchmark_formats import (
     BENCHMARK_FORMAT_NAMES,
@@ -164,7 +163,7 @@ def convert(
     for option, value, what in chosen:
         if value is not None and not value.strip():  # not the same as leaving the option out
             raise InputError(f"{option} {value!r} names nothing: give {what}, or leave the option out for every frame")
-    if bench is KAIST:
+    if bench.kaist_model:
         if format in BENCHMARK_FORMAT_NAMES and format not in FORMATS:
             raise InputError(
                 f"{format} annotations are another benchmark's: name it, --benchmark "
@@ -193,7 +192,7 @@ def convert(
     if image_size is not None and min(image_size) <= 0:
         raise ValueError(f"the image size must be positive, not {image_size[0]}x{image_size[1]}")
     # (0, 0): no size known (M3FD's frames vary), for files that do not record theirs.
-    image_size = image_size or bench.image_size or ((0, 0) if bench is not KAIST else KAIST_FRAME_SIZE)
+    image_size = image_size or bench.image_size or (0, 0)
     with input_scope():
         if spec.layout is None:
             return _convert_file(spec, source, out, split, strict, echo)
@@ -238,7 +237,7 @@ def _convert(
     bench = spec.benchmark
     info = {
         "description": f"{bench.title} annotations in COCO form"
-        if bench is not KAIST
+        if not bench.kaist_model
         else "KAIST multispectral pedestrian annotations in COCO form",
         "source_format": spec.name,
         "source": str(Path(source).resolve()),
@@ -246,11 +245,11 @@ def _convert(
         "image_set": done.list_name,
         "layout": "leaderboard" if compat else "kaist-kit",
         "kit_version": __version__,
-        "license": LICENSE if bench is KAIST else _licence(bench),
+        "license": LICENSE if bench.kaist_model else _licence(bench),
     }
     if spec.layout.per_modality:
         info["reference_modality"] = options.reference
-    if bench is not KAIST:
+    if not bench.kaist_model:
         info = {
             "benchmark": bench.name,
             **info,
@@ -259,7 +258,7 @@ def _convert(
         }
         del info["image_set"]
     pieces = coco_pieces(
-        info, done.images, done.annotations, layout, None if bench is KAIST else benchmark_categories(bench)
+        info, done.images, done.annotations, layout, None if bench.kaist_model else benchmark_categories(bench)
     )
     if src.is_folder:
         note_input_tree(src.root, done.read)
@@ -566,8 +565,7 @@ def _convert_streamed(src: Source, job: _Job, workers: int, progress) -> _Done |
 
 def _nothing_found(src: Source, format: SourceFormat) -> InputError:
     """The error for a source without files of ``format``, naming what its files look like."""
-    owner = f"{format.benchmark.title} " if format.benchmark is not KAIST else ""
-    message = f"no {owner}{format.name} annotation files found (expected names like {format.example})"
+    message = f"no {format.benchmark.owner}{format.name} annotation files found (expected names like {format.example})"
     for kind in (*SOURCE_FORMATS.values(), *tree_formats(), *LOOK_ALIKES):
         located = _locate_frames(src, kind, Problems(), probe=True) if kind is not format else {}
         if located and resembles(kind, *_sample(src, kind, located)):
@@ -707,7 +705,7 @@ def _process(src: Source, job: _Job) -> _Chunk:
     data = src.read_all(rels)
     digests = b"".join(map(methodcaller("digest"), map(hashlib.sha256, data)))
     frames, objects = job.format.parse(job.frames, dict(zip(rels, data)), src.display, problems, job.options)
-    if job.format.benchmark == KAIST:  # equal, not the same object: the job came from another process
+    if job.format.benchmark.kaist_model:
         images, annotations = format_frames(frames, objects, job.layout)
     else:
         images, annotations = format_benchmark_frames(frames, objects, job.format.benchmark, job.split)

@@ -86,13 +86,11 @@ class SourceFormat:
     @property
     def what(self) -> str:
         sets = f" (frames of {self.sets.name})" if self.sets is not EVERY_SET else ""
-        owner = f"{self.benchmark.title} " if self.benchmark is not KAIST else ""
-        return f"{owner}{self.name} annotations{sets}"
+        return f"{self.benchmark.owner}{self.name} annotations{sets}"
 
     @property
     def advice(self) -> str:
-        option = f" --benchmark {self.benchmark.name}" if self.benchmark is not KAIST else ""
-        return f"convert them with `kaist-kit convert {self.name}{option}`"
+        return f"convert them with `kaist-kit convert {self.name}{self.benchmark.option}`"
 
     def for_split(self, split: str | None) -> SourceFormat:
         """The format with the layout of ``split``'s files (itself where a split is no folder)."""

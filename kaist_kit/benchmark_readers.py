@@ -28,6 +28,7 @@ import numpy as np
 
 from .data.groundtruth import ORIGINS, Box, ClassInfo, GroundTruth, assemble
 from .datasets import CVC14, FLIR_ALIGNED, LLVIP, M3FD, Benchmark, get_benchmark
+from .datasets.llvip import llvip_release
 from .errors import InputError, quantity
 from .files import read_bytes, read_text
 from .voc import VocFile, parse_voc
@@ -167,33 +168,6 @@ def _read_voc_files(
         )
     )
     return _annotations(bench, frames, sizes, [""] * len(frames), boxes, where, notes)
-
-
-@dataclass(frozen=True)
-class Release:
-    name: str  # '2021', '2023' or 'unknown'
-    reason: str
-
-
-# The first release's box counts per split, from the README shipped with it (and quoted by its mirrors);
-# the 2023-02-21 revision added missing pedestrians and tightened boxes on a small part of the images.
-LLVIP_2021_BOXES = {"train": (12025, 33648), "test": (3463, 7931)}
-
-
-def llvip_release(annotations: GroundTruth, split: str) -> Release:
-    """Which LLVIP annotation release a full split is: the 2021 one when its box count is that release's,
-    the 2023 revision (or a file edited since) when the images are all there and the count differs."""
-    images, boxes = LLVIP_2021_BOXES.get(split, (None, None))
-    n = len(annotations.ann_ids)
-    if images is None or annotations.n_images != images:
-        return Release("unknown", f"{quantity(annotations.n_images, 'image')}, not the full {split} split's {images}")
-    if n == boxes:
-        return Release("2021", f"{n} boxes in the {images} {split} images, as the first release has")
-    return Release(
-        "2023",
-        f"{n} boxes in the {images} {split} images where the 2021 release has {boxes}: the "
-        "2023-02-21 revision, or a copy edited since",
-    )
 
 
 # ------------------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .data.detections import Detections, ReadOptions, method_name
 from .data.groundtruth import GroundTruth, ground_truth_from_bytes, ground_truth_from_coco
 from .data.results import load_detections
-from .datasets import KAIST, LLVIP, Benchmark, get_benchmark, recognise
+from .datasets import DEFAULT_BENCHMARK, KAIST, Benchmark, get_benchmark, recognise
 from .download import Progress
 from .errors import InputError, percent, quantity
 from .evaluate import unique_method_names
@@ -101,14 +101,14 @@ def open_truth(
     if origin not in (None, "centre", "corner"):
         raise InputError(f"unknown box origin {origin!r}; use centre or corner")
     folder = path is not None and Path(path).is_dir()
-    if origin is not None and not (folder and named is not None and named.annotation_format == "cvc-14"):
+    if origin is not None and not (folder and named is not None and named.box_origins):
         raise InputError(
             "--origin applies to CVC-14's annotation files, read from the dataset's folder "
             "(--gt FOLDER --benchmark cvc-14)"
         )
     if path is None:
-        bench = named or KAIST
-        if bench is KAIST:
+        bench = named or DEFAULT_BENCHMARK
+        if bench.kaist_model:
             found = find_gt(None, echo=echo, progress=progress)
             gt = load_ground_truth(found)
             why = "its pinned ground truth" if gt.is_leaderboard_file else f"the default ground truth {found}"
@@ -129,7 +129,7 @@ def open_truth(
     md5 = hashlib.md5(raw).hexdigest()
     found = _recognised(data, md5)
     if named is None:
-        bench = found.benchmark if found else KAIST
+        bench = found.benchmark if found else DEFAULT_BENCHMARK
         why = (
             f"recognised from the ground truth: {found.reason}"
             if found
@@ -144,7 +144,7 @@ def open_truth(
             )
         bench = named
         why = "as named" + (f", and recognised from the ground truth: {found.reason}" if found else "")
-    if bench is KAIST:
+    if bench.kaist_model:
         return BenchmarkTruth(bench, why, ground_truth_from_bytes(raw, path, data, text, md5), path=path)
     return BenchmarkTruth(bench, why, _annotations(raw, path, bench, data, text), path=path)
 
@@ -170,27 +170,21 @@ def _annotations(raw: bytes, path, bench: Benchmark, data=None, text=None) -> Gr
         text = decode_text(raw, path)
         data = parse_json(text, path)
     annotations = ground_truth_from_coco(data, path, text, benchmark=bench)
-    if bench is LLVIP:  # which annotation release, where the split is whole
-        from .benchmark_readers import llvip_release
-
-        for split in ("test", "train"):
-            release = llvip_release(annotations, split)
-            if release.name != "unknown":
-                annotations.notes.append(f"annotation release: {release.name} ({release.reason})")
-                break
+    if bench.truth_notes is not None:  # a dataset's quirk: LLVIP's annotation release
+        annotations.notes.extend(bench.truth_notes(annotations))
     return annotations
 
 
 def _native_truth(root: Path, named: Benchmark | None, split: str, origin: str) -> BenchmarkTruth:
     from .benchmark_readers import read_benchmark
 
-    if named is None or named is KAIST:
+    if named is None or named.kaist_model:
         raise InputError(
             "a folder: name the benchmark whose layout it is (--benchmark flir-aligned, llvip, cvc-14 "
             "or m3fd); KAIST's annotation folders are converted with `kaist-kit convert`",
             root,
         )
-    options = {"origin": origin} if named.annotation_format == "cvc-14" else {}
+    options = {"origin": origin} if named.box_origins else {}
     try:
         annotations = read_benchmark(named, root, split, **options)
     except ValueError as exc:

@@ -158,7 +158,7 @@ def config_datasets(cfg, roles=("train", "val", "test")) -> list:
         if not isinstance(prefixes, dict):
             raise InputError(f"{key}.data_prefix is {_kind(prefixes)}, not a dict", source)
         # KaistDataset's own default: KAIST's pictures under images/, another benchmark's under its root.
-        prefix = prefixes.get("img", "images/" if benchmark == "kaist" else "")
+        prefix = prefixes.get("img", BENCHMARKS[benchmark].pictures_folder)
         # The config's paths stay in its data root (the one check-data is given): never /etc/passwd.
         for name, rel in (("ann_file", dataset["ann_file"]), ("data_prefix.img", prefix or ".")):
             problem = Root(root or ".").problem(rel)

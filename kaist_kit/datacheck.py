@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .data.groundtruth import ground_truth_from_coco
+from .datasets import get_benchmark
 from .errors import InputError, quantity
 from .files import load_json
 from .frames import find_frame
@@ -136,7 +137,7 @@ def picture_names(image: dict, benchmark=None) -> tuple[str, str]:
     frame, whose pictures sit where the benchmark keeps them (`Benchmark.picture_path`)."""
     if image.get("file_name") and image.get("lwir_file_name"):
         return str(image["file_name"]), str(image["lwir_file_name"])
-    if benchmark is not None and benchmark.name != "kaist":
+    if benchmark is not None and not benchmark.kaist_model:
         frame = benchmark.frame(str(image.get("im_name") or image.get("file_name") or image.get("id") or ""))
         if frame is None or any("{split}" in m.picture for m in benchmark.modalities):
             raise ValueError(
@@ -159,7 +160,7 @@ def picture_names(image: dict, benchmark=None) -> tuple[str, str]:
 def files_under(root: Path, benchmark: str = "kaist") -> list[DatasetFiles]:
     """The annotation files of a data root without a config: *.json in it and in its annotations/."""
     found = sorted(root.glob("*.json")) + sorted((root / "annotations").glob("*.json"))
-    pictures = root / "images" if benchmark == "kaist" else root
+    pictures = root / get_benchmark(benchmark).pictures_folder
     return [DatasetFiles("annotations", path, pictures, benchmark=benchmark) for path in found]
 
 
@@ -196,7 +197,7 @@ def check_data(
             continue
         annotation.exists = True
         _read_annotations(annotation, check, wanted)
-    if from_root and not wanted and benchmark != "kaist":
+    if from_root and not wanted and not get_benchmark(benchmark).kaist_model:
         raise InputError(
             "no annotation files (*.json, annotations/*.json) found here: kaist-kit convert "
             f"--benchmark {benchmark} writes them",
@@ -223,7 +224,7 @@ def _read_annotations(annotation: AnnotationCheck, check: DataCheck, wanted: dic
         annotation.exists = False
         check.warnings.append(f"{path}: not an annotation file (no 'images' list), skipped")
         return
-    if annotation.files.benchmark != "kaist":
+    if not get_benchmark(annotation.files.benchmark).kaist_model:
         _read_benchmark_annotations(annotation, data, wanted)
         return
     gt = ground_truth_from_coco(data, path)
@@ -259,7 +260,6 @@ def _read_benchmark_annotations(annotation: AnnotationCheck, data: dict, wanted:
     """Another benchmark's COCO ground truth: its boxes of every class that count ("pedestrians" in the
     table), its ignore regions, periods where its images name them, and its frames' pictures."""
     from .data.groundtruth import ground_truth_from_coco
-    from .datasets import get_benchmark
 
     path = annotation.files.ann_file
     bench = get_benchmark(annotation.files.benchmark)
@@ -327,7 +327,7 @@ def _check_roles(check: DataCheck) -> None:
         role = annotation.files.role
         if role not in ("train", "val") or not annotation.exists:
             continue
-        if annotation.files.benchmark != "kaist":  # another benchmark's: no frame of the test file
+        if not get_benchmark(annotation.files.benchmark).kaist_model:  # another benchmark's: no test frame
             shared = [frame for frame in annotation.frames if frame in tested]
             if shared:
                 check.warnings.append(
@@ -458,7 +458,7 @@ def check_lines(check: DataCheck) -> list[str]:
         )
     lines = []
     if rows:
-        kaist = all(a.files.benchmark == "kaist" for a in check.annotations)
+        kaist = all(get_benchmark(a.files.benchmark).kaist_model for a in check.annotations)
         counted = ["with ped.", "pedestrians"] if kaist else ["with box", "boxes"]  # another benchmark's: any class
         table = Table(
             f"Data root {check.root}",

@@ -258,7 +258,7 @@ class FileStats:
         return self.stats[0] if len(self.stats) == 1 else self.stats
 
     def plot(self, path: str | os.PathLike) -> None:
-        if self.benchmark is KAIST:
+        if self.benchmark.kaist_model:
             plot_heights(self.truths[0], path)
         else:
             plot_class_heights(self.truths, path)
@@ -271,7 +271,7 @@ def file_stats(paths: Sequence[str | os.PathLike], benchmark: Benchmark = KAIST)
     from .benchmark_scoring import open_truth
 
     opened = [open_truth(path, benchmark) for path in paths]
-    if benchmark is KAIST:
+    if benchmark.kaist_model:
         truths = [truth.annotations for truth in opened]
         stats = [dataset_stats(gt) for gt in truths]
         return FileStats(benchmark, truths, stats, [stats_table(one) for one in stats])

@@ -7,10 +7,20 @@ from typing import Annotated
 import typer
 
 from ..converters import MODALITIES, SOURCE_FORMATS
-from ..datasets import BENCHMARKS, KAIST, get_benchmark
+from ..datasets import BENCHMARKS, DEFAULT_BENCHMARK, get_benchmark
 from .app import app, err, out, say
 from .command import Whole
-from .options import DEFAULT_SIZE, MAX_FRAMES, SCORES, SEEDS, GroundTruthOption, choices, locate_gt, parse_size
+from .options import (
+    DEFAULT_SIZE,
+    MAX_FRAMES,
+    SCORES,
+    SEEDS,
+    GroundTruthOption,
+    benchmark_name,
+    choices,
+    locate_gt,
+    parse_size,
+)
 
 # The other benchmarks' formats (converters/benchmark_formats.py), named here so that --help needs no import.
 OTHER_FORMATS = {
@@ -20,7 +30,6 @@ OTHER_FORMATS = {
 }
 SourceFormat = Enum("SourceFormat", {name: name for name in [*SOURCE_FORMATS, *OTHER_FORMATS]}, type=str)
 Modality = Enum("Modality", {name: name for name in MODALITIES}, type=str)
-BenchmarkName = Enum("BenchmarkName", {name: name for name in BENCHMARKS}, type=str)
 Origin = Enum("Origin", {name: name for name in ("centre", "corner")}, type=str)
 _FORMATS_HELP = (
     "; ".join(f"{spec.name}: {spec.help}" for spec in SOURCE_FORMATS.values())
@@ -29,9 +38,12 @@ _FORMATS_HELP = (
     + "."
 )
 BenchmarkOption = Annotated[
-    BenchmarkName,
+    str,
     typer.Option(
-        "--benchmark", metavar="NAME", help=f"The dataset: {', '.join(BENCHMARKS)} (docs/benchmarks-other.md)."
+        "--benchmark",
+        metavar="NAME",
+        parser=benchmark_name,
+        help=f"The dataset: {', '.join(BENCHMARKS)} (docs/benchmarks-other.md).",
     ),
 ]
 FRAMES = Whole(0, MAX_FRAMES)
@@ -52,7 +64,7 @@ def convert_command(
         ),
     ],
     out: Annotated[Path, typer.Option("--out", metavar="FILE", help="The COCO JSON to write.", show_default=False)],
-    benchmark: BenchmarkOption = BenchmarkName.kaist,
+    benchmark: BenchmarkOption = DEFAULT_BENCHMARK.name,
     split: Annotated[
         str | None,
         typer.Option(
@@ -115,7 +127,7 @@ def convert_command(
     if compat is not None and compat not in COMPAT:
         raise typer.BadParameter(f"unknown layout {compat!r}; choose from {', '.join(COMPAT)}", param_hint="--compat")
     size = parse_size(image_size, "--image-size", 1, MAX_IMAGE_SIDE) if image_size is not None else None
-    bench = get_benchmark(benchmark.value)
+    bench = get_benchmark(benchmark)
     with Progress(
         TextColumn("converting"),
         BarColumn(),
@@ -186,7 +198,7 @@ def synth_command(
             "files) for testing converters."
         ),
     ] = False,
-    benchmark: BenchmarkOption = BenchmarkName.kaist,
+    benchmark: BenchmarkOption = DEFAULT_BENCHMARK.name,
 ) -> None:
     """Write a small synthetic dataset: KAIST's image pairs, every annotation format and the image-set lists;
     with --benchmark, another benchmark's layout, frame size, classes and annotation files."""
@@ -195,17 +207,17 @@ def synth_command(
     from ..benchmark_synth import BenchmarkSynthConfig, generate_benchmark
     from ..synth import SynthConfig, generate
 
-    bench = get_benchmark(benchmark.value)
+    bench = get_benchmark(benchmark)
     dimensions = parse_size(size, "--size", MIN_SYNTH_SIDE, MAX_SYNTH_SIDE) if size is not None else None
     if train + test == 0:
         raise typer.BadParameter("0 training and 0 test frames: ask for at least one frame", param_hint="--test")
-    if quirks and bench is not KAIST:
+    if quirks and not bench.kaist_model:
         raise typer.BadParameter("the quirks are KAIST's files' defects", param_hint="--quirks")
     with Progress(console=err, transient=True, disable=not err.is_terminal) as bar:
         task = bar.add_task("synthesising", total=train + test)
         progress = lambda done, total: bar.update(task, completed=done)  # noqa: E731
-        if bench is KAIST:
-            width, height = dimensions or KAIST.image_size
+        if bench.kaist_model:
+            width, height = dimensions or bench.image_size
             summary = generate(
                 out,
                 SynthConfig(seed=seed, train_frames=train, test_frames=test, width=width, height=height, quirks=quirks),
@@ -220,8 +232,8 @@ def synth_command(
         if dimensions
         else ("x".join(map(str, bench.image_size)) if bench.image_size else "the dataset's sizes")
     )
-    layout = f" in {bench.title}'s layout" if bench is not KAIST else ""
-    labels = ", ".join(f"{n} {label}" for label, n in (summary.labels if bench is KAIST else summary.boxes).items())
+    layout = f" in {bench.title}'s layout" if not bench.quiet else ""
+    labels = ", ".join(f"{n} {label}" for label, n in (summary.labels if bench.kaist_model else summary.boxes).items())
     say(
         f"wrote {out}: {summary.frames['train']} training and {summary.frames['test']} test frames{layout} "
         f"at {sizes}, {labels}"
@@ -243,7 +255,7 @@ def stats_command(
         Path | None, typer.Option(metavar="FILE", help="Also draw a height histogram (.png, .pdf, .svg).")
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
-    benchmark: BenchmarkOption = BenchmarkName.kaist,
+    benchmark: BenchmarkOption = DEFAULT_BENCHMARK.name,
 ) -> None:
     """KAIST: counts per label, occlusion and day/night; pedestrians per image; heights and scales. Another
     benchmark: boxes, images and heights per class, COCO's size shares, images and boxes per scene."""
@@ -252,10 +264,10 @@ def stats_command(
     from ..plots import check_figure_path
     from ..stats import file_stats
 
-    bench = get_benchmark(benchmark.value)
+    bench = get_benchmark(benchmark)
     if plot is not None:
         check_figure_path(plot)
-        if bench is KAIST and len(annotations) > 1:
+        if bench.kaist_model and len(annotations) > 1:
             raise typer.BadParameter("draws the heights of one KAIST file: give one FILE", param_hint="--plot")
     found = file_stats(annotations, bench)
     if plot is not None:
@@ -308,21 +320,21 @@ def show_command(
             show_default=False,
         ),
     ] = Path("frame.png"),
-    benchmark: BenchmarkOption = BenchmarkName.kaist,
+    benchmark: BenchmarkOption = DEFAULT_BENCHMARK.name,
 ) -> None:
     """Draw ground truth (ignore regions dashed; another benchmark's classes in their colours) and detections on
     the visible and thermal pictures side by side."""
     from ..plots import check_figure_path
 
     check_figure_path(out)
-    bench = get_benchmark(benchmark.value)
-    if bench is not KAIST and gt is None:
+    bench = get_benchmark(benchmark)
+    if not bench.kaist_model and gt is None:
         raise typer.BadParameter(
             f"{bench.title}'s ground truth: give its COCO file (kaist-kit convert writes one)", param_hint="--gt"
         )
     gt_path = locate_gt(gt)
     roots = images or [gt_path.parent / "images", gt_path.parent, gt_path.parent.parent]
-    if bench is KAIST:
+    if bench.kaist_model:
         from ..groundtruth import load_ground_truth
         from ..show import show_frames
 

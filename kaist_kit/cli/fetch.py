@@ -29,10 +29,10 @@ def fetch_command(
 ) -> None:
     """Download the leaderboard's ground truth (test-all-20, 1.6 MB), checked against its pinned MD5; with
     --benchmark, that benchmark's pinned test ground truth (FLIR-aligned, M3FD)."""
-    from ..datasets import KAIST, get_benchmark
+    from ..datasets import DEFAULT_BENCHMARK, get_benchmark
 
-    bench = get_benchmark(benchmark.value) if benchmark else KAIST
-    if bench is not KAIST:
+    bench = get_benchmark(benchmark) if benchmark else DEFAULT_BENCHMARK
+    if not bench.kaist_model:
         from ..pinned import find_pinned
 
         with download_bar() as progress:

@@ -113,9 +113,9 @@ def submit_command(
         raise typer.BadParameter(
             "say where to write the entry, e.g. --out MY_result.json (the file to upload)", param_hint="--out"
         )
-    from ..datasets import KAIST, get_benchmark
+    from ..datasets import get_benchmark
 
-    other = benchmark is not None and get_benchmark(benchmark.value) is not KAIST
+    other = benchmark is not None and not get_benchmark(benchmark).kaist_model
     if other or category_offset or origin is not None or gt is not None:
         truth = open_truth(gt, benchmark, origin)
         if truth.benchmark.layout != "splits":

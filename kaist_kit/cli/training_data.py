@@ -7,10 +7,11 @@ from typing import Annotated
 
 import typer
 
+from ..datasets import BENCHMARKS, DEFAULT_BENCHMARK
 from ..errors import InputError
 from .app import app, out, say
 from .command import Whole
-from .data import BenchmarkName
+from .options import benchmark_name
 
 MAX_DECODED = 1_000_000  # more pictures than KAIST's tree holds
 _SETS_HELP = (
@@ -110,13 +111,14 @@ def check_data_command(
         ),
     ] = 32,
     benchmark: Annotated[
-        BenchmarkName,
+        str,
         typer.Option(
             metavar="NAME",
-            help="Without CONFIG: whose annotation files and layout these are, kaist, flir-aligned, "
-            "llvip, cvc-14 or m3fd (a config's datasets say it themselves).",
+            parser=benchmark_name,
+            help="Without CONFIG: whose annotation files and layout these are, "
+            f"{', '.join(list(BENCHMARKS)[:-1])} or {list(BENCHMARKS)[-1]} (a config's datasets say it themselves).",
         ),
-    ] = BenchmarkName.kaist,
+    ] = DEFAULT_BENCHMARK.name,
 ) -> None:
     """Check a data root before training: every annotated frame has both pictures, whole and of the right
     size; the annotation files exist and are the named sets they say."""
@@ -127,7 +129,7 @@ def check_data_command(
         from ..config_files import config_datasets, load_config
 
         datasets = config_datasets(load_config(config, {"data_root": str(root)}))
-    check = check_data(root, datasets, decode=decode, benchmark=benchmark.value)
+    check = check_data(root, datasets, decode=decode, benchmark=benchmark)
     for line in check_lines(check):
         out.print(line, markup=False, highlight=False)
     if not check.ok:

@@ -43,6 +43,8 @@ CVC14 = Benchmark(
     download="http://adas.cvc.uab.es/elektra/enigma-portfolio/cvc-14-visible-fir-day-night-pedestrian-sequence-"
     "dataset/ (on request from the Computer Vision Center, UAB)",
     licence="the Computer Vision Center's terms (research use)",
+    # MS-DETR reads x, y as the centre, some converters as the corner.
+    box_origins=("centre", "corner"),
     ignore_labels=frozenset({"person?"}),  # the kit's label of a box whose 'mandatory' field is 0
     split_folders={"train": "Train", "test": "NewTest", "day": "NewTest", "night": "NewTest"},
     lamr_settings=("reasonable",),

@@ -3,9 +3,48 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from ..errors import quantity
 from ..metrics.spec import AP, AP50, AP75, LAMR
 from .spec import Benchmark, Category, Citation, Modality, Split
+
+
+@dataclass(frozen=True)
+class Release:
+    name: str  # '2021', '2023' or 'unknown'
+    reason: str
+
+
+# The first release's box counts per split, from the README shipped with it (and quoted by its mirrors);
+# the 2023-02-21 revision added missing pedestrians and tightened boxes on a small part of the images.
+LLVIP_2021_BOXES = {"train": (12025, 33648), "test": (3463, 7931)}
+
+
+def llvip_release(annotations, split: str) -> Release:
+    """Which LLVIP annotation release a full split is: the 2021 one when its box count is that release's,
+    the 2023 revision (or a file edited since) when the images are all there and the count differs."""
+    images, boxes = LLVIP_2021_BOXES.get(split, (None, None))
+    n = len(annotations.ann_ids)
+    if images is None or annotations.n_images != images:
+        return Release("unknown", f"{quantity(annotations.n_images, 'image')}, not the full {split} split's {images}")
+    if n == boxes:
+        return Release("2021", f"{n} boxes in the {images} {split} images, as the first release has")
+    return Release(
+        "2023",
+        f"{n} boxes in the {images} {split} images where the 2021 release has {boxes}: the "
+        "2023-02-21 revision, or a copy edited since",
+    )
+
+
+def release_notes(annotations) -> list[str]:
+    """What the kit says of an LLVIP ground truth: which annotation release it is, where a split is whole."""
+    for split in ("test", "train"):
+        release = llvip_release(annotations, split)
+        if release.name != "unknown":
+            return [f"annotation release: {release.name} ({release.reason})"]
+    return []
+
 
 LLVIP = Benchmark(
     name="llvip",
@@ -38,6 +77,7 @@ LLVIP = Benchmark(
     licence="non-commercial research use, no redistribution (LLVIP's Term of Use and License)",
     lamr_settings=("reasonable", "all-pedestrians"),
     voc_boxes="as-written",
+    truth_notes=release_notes,
     notes=(
         "Two annotation releases exist: the first (2021, 41,579 boxes: 33,648 train, 7,931 test) and the "
         "2023-02-21 revision (missing pedestrians added, imprecise boxes tightened on a small part of the "

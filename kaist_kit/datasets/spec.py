@@ -177,6 +177,28 @@ class Benchmark:
     # bootstrap intervals and the full diagnosis.
     layout: str = "classes"
     aliases: tuple[str, ...] = ()  # other names --benchmark accepts ('flir' for 'flir-aligned')
+    # Read into KAIST's own ground-truth model and tools (`kaist_kit.groundtruth`: labels, heights and
+    # occlusion, frames chosen by image sets, the leaderboard's layout, its statistics, drawing, synthetic
+    # data and data checks), else into the benchmark model of any class (`kaist_kit.data.groundtruth`).
+    kaist_model: bool = False
+    # The folder under a data root that holds its pictures in the kit's layout (KAIST's images/).
+    pictures_folder: str = ""
+    # Where its annotation files say a box's x, y may lie ('centre', 'corner'; CVC-14's files are read
+    # either way, --origin): the first is the default. Empty where a box's corner is all it can be.
+    box_origins: tuple[str, ...] = ()
+    # What the kit says of a ground truth of it it reads (LLVIP's annotation release): (ground truth) ->
+    # notes, where the dataset has such a quirk.
+    truth_notes: Callable[..., list[str]] | None = None
+
+    @property
+    def owner(self) -> str:
+        """How the kit's messages name whose a file is: the title and a space, '' for the default benchmark."""
+        return "" if self.quiet else f"{self.title} "
+
+    @property
+    def option(self) -> str:
+        """The --benchmark option that names it on a command line, '' for the default benchmark."""
+        return "" if self.quiet else f" --benchmark {self.name}"
 
     def frame(self, text: str) -> str | None:
         """The benchmark's name of the frame that ``text`` names (a path, a file name, an image id)."""

@@ -71,9 +71,9 @@ class KaistDataset(BaseDetDataset):
         self.benchmark = get_benchmark(benchmark)
         self.check_files = check_files
         self.make_with = make_with
-        if self.benchmark is not KAIST:
+        if not self.benchmark.kaist_model:
             kwargs["metainfo"] = dict(classes=self.benchmark.class_names, **(kwargs.get("metainfo") or {}))
-        prefix = dict(img="images/" if self.benchmark is KAIST else "")
+        prefix = dict(img=self.benchmark.pictures_folder)
         super().__init__(*args, data_prefix=data_prefix or prefix, **kwargs)
         self._metainfo["ann_file"] = self.ann_file
         self._metainfo["benchmark"] = self.benchmark.name
@@ -98,7 +98,7 @@ class KaistDataset(BaseDetDataset):
             except ValueError as exc:
                 raise InputError(str(exc), self.ann_file) from None
             name = str(image.get("im_name") or visible)
-            image_id = image["id"] if bench is KAIST else position
+            image_id = image["id"] if bench.kaist_model else position
             info = dict(
                 img_id=int(image_id),
                 img_path=os.path.join(root, visible),
@@ -106,7 +106,7 @@ class KaistDataset(BaseDetDataset):
                 height=int(image.get("height", height)),
                 width=int(image.get("width", width)),
                 im_name=name,
-                period=image.get("period") or (period_of(name) if bench is KAIST else ""),
+                period=image.get("period") or (period_of(name) if bench.kaist_model else ""),
                 instances=[],
             )
             infos.append(info)
@@ -120,7 +120,7 @@ class KaistDataset(BaseDetDataset):
                 raise InputError(
                     f"annotation for image_id {ann['image_id']!r}, which is not among the images", self.ann_file
                 )
-            label = 0 if bench is KAIST else label_of.get(ann.get("category_id"))
+            label = 0 if bench.kaist_model else label_of.get(ann.get("category_id"))
             ignored = bool(ann.get("ignore", 0) or ann.get("iscrowd", 0)) or label is None
             info["instances"].append(dict(bbox=[x, y, x + w, y + h], bbox_label=label or 0, ignore_flag=int(ignored)))
         if self.check_files and self.backend_args is None:

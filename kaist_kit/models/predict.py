@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from ..config_files import default_work_dir, load_config
+from ..datasets import DEFAULT_BENCHMARK, get_benchmark
 from ..errors import InputError
 from ..files import check_readable
 
@@ -95,8 +96,8 @@ def test(
     ours = [e for e in evaluators if e.get("type") in KIT_METRICS]
     if not ours:
         dataset = cfg.test_dataloader.dataset
-        kaist = dataset.get("benchmark", "kaist") == "kaist"
-        ours = [dict(type="KaistMetric" if kaist else "BenchmarkMetric")]
+        bench = get_benchmark(dataset.get("benchmark") or DEFAULT_BENCHMARK.name)
+        ours = [dict(type="KaistMetric" if bench.kaist_model else "BenchmarkMetric")]
         evaluators.append(ours[0])
     ours[0]["results_file"] = str(out)
     cfg.test_evaluator = evaluators
