@@ -425,8 +425,9 @@ BENCHMARK_FORMAT_NAMES = tuple(dict.fromkeys(name for formats in BENCHMARK_FORMA
 
 
 def benchmark_format(benchmark: Benchmark, name: str) -> SourceFormat:
-    """The format ``name`` of ``benchmark`` (not KAIST: see `formats.SOURCE_FORMATS`)."""
-    formats = BENCHMARK_FORMATS.get(benchmark.name, {})
+    """The format ``name`` of ``benchmark`` (not KAIST: see `formats.SOURCE_FORMATS`). A benchmark registered
+    without formats of its own here is converted from a COCO ground truth of it."""
+    formats = BENCHMARK_FORMATS.get(benchmark.name) or {"coco": _coco(benchmark)}
     if name not in formats:
         owners = [BENCHMARKS[b].name for b, specs in BENCHMARK_FORMATS.items() if name in specs]
         hint = f"; {name} annotations are {' or '.join(owners)}'s: pass --benchmark" if owners else ""
