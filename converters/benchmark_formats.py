@@ -8,9 +8,9 @@
 - ``cvc-14``: CVC-14's ``{Day,Night}/Visible/{Train,NewTest}/Annotations/STAMP.txt``, the frames with a
   FIR file of the same name (as MS-DETR's evaluation takes them);
 - ``coco``: the COCO conversions in circulation (FLIR-aligned's and M3FD's pinned test files among
-  them), one JSON file, read by `kaist_kit.benchmark_readers`.
+  them), one JSON file, read by `kaist_kit.datasets.readers`.
 
-Each file is read by the reader `kaist_kit.benchmark_readers` reads it with (`kaist_kit.voc.parse_voc`:
+Each file is read by the reader `kaist_kit.datasets.readers` reads it with (`kaist_kit.datasets.voc.parse_voc`:
 exactly what ElementTree reads, or a refusal; `cvc14_lines`: ``str.split`` and ``float``), and the
 benchmark's rules (box conventions, dropped and ignore labels) are its spec's. What the readers refuse
 leaves the frame out here, reported with its file and line, as the KAIST formats' problems are.
@@ -26,12 +26,13 @@ from functools import partial
 from pathlib import Path
 from types import MappingProxyType
 
-from kaist_kit.benchmark_readers import cvc14_lines, frames_of_list
 from kaist_kit.data.groundtruth import GroundTruth, ground_truth_from_coco, ground_truth_to_coco
 from kaist_kit.datasets import BENCHMARKS, CVC14, FLIR_ALIGNED, LLVIP, M3FD, Benchmark
+from kaist_kit.datasets.cvc14 import cvc14_lines
+from kaist_kit.datasets.readers import frames_of_list
+from kaist_kit.datasets.voc import parse_voc
 from kaist_kit.errors import InputError, quantity
 from kaist_kit.files import decode_text, is_number, parse_json, text_lines
-from kaist_kit.voc import parse_voc
 
 from .coco import FIRST_ANNOTATION_ID, category_id
 from .formats import Layout, SourceFormat

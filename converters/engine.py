@@ -16,7 +16,7 @@ from operator import methodcaller
 from pathlib import Path
 
 from kaist_kit import __version__
-from kaist_kit.benchmark_readers import ORIGINS
+from kaist_kit.data.groundtruth import ORIGINS
 from kaist_kit.datasets import KAIST, Benchmark, get_benchmark
 from kaist_kit.errors import InputError, quantity
 from kaist_kit.files import (

@@ -24,7 +24,7 @@ export_lazily(
         "evaluate": ".evaluate",
         "evaluate_files": ".evaluate",
         "GroundTruth": ".data.groundtruth",
-        "load_ground_truth": ".groundtruth",
+        "load_ground_truth": ".datasets.kaist_truth",
         "LEADERBOARD": ".settings",
         "MATLAB": ".settings",
         "PROTOCOLS": ".settings",

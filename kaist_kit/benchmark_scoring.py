@@ -36,12 +36,12 @@ from .data.detections import Detections, ReadOptions, method_name
 from .data.groundtruth import GroundTruth, ground_truth_from_bytes, ground_truth_from_coco
 from .data.results import load_detections
 from .datasets import DEFAULT_BENCHMARK, KAIST, Benchmark, get_benchmark, recognise
+from .datasets.kaist_truth import check_cached_gt, find_gt, is_cached_gt, load_ground_truth
 from .download import Progress
 from .errors import InputError, percent, quantity
 from .evaluate import unique_method_names
 from .files import decode_text, parse_json, read_bytes
 from .findings import Finding, ground_truth_notes, inspect, inspect_scores, ordered, read_inspected
-from .groundtruth import check_cached_gt, find_gt, is_cached_gt, load_ground_truth
 from .metrics.spec import iou_conflict, label
 from .plots import check_figure_path, plot_results
 from .settings import DEFAULT_FPPI_RANGE, get_protocol, with_fppi_range
@@ -113,7 +113,7 @@ def open_truth(
             gt = load_ground_truth(found)
             why = "its pinned ground truth" if gt.is_leaderboard_file else f"the default ground truth {found}"
             return BenchmarkTruth(bench, why if named else f"the default; {why}", gt, path=Path(found))
-        from .pinned import find_pinned
+        from .datasets.pinned import find_pinned
 
         found = find_pinned(bench, echo=echo, progress=progress)
         annotations = _annotations(read_bytes(found), found, bench)
@@ -176,7 +176,7 @@ def _annotations(raw: bytes, path, bench: Benchmark, data=None, text=None) -> Gr
 
 
 def _native_truth(root: Path, named: Benchmark | None, split: str, origin: str) -> BenchmarkTruth:
-    from .benchmark_readers import read_benchmark
+    from .datasets.readers import read_benchmark
 
     if named is None or named.kaist_model:
         raise InputError(

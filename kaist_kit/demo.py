@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .comparison import Comparison, compare
 from .converters import convert
+from .datasets.kaist_truth import load_ground_truth
 from .diagnosis import DiagnosisParams, diagnose, write_report
 from .errors import InputError, KitWarning
 from .evaluate import Result, evaluate
@@ -22,7 +23,6 @@ from .files import (
     remove_stale_temporaries,
     write_json_atomic,
 )
-from .groundtruth import load_ground_truth
 from .plots import plot_results
 from .results import write_coco_results
 from .show import draw_frame, find_pictures

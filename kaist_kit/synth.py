@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .datasets import KAIST
+from .datasets.kaist import KAIST
 from .errors import InputError
 from .files import atomic_folder
 

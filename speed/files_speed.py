@@ -30,7 +30,7 @@ READ = """
 import resource, sys, time
 from kaist_kit.data.results import load_detections
 from kaist_kit.files import read_archive
-from kaist_kit.groundtruth import load_ground_truth
+from kaist_kit.datasets.kaist_truth import load_ground_truth
 what, path, gt = sys.argv[1:4]
 ground_truth = load_ground_truth(gt) if what == "result" else None
 start, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)

@@ -26,8 +26,8 @@ from kaist_kit.converters import convert
 from kaist_kit.data.detections import Detections
 from kaist_kit.data.groundtruth import GroundTruth, ground_truth_from_coco
 from kaist_kit.data.results import load_detections
+from kaist_kit.datasets.kaist_truth import load_ground_truth
 from kaist_kit.findings import inspect, readings
-from kaist_kit.groundtruth import load_ground_truth
 from kaist_kit.results import write_coco_results
 from kaist_kit.simulate import DEMO_METHODS, SimulatedMethod, simulate
 from kaist_kit.synth import SynthConfig, generate

@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fusion_synth import ROOT, machine, synthetic_arguments, synthetic_config, synthetic_run  # noqa: E402
 from record import publish  # noqa: E402
 
+from kaist_kit.datasets.kaist_truth import load_ground_truth  # noqa: E402
 from kaist_kit.errors import KitWarning  # noqa: E402
 from kaist_kit.evaluate import evaluate_files  # noqa: E402
-from kaist_kit.groundtruth import load_ground_truth  # noqa: E402
 
 SECTION = "## Misalignment: the thermal picture shifted"
 SPLITS = ("all", "day", "night")

@@ -2,7 +2,7 @@
 
     python speed/ms_detr_numpy.py [--frames 200] [--seed 1]
 
-On a synthetic CVC-14 set (`kaist_kit.benchmark_synth`) with generated detections, once with distinct
+On a synthetic CVC-14 set (`kaist_kit.datasets.synth`) with generated detections, once with distinct
 scores (8 decimals) and once with scores rounded to 2 decimals (ties), prints for MS-DETR's Reasonable
 and all cells: MS-DETR's own code run as it is (../shared/reference/ms-detr, in the numpy1-py311
 environment of tests/reference_envs.py, when it is made) with numpy 1.26 as it runs here and, on an
@@ -28,9 +28,9 @@ from reference_envs import ENVS  # noqa: E402
 from test_ms_detr_reference import AVX512, ms_detr_inputs, run_ms_detr  # noqa: E402
 
 from kaist_kit.benchmark_eval import ScoringOptions, evaluate_benchmark  # noqa: E402
-from kaist_kit.benchmark_readers import read_cvc14  # noqa: E402
-from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark  # noqa: E402
 from kaist_kit.data.results import detections_from_coco  # noqa: E402
+from kaist_kit.datasets.cvc14 import read_cvc14  # noqa: E402
+from kaist_kit.datasets.synth import BenchmarkSynthConfig, generate_benchmark  # noqa: E402
 from kaist_kit.sort_orders import NUMPY1_AVX512, NUMPY1_INTROSORT, THIS_NUMPY, argsort, numpy1_order  # noqa: E402
 
 CELLS = ("Reasonable-all", "Reasonable-day", "Reasonable-night", "all", "all-day", "all-night")

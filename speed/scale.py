@@ -62,7 +62,7 @@ HEADING = "## Millions of detections, and whole commands"
 READ_ONLY = """
 import sys, time
 from kaist_kit.data.results import load_detections
-from kaist_kit.groundtruth import load_ground_truth
+from kaist_kit.datasets.kaist_truth import load_ground_truth
 gt = load_ground_truth(sys.argv[1])
 start = time.perf_counter()
 dets = load_detections(sys.argv[2], gt)

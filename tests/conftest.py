@@ -106,7 +106,7 @@ def kaist():
 
 @pytest.fixture(scope="session")
 def leaderboard_gt(kaist):
-    from kaist_kit.groundtruth import load_ground_truth
+    from kaist_kit.datasets.kaist_truth import load_ground_truth
 
     return load_ground_truth(kaist / "test-all-20.leaderboard.json")
 
@@ -231,9 +231,9 @@ def benchmark_roots(tmp_path_factory):
     from models_helpers import BENCHMARK_CONFIGS
     from typer.testing import CliRunner
 
-    from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
     from kaist_kit.cli import app
     from kaist_kit.config_files import config_datasets, load_config
+    from kaist_kit.datasets.synth import BenchmarkSynthConfig, generate_benchmark
 
     base = tmp_path_factory.mktemp("benchmark-configs")
     roots = {}

@@ -1,5 +1,5 @@
 """convert, synth, stats and show with --benchmark: each benchmark's native files converted through the
-conversion engine give exactly what its reader reads (kaist_kit.benchmark_readers), problems are reported
+conversion engine give exactly what its reader reads (kaist_kit.datasets.readers), problems are reported
 with their file and line as KAIST's are, and the other verbs read the converted files."""
 
 import io
@@ -13,13 +13,13 @@ import pytest
 from bench_cases import FLIR_TEST, M3FD_TEST
 from PIL import Image
 
-from kaist_kit.benchmark_readers import read_benchmark
-from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.cli import main
 from kaist_kit.cocoeval import coco_evaluate
 from kaist_kit.converters import convert
 from kaist_kit.data.groundtruth import read_ground_truth, switch_origin
 from kaist_kit.data.results import detections_from_coco
+from kaist_kit.datasets.readers import read_benchmark
+from kaist_kit.datasets.synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.errors import InputError
 
 NATIVE = {"flir-aligned": "voc", "llvip": "voc", "cvc-14": "cvc-14", "m3fd": "voc"}

@@ -8,8 +8,8 @@ import pytest
 from test_benchmark_scoring import FLIR_TEST, generated_detections, real, write_json
 from test_inputs import run_cli
 
-from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.data.groundtruth import read_ground_truth
+from kaist_kit.datasets.synth import BenchmarkSynthConfig, generate_benchmark
 
 
 def one_line_error(proc, *parts):

@@ -211,7 +211,7 @@ def test_ms_detr_settings_under_its_names(tmp_path):
     from conftest import frames
     from test_inputs import run_cli
 
-    from kaist_kit.benchmark_readers import read_cvc14
+    from kaist_kit.datasets.cvc14 import read_cvc14
 
     lines = {  # centre x, y, w, h: 16 and 60 pixels high, then one not mandatory
         "Day/2014_05_04_10_00_00_100000": ["100 100 8 16 1 0 0 0 0 1 0", "300 200 30 60 1 0 0 0 0 2 0"],

@@ -8,12 +8,13 @@ import numpy as np
 import pytest
 from bench_cases import FLIR_TEST, M3FD_TEST
 
-from kaist_kit.benchmark_readers import read_benchmark, read_cvc14
-from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.data.groundtruth import ground_truth_from_coco, ground_truth_to_coco, read_ground_truth, switch_origin
 from kaist_kit.data.results import detections_from_coco
 from kaist_kit.datasets import UNNAMED
+from kaist_kit.datasets.cvc14 import read_cvc14
 from kaist_kit.datasets.llvip import LLVIP_2021_BOXES, llvip_release
+from kaist_kit.datasets.readers import read_benchmark
+from kaist_kit.datasets.synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.errors import InputError
 from kaist_kit.findings import origin_check
 

@@ -16,11 +16,11 @@ from test_inputs import run_cli
 from typer.testing import CliRunner
 
 from kaist_kit.benchmark_eval import evaluate_benchmark
-from kaist_kit.benchmark_readers import read_benchmark
-from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.cli import app
 from kaist_kit.data.groundtruth import read_ground_truth
 from kaist_kit.data.results import load_detections
+from kaist_kit.datasets.readers import read_benchmark
+from kaist_kit.datasets.synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.yolov5 import yolov5_evaluate
 
 FLIR_TEST = SHARED / "data" / "flir-aligned" / "rgb-test-flir.json"

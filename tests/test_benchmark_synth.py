@@ -8,8 +8,8 @@ import json
 import pytest
 from PIL import Image
 
-from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.datasets import get_benchmark
+from kaist_kit.datasets.synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.errors import InputError
 
 
@@ -72,18 +72,18 @@ def test_m3fd_sizes_vary_as_m3fds_do(tmp_path):
     assert (tmp_path / "m3fd" / "meta" / "test.txt").read_text() == "00002\n00003\n"
 
 
-def test_refuses_a_full_folder_and_leaves_nothing_on_failure(tmp_path, monkeypatch):
+def test_refuses_a_full_folder_and_leaves_nothing_on_failure(tmp_path, request):
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("x")
     with pytest.raises(InputError, match="the folder is not empty"):
         generate_benchmark("llvip", tmp_path / "full")
-    from kaist_kit import benchmark_synth
+    from kaist_kit.datasets import LLVIP, register
 
     def broken(*args):
         raise OSError("disk full")
 
-    layout = benchmark_synth.SYNTH_LAYOUTS["llvip"]
-    monkeypatch.setitem(benchmark_synth.SYNTH_LAYOUTS, "llvip", dataclasses.replace(layout, writer=broken))
+    register(dataclasses.replace(LLVIP, synth=dataclasses.replace(LLVIP.synth, writer=broken)))
+    request.addfinalizer(lambda: register(LLVIP))
     (tmp_path / ".out.partial").mkdir()  # a folder of the user's, whatever its name
     (tmp_path / ".out.partial" / "mine.txt").write_text("mine")
     with pytest.raises(OSError):

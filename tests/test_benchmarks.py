@@ -20,11 +20,11 @@ from kaist_kit.datasets import (
     kaist_scene,
     recognise,
 )
-from kaist_kit.pinned import PinnedUnavailable, find_pinned
+from kaist_kit.datasets.pinned import PinnedUnavailable, find_pinned
 
 
 def test_kaist_spec_states_what_the_kit_has_scattered():
-    from kaist_kit import groundtruth
+    from kaist_kit.datasets import kaist_truth as groundtruth
     from kaist_kit.submission import checks
 
     assert KAIST.image_size == settings.KAIST_FRAME_SIZE

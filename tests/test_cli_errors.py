@@ -183,7 +183,7 @@ def test_help_shows_defaults_whole_and_no_bool_labels():
 
     from kaist_kit.cli import app
     from kaist_kit.cli.options import shown_path
-    from kaist_kit.groundtruth import default_gt_path
+    from kaist_kit.datasets.kaist_truth import default_gt_path
 
     folder = shown_path(default_gt_path().parent)
     for verb in VERBS:

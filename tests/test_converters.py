@@ -11,9 +11,9 @@ import pytest
 from kaist_kit.converters import SOURCE_FORMATS, convert
 from kaist_kit.data.groundtruth import ground_truth_from_coco
 from kaist_kit.data.results import load_detections
+from kaist_kit.datasets.kaist_truth import load_ground_truth
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import evaluate
-from kaist_kit.groundtruth import load_ground_truth
 from kaist_kit.imagesets import read_image_list, standard_list
 from kaist_kit.settings import SETTINGS
 

@@ -214,8 +214,8 @@ def _entries(proc, folder):
 
 
 def _other_benchmarks(proc, folder):
-    from kaist_kit.benchmark_readers import read_benchmark
     from kaist_kit.data.groundtruth import read_ground_truth
+    from kaist_kit.datasets.readers import read_benchmark
 
     for title in ("FLIR-aligned: Average precision", "M3FD: Average precision", "LLVIP: Log-average miss rate"):
         assert title in proc.stdout, title

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 from test_inputs import run_cli
 
-from kaist_kit.download import DownloadFailed, download_verified, downloads_forbidden
-from kaist_kit.groundtruth import (
+from kaist_kit.datasets.kaist_truth import (
     GT_URL,
     LEADERBOARD_GT_BYTES,
     LEADERBOARD_GT_MD5,
@@ -24,6 +23,7 @@ from kaist_kit.groundtruth import (
     find_gt,
     load_ground_truth,
 )
+from kaist_kit.download import DownloadFailed, download_verified, downloads_forbidden
 
 ATTRIBUTION = "KAIST Multispectral Pedestrian Detection Benchmark (Hwang et al., CVPR 2015), CC BY-NC-SA 4.0"
 

@@ -13,6 +13,7 @@ from kaist_kit.converters import convert
 from kaist_kit.data.detections import ReadOptions
 from kaist_kit.data.groundtruth import ground_truth_from_coco
 from kaist_kit.data.results import load_detections
+from kaist_kit.datasets.kaist_truth import load_ground_truth
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import evaluate
 from kaist_kit.files import json_line
@@ -25,7 +26,6 @@ from kaist_kit.findings import (
     readings,
     refuse_errors,
 )
-from kaist_kit.groundtruth import load_ground_truth
 from kaist_kit.simulate import DEMO_METHODS, simulate
 from kaist_kit.synth import SynthConfig, generate
 

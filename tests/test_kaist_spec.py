@@ -98,9 +98,10 @@ def test_the_scan_finds_a_constant_spelled_again(tmp_path, monkeypatch):
 
 def test_modules_read_the_spec():
     from converters import bbgt, coco
-    from kaist_kit import frames, groundtruth, imagesets, settings
+    from kaist_kit import frames, imagesets, settings
     from kaist_kit.data import results
     from kaist_kit.data.groundtruth import ground_truth_from_coco
+    from kaist_kit.datasets import kaist_truth as groundtruth
     from kaist_kit.submission import checks, evaluators
 
     assert settings.KAIST_FRAME_SIZE is KAIST.image_size and settings.BORDER_MARGIN == KAIST.border

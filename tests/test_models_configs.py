@@ -104,7 +104,7 @@ def on_test_split(benchmark, frames, root) -> list[str]:
     """The frames among ``frames`` of the benchmark's test split (its spec's `default_split`, the one its
     papers report): KAIST's test sets set06-11 (test-all-20 is drawn from them), another benchmark's
     test frames as its reader reads them from the dataset at ``root``."""
-    from kaist_kit.benchmark_readers import read_benchmark
+    from kaist_kit.datasets.readers import read_benchmark
     from kaist_kit.trainsets.lists import frames_of_test_sets
 
     if benchmark.name == "kaist":
@@ -147,7 +147,7 @@ def test_no_config_trains_or_validates_on_a_test_frame(path, tiny_synth, benchma
 
 
 def read_test_split(benchmark, root) -> list[str]:
-    from kaist_kit.benchmark_readers import read_benchmark
+    from kaist_kit.datasets.readers import read_benchmark
 
     return read_benchmark(benchmark, root, benchmark.default_split).image_names
 

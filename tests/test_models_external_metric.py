@@ -18,8 +18,8 @@ from typer.testing import CliRunner  # noqa: E402
 
 import kaist_kit.models  # noqa: E402,F401
 from kaist_kit.cli import app  # noqa: E402
+from kaist_kit.datasets.kaist_truth import load_ground_truth  # noqa: E402
 from kaist_kit.errors import InputError  # noqa: E402
-from kaist_kit.groundtruth import load_ground_truth  # noqa: E402
 
 # A user's config: nothing of the kit's but the two lines the docs give (docs/mmdetection.md).
 USER_CONFIG = """_base_ = ["mmdet::_base_/models/retinanet_r50_fpn.py", "mmdet::_base_/default_runtime.py"]

@@ -15,7 +15,7 @@ from typer.testing import CliRunner  # noqa: E402
 
 import kaist_kit.models  # noqa: E402,F401
 from kaist_kit.cli import app  # noqa: E402
-from kaist_kit.groundtruth import load_ground_truth  # noqa: E402
+from kaist_kit.datasets.kaist_truth import load_ground_truth  # noqa: E402
 from kaist_kit.models.late_fusion import fuse_scores, merge_by_nms, merge_by_probability  # noqa: E402
 
 

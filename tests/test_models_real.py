@@ -15,7 +15,7 @@ from typer.testing import CliRunner  # noqa: E402
 
 from kaist_kit.cli import app  # noqa: E402
 from kaist_kit.config_files import load_config  # noqa: E402
-from kaist_kit.groundtruth import load_ground_truth  # noqa: E402
+from kaist_kit.datasets.kaist_truth import load_ground_truth  # noqa: E402
 
 ANNOTATIONS = "annotations/demo-8.leaderboard.json"
 SCALE = (320, 256)  # half of KAIST's 640 x 512, for the CPU
@@ -146,7 +146,7 @@ def test_missing_leaderboard_annotations_are_found_as_eval_finds_them(kaist, tmp
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "empty-cache"))
     monkeypatch.setenv("KAIST_KIT_OFFLINE", "1")
     cfg = load_config(config, {"data_root": str(tmp_path / "elsewhere")})
-    from kaist_kit.groundtruth import GroundTruthUnavailable
+    from kaist_kit.datasets.kaist_truth import GroundTruthUnavailable
 
     with pytest.raises(GroundTruthUnavailable, match="pass --gt FILE"):
         use_default_test_annotations(cfg)

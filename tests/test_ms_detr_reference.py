@@ -4,7 +4,7 @@ more settings, from ../shared/reference/ms-detr (YinghuiXing/MS-DETR at a726dcc,
 the numpy 1.26 environment it needs (numpy1-py311). Each case is a CVC-14 tree, MS-DETR given its
 per-frame detection files and its ground-truth folders, the kit the same boxes as COCO results:
 
-- a tree of `kaist_kit.benchmark_synth` with generated detections, with distinct and with tied scores
+- a tree of `kaist_kit.datasets.synth` with generated detections, with distinct and with tied scores
   (19 cells: its 15 results and Scale=medium / Scale=far by day and by night), to 1e-9;
 - a tree written here where a detection overlaps two pedestrians exactly alike, so that which one it
   takes depends on how numpy's unstable sort orders the image's ground truths.
@@ -27,9 +27,9 @@ import numpy as np
 import pytest
 
 from kaist_kit.benchmark_eval import ScoringOptions, evaluate_benchmark
-from kaist_kit.benchmark_readers import read_cvc14
-from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.data.results import detections_from_coco
+from kaist_kit.datasets.cvc14 import read_cvc14
+from kaist_kit.datasets.synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.ms_detr import RESULT_KEYS, SETTING_NAMES
 from kaist_kit.sort_orders import NUMPY1_AVX512, NUMPY1_INTROSORT, numpy1_order
 

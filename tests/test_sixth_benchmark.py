@@ -143,3 +143,16 @@ def test_an_unknown_name_lists_the_registered_ones(yard):
     )
     assert done.returncode == 2
     assert done.stderr.strip().endswith("'kitti' is not one of kaist, flir-aligned, llvip, cvc-14, m3fd, yard")
+
+
+def test_a_module_that_cannot_be_imported_is_a_one_line_error(yard):
+    gt, found, _ = yard
+    env = {**os.environ, PLUGINS_ENV: "no_such_benchmark_module"}
+    done = subprocess.run(
+        [sys.executable, "-m", "kaist_kit", "eval", str(found), "--gt", str(gt)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "KAIST_KIT_BENCHMARKS names 'no_such_benchmark_module', which cannot be imported" in done.stderr

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from kaist_kit.datasets.kaist_truth import load_ground_truth
 from kaist_kit.demo import run_demo
 from kaist_kit.errors import InputError
-from kaist_kit.groundtruth import load_ground_truth
 from kaist_kit.show import draw_frame, find_pictures
 from kaist_kit.stats import dataset_stats
 
@@ -164,9 +164,9 @@ def test_simulate_writes_a_detectors_file_for_any_ground_truth(tmp_path):
     ids, read back by eval as that benchmark with no finding; on KAIST's, the demo's detector. (80 frames:
     on a handful, the few false positives' lowest score is above 0.05, which eval rightly calls the mark of
     a score threshold.)"""
-    from kaist_kit.benchmark_readers import read_benchmark
-    from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
     from kaist_kit.converters import convert
+    from kaist_kit.datasets.readers import read_benchmark
+    from kaist_kit.datasets.synth import BenchmarkSynthConfig, generate_benchmark
     from kaist_kit.simulate import DEMO_METHODS, simulate
     from kaist_kit.synth import SynthConfig, generate
 

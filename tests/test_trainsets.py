@@ -102,7 +102,7 @@ def train_all_02(kaist, tmp_path_factory):
 
 
 def test_the_validation_videos_follow_the_documented_rule_on_the_official_annotations(train_all_02, leaderboard_gt):
-    from kaist_kit.groundtruth import load_ground_truth
+    from kaist_kit.datasets.kaist_truth import load_ground_truth
     from kaist_kit.trainsets.validation import choose_validation_videos, reasonable_by_period, video_counts
 
     train = load_ground_truth(train_all_02)

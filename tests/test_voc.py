@@ -8,8 +8,8 @@ import xml.parsers.expat
 
 import pytest
 
+from kaist_kit.datasets.voc import parse_voc, read_voc
 from kaist_kit.errors import InputError
-from kaist_kit.voc import parse_voc, read_voc
 
 REFUSED = "refused"
 
@@ -18,7 +18,7 @@ def reference(data: bytes):
     """(filename, size, objects) as a plain reading of ``ET.fromstring`` gives them, or REFUSED.
 
     A document type declaration (seen by expat itself) is refused, as is anything ElementTree cannot
-    parse and every value the rules of kaist_kit/voc.py do not accept."""
+    parse and every value the rules of kaist_kit/datasets/voc.py do not accept."""
     seen = []
     probe = xml.parsers.expat.ParserCreate()
     probe.StartDoctypeDeclHandler = lambda *args: seen.append(args)

@@ -10,12 +10,12 @@ import sys
 
 import pytest
 
-from kaist_kit.benchmark_synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.converters import convert
 from kaist_kit.datacheck import DatasetFiles, check_data
+from kaist_kit.datasets.synth import BenchmarkSynthConfig, generate_benchmark
+from kaist_kit.datasets.voc import parse_voc
 from kaist_kit.errors import InputError
 from kaist_kit.trainsets.lists import named_list
-from kaist_kit.voc import parse_voc
 
 
 def _run(*args, cwd=None):

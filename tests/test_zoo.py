@@ -20,9 +20,9 @@ from typer.testing import CliRunner
 from kaist_kit.cli import app
 from kaist_kit.data.detections import ReadOptions
 from kaist_kit.data.results import load_detections
+from kaist_kit.datasets.kaist_truth import load_ground_truth
 from kaist_kit.errors import InputError
 from kaist_kit.evaluate import evaluate
-from kaist_kit.groundtruth import load_ground_truth
 from kaist_kit.zoo import entries as registry
 from kaist_kit.zoo.figure import default_entries
 from kaist_kit.zoo.listing import ZooListing, agreement

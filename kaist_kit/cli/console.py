@@ -66,12 +66,17 @@ def main() -> None:
             if previous is not signal.SIG_IGN:
                 taken[signum] = previous
                 signal.signal(signum, _interrupt)
+        from ..errors import InputError
         from .app import run
         from .verbs import load
 
-        load(sys.argv[1:])  # the verb the command line names, and only it
-
-        code = run()
+        try:
+            load(sys.argv[1:])  # the verb the command line names, and only it
+        except InputError as exc:  # a benchmark module named by KAIST_KIT_BENCHMARKS that cannot be imported
+            print(f"error: {exc}", file=sys.stderr)
+            code = 2
+        else:
+            code = run()
         _State.stopped = True
     except KeyboardInterrupt:
         _State.stopped = True

@@ -204,7 +204,7 @@ def synth_command(
     with --benchmark, another benchmark's layout, frame size, classes and annotation files."""
     from rich.progress import Progress
 
-    from ..benchmark_synth import BenchmarkSynthConfig, generate_benchmark
+    from ..datasets.synth import BenchmarkSynthConfig, generate_benchmark
     from ..synth import SynthConfig, generate
 
     bench = get_benchmark(benchmark)
@@ -335,7 +335,7 @@ def show_command(
     gt_path = locate_gt(gt)
     roots = images or [gt_path.parent / "images", gt_path.parent, gt_path.parent.parent]
     if bench.kaist_model:
-        from ..groundtruth import load_ground_truth
+        from ..datasets.kaist_truth import load_ground_truth
         from ..show import show_frames
 
         drawn = show_frames(load_ground_truth(gt_path), frames, det or [], roots, out, score_threshold)

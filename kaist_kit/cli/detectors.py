@@ -183,8 +183,8 @@ def test_command(
 ) -> None:
     """Run a checkpoint on the config's test set, write the results and print the miss rates (another
     benchmark's: COCO's AP per class)."""
+    from ..datasets.kaist_truth import load_ground_truth
     from ..evaluate import evaluate_files
-    from ..groundtruth import load_ground_truth
     from ..report import EvalReport
 
     shift = parse_shift(shift_lwir)

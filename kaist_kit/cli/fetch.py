@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..groundtruth import GT_ENV, GT_FILENAME, default_gt_path
+from ..datasets.kaist_truth import GT_ENV, GT_FILENAME, default_gt_path
 from .app import app, say
 from .options import BenchmarkOption, download_bar
 
@@ -33,7 +33,7 @@ def fetch_command(
 
     bench = get_benchmark(benchmark) if benchmark else DEFAULT_BENCHMARK
     if not bench.kaist_model:
-        from ..pinned import find_pinned
+        from ..datasets.pinned import find_pinned
 
         with download_bar() as progress:
             path = find_pinned(bench, to, echo=say, progress=progress)
@@ -41,7 +41,7 @@ def fetch_command(
         if to is not None:
             say(f"use it with --gt {path}")
         return
-    from ..groundtruth import GroundTruthUnavailable, fetch_gt
+    from ..datasets.kaist_truth import GroundTruthUnavailable, fetch_gt
 
     with download_bar() as progress:
         try:

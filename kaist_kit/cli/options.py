@@ -17,7 +17,7 @@ import typer
 from ..benchmark_eval import BENCHMARK_PROTOCOLS, BOUNDS, ScoringOptions
 from ..data.detections import ID_OFFSET_LIMIT, ReadOptions
 from ..datasets import BENCHMARKS, kaist_parse_split
-from ..groundtruth import GT_ENV, default_gt_path
+from ..datasets.kaist_truth import GT_ENV, default_gt_path
 from ..metrics.spec import COCO, LAMR, MISS_RATE, YOLOV5, all_metrics, metrics_of, names_of
 from ..settings import (
     DEFAULT_FPPI_RANGE,
@@ -476,7 +476,7 @@ def render(report, format: OutputFormat) -> None:
 def locate_gt(path: Path | None) -> Path:
     """The ground-truth file the verbs use: ``--gt``, else the default (see `find_gt`), whose
     download on first use is announced on stderr with a progress bar."""
-    from ..groundtruth import find_gt
+    from ..datasets.kaist_truth import find_gt
 
     with download_bar() as progress:
         return find_gt(path, echo=say, progress=progress)
@@ -484,7 +484,7 @@ def locate_gt(path: Path | None) -> Path:
 
 def load_gt(path: Path | None):
     """The ground truth the verbs score against: ``--gt``, else the default (see `locate_gt`)."""
-    from ..groundtruth import load_ground_truth
+    from ..datasets.kaist_truth import load_ground_truth
 
     return load_ground_truth(locate_gt(path))
 

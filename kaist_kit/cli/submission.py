@@ -96,8 +96,8 @@ def submit_command(
 
     On the other benchmarks (--benchmark), --check checks a COCO result JSON and self-scores it.
     """
+    from ..datasets.kaist_truth import GroundTruthUnavailable, load_ground_truth
     from ..download import downloads_forbidden
-    from ..groundtruth import GroundTruthUnavailable, load_ground_truth
     from ..submission import check as check_file
     from ..submission import package
     from ..submission.report import check_lines, package_lines

@@ -31,7 +31,9 @@ from typing import Union
 
 import numpy as np
 
-from ..datasets import KAIST, Benchmark, get_benchmark
+from ..datasets.kaist import KAIST
+from ..datasets.registry import get_benchmark
+from ..datasets.spec import Benchmark
 from ..errors import InputError, quantity
 from ..files import decode_text, json_line, parse_json, read_bytes
 from ..idrules import coco_loaded, id_notes

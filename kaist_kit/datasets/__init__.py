@@ -53,6 +53,13 @@ from .spec import (
     TruthRules,
 )
 
+# Listed in this order; recognised from a ground truth's image names with CVC-14's distinctive names
+# before LLVIP's six digits (a KAIST name also holds five digits: KAIST is tried first).
+for _benchmark in (KAIST, FLIR_ALIGNED, LLVIP):
+    register(_benchmark)
+register(CVC14, recognise_before=LLVIP)
+register(M3FD)
+
 __all__ = [
     "BENCHMARKS",
     "COCO_RULES",

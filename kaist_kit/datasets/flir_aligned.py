@@ -1,13 +1,52 @@
-"""FLIR-aligned (Zhang et al., ICIP 2020): its spec."""
+"""FLIR-aligned (Zhang et al., ICIP 2020): its spec, its native reader (the VOC files of its lists) and its
+synthetic layout."""
 
 from __future__ import annotations
 
+import os
 import re
 
 from ..metrics.spec import AP, AP50, AP75
-from .spec import Benchmark, Category, Citation, Modality, PinnedFile, Split
+from .spec import Benchmark, Category, Citation, Modality, PinnedFile, Split, SynthLayout
+
+
+def read_flir_aligned(root: str | os.PathLike, split: str = "test", voc_boxes: str | None = None):
+    """FLIR-aligned: the frames of ``align/align_train.txt`` ('train') or ``align/align_validation.txt``
+    ('test', the split every paper reports)."""
+    from ..files import read_text
+    from .readers import folder_of, frames_of_list, read_voc_files
+
+    root = folder_of(root)
+    align = root / "align" if (root / "align").is_dir() else root
+    lists = {"train": "align_train.txt", "test": "align_validation.txt", "validation": "align_validation.txt"}
+    if split not in lists:
+        raise ValueError(f"unknown FLIR-aligned split {split!r}; choose train or test")
+    frames = frames_of_list(FLIR_ALIGNED, read_text(align / lists[split]), align / lists[split])
+    files = [align / "Annotations" / f"{frame}_PreviewData.xml" for frame in frames]
+    return read_voc_files(FLIR_ALIGNED, frames, files, voc_boxes, str(align / lists[split]))
+
+
+def _synthetic_name(split: str, period: str, k: int, n: int) -> str:
+    return f"FLIR_{(1 if split == 'train' else 9001) + k:05d}"
+
+
+def _write_synthetic(root, bench, frames) -> dict:
+    from .synth import write_file, write_voc_set
+
+    boxes = write_voc_set(root, bench, frames, lambda f: f"{f.name}.jpeg")
+    for split, listed in (("train", "align_train.txt"), ("test", "align_validation.txt")):
+        write_file(root / "align" / listed, "".join(f"{f.name}_PreviewData\n" for f in frames if f.split == split))
+    return boxes
+
 
 FLIR_ALIGNED = Benchmark(
+    synth=SynthLayout(
+        frame_name=_synthetic_name,
+        writer=_write_synthetic,
+        cyclist="rider and bicycle",
+        vehicles={"car": "car"},
+    ),
+    read_native=read_flir_aligned,
     name="flir-aligned",
     aliases=("flir",),
     title="FLIR-aligned",

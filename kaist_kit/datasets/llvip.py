@@ -1,13 +1,15 @@
-"""LLVIP (Jia et al., ICCVW 2021): its spec and its two annotation releases."""
+"""LLVIP (Jia et al., ICCVW 2021): its spec, its native reader, its synthetic layout and its two
+annotation releases (which one a ground truth is, said when it is read)."""
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
 from ..errors import quantity
 from ..metrics.spec import AP, AP50, AP75, LAMR
-from .spec import Benchmark, Category, Citation, Modality, Split
+from .spec import Benchmark, Category, Citation, Modality, Split, SynthLayout
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,48 @@ def release_notes(annotations) -> list[str]:
     return []
 
 
+def read_llvip(root: str | os.PathLike, split: str = "test", voc_boxes: str | None = None):
+    """LLVIP: the frames whose pictures are in ``visible/<split>`` ('train' or 'test'), annotated in
+    ``Annotations/``. The note says which annotation release the files are (`llvip_release`)."""
+    from ..errors import InputError
+    from .readers import folder_of, read_voc_files
+
+    root = folder_of(root)
+    if split not in ("train", "test"):
+        raise ValueError(f"unknown LLVIP split {split!r}; choose train or test")
+    pictures = root / "visible" / split
+    if not pictures.is_dir():
+        raise InputError(
+            f"no folder visible/{split} (LLVIP's layout: Annotations/, visible/{{train,test}}/, "
+            "infrared/{train,test}/)",
+            root,
+        )
+    frames = sorted({LLVIP.frame(path.stem) for path in pictures.iterdir() if path.is_file()} - {None})
+    if not frames:
+        raise InputError(f"no LLVIP picture (NNNNNN.jpg) in visible/{split}", root)
+    files = [root / "Annotations" / f"{frame}.xml" for frame in frames]
+    annotations = read_voc_files(LLVIP, frames, files, voc_boxes, str(root))
+    release = llvip_release(annotations, split)
+    annotations.notes.append(f"annotation release: {release.name} ({release.reason})")
+    return annotations
+
+
+def _synthetic_name(split: str, period: str, k: int, n: int) -> str:
+    return f"{(10001 if split == 'train' else 190001) + k:06d}"
+
+
+def _write_synthetic(root, bench, frames) -> dict:
+    from .synth import write_voc_set
+
+    return write_voc_set(root, bench, frames, lambda f: f"{f.name}.jpg")
+
+
 LLVIP = Benchmark(
+    synth=SynthLayout(
+        frame_name=_synthetic_name,
+        writer=_write_synthetic,
+    ),
+    read_native=read_llvip,
     name="llvip",
     title="LLVIP",
     frame_pattern=re.compile(r"(?<![0-9])(?P<number>\d{6})(?![0-9])"),

@@ -1,13 +1,72 @@
-"""M3FD (Liu et al., CVPR 2022): its spec."""
+"""M3FD (Liu et al., CVPR 2022): its spec, its native reader (every frame, or those of a list: it has no
+official split) and its synthetic layout (frames of mixed sizes)."""
 
 from __future__ import annotations
 
+import os
 import re
 
 from ..metrics.spec import AP, AP50
-from .spec import Benchmark, Category, Citation, Modality, PinnedFile, Split
+from .spec import Benchmark, Category, Citation, Modality, PinnedFile, Split, SynthLayout
+
+
+def read_m3fd(root: str | os.PathLike, split: str | os.PathLike | None = None, voc_boxes: str | None = None):
+    """M3FD: every frame of ``Annotation/``, or those of a list file (one frame name per line; M3FD has no
+    official split: the public conversion's lists give its train / val / test)."""
+    from ..errors import InputError
+    from ..files import read_text
+    from .readers import folder_of, frames_of_list, read_voc_files
+
+    root = folder_of(root)
+    folder = root / "Annotation"
+    if not folder.is_dir():
+        raise InputError("no folder Annotation/ (M3FD's layout: Annotation/, Vis/, Ir/)", root)
+    if split in (None, "all"):
+        frames = sorted({M3FD.frame(path.stem) for path in folder.iterdir() if path.suffix == ".xml"} - {None})
+        where = str(folder)
+    else:
+        if split in ("train", "val", "test"):
+            split = root / "meta" / f"{split}.txt"
+            if not split.is_file():
+                raise InputError(
+                    f"no list {split.name} in meta/: M3FD has no official split; pass the list of the "
+                    "split's frames (the public conversion's meta/train.txt, val.txt, test.txt)",
+                    root,
+                )
+        frames = frames_of_list(M3FD, read_text(split), split)
+        where = str(split)
+    return read_voc_files(M3FD, frames, [folder / f"{frame}.xml" for frame in frames], voc_boxes, where)
+
+
+# M3FD's sizes vary: every fourth frame is one of its smaller sequences'.
+M3FD_SMALL = (880, 520)
+
+
+def _synthetic_name(split: str, period: str, k: int, n: int) -> str:
+    return f"{n:05d}"
+
+
+def _write_synthetic(root, bench, frames) -> dict:
+    from .synth import write_file, write_voc_set
+
+    boxes = write_voc_set(root, bench, frames, lambda f: f"{f.name}.png")
+    for split in ("train", "test"):
+        write_file(root / "meta" / f"{split}.txt", "".join(f"{f.name}\n" for f in frames if f.split == split))
+    return boxes
+
 
 M3FD = Benchmark(
+    synth=SynthLayout(
+        frame_name=_synthetic_name,
+        writer=_write_synthetic,
+        person="People",
+        cyclist="Motorcycle",
+        vehicles={"car": "Car", "bus": "Bus", "truck": "Truck", "motorcycle": "Motorcycle"},
+        vehicle_kinds=True,
+        lamps=True,
+        small_size=M3FD_SMALL,
+    ),
+    read_native=read_m3fd,
     name="m3fd",
     title="M3FD",
     frame_pattern=re.compile(r"(?<![0-9])(?P<number>\d{5})(?![0-9])"),

@@ -1,4 +1,5 @@
-"""The registry of benchmarks: the five the kit ships, registered here once, and any a user registers.
+"""The registry of benchmarks: the five the kit ships (registered once, by `kaist_kit.datasets`), and any
+a user registers.
 
 A benchmark is one module (its spec and its adapter); `register` adds one, and every verb, option and
 reader asks the registry, never a benchmark's name. A module named in the environment variable
@@ -13,11 +14,8 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from .cvc14 import CVC14
-from .flir_aligned import FLIR_ALIGNED
+from ..errors import InputError
 from .kaist import KAIST
-from .llvip import LLVIP
-from .m3fd import M3FD
 from .spec import Benchmark
 
 PLUGINS_ENV = "KAIST_KIT_BENCHMARKS"
@@ -55,7 +53,10 @@ def _load_plugins() -> None:
         return
     _plugins_loaded = True
     for module in filter(None, (m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(","))):
-        importlib.import_module(module)
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise InputError(f"{PLUGINS_ENV} names {module!r}, which cannot be imported ({exc})") from None
 
 
 class _Registry(Mapping):
@@ -75,9 +76,6 @@ class _Registry(Mapping):
 
 
 BENCHMARKS: Mapping[str, Benchmark] = _Registry()
-for _benchmark in (KAIST, FLIR_ALIGNED, LLVIP, CVC14, M3FD):
-    register(_benchmark)
-_RECOGNITION_ORDER[:] = [KAIST, FLIR_ALIGNED, CVC14, LLVIP, M3FD]
 DEFAULT_BENCHMARK = KAIST
 
 

@@ -122,6 +122,22 @@ COCO_RULES = TruthRules(
 
 
 @dataclass(frozen=True)
+class SynthLayout:
+    """How a benchmark's synthetic set (`kaist_kit.datasets.synth`) differs from the others: its frame names,
+    sizes, classes and files."""
+
+    frame_name: Callable[[str, str, int, int], str]  # (split, period, index in the split, index overall)
+    writer: Callable[..., dict]  # (root, benchmark, frames): writes the annotation files; boxes per label
+    person: str = "person"  # a pedestrian's label
+    cyclist: str = "person"  # a cyclist's label, or "rider and bicycle": two boxes
+    uncertain_people: bool = False  # people the annotators were unsure of, kept as not mandatory
+    vehicles: dict = field(default_factory=dict)  # vehicle kind -> its label; none drawn where empty
+    vehicle_kinds: bool = False  # buses, trucks and motorcycles drawn as such, else every vehicle a car
+    lamps: bool = False  # street lamps (else the odd dog, which the benchmark's readers drop)
+    small_size: tuple[int, int] | None = None  # every fourth frame's size, where the dataset mixes sizes
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """Everything the kit knows about one dataset (see the module's docstring)."""
 
@@ -177,7 +193,7 @@ class Benchmark:
     # bootstrap intervals and the full diagnosis.
     layout: str = "classes"
     aliases: tuple[str, ...] = ()  # other names --benchmark accepts ('flir' for 'flir-aligned')
-    # Read into KAIST's own ground-truth model and tools (`kaist_kit.groundtruth`: labels, heights and
+    # Read into KAIST's own ground-truth model and tools (`kaist_kit.datasets.kaist_truth`: labels, heights and
     # occlusion, frames chosen by image sets, the leaderboard's layout, its statistics, drawing, synthetic
     # data and data checks), else into the benchmark model of any class (`kaist_kit.data.groundtruth`).
     kaist_model: bool = False
@@ -189,6 +205,11 @@ class Benchmark:
     # What the kit says of a ground truth of it it reads (LLVIP's annotation release): (ground truth) ->
     # notes, where the dataset has such a quirk.
     truth_notes: Callable[..., list[str]] | None = None
+    # Its native annotation files' reader, where the kit reads its dataset's folder (`--gt FOLDER`):
+    # (root, split, **options) -> GroundTruth.
+    read_native: Callable[..., Any] | None = None
+    # How `kaist-kit synth --benchmark` draws and writes a synthetic set of it, where it can.
+    synth: SynthLayout | None = None
 
     @property
     def owner(self) -> str:

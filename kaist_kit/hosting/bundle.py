@@ -26,8 +26,9 @@ ENTRY_MODULE = "kaist_kit.hosting.scoring"
 ALLOWED_THIRD_PARTY = {"numpy"}
 # Parts of the kit a worker never reaches, though a reader names them: the published results of
 # `kaist-kit zoo` are named on the command line (``zoo:NAME``), never in an upload. Their names module
-# (what ``zoo:NAME`` is) goes with the core; the zoo itself does not.
-NOT_ON_WORKERS = ("kaist_kit.zoo.resolve",)
+# (what ``zoo:NAME`` is) goes with the core; the zoo itself does not. A dataset's module names the
+# writer of its synthetic set (`kaist-kit synth`), which no scoring calls.
+NOT_ON_WORKERS = ("kaist_kit.zoo.resolve", "kaist_kit.datasets.synth")
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
 

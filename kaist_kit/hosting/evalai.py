@@ -22,9 +22,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..datasets.kaist_truth import load_ground_truth
 from ..errors import InputError
 from ..files import decode_text, parse_json, read_bytes
-from ..groundtruth import load_ground_truth
 from . import templates, yamlout
 from .bundle import core_files, logo_png, write_tree, zip_bytes
 from .options import SPLIT_CODENAME, HostOptions, scorer_config

@@ -22,6 +22,7 @@ from .. import __version__
 from ..data.detections import method_name
 from ..data.groundtruth import GroundTruth
 from ..data.results import SUBMISSION_MANIFEST
+from ..datasets.kaist_truth import load_ground_truth
 from ..errors import InputError
 from ..files import (
     check_outputs,
@@ -36,7 +37,6 @@ from ..files import (
     write_json_atomic,
 )
 from ..findings import evaluate_inspected
-from ..groundtruth import load_ground_truth
 from ..metrics.spec import LAMR
 from ..settings import SPLITS
 from ..zoo.names import PREFIX

@@ -21,11 +21,11 @@ from .. import __version__
 from ..data.detections import method_name
 from ..data.groundtruth import GroundTruth
 from ..data.results import SUBMISSION_MANIFEST
+from ..datasets.kaist_truth import load_ground_truth
 from ..errors import InputError, where
 from ..evaluate import Result
 from ..files import load_json, read_bytes, scratch_folder, write_bytes_atomic, write_text_atomic
 from ..findings import NO_PEDESTRIANS, Finding, evaluate_inspected
-from ..groundtruth import load_ground_truth
 from .columns import ColumnSpec
 from .platforms import STORAGE_NAME
 

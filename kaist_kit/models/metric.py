@@ -11,11 +11,11 @@ from mmengine.evaluator import BaseMetric
 from mmengine.logging import MMLogger
 
 from ..data.results import read_coco
+from ..datasets.kaist_truth import load_ground_truth
 from ..errors import InputError
 from ..evaluate import evaluate
 from ..findings import inspect, inspect_scores
 from ..frames import find_frame
-from ..groundtruth import load_ground_truth
 from ..metrics.spec import AP, AP50, AP75, COCO, LAMR, MISS_RATE, names_of
 from ..results import coco_results_text, write_coco_results
 from ..settings import SPLITS, get_protocol, get_setting

@@ -44,9 +44,9 @@ def shift_lwir_at_test(cfg, shift: tuple[int, int]) -> None:
 def use_default_test_annotations(cfg, echo: Callable[[str], None] | None = None) -> Path | None:
     """When the test set's annotation file is the leaderboard's ground truth and is not where the config
     says, use the kit's own copy instead: $KAIST_KIT_GT, else the cache, else downloaded there on
-    first use, as `kaist-kit eval` finds it (`kaist_kit.groundtruth.default_ground_truth`). Returns
+    first use, as `kaist-kit eval` finds it (`kaist_kit.datasets.kaist_truth.default_ground_truth`). Returns
     the file used instead, or None when the config's own is used."""
-    from ..groundtruth import GT_FILENAME, default_ground_truth
+    from ..datasets.kaist_truth import GT_FILENAME, default_ground_truth
 
     dataset = cfg.test_dataloader.dataset
     while "ann_file" not in dataset and dataset.get("dataset") is not None:  # dataset wrappers

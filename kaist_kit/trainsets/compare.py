@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..data.groundtruth import GroundTruth
+from ..datasets.kaist_truth import load_ground_truth
 from ..errors import InputError
-from ..groundtruth import load_ground_truth
 
 MOVED_IOU = 0.5  # a box of A and one of B that overlap this much are the same object, moved
 

@@ -25,8 +25,8 @@ import os
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
-from .errors import InputError
-from .files import read_bytes
+from ..errors import InputError
+from ..files import read_bytes
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,11 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from .datasets import Benchmark, PinnedFile, get_benchmark
-from .download import DownloadFailed, Progress, download_verified
-from .errors import InputError
-from .files import atomic_path, read_bytes
+from ..download import DownloadFailed, Progress, download_verified
+from ..errors import InputError
+from ..files import atomic_path, read_bytes
+from .registry import get_benchmark
+from .spec import Benchmark, PinnedFile
 
 Echo = Callable[[str], None]
 

@@ -9,11 +9,11 @@ import os
 import typing
 from pathlib import Path
 
-from .data.groundtruth import GroundTruth, ground_truth_from_bytes
-from .datasets import KAIST
-from .download import DownloadFailed, Progress, download_verified
-from .errors import InputError
-from .files import read_bytes, write_bytes_atomic
+from ..data.groundtruth import GroundTruth, ground_truth_from_bytes
+from ..download import DownloadFailed, Progress, download_verified
+from ..errors import InputError
+from ..files import read_bytes, write_bytes_atomic
+from .kaist import KAIST
 
 # The leaderboard's test-all-20 ground truth, identified by content as the leaderboard does: the
 # KAIST spec's pinned file (published with the evaluation script of the MLPD repository, at a fixed

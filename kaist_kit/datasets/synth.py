@@ -3,7 +3,7 @@
 The pictures are `kaist_kit.synth`'s (pedestrians that need both cameras, day and night), with the
 benchmark's other classes drawn into the same frames (cars, buses, trucks, motorcycles, lamps,
 the odd dog for FLIR-aligned's dropped label). The annotation files are written in each dataset's own
-format and convention, so that `kaist_kit.benchmark_readers` reads the boxes back exactly:
+format and convention, so that each dataset's reader (`Benchmark.read_native`) reads the boxes back exactly:
 
     flir-aligned  align/Annotations/FLIR_NNNNN_PreviewData.xml (VOC, 1-based inclusive pixels),
                   align/JPEGImages/FLIR_NNNNN_RGB.jpg and _PreviewData.jpeg, align/align_train.txt,
@@ -24,19 +24,16 @@ leaves nothing behind, and a folder that holds anything is never written into no
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from .datasets import Benchmark, get_benchmark
-from .errors import InputError
-from .files import atomic_folder
-from .synth import Obj, _paste, _write, render_frame
-
-# M3FD's sizes vary: every fourth frame is one of its smaller sequences'.
-M3FD_SMALL = (880, 520)
+from ..errors import InputError
+from ..files import atomic_folder
+from ..synth import Obj, _paste, _write, render_frame
+from .registry import BENCHMARKS, get_benchmark
+from .spec import Benchmark
 
 
 @dataclass
@@ -74,8 +71,9 @@ def generate_benchmark(
 ) -> BenchmarkSynthSummary:
     """Write a synthetic set of ``benchmark`` under ``out`` (which must be empty or not exist)."""
     bench = get_benchmark(benchmark)
-    if bench.name not in SYNTH_BENCHMARKS:
-        raise ValueError(f"`kaist_kit.synth` writes the synthetic KAIST; this writes {', '.join(SYNTH_BENCHMARKS)}")
+    if bench.synth is None:
+        writes = ", ".join(b.name for b in BENCHMARKS.values() if b.synth is not None)
+        raise ValueError(f"`kaist_kit.synth` writes the synthetic KAIST; this writes {writes}")
     config = config or BenchmarkSynthConfig()
     from PIL import Image
 
@@ -108,10 +106,10 @@ def generate_benchmark(
                     image.save(path)
             if progress:
                 progress(k + 1, len(plan))
-        boxes = SYNTH_LAYOUTS[bench.name].writer(staging, bench, frames)
+        boxes = bench.synth.writer(staging, bench, frames)
         counts = {split: sum(f.split == split for f in frames) for split in ("train", "test")}
         truth = {
-            f.name: [(label, list(box), counts) for obj in f.objects for label, box, counts in _labels(bench, obj)]
+            f.name: [(label, list(box), counts) for obj in f.objects for label, box, counts in labels_of(bench, obj)]
             for f in frames
         }
         summary = BenchmarkSynthSummary(str(out), bench.name, asdict(config), counts, boxes, truth)
@@ -121,7 +119,7 @@ def generate_benchmark(
 
 def _plan(bench: Benchmark, config: BenchmarkSynthConfig, size: tuple[int, int]) -> list[tuple]:
     """(split, period, frame name, size) of every frame: half day, half night in each split."""
-    layout = SYNTH_LAYOUTS[bench.name]
+    layout = bench.synth
     plan = []
     for split, total in (("train", config.train_frames), ("test", config.test_frames)):
         day = (total + 1) // 2
@@ -140,7 +138,7 @@ def _plan(bench: Benchmark, config: BenchmarkSynthConfig, size: tuple[int, int])
 
 def _extras(bench: Benchmark, rng, visible, lwir, night, horizon) -> list[Obj]:
     """Vehicles (and lamps, the odd dog) for the benchmarks that label them; none for LLVIP and CVC-14."""
-    layout = SYNTH_LAYOUTS[bench.name]
+    layout = bench.synth
     if not layout.vehicles:
         return []
     height, width = lwir.shape
@@ -208,9 +206,9 @@ def _clipped(objects: list[Obj], width: int, height: int) -> list[Obj]:
 # Annotation files
 
 
-def _labels(bench: Benchmark, obj: Obj) -> list[tuple[str, tuple[int, int, int, int], bool]]:
+def labels_of(bench: Benchmark, obj: Obj) -> list[tuple[str, tuple[int, int, int, int], bool]]:
     """(label, box, mandatory) of an object in a benchmark's own terms."""
-    layout = SYNTH_LAYOUTS[bench.name]
+    layout = bench.synth
     x, y, w, h = obj.box
     if obj.label in ("person", "people"):
         return [(layout.person, obj.box, True)]
@@ -258,10 +256,10 @@ def _voc(filename: str, size: tuple[int, int], objects: list[tuple[str, tuple]],
     return "\n".join(parts) + "\n"
 
 
-def _write_voc_set(root: Path, bench: Benchmark, frames: list[_Frame], filename) -> dict[str, int]:
+def write_voc_set(root: Path, bench: Benchmark, frames: list[_Frame], filename) -> dict[str, int]:
     boxes: dict[str, int] = {}
     for frame in frames:
-        objects = [(label, box) for obj in frame.objects for label, box, _ in _labels(bench, obj)]
+        objects = [(label, box) for obj in frame.objects for label, box, _ in labels_of(bench, obj)]
         for label, _ in objects:
             boxes[label] = boxes.get(label, 0) + 1
         _write(
@@ -271,86 +269,6 @@ def _write_voc_set(root: Path, bench: Benchmark, frames: list[_Frame], filename)
     return dict(sorted(boxes.items()))
 
 
-def _write_flir(root: Path, bench: Benchmark, frames: list[_Frame]) -> dict[str, int]:
-    boxes = _write_voc_set(root, bench, frames, lambda f: f"{f.name}.jpeg")
-    for split, listed in (("train", "align_train.txt"), ("test", "align_validation.txt")):
-        _write(root / "align" / listed, "".join(f"{f.name}_PreviewData\n" for f in frames if f.split == split))
-    return boxes
-
-
-def _write_llvip(root: Path, bench: Benchmark, frames: list[_Frame]) -> dict[str, int]:
-    return _write_voc_set(root, bench, frames, lambda f: f"{f.name}.jpg")
-
-
-def _write_m3fd(root: Path, bench: Benchmark, frames: list[_Frame]) -> dict[str, int]:
-    boxes = _write_voc_set(root, bench, frames, lambda f: f"{f.name}.png")
-    for split in ("train", "test"):
-        _write(root / "meta" / f"{split}.txt", "".join(f"{f.name}\n" for f in frames if f.split == split))
-    return boxes
-
-
-def _write_cvc14(root: Path, bench: Benchmark, frames: list[_Frame]) -> dict[str, int]:
-    boxes = {"person": 0, "person (not mandatory)": 0}
-    for frame in frames:
-        period, stem = frame.name.split("/")
-        folder = bench.split_folders.get(frame.split, frame.split)
-        lines = []
-        for track, obj in enumerate(frame.objects, 1):
-            for _, (x, y, w, h), mandatory in _labels(bench, obj):
-                lines.append(f"{x + w // 2} {y + h // 2} {w} {h} {int(mandatory)} 0 0 0 0 {track} 0")
-                boxes["person" if mandatory else "person (not mandatory)"] += 1
-        text = "".join(f"{line}\n" for line in lines)
-        for modality in ("Visible", "FIR"):
-            _write(root / period / modality / folder / "Annotations" / f"{stem}.txt", text)
-    # A test frame annotated in the visible modality only, which the test set leaves out.
-    _write(
-        root / "Day" / "Visible" / "NewTest" / "Annotations" / "2014_05_04_10_00_00_999999.txt",
-        "320 240 40 80 1 0 0 0 0 1 0\n",
-    )
-    return boxes
-
-
-@dataclass(frozen=True)
-class SynthLayout:
-    """How a benchmark's synthetic set differs from the others: its frame names, sizes, classes and files."""
-
-    frame_name: Callable[[str, str, int, int], str]  # (split, period, index in the split, index overall)
-    writer: Callable[[Path, Benchmark, list], dict]  # writes the annotation files; boxes per label
-    person: str = "person"  # a pedestrian's label
-    cyclist: str = "person"  # a cyclist's label, or "rider and bicycle": two boxes
-    uncertain_people: bool = False  # people the annotators were unsure of, kept as not mandatory
-    vehicles: dict = field(default_factory=dict)  # vehicle kind -> its label; none drawn where empty
-    vehicle_kinds: bool = False  # buses, trucks and motorcycles drawn as such, else every vehicle a car
-    lamps: bool = False  # street lamps (else the odd dog, which the benchmark's readers drop)
-    small_size: tuple[int, int] | None = None  # every fourth frame's size, where the dataset mixes sizes
-
-
-def _cvc14_name(split: str, period: str, k: int, n: int) -> str:
-    hour = 10 if period == "day" else 23
-    return f"{period.capitalize()}/2014_05_0{1 if split == 'train' else 4}_{hour}_00_00_{100000 + k:06d}"
-
-
-SYNTH_LAYOUTS = {
-    "flir-aligned": SynthLayout(
-        frame_name=lambda split, period, k, n: f"FLIR_{(1 if split == 'train' else 9001) + k:05d}",
-        writer=_write_flir,
-        cyclist="rider and bicycle",
-        vehicles={"car": "car"},
-    ),
-    "llvip": SynthLayout(
-        frame_name=lambda split, period, k, n: f"{(10001 if split == 'train' else 190001) + k:06d}",
-        writer=_write_llvip,
-    ),
-    "cvc-14": SynthLayout(frame_name=_cvc14_name, writer=_write_cvc14, uncertain_people=True),
-    "m3fd": SynthLayout(
-        frame_name=lambda split, period, k, n: f"{n:05d}",
-        writer=_write_m3fd,
-        person="People",
-        cyclist="Motorcycle",
-        vehicles={"car": "Car", "bus": "Bus", "truck": "Truck", "motorcycle": "Motorcycle"},
-        vehicle_kinds=True,
-        lamps=True,
-        small_size=M3FD_SMALL,
-    ),
-}
-SYNTH_BENCHMARKS = tuple(SYNTH_LAYOUTS)
+def write_file(path: Path, text: str) -> None:
+    """A synthetic annotation file (a dataset's writer writes its files by this)."""
+    _write(path, text)
