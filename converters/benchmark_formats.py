@@ -162,11 +162,12 @@ def _plain(value: float) -> int | float:
 
 
 def _listed_frames(
-    bench: Benchmark, lists: Mapping[str, str], src, located: dict, split: str | None, problems: Problems
+    bench: Benchmark, src, located: dict, split: str | None, problems: Problems
 ) -> tuple[str | None, list[str], list[str]]:
-    """A split of FLIR-aligned or M3FD: the frames of its list file (``lists``: split -> the file as the
-    dataset keeps it, found in the source or beside it), or of a list file given as the split; without
-    a split, every frame found."""
+    """A split of FLIR-aligned or M3FD: the frames of its list file (`Benchmark.split_lists`: split -> the
+    file as the dataset keeps it, found in the source or beside it), or of a list file given as the split;
+    without a split, every frame found."""
+    lists = bench.split_lists
     from kaist_kit.files import read_text
 
     from .sources import text_of
@@ -381,11 +382,7 @@ BENCHMARK_FORMATS: Mapping[str, Mapping[str, SourceFormat]] = MappingProxyType(
                 "Annotations",
                 r"(?P<frame>FLIR_\d{5})_PreviewData\.xml",
                 "align/Annotations/FLIR_NNNNN_PreviewData.xml",
-                partial(
-                    _listed_frames,
-                    FLIR_ALIGNED,
-                    {"train": "align_train.txt", "test": "align_validation.txt", "validation": "align_validation.txt"},
-                ),
+                partial(_listed_frames, FLIR_ALIGNED),
             ),
             "coco": _coco(FLIR_ALIGNED),
         },
@@ -415,7 +412,7 @@ BENCHMARK_FORMATS: Mapping[str, Mapping[str, SourceFormat]] = MappingProxyType(
                 "Annotation",
                 r"(?P<frame>\d{5})\.xml",
                 "Annotation/NNNNN.xml",
-                partial(_listed_frames, M3FD, {s: f"meta/{s}.txt" for s in ("train", "val", "test")}),
+                partial(_listed_frames, M3FD),
             ),
             "coco": _coco(M3FD),
         },

@@ -18,7 +18,7 @@ def read_flir_aligned(root: str | os.PathLike, split: str = "test", voc_boxes: s
 
     root = folder_of(root)
     align = root / "align" if (root / "align").is_dir() else root
-    lists = {"train": "align_train.txt", "test": "align_validation.txt", "validation": "align_validation.txt"}
+    lists = FLIR_ALIGNED.split_lists
     if split not in lists:
         raise ValueError(f"unknown FLIR-aligned split {split!r}; choose train or test")
     frames = frames_of_list(FLIR_ALIGNED, read_text(align / lists[split]), align / lists[split])
@@ -34,12 +34,16 @@ def _write_synthetic(root, bench, frames) -> dict:
     from .synth import write_file, write_voc_set
 
     boxes = write_voc_set(root, bench, frames, lambda f: f"{f.name}.jpeg")
-    for split, listed in (("train", "align_train.txt"), ("test", "align_validation.txt")):
-        write_file(root / "align" / listed, "".join(f"{f.name}_PreviewData\n" for f in frames if f.split == split))
+    for split in ("train", "test"):
+        write_file(
+            root / "align" / bench.split_lists[split],
+            "".join(f"{f.name}_PreviewData\n" for f in frames if f.split == split),
+        )
     return boxes
 
 
 FLIR_ALIGNED = Benchmark(
+    split_lists={"train": "align_train.txt", "test": "align_validation.txt", "validation": "align_validation.txt"},
     synth=SynthLayout(
         frame_name=_synthetic_name,
         writer=_write_synthetic,

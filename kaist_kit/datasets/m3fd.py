@@ -25,8 +25,8 @@ def read_m3fd(root: str | os.PathLike, split: str | os.PathLike | None = None, v
         frames = sorted({M3FD.frame(path.stem) for path in folder.iterdir() if path.suffix == ".xml"} - {None})
         where = str(folder)
     else:
-        if split in ("train", "val", "test"):
-            split = root / "meta" / f"{split}.txt"
+        if split in M3FD.split_lists:
+            split = root / M3FD.split_lists[split]
             if not split.is_file():
                 raise InputError(
                     f"no list {split.name} in meta/: M3FD has no official split; pass the list of the "
@@ -51,11 +51,12 @@ def _write_synthetic(root, bench, frames) -> dict:
 
     boxes = write_voc_set(root, bench, frames, lambda f: f"{f.name}.png")
     for split in ("train", "test"):
-        write_file(root / "meta" / f"{split}.txt", "".join(f"{f.name}\n" for f in frames if f.split == split))
+        write_file(root / bench.split_lists[split], "".join(f"{f.name}\n" for f in frames if f.split == split))
     return boxes
 
 
 M3FD = Benchmark(
+    split_lists={split: f"meta/{split}.txt" for split in ("train", "val", "test")},
     synth=SynthLayout(
         frame_name=_synthetic_name,
         writer=_write_synthetic,

@@ -208,6 +208,10 @@ class Benchmark:
     # Its native annotation files' reader, where the kit reads its dataset's folder (`--gt FOLDER`):
     # (root, split, **options) -> GroundTruth.
     read_native: Callable[..., Any] | None = None
+    # The list file of each named split that is a list of frames, as the dataset keeps it (FLIR-aligned's
+    # in its align/ folder, M3FD's public lists under meta/): its reader, its conversion and its synthetic
+    # set read and write these.
+    split_lists: Mapping[str, str] = field(default_factory=dict)
     # How `kaist-kit synth --benchmark` draws and writes a synthetic set of it, where it can.
     synth: SynthLayout | None = None
 
