@@ -8,9 +8,19 @@ import typer
 
 from ..benchmarks import BENCHMARKS, KAIST, get_benchmark
 from ..converters import MODALITIES, SOURCE_FORMATS
-from .app import app, err, out, say
+from .app import app, out, say
 from .command import Whole
-from .options import DEFAULT_SIZE, MAX_FRAMES, SCORES, SEEDS, GroundTruthOption, choices, locate_gt, parse_size
+from .options import (
+    DEFAULT_SIZE,
+    MAX_FRAMES,
+    SCORES,
+    SEEDS,
+    GroundTruthOption,
+    choices,
+    locate_gt,
+    parse_size,
+    progress_bar,
+)
 
 # The other benchmarks' formats (converters/benchmark_formats.py), named here so that --help needs no import.
 OTHER_FORMATS = {
@@ -108,7 +118,7 @@ def convert_command(
 ) -> None:
     """Convert annotations to COCO JSON (KAIST's, or another benchmark's with --benchmark), reporting every
     problem with its file and line."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
     from ..converters import COMPAT, convert
 
@@ -116,15 +126,7 @@ def convert_command(
         raise typer.BadParameter(f"unknown layout {compat!r}; choose from {', '.join(COMPAT)}", param_hint="--compat")
     size = parse_size(image_size, "--image-size", 1, MAX_IMAGE_SIDE) if image_size is not None else None
     bench = get_benchmark(benchmark.value)
-    with Progress(
-        TextColumn("converting"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    ) as bar:
+    with progress_bar(TextColumn("converting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()) as bar:
         task = bar.add_task("frames", total=None)
         result = convert(
             format.value,
@@ -190,8 +192,6 @@ def synth_command(
 ) -> None:
     """Write a small synthetic dataset: KAIST's image pairs, every annotation format and the image-set lists;
     with --benchmark, another benchmark's layout, frame size, classes and annotation files."""
-    from rich.progress import Progress
-
     from ..benchmark_synth import BenchmarkSynthConfig, generate_benchmark
     from ..synth import SynthConfig, generate
 
@@ -201,7 +201,7 @@ def synth_command(
         raise typer.BadParameter("0 training and 0 test frames: ask for at least one frame", param_hint="--test")
     if quirks and bench is not KAIST:
         raise typer.BadParameter("the quirks are KAIST's files' defects", param_hint="--quirks")
-    with Progress(console=err, transient=True, disable=not err.is_terminal) as bar:
+    with progress_bar() as bar:
         task = bar.add_task("synthesising", total=train + test)
         progress = lambda done, total: bar.update(task, completed=done)  # noqa: E731
         if bench is KAIST:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,13 +11,19 @@ from .app import app, out, say
 from .command import Whole
 from .options import (
     MetricsOption,
+    OptionGroup,
     ProtocolsOption,
     SettingsOption,
     SplitsOption,
     metric_names,
+    option_parameters,
     setting_names,
     split_names,
+    with_groups,
 )
+
+if TYPE_CHECKING:
+    from ..hosting.options import HostOptions
 
 MAX_TOP = 50  # curves on one plot (`leaderboard --top`; build_site refuses more)
 
@@ -51,6 +57,7 @@ PhaseOption = Annotated[
 
 
 def _options(title: str, phase: list[str] | None, metric, setting, split, protocol):
+    """The challenge a bundle hosts, from the hosting verbs' options."""
     from ..hosting.columns import ColumnSpec
     from ..hosting.options import HostOptions, parse_phase
 
@@ -70,7 +77,22 @@ def _options(title: str, phase: list[str] | None, metric, setting, split, protoc
         raise typer.BadParameter(str(exc), param_hint="--phase") from None
 
 
+# The challenge's options, which both bundles take: its title, phases and leaderboard columns.
+CHALLENGE = OptionGroup(
+    option_parameters(
+        ("title", TitleOption, "KAIST multispectral pedestrian detection"),
+        ("phase", PhaseOption, None),
+        ("metric", MetricsOption, None),
+        ("setting", SettingsOption, None),
+        ("split", SplitsOption, None),
+        ("protocol", ProtocolsOption, ["leaderboard"]),
+    ),
+    _options,
+)
+
+
 @host.command("evalai")
+@with_groups(challenge=CHALLENGE)
 def evalai_command(
     gt: GtOption,
     out_path: Annotated[
@@ -88,12 +110,7 @@ def evalai_command(
             show_default=False,
         ),
     ] = None,
-    title: TitleOption = "KAIST multispectral pedestrian detection",
-    phase: PhaseOption = None,
-    metric: MetricsOption = None,
-    setting: SettingsOption = None,
-    split: SplitsOption = None,
-    protocol: ProtocolsOption = ["leaderboard"],  # noqa: B006 - typer's default for a repeatable option
+    challenge: HostOptions = None,
 ) -> None:
     """Write an EvalAI challenge bundle: challenge_config.yaml, templates, and the evaluation script (the folder
     evaluation_script/ and evaluation_script.zip), which scores uploads with the kit on EvalAI's Python 3.9 worker
@@ -105,9 +122,7 @@ def evalai_command(
         raise typer.BadParameter("give one of --out DIR and --starters DIR", param_hint="--out")
     target = out_path if out_path is not None else starters
     try:
-        written = write_evalai_bundle(
-            gt, target, _options(title, phase, metric, setting, split, protocol), starters=starters is not None
-        )
+        written = write_evalai_bundle(gt, target, challenge, starters=starters is not None)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--title") from None
     say(f"wrote {target}: {len(written.sizes)} files, {sum(written.sizes.values()) / 1e3:.0f} kB")
@@ -131,24 +146,20 @@ def evalai_command(
 
 
 @host.command("codabench")
+@with_groups(challenge=CHALLENGE)
 def codabench_command(
     gt: GtOption,
     out_path: Annotated[
         Path, typer.Option("--out", metavar="BUNDLE.zip", help="The bundle to write.", show_default=False)
     ],
-    title: TitleOption = "KAIST multispectral pedestrian detection",
-    phase: PhaseOption = None,
-    metric: MetricsOption = None,
-    setting: SettingsOption = None,
-    split: SplitsOption = None,
-    protocol: ProtocolsOption = ["leaderboard"],  # noqa: B006 - typer's default for a repeatable option
+    challenge: HostOptions = None,
 ) -> None:
     """Write a Codabench competition bundle: competition.yaml, pages, the reference data and a scoring
     program that scores with the kit."""
     from ..hosting.codabench import write_codabench_bundle
 
     try:
-        written = write_codabench_bundle(gt, out_path, _options(title, phase, metric, setting, split, protocol))
+        written = write_codabench_bundle(gt, out_path, challenge)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--setting") from None
     say(f"wrote {out_path} ({written.size / 1e3:.0f} kB, {len(written.members)} files)")

@@ -3,11 +3,14 @@ the accepted range of each numeric option; how every verb's output is rendered (
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -407,13 +410,69 @@ def parse_size(value: str, hint: str = "--image-size", low: int = 1, high: int =
     return width, height
 
 
-def read_options(
-    devkit_shift: bool = True, id_offset: int = 0, corners: bool = False, as_is: bool = False, category_offset: int = 0
-) -> ReadOptions:
-    """How the verbs read result files, from their options; made once per command."""
-    return ReadOptions(
-        devkit_shift=devkit_shift, id_offset=id_offset, corners=corners, as_is=as_is, category_offset=category_offset
+def option_parameters(*options: tuple[str, object, object]) -> tuple[inspect.Parameter, ...]:
+    """A group's options as a verb declares them: (name, its `Annotated` option, default) each."""
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    return tuple(
+        inspect.Parameter(name, keyword, annotation=option, default=default) for name, option, default in options
     )
+
+
+@dataclass(frozen=True)
+class OptionGroup:
+    """Options that several verbs take together and read as one value (``make`` of them by name)."""
+
+    parameters: tuple[inspect.Parameter, ...]
+    make: Callable
+
+
+# How a result file is read: --devkit-shift, --id-offset, --corners, --as-is, --category-offset.
+READ = OptionGroup(
+    option_parameters(
+        ("devkit_shift", DevkitShiftOption, True),
+        ("id_offset", IdOffsetOption, 0),
+        ("corners", CornersOption, False),
+        ("as_is", AsIsOption, False),
+        ("category_offset", CategoryOffsetOption, 0),
+    ),
+    ReadOptions,
+)
+# A verb's `read` before `with_groups` makes it the options of READ.
+DEFAULT_READ = ReadOptions()
+
+
+def _evaluated(parameter: inspect.Parameter, names: dict) -> inspect.Parameter:
+    """A verb's own parameter, keyword-only, its annotation evaluated where the verb's module postpones it."""
+    annotation = parameter.annotation
+    if isinstance(annotation, str):
+        annotation = eval(annotation, names)  # noqa: S307 - the verb's own annotation, as typing.get_type_hints does
+    return parameter.replace(kind=parameter.KEYWORD_ONLY, annotation=annotation)
+
+
+def with_groups(**groups: OptionGroup) -> Callable:
+    """A verb whose parameter NAME is the value of ``groups[NAME]``: typer is shown the group's options in
+    its place, declared once, and the verb is given the value they make."""
+
+    def expand(verb: Callable) -> Callable:
+        signature = inspect.signature(verb)
+        parameters = []
+        for parameter in signature.parameters.values():
+            group = groups.get(parameter.name)
+            parameters += group.parameters if group else [_evaluated(parameter, verb.__globals__)]
+
+        @functools.wraps(verb)
+        def verb_of_groups(**given):
+            for name, group in groups.items():
+                given[name] = group.make(**{p.name: given.pop(p.name) for p in group.parameters})
+            return verb(**given)
+
+        verb_of_groups.__signature__ = signature.replace(parameters=parameters)
+        verb_of_groups.__annotations__ = {p.name: p.annotation for p in parameters}
+        verb_of_groups.__annotations__["return"] = signature.return_annotation
+        del verb_of_groups.__wrapped__  # typer reads the signature above, not the verb's
+        return verb_of_groups
+
+    return expand
 
 
 def open_truth(gt: Path | None, benchmark: BenchmarkName | None, origin: Origin | None = None):
@@ -446,6 +505,68 @@ def scoring_options(
         fppi_range=fppi_range(fppi_text),
         llvip_bounds=bounds.value if bounds else "frame",
     )
+
+
+@dataclass(frozen=True)
+class RequestOptions:
+    """What the scoring verbs' shared options ask (the ground truth, splits, protocols, IoUs, the FPPI range,
+    LLVIP's bounds, how results are read), made into one `ScoringRequest` by `request`."""
+
+    protocols: list[AnyProtocol]
+    read: ReadOptions
+    one_iou: bool  # the verbs that match once (diagnose, compare) take one --iou
+    # The other options, by their names.
+    gt: Path | None = None
+    benchmark: BenchmarkName | None = None
+    split: list[str] | None = None
+    iou: list[float] | None = None
+    fppi_range_text: str = DEFAULT_FPPI_TEXT
+    origin: Origin | None = None
+    llvip_bounds: Bounds | None = None
+
+    def request(self, settings: list[str] | None, names: list[str] | None, **asked):
+        """The request, checked against the benchmark: every option value is read before the ground truth is
+        opened; ``asked``: the rest of `make_request`'s keywords (metrics, images, curves)."""
+        from ..benchmark_scoring import make_request
+
+        ious = [one_iou_threshold(self.iou)] if self.one_iou else self.iou
+        scoring = scoring_options(settings, ious, self.fppi_range_text, self.llvip_bounds)
+        return make_request(
+            open_truth(self.gt, self.benchmark, self.origin),
+            protocols=[p.value for p in self.protocols],
+            splits=self.split or [],
+            scoring=scoring,
+            read=self.read,
+            names=names,
+            **asked,
+        )
+
+
+def _request_group(protocol: tuple[str, object, object], one_iou: bool) -> OptionGroup:
+    """The options of `RequestOptions`, in the order help lists them; ``protocol`` one or several."""
+
+    def make(protocol, **options) -> RequestOptions:
+        read = ReadOptions(**{p.name: options.pop(p.name) for p in READ.parameters})
+        protocols = protocol if isinstance(protocol, list) else [protocol] if protocol else []
+        return RequestOptions(protocols, read, one_iou, **options)
+
+    parameters = option_parameters(
+        ("gt", ScoringGroundTruthOption, None),
+        ("benchmark", BenchmarkOption, None),
+        ("split", SplitsOption, None),
+        protocol,
+        ("iou", IousOption, None),
+        ("fppi_range_text", FppiRangeOption, DEFAULT_FPPI_TEXT),
+    )
+    parameters += READ.parameters + option_parameters(
+        ("origin", OriginOption, None), ("llvip_bounds", LlvipBoundsOption, None)
+    )
+    return OptionGroup(parameters, make)
+
+
+# `eval`'s: protocols and IoUs, as many as asked; `diagnose`'s and `compare`'s: one of each.
+SCORING_REQUEST = _request_group(("protocol", AnyProtocolsOption, None), one_iou=False)
+ONE_PROTOCOL_REQUEST = _request_group(("protocol", AnyProtocolOption, None), one_iou=True)
 
 
 def render(report, format: OutputFormat) -> None:
@@ -481,6 +602,14 @@ def load_gt(path: Path | None):
     return load_ground_truth(locate_gt(path))
 
 
+def progress_bar(*columns):
+    """A rich progress bar of these columns on stderr, drawn only when stderr is a terminal and gone
+    when done."""
+    from rich.progress import Progress
+
+    return Progress(*columns, console=err, transient=True, disable=not err.is_terminal)
+
+
 @contextmanager
 def download_bar() -> Iterator[Callable[[int, int], None]]:
     """A ``progress(done, total)`` for downloads: a bar on stderr, drawn from the first chunk on and
@@ -490,17 +619,9 @@ def download_bar() -> Iterator[Callable[[int, int], None]]:
     def progress(done: int, total: int) -> None:
         nonlocal bar, task
         if bar is None:
-            from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
+            from rich.progress import BarColumn, DownloadColumn, TimeRemainingColumn, TransferSpeedColumn
 
-            bar = Progress(
-                BarColumn(),
-                DownloadColumn(),
-                TransferSpeedColumn(),
-                TimeRemainingColumn(),
-                console=err,
-                transient=True,
-                disable=not err.is_terminal,
-            )
+            bar = progress_bar(BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn())
             bar.start()
             task = bar.add_task("downloading", total=total)
         bar.update(task, completed=done)

@@ -76,20 +76,9 @@ def fetch_command(
 ) -> None:
     """Download the entries' files from their repositories at the pinned commits, each checked by its git blob
     id, into the kit's data folder beside the ground truth; or take them from a local folder (--from)."""
-    from ..zoo.resolve import all_entries, find_entry
     from ..zoo.store import fetch, take_from, zoo_folder
 
-    if every == bool(names):
-        raise typer.BadParameter("name the entries to fetch, or give --all", param_hint="NAME")
-    chosen = [e for e in all_entries() if e.readable] if every else [find_entry(n) for n in names]
-    if not every:
-        for entry in chosen:
-            if not entry.readable:
-                raise typer.BadParameter(f"zoo:{entry.name} is listed but not read: {entry.refused}", param_hint="NAME")
-    if every:
-        for entry in all_entries():
-            if not entry.readable:
-                say(f"note: zoo:{entry.name} is left out: {entry.refused}")
+    chosen = _chosen_entries(names, every)
     if source is not None:
         taken = take_from(source, chosen)
         for done in taken:
@@ -117,3 +106,22 @@ def fetch_command(
         if done.how == "kept":
             say(f"zoo:{entry.name}: on this machine already, {done.path}")
     say(f"{len(chosen)} entries on this machine, in {zoo_folder()}")
+
+
+def _chosen_entries(names: list[str] | None, every: bool) -> list:
+    """The entries `zoo fetch` is asked for, each one the kit reads: those named, or with --all every
+    readable one (the others said to be left out)."""
+    from ..zoo.resolve import all_entries, find_entry
+
+    if every == bool(names):
+        raise typer.BadParameter("name the entries to fetch, or give --all", param_hint="NAME")
+    if not every:
+        chosen = [find_entry(n) for n in names]
+        for entry in chosen:
+            if not entry.readable:
+                raise typer.BadParameter(f"zoo:{entry.name} is listed but not read: {entry.refused}", param_hint="NAME")
+        return chosen
+    for entry in all_entries():
+        if not entry.readable:
+            say(f"note: zoo:{entry.name} is left out: {entry.refused}")
+    return [e for e in all_entries() if e.readable]
