@@ -8,8 +8,8 @@
   parameters (its per-parameter `_runtime_param`) when they have that hook, and typer's own is
   kept otherwise, with the same parsers.
 - Help: a parameter is shown by its metavar alone (typer adds the Python type of an argument,
-  `<list[Path]>`), and the list of commands gives each one's whole first paragraph, wrapped to
-  the terminal, where click would cut it at 45 characters.
+  `<list[Path]>`), an argument without a default, and the list of commands gives each one's whole
+  first paragraph, wrapped to the terminal, where click would cut it at 45 characters.
 
 `KitGroup` applies both to every verb of the application, whichever module registers it.
 """
@@ -159,8 +159,10 @@ def adapt(command) -> None:
         conversion = _Conversion.of(param)
         if conversion is not None and hasattr(param, "_runtime_param"):
             param._runtime_param = conversion
-        if getattr(param, "param_type_name", "") == "argument" and param.metavar:
-            param.display_type_rich = _no_type
+        if getattr(param, "param_type_name", "") == "argument":
+            param.show_default = False  # an argument is given, never defaulted to what help would show
+            if param.metavar:
+                param.display_type_rich = _no_type
 
 
 def _no_type(ctx=None) -> None:

@@ -20,6 +20,7 @@ from .options import (
     locate_gt,
     parse_size,
     progress_bar,
+    repeated,
 )
 
 # The other benchmarks' formats (converters/benchmark_formats.py), named here so that --help needs no import.
@@ -52,13 +53,11 @@ MIN_SYNTH_SIDE, MAX_SYNTH_SIDE = 64, 2048
 
 @app.command("convert")
 def convert_command(
-    format: Annotated[SourceFormat, typer.Argument(metavar="FORMAT", help=_FORMATS_HELP, show_default=False)],
+    format: Annotated[SourceFormat, typer.Argument(metavar="FORMAT", help=_FORMATS_HELP)],
     source: Annotated[
         Path,
         typer.Argument(
-            metavar="SOURCE",
-            help="A folder of annotation files, or a .zip / .tar.gz of one (coco: the JSON file).",
-            show_default=False,
+            metavar="SOURCE", help="A folder of annotation files, or a .zip / .tar.gz of one (coco: the JSON file)."
         ),
     ],
     out: Annotated[Path, typer.Option("--out", metavar="FILE", help="The COCO JSON to write.", show_default=False)],
@@ -153,7 +152,7 @@ def convert_command(
 
 @app.command("synth")
 def synth_command(
-    out: Annotated[Path, typer.Argument(metavar="FOLDER", help="A new or empty folder.", show_default=False)],
+    out: Annotated[Path, typer.Argument(metavar="FOLDER", help="A new or empty folder.")],
     seed: Annotated[
         int,
         typer.Option(
@@ -236,7 +235,6 @@ def stats_command(
             metavar="FILE",
             help="A COCO annotation file (KAIST: the kit's or the leaderboard's layout; another "
             "benchmark: any COCO ground truth of it); several for several splits.",
-            show_default=False,
         ),
     ],
     plot: Annotated[
@@ -270,6 +268,20 @@ def stats_command(
         say(f"figure written to {plot}")
 
 
+PicturesOption = repeated(
+    Path,
+    metavar="FOLDER",
+    help="Folder of the pictures: KAIST's images/ tree or flat setXX_VYYY_IZZZZZ_visible.png "
+    "files; another benchmark's root. Default: images/ beside the ground truth, and "
+    "its folder and the one above.",
+)
+
+
+DrawnResultsOption = repeated(
+    Path, metavar="RESULT", help="A result file to draw; repeat for several: --det A_result.txt --det B_result.json."
+)
+
+
 @app.command("show")
 def show_command(
     frames: Annotated[
@@ -277,25 +289,11 @@ def show_command(
         typer.Argument(
             metavar="FRAME",
             help="Frames to draw: setXX/VYYY/IZZZZZ names (another benchmark's frame names) or image ids.",
-            show_default=False,
         ),
     ],
     gt: GroundTruthOption = None,
-    images: Annotated[
-        list[Path] | None,
-        typer.Option(
-            metavar="FOLDER",
-            help="Folder of the pictures: KAIST's images/ tree or flat setXX_VYYY_IZZZZZ_visible.png "
-            "files; another benchmark's root. Default: images/ beside the ground truth, and "
-            "its folder and the one above.",
-        ),
-    ] = None,
-    det: Annotated[
-        list[Path] | None,
-        typer.Option(
-            metavar="RESULT", help="A result file to draw; repeat for several: --det A_result.txt --det B_result.json."
-        ),
-    ] = None,
+    images: PicturesOption = None,
+    det: DrawnResultsOption = None,
     score_threshold: Annotated[
         float, typer.Option(metavar="SCORE", parser=SCORES, help="Draw detections scoring at least this.")
     ] = 0.3,

@@ -15,11 +15,9 @@ MAX_NODES = 1024
 
 # The two arguments `test` and `infer` begin with.
 TrainedConfigArgument = Annotated[
-    Path, typer.Argument(metavar="CONFIG", help="The config the checkpoint was trained with.", show_default=False)
+    Path, typer.Argument(metavar="CONFIG", help="The config the checkpoint was trained with.")
 ]
-CheckpointArgument = Annotated[
-    Path, typer.Argument(metavar="CHECKPOINT", help="A checkpoint (.pth).", show_default=False)
-]
+CheckpointArgument = Annotated[Path, typer.Argument(metavar="CHECKPOINT", help="A checkpoint (.pth).")]
 
 
 def _models(verb: str, *files: tuple[Path, str]):
@@ -46,9 +44,7 @@ def train_command(
     config: Annotated[
         Path,
         typer.Argument(
-            metavar="CONFIG",
-            help="An mmdetection config, e.g. configs/faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py.",
-            show_default=False,
+            metavar="CONFIG", help="An mmdetection config, e.g. configs/faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py."
         ),
     ],
     work_dir: Annotated[
@@ -210,10 +206,8 @@ def test_command(
 def infer_command(
     config: TrainedConfigArgument,
     checkpoint: CheckpointArgument,
-    visible: Annotated[Path, typer.Argument(metavar="VISIBLE", help="The colour picture.", show_default=False)],
-    lwir: Annotated[
-        Path, typer.Argument(metavar="LWIR", help="The thermal picture of the same frame.", show_default=False)
-    ],
+    visible: Annotated[Path, typer.Argument(metavar="VISIBLE", help="The colour picture.")],
+    lwir: Annotated[Path, typer.Argument(metavar="LWIR", help="The thermal picture of the same frame.")],
     figure: Annotated[
         Path, typer.Option("--out", metavar="FILE", help="Figure to write (.png, .pdf or .svg).", show_default=False)
     ],
@@ -239,9 +233,7 @@ def init_checkpoint_command(
     config: Annotated[
         Path,
         typer.Argument(
-            metavar="CONFIG",
-            help="The config to start, e.g. configs/faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py.",
-            show_default=False,
+            metavar="CONFIG", help="The config to start, e.g. configs/faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py."
         ),
     ],
     source: Annotated[
@@ -250,7 +242,6 @@ def init_checkpoint_command(
             metavar="SOURCE",
             help="A single-stream mmdetection detector (e.g. a COCO Faster R-CNN or RetinaNet R50-FPN) or a backbone "
             "checkpoint (torchvision's ResNet layout): a .pth file or an http(s) URL.",
-            show_default=False,
         ),
     ],
     init: Annotated[

@@ -17,6 +17,7 @@ from .options import (
     SplitsOption,
     metric_names,
     option_parameters,
+    repeated,
     setting_names,
     split_names,
     with_groups,
@@ -45,15 +46,13 @@ GtOption = Annotated[
     ),
 ]
 TitleOption = Annotated[str, typer.Option(metavar="TEXT", help="The challenge's title.")]
-PhaseOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--phase",
-        metavar="NAME[:START:END]",
-        help="A phase, its dates YYYY-MM-DD (UTC, from 00:00:00 to 23:59:59); repeatable, in order. Default: one phase "
-        "'test', open until 2099.",
-    ),
-]
+PhaseOption = repeated(
+    str,
+    "--phase",
+    metavar="NAME[:START:END]",
+    help="A phase, its dates YYYY-MM-DD (UTC, from 00:00:00 to 23:59:59); repeatable, in order. Default: one phase "
+    "'test', open until 2099.",
+)
 
 
 def _options(title: str, phase: list[str] | None, metric, setting, split, protocol):
@@ -175,7 +174,7 @@ def codabench_command(
 def check_command(
     bundle: Annotated[
         Path,
-        typer.Argument(metavar="BUNDLE", help="An EvalAI or Codabench bundle: a folder or a .zip.", show_default=False),
+        typer.Argument(metavar="BUNDLE", help="An EvalAI or Codabench bundle: a folder or a .zip."),
     ],
     run: Annotated[
         bool,
@@ -212,6 +211,14 @@ def check_command(
         raise typer.Exit(1)
 
 
+ReferenceOption = repeated(
+    str,
+    "--reference",
+    metavar="NAME",
+    help="A published result of `kaist-kit zoo` to rank among the entries, marked as a reference; repeatable.",
+)
+
+
 @app.command("leaderboard")
 def leaderboard_command(
     submissions: Annotated[
@@ -219,7 +226,6 @@ def leaderboard_command(
         typer.Argument(
             metavar="SUBMISSIONS",
             help="A folder of results, one per team or method (with the manifests `kaist-kit submit` writes, if any).",
-            show_default=False,
         ),
     ],
     gt: GtOption,
@@ -230,14 +236,7 @@ def leaderboard_command(
         int,
         typer.Option(metavar="N", parser=Whole(1, MAX_TOP), help=f"Curves of the N leading entries, 1 to {MAX_TOP}."),
     ] = 5,
-    reference: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--reference",
-            metavar="NAME",
-            help="A published result of `kaist-kit zoo` to rank among the entries, marked as a reference; repeatable.",
-        ),
-    ] = None,
+    reference: ReferenceOption = None,
 ) -> None:
     """Score every result of a folder and write a static leaderboard site (index.html and a page per entry);
     a second run rescores only what changed."""

@@ -74,6 +74,21 @@ def choices(enum) -> str:
     return "|".join(member.value for member in enum)
 
 
+def choice_option(flag: str, enum: type[Enum], help: str):
+    """An option of fixed choices, listed as its metavar; None when not given, what that means said by its help."""
+    return Annotated[enum | None, typer.Option(flag, metavar=choices(enum), help=help, show_default=False)]
+
+
+def repeated(kind: type, *flag: str, metavar: str, help: str):
+    """An option given any number of times, None when not given (its help says what that means)."""
+    return Annotated[list[kind] | None, typer.Option(*flag, metavar=metavar, help=help)]
+
+
+def offset_option(flag: str, help: str):
+    """A whole number added to every id of a kind as written, within the bound the readers take."""
+    return Annotated[int, typer.Option(flag, metavar="N", parser=Whole(-ID_OFFSET_LIMIT, ID_OFFSET_LIMIT), help=help)]
+
+
 def shown_path(path: Path) -> str:
     """A path as help shows it: under the home folder, from '~'."""
     try:
@@ -136,88 +151,61 @@ ScoringGroundTruthOption = Annotated[
         ),
     ),
 ]
-BenchmarkOption = Annotated[
-    BenchmarkName | None,
-    typer.Option(
-        "--benchmark",
-        metavar=choices(BenchmarkName),
-        help="The benchmark: its protocols, metrics and pinned ground truth. Default: the one the ground truth is "
-        "recognised as, else kaist.",
-        show_default=False,
-    ),
-]
-OriginOption = Annotated[
-    Origin | None,
-    typer.Option(
-        "--origin",
-        metavar=choices(Origin),
-        help="CVC-14's annotation files (--gt FOLDER): x, y of a line is the box's centre (as MS-DETR reads it; the "
-        "default) or its top-left corner.",
-        show_default=False,
-    ),
-]
-LlvipBoundsOption = Annotated[
-    Bounds | None,
-    typer.Option(
-        "--llvip-bounds",
-        metavar=choices(Bounds),
-        help="LLVIP's miss rate: the 5-pixel border on LLVIP's own frame (frame, the default) or the KAIST "
-        "scripts' fixed bounds [5, 5, 635, 507] as they run unchanged (kaist).",
-        show_default=False,
-    ),
-]
-CategoryOffsetOption = Annotated[
-    int,
-    typer.Option(
-        "--category-offset",
-        metavar="N",
-        parser=Whole(-ID_OFFSET_LIMIT, ID_OFFSET_LIMIT),
-        help="Other benchmarks: add this to every category_id as written (1 for class indices counted from 0, as "
-        "YOLOv5's JSON writes them).",
-    ),
-]
+BenchmarkOption = choice_option(
+    "--benchmark",
+    BenchmarkName,
+    "The benchmark: its protocols, metrics and pinned ground truth. Default: the one the ground truth is "
+    "recognised as, else kaist.",
+)
+OriginOption = choice_option(
+    "--origin",
+    Origin,
+    "CVC-14's annotation files (--gt FOLDER): x, y of a line is the box's centre (as MS-DETR reads it; the "
+    "default) or its top-left corner.",
+)
+LlvipBoundsOption = choice_option(
+    "--llvip-bounds",
+    Bounds,
+    "LLVIP's miss rate: the 5-pixel border on LLVIP's own frame (frame, the default) or the KAIST "
+    "scripts' fixed bounds [5, 5, 635, 507] as they run unchanged (kaist).",
+)
+CategoryOffsetOption = offset_option(
+    "--category-offset",
+    "Other benchmarks: add this to every category_id as written (1 for class indices counted from 0, as "
+    "YOLOv5's JSON writes them).",
+)
 ProtocolsOption = Annotated[
     list[ProtocolName],
     typer.Option("--protocol", metavar=choices(ProtocolName), help=f"{_PROTOCOL_HELP} Repeat for both."),
 ]
 ProtocolOption = Annotated[ProtocolName, typer.Option("--protocol", metavar=choices(ProtocolName), help=_PROTOCOL_HELP)]
-AnyProtocolOption = Annotated[
-    AnyProtocol | None,
-    typer.Option(
-        "--protocol",
-        metavar=choices(AnyProtocol),
-        help=_ANY_PROTOCOL_HELP.replace(
-            "default: the benchmark's own", "default: KAIST's leaderboard, another benchmark's own"
-        ),
-        show_default=False,
-    ),
-]
+AnyProtocolOption = choice_option(
+    "--protocol",
+    AnyProtocol,
+    _ANY_PROTOCOL_HELP.replace("default: the benchmark's own", "default: KAIST's leaderboard, another benchmark's own"),
+)
 AnyProtocolsOption = Annotated[
     list[AnyProtocol] | None,
     typer.Option(
         "--protocol", metavar=choices(AnyProtocol), help=f"{_ANY_PROTOCOL_HELP} Repeatable.", show_default=False
     ),
 ]
-SettingsOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--setting",
-        metavar="SETTING",
-        help=f"Setting: {_SETTINGS}; or a custom one, e.g. height=50:inf,occlusion=none+partial (keys height, "
-        "occlusion, border, squarify; see docs/evaluation.md); on CVC-14 also MS-DETR's Reasonable, "
-        "Reasonable-near, Reasonable-medium, Scale=near, Scale=medium, Scale=far, all (height >= 1). "
-        "Repeatable. Default: reasonable.",
-    ),
-]
-SplitsOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--split",
-        metavar="SPLIT",
-        help="Split to score: all, day, night; a scene, campus, road or downtown, alone or as campus-day, "
-        f"campus-night, ...; a set, set06 ... set11. Repeatable. Default: {', '.join(SPLITS)}.",
-    ),
-]
+SettingsOption = repeated(
+    str,
+    "--setting",
+    metavar="SETTING",
+    help=f"Setting: {_SETTINGS}; or a custom one, e.g. height=50:inf,occlusion=none+partial (keys height, "
+    "occlusion, border, squarify; see docs/evaluation.md); on CVC-14 also MS-DETR's Reasonable, "
+    "Reasonable-near, Reasonable-medium, Scale=near, Scale=medium, Scale=far, all (height >= 1). "
+    "Repeatable. Default: reasonable.",
+)
+SplitsOption = repeated(
+    str,
+    "--split",
+    metavar="SPLIT",
+    help="Split to score: all, day, night; a scene, campus, road or downtown, alone or as campus-day, "
+    f"campus-night, ...; a set, set06 ... set11. Repeatable. Default: {', '.join(SPLITS)}.",
+)
 IousOption = Annotated[
     list[float] | None,
     typer.Option(
@@ -265,12 +253,12 @@ DevkitShiftOption = Annotated[
     ),
 ]
 FormatOption = Annotated[OutputFormat, typer.Option("--format", metavar=choices(OutputFormat), help="Output format.")]
-NamesOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--name", metavar="NAME", help="Method name for each result, in order. Default: the file name before '_result'."
-    ),
-]
+NamesOption = repeated(
+    str,
+    "--name",
+    metavar="NAME",
+    help="Method name for each result, in order. Default: the file name before '_result'.",
+)
 PlotOption = Annotated[
     Path | None,
     typer.Option("--plot", metavar="FILE", help="Also draw the MR-FPPI curves to this figure (.png, .pdf or .svg)."),
@@ -293,16 +281,10 @@ SeedOption = Annotated[
         help=f"Random seed of the bootstrap, 0 to {SEEDS.high}: the same seed gives the same intervals.",
     ),
 ]
-IdOffsetOption = Annotated[
-    int,
-    typer.Option(
-        "--id-offset",
-        metavar="N",
-        parser=Whole(-ID_OFFSET_LIMIT, ID_OFFSET_LIMIT),
-        help="Add this to every image id as written: -1 for COCO JSON written with 1-based ids, 1 for txt written "
-        "0-based.",
-    ),
-]
+IdOffsetOption = offset_option(
+    "--id-offset",
+    "Add this to every image id as written: -1 for COCO JSON written with 1-based ids, 1 for txt written 0-based.",
+)
 CornersOption = Annotated[
     bool, typer.Option("--corners", help="Read boxes as corners x1, y1, x2, y2 instead of x, y, width, height.")
 ]
@@ -314,15 +296,13 @@ AsIsOption = Annotated[
         "detections of other images): such an error is then printed as a warning.",
     ),
 ]
-CfgOptionsOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--cfg-options",
-        metavar="KEY=VALUE",
-        help="Override a config entry, KEY=VALUE (e.g. train_dataloader.batch_size=8); repeatable. "
-        "data_root=DIR moves every dataset to DIR.",
-    ),
-]
+CfgOptionsOption = repeated(
+    str,
+    "--cfg-options",
+    metavar="KEY=VALUE",
+    help="Override a config entry, KEY=VALUE (e.g. train_dataloader.batch_size=8); repeatable. "
+    "data_root=DIR moves every dataset to DIR.",
+)
 
 DEFAULT_SPLITS = tuple(SPLITS)
 DEFAULT_IOU = 0.5

@@ -29,6 +29,7 @@ from .options import (
     open_truth,
     option_parameters,
     render,
+    repeated,
     setting_names,
     with_groups,
 )
@@ -44,18 +45,19 @@ RESULTS_HELP = (
 )
 
 
+ImageListsOption = repeated(
+    Path,
+    metavar="FILE",
+    help="A list file of image names or ids to score as an extra split, beside the --split ones; repeatable.",
+)
+
+
 @app.command("eval")
 @with_groups(asked=SCORING_REQUEST)
 def eval_command(
-    results: Annotated[list[Path], typer.Argument(metavar="RESULT", help=RESULTS_HELP, show_default=False)],
+    results: Annotated[list[Path], typer.Argument(metavar="RESULT", help=RESULTS_HELP)],
     asked: RequestOptions = None,
-    images: Annotated[
-        list[Path] | None,
-        typer.Option(
-            metavar="FILE",
-            help="A list file of image names or ids to score as an extra split, beside the --split ones; repeatable.",
-        ),
-    ] = None,
+    images: ImageListsOption = None,
     setting: SettingsOption = None,
     metric: AnyMetricsOption = None,
     format: FormatOption = OutputFormat.table,
@@ -148,12 +150,21 @@ DIAGNOSIS_QUESTIONS = OptionGroup(
 )
 
 
+PictureFoldersOption = repeated(
+    Path,
+    metavar="FOLDER",
+    help="Folders of the visible/lwir pictures, to draw the worst examples (KAIST's images/ "
+    "tree or flat setXX_VYYY_IZZZZZ_visible.png files). Default: images/ beside the "
+    "ground truth.",
+)
+
+
 @app.command("diagnose")
 @with_groups(questions=DIAGNOSIS_QUESTIONS, asked=ONE_PROTOCOL_REQUEST)
 def diagnose_command(
     result: Annotated[
         Path,
-        typer.Argument(metavar="RESULT", help="A result in any format `kaist-kit eval` reads.", show_default=False),
+        typer.Argument(metavar="RESULT", help="A result in any format `kaist-kit eval` reads."),
     ],
     asked: RequestOptions = None,
     out_dir: Annotated[
@@ -163,15 +174,7 @@ def diagnose_command(
         ),
     ] = None,
     questions: DiagnosisParams = DIAGNOSIS,
-    images: Annotated[
-        list[Path] | None,
-        typer.Option(
-            metavar="FOLDER",
-            help="Folders of the visible/lwir pictures, to draw the worst examples (KAIST's images/ "
-            "tree or flat setXX_VYYY_IZZZZZ_visible.png files). Default: images/ beside the "
-            "ground truth.",
-        ),
-    ] = None,
+    images: PictureFoldersOption = None,
     name: Annotated[
         str | None, typer.Option(metavar="NAME", help="Method name. Default: the file name before '_result'.")
     ] = None,
@@ -201,25 +204,24 @@ def diagnose_command(
         say(line)
 
 
+CompareSettingsOption = repeated(
+    str,
+    metavar="SETTING",
+    help="Setting, named or custom as `eval --setting` takes it; repeatable. Default: the protocol's own "
+    "(leaderboard: reasonable, reasonable-small, reasonable-heavy, all-pedestrians; matlab: reasonable "
+    "and the devkit's six).",
+)
+
+
 @app.command("compare")
 @with_groups(asked=ONE_PROTOCOL_REQUEST)
 def compare_command(
     results: Annotated[
         list[Path],
-        typer.Argument(
-            metavar="RESULT", help="Two or more results, in any format `kaist-kit eval` reads.", show_default=False
-        ),
+        typer.Argument(metavar="RESULT", help="Two or more results, in any format `kaist-kit eval` reads."),
     ],
     asked: RequestOptions = None,
-    setting: Annotated[
-        list[str] | None,
-        typer.Option(
-            metavar="SETTING",
-            help="Setting, named or custom as `eval --setting` takes it; repeatable. Default: the protocol's own "
-            "(leaderboard: reasonable, reasonable-small, reasonable-heavy, all-pedestrians; matlab: reasonable "
-            "and the devkit's six).",
-        ),
-    ] = None,
+    setting: CompareSettingsOption = None,
     resamples: ResamplesOption = DEFAULT_RESAMPLES,
     seed: SeedOption = DEFAULT_SEED,
     plot: PlotOption = None,

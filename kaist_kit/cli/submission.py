@@ -34,7 +34,6 @@ def submit_command(
             metavar="RESULT",
             help="A result in any format `kaist-kit eval` reads (COCO result JSON, leaderboard txt, "
             "per-image folder, archives, `kaist-kit test` output); with --check, also a packaged entry.",
-            show_default=False,
         ),
     ],
     out_path: Annotated[

@@ -21,7 +21,7 @@ _SETS_HELP = (
 
 @app.command("trainset")
 def trainset_command(
-    name: Annotated[str | None, typer.Argument(metavar="NAME", help=_SETS_HELP, show_default=False)] = None,
+    name: Annotated[str | None, typer.Argument(metavar="NAME", help=_SETS_HELP)] = None,
     annotations: Annotated[
         Path | None,
         typer.Option(
@@ -86,9 +86,7 @@ def check_data_command(
     root: Annotated[
         Path,
         typer.Argument(
-            metavar="DATA_ROOT",
-            help="The data root: images/setXX/VYYY/{visible,lwir}/ and the annotation files.",
-            show_default=False,
+            metavar="DATA_ROOT", help="The data root: images/setXX/VYYY/{visible,lwir}/ and the annotation files."
         ),
     ],
     config: Annotated[
@@ -98,7 +96,6 @@ def check_data_command(
             help="A config: check its training, validation and test annotation files (with "
             "data_root=DATA_ROOT). Without: the *.json files of DATA_ROOT and "
             "DATA_ROOT/annotations.",
-            show_default=False,
         ),
     ] = None,
     decode: Annotated[

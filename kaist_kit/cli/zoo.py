@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from .app import app, say
-from .options import FormatOption, OutputFormat, download_bar, render
+from .options import FormatOption, OutputFormat, download_bar, render, repeated
 
 zoo = typer.Typer(
     name="zoo",
@@ -20,13 +20,13 @@ zoo = typer.Typer(
 app.add_typer(zoo, name="zoo")
 
 
+EntryOption = repeated(str, "--entry", metavar="NAME", help="Only this entry; repeatable. Default: every entry.")
+
+
 @zoo.callback(invoke_without_command=True)
 def zoo_command(
     ctx: typer.Context,
-    entry: Annotated[
-        list[str] | None,
-        typer.Option("--entry", metavar="NAME", help="Only this entry; repeatable. Default: every entry."),
-    ] = None,
+    entry: EntryOption = None,
     details: Annotated[
         bool,
         typer.Option(
@@ -52,7 +52,7 @@ def zoo_command(
 def fetch_command(
     names: Annotated[
         list[str] | None,
-        typer.Argument(metavar="NAME", help="The entries whose files to fetch.", show_default=False),
+        typer.Argument(metavar="NAME", help="The entries whose files to fetch."),
     ] = None,
     every: Annotated[bool, typer.Option("--all", help="Every entry the kit reads.")] = False,
     source: Annotated[
