@@ -34,7 +34,7 @@ from kaist_kit.data.detections import Detections
 from kaist_kit.data.groundtruth import GroundTruth
 from kaist_kit.errors import quantity
 from kaist_kit.evaluate import Evaluation, Result, evaluate
-from kaist_kit.files import json_line, read_bytes
+from kaist_kit.files import is_number, json_line, read_bytes
 from kaist_kit.settings import LEADERBOARD, LEADERBOARD_SETTINGS
 
 CRASH, MISSCORE, CORRECT = "crash", "mis-score", "correct"
@@ -220,24 +220,16 @@ def _not_a_number(lines: list[str], number: int, piece: str) -> tuple[str, str]:
         return "a UTF-8 byte-order mark at the start of the file", "save the file without a byte-order mark"
     if not piece.strip() and line.rstrip("\r\n").endswith(","):
         return "a trailing comma: the empty field after it is not a number", "remove the trailing commas"
-    if len(piece.split()) > 1 and all(_reads(p) for p in piece.split()):
+    if len(piece.split()) > 1 and all(is_number(p) for p in piece.split()):
         return (
             "fields separated by spaces or tabs, where the evaluator splits at commas alone",
             "separate the fields with commas",
         )
     if line.lstrip().startswith(("#", "%", "//")):
         return "a comment line", "remove the comment lines"
-    if any(c.isalpha() for c in line) and not _reads(line.split(",")[0]):
+    if any(c.isalpha() for c in line) and not is_number(line.split(",")[0]):
         return "a header or text line", "remove the header line"
     return f"the field {piece.strip()[:40]!r} is not a number", "write numbers only"
-
-
-def _reads(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _load_json(data: bytes, image_ids) -> Crash | Loaded:
