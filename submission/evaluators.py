@@ -369,11 +369,7 @@ def _load_res_json(loaded: Loaded, image_ids) -> Crash | Loaded:
             try:
                 {ann["category_id"]: ann}
             except (KeyError, TypeError) as exc:
-                cause = (
-                    "a detection without 'category_id'"
-                    if isinstance(exc, KeyError)
-                    else f"a category_id that is a JSON {_json_type(ann['category_id'])}"
-                )
+                cause = _absent_or_typed(exc, ann, "category_id", "a category_id that is a JSON {}")
                 return Crash(_exception(exc), loaded.where(k), cause, "give every detection its category_id")
     return loaded
 
@@ -423,6 +419,12 @@ def _box_cause(ann, exc: Exception) -> str:
 
 def _exception(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
+
+
+def _absent_or_typed(exc: Exception, ann: dict, key: str, typed: str) -> str:
+    """Why reading a detection's ``key`` failed: the detection lacks it (a KeyError), else ``typed`` naming
+    the JSON type of its value."""
+    return f"a detection without {key!r}" if isinstance(exc, KeyError) else typed.format(_json_type(ann[key]))
 
 
 def _json_type(value) -> str:
@@ -560,11 +562,7 @@ def _evaluation_crash(upload: Loaded, scored: list[int], annotated: set | None) 
         try:
             -ann["score"]
         except (KeyError, TypeError) as exc:
-            cause = (
-                "a detection without 'score'"
-                if isinstance(exc, KeyError)
-                else f"a score that is a JSON {_json_type(ann['score'])}, not a number"
-            )
+            cause = _absent_or_typed(exc, ann, "score", "a score that is a JSON {}, not a number")
             return Crash(_exception(exc), upload.where(k), cause, "write every score as a number")
         image = ann["image_id"]
         box = ann.get("bbox")
