@@ -20,7 +20,7 @@ import math
 import re
 from enum import Enum
 from pathlib import Path
-from typing import Any, get_args, get_origin
+from typing import Annotated, Any, get_args, get_origin
 
 import typer
 from typer.core import TyperGroup
@@ -54,6 +54,11 @@ class Whole:
         if not self.low <= value <= self.high:
             raise typer.BadParameter(f"{str(text)[:40]} is not {self.accepts}")
         return value
+
+
+def whole_option(low: int, high: int, *flag: str, metavar: str = "N", help: str):
+    """An option of a whole number from ``low`` to ``high``; a value outside is one line naming the range."""
+    return Annotated[int, typer.Option(*flag, metavar=metavar, parser=Whole(low, high), help=help)]
 
 
 class Real:

@@ -7,7 +7,7 @@ import typer
 
 from ..errors import InputError
 from .app import app, out, say
-from .command import Whole
+from .command import Whole, whole_option
 from .options import MAX_SIDE, SCORES, CfgOptionsOption, OutputFormat, render
 
 MAX_PROCESSES = 1024
@@ -39,6 +39,37 @@ def _models(verb: str, *files: tuple[Path, str]):
     return models
 
 
+GpusOption = whole_option(
+    1,
+    MAX_PROCESSES,
+    help=f"Processes, 1 to {MAX_PROCESSES}: 1 trains on the GPU if there is one, else on the CPU; more starts "
+    "distributed data-parallel training with torchrun (on a CPU-only machine: that many CPU processes).",
+)
+
+
+NodesOption = whole_option(
+    1,
+    MAX_NODES,
+    "--nnodes",
+    help=f"Machines, 1 to {MAX_NODES}: run this same command on each, with its own --node-rank and the same "
+    "--master-addr and --master-port (torchrun's static rendezvous); each starts --gpus processes.",
+)
+
+
+NodeRankOption = whole_option(
+    0,
+    MAX_NODES - 1,
+    "--node-rank",
+    metavar="RANK",
+    help="This machine's place among --nnodes, 0 to N-1; machine 0 keeps the checkpoints and logs.",
+)
+
+
+MasterPortOption = whole_option(
+    1, 65535, "--master-port", metavar="PORT", help="A free port on machine 0, the same on every machine."
+)
+
+
 @app.command("train")
 def train_command(
     config: Annotated[
@@ -51,35 +82,10 @@ def train_command(
         Path | None,
         typer.Option(metavar="FOLDER", help="Folder for checkpoints and logs. Default: work_dirs/<config name>."),
     ] = None,
-    gpus: Annotated[
-        int,
-        typer.Option(
-            metavar="N",
-            parser=Whole(1, MAX_PROCESSES),
-            help=f"Processes, 1 to {MAX_PROCESSES}: 1 trains on the GPU if there is one, else on the CPU; more starts "
-            "distributed data-parallel training with torchrun (on a CPU-only machine: that many CPU processes).",
-        ),
-    ] = 1,
+    gpus: GpusOption = 1,
     resume: Annotated[bool, typer.Option("--resume", help="Continue from the work folder's last checkpoint.")] = False,
-    nnodes: Annotated[
-        int,
-        typer.Option(
-            "--nnodes",
-            metavar="N",
-            parser=Whole(1, MAX_NODES),
-            help=f"Machines, 1 to {MAX_NODES}: run this same command on each, with its own --node-rank and the same "
-            "--master-addr and --master-port (torchrun's static rendezvous); each starts --gpus processes.",
-        ),
-    ] = 1,
-    node_rank: Annotated[
-        int,
-        typer.Option(
-            "--node-rank",
-            metavar="RANK",
-            parser=Whole(0, MAX_NODES - 1),
-            help="This machine's place among --nnodes, 0 to N-1; machine 0 keeps the checkpoints and logs.",
-        ),
-    ] = 0,
+    nnodes: NodesOption = 1,
+    node_rank: NodeRankOption = 0,
     master_addr: Annotated[
         str | None,
         typer.Option(
@@ -89,15 +95,7 @@ def train_command(
             show_default=False,
         ),
     ] = None,
-    master_port: Annotated[
-        int,
-        typer.Option(
-            "--master-port",
-            metavar="PORT",
-            parser=Whole(1, 65535),
-            help="A free port on machine 0, the same on every machine.",
-        ),
-    ] = 29500,
+    master_port: MasterPortOption = 29500,
     slurm: Annotated[
         bool,
         typer.Option(

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from .app import app, out, say
-from .command import Whole
+from .command import whole_option
 from .options import (
     MetricsOption,
     OptionGroup,
@@ -219,6 +219,9 @@ ReferenceOption = repeated(
 )
 
 
+TopOption = whole_option(1, MAX_TOP, help=f"Curves of the N leading entries, 1 to {MAX_TOP}.")
+
+
 @app.command("leaderboard")
 def leaderboard_command(
     submissions: Annotated[
@@ -232,10 +235,7 @@ def leaderboard_command(
     out_path: Annotated[Path, typer.Option("--out", metavar="SITE", help="The site's folder.", show_default=False)],
     metric: MetricsOption = None,
     title: TitleOption = "KAIST multispectral pedestrian detection",
-    top: Annotated[
-        int,
-        typer.Option(metavar="N", parser=Whole(1, MAX_TOP), help=f"Curves of the N leading entries, 1 to {MAX_TOP}."),
-    ] = 5,
+    top: TopOption = 5,
     reference: ReferenceOption = None,
 ) -> None:
     """Score every result of a folder and write a static leaderboard site (index.html and a page per entry);

@@ -33,7 +33,7 @@ from ..settings import (
     parse_fppi_range,
 )
 from .app import err, out, say
-from .command import Real, Whole
+from .command import Real, Whole, whole_option
 
 # Choices as enums, so that --help lists them and typer rejects anything else: KAIST's (the hosting
 # verbs'), and those of the verbs that score any benchmark, KAIST's first.
@@ -86,7 +86,7 @@ def repeated(kind: type, *flag: str, metavar: str, help: str):
 
 def offset_option(flag: str, help: str):
     """A whole number added to every id of a kind as written, within the bound the readers take."""
-    return Annotated[int, typer.Option(flag, metavar="N", parser=Whole(-ID_OFFSET_LIMIT, ID_OFFSET_LIMIT), help=help)]
+    return whole_option(-ID_OFFSET_LIMIT, ID_OFFSET_LIMIT, flag, help=help)
 
 
 def shown_path(path: Path) -> str:
@@ -263,15 +263,9 @@ PlotOption = Annotated[
     Path | None,
     typer.Option("--plot", metavar="FILE", help="Also draw the MR-FPPI curves to this figure (.png, .pdf or .svg)."),
 ]
-ResamplesOption = Annotated[
-    int,
-    typer.Option(
-        "--resamples",
-        metavar="N",
-        parser=Whole(1, MAX_RESAMPLES),
-        help=f"Bootstrap resamples of the images, 1 to {MAX_RESAMPLES:,}.",
-    ),
-]
+ResamplesOption = whole_option(
+    1, MAX_RESAMPLES, "--resamples", help=f"Bootstrap resamples of the images, 1 to {MAX_RESAMPLES:,}."
+)
 SeedOption = Annotated[
     int,
     typer.Option(

@@ -9,7 +9,7 @@ import typer
 from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..diagnosis.params import DiagnosisParams
 from .app import app, say, show_findings
-from .command import Real, Whole
+from .command import Real, whole_option
 from .options import (
     DEFAULT_FPPI_TEXT,
     ONE_PROTOCOL_REQUEST,
@@ -120,12 +120,7 @@ ForegroundOption = Annotated[
         help="Foreground: unoccluded pedestrians at least this tall (px); 115 is KAIST's 'near' (about 11 m).",
     ),
 ]
-ExamplesOption = Annotated[
-    int,
-    typer.Option(
-        metavar="N", parser=Whole(0, MAX_EXAMPLES), help=f"Worst examples per error type, 0 to {MAX_EXAMPLES}."
-    ),
-]
+ExamplesOption = whole_option(0, MAX_EXAMPLES, help=f"Worst examples per error type, 0 to {MAX_EXAMPLES}.")
 
 
 def _diagnosis_params(setting: str, **questions) -> DiagnosisParams:

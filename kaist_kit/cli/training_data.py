@@ -9,7 +9,7 @@ import typer
 
 from ..errors import InputError
 from .app import app, out, say
-from .command import Whole
+from .command import whole_option
 from .data import BenchmarkName
 
 MAX_DECODED = 1_000_000  # more pictures than KAIST's tree holds
@@ -81,6 +81,11 @@ def trainset_command(
         say(line)
 
 
+DecodeOption = whole_option(
+    0, MAX_DECODED, help=f"Pictures to decode whole, spread over all, each once (0 to {MAX_DECODED:,})."
+)
+
+
 @app.command("check-data")
 def check_data_command(
     root: Annotated[
@@ -98,14 +103,7 @@ def check_data_command(
             "DATA_ROOT/annotations.",
         ),
     ] = None,
-    decode: Annotated[
-        int,
-        typer.Option(
-            metavar="N",
-            parser=Whole(0, MAX_DECODED),
-            help=f"Pictures to decode whole, spread over all, each once (0 to {MAX_DECODED:,}).",
-        ),
-    ] = 32,
+    decode: DecodeOption = 32,
     benchmark: Annotated[
         BenchmarkName,
         typer.Option(
