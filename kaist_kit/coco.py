@@ -14,7 +14,7 @@ as both reference scripts do for 0.5, 0.6 and 0.75, where the two agree.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -90,3 +90,24 @@ def summarize(
         else:
             values[name] = float(np.mean(precision[rows].reshape(-1)))
     return values
+
+
+# Pairs enumerated at a time, so that crowded images do not need one table of every pair.
+PAIR_CHUNK = 1 << 20
+
+
+def candidate_pairs(start: np.ndarray, count: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Every detection paired with each of its ``count`` candidates (positions ``start`` on in a sorted
+    table of boxes): (detection, position) index arrays, ordered by detection, then position, in chunks
+    of about PAIR_CHUNK pairs."""
+    total = np.cumsum(count)
+    first = 0
+    while first < len(count):
+        base = total[first - 1] if first else 0
+        stop = max(int(np.searchsorted(total, base + PAIR_CHUNK, side="right")), first + 1)
+        n = count[first:stop]
+        yield (
+            np.repeat(np.arange(first, stop), n),
+            np.repeat(start[first:stop] - (np.cumsum(n) - n), n) + np.arange(int(n.sum())),
+        )
+        first = stop

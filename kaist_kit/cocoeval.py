@@ -60,8 +60,6 @@ _BELOW_ONE = 1 - 1e-10
 # detections per image).
 COCO_METRICS = names_of(COCO)
 
-_PAIR_CHUNK = 1 << 20
-
 
 @dataclass
 class CocoEvaluation:
@@ -223,18 +221,11 @@ def _pairs(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every detection / ground-truth pair of the same image and class whose overlap (IoU, or the
     intersection over the detection for a crowd region) reaches ``min_overlap``: ordered by detection,
-    then ground truth. Built in chunks so that crowded images do not need one huge table."""
+    then ground truth."""
     start = np.searchsorted(g_key, d_key, side="left")
     count = np.searchsorted(g_key, d_key, side="right") - start
-    total = np.cumsum(count)
     dets, gts, ious = [], [], []
-    first = 0
-    while first < len(d_key):
-        base = total[first - 1] if first else 0
-        stop = max(int(np.searchsorted(total, base + _PAIR_CHUNK, side="right")), first + 1)
-        n = count[first:stop]
-        det = np.repeat(np.arange(first, stop), n)
-        g = np.repeat(start[first:stop] - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))
+    for det, g in coco.candidate_pairs(start, count):
         positive, iou, iod = pair_overlaps(d_box[det], g_box[g])
         det, g = det[positive], g[positive]
         overlap = np.where(g_crowd[g], iod, iou)
@@ -242,7 +233,6 @@ def _pairs(
         dets.append(det[keep])
         gts.append(g[keep])
         ious.append(overlap[keep])
-        first = stop
     if not dets:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
     return np.concatenate(dets), np.concatenate(gts), np.concatenate(ious)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 
 
 def where(path: str | os.PathLike | None, line: int | None = None) -> str:
@@ -27,6 +28,17 @@ class InputError(Exception):
         self.reason = message
         prefix = where(path, line)
         super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+def by_name(name, kind: type, table: Mapping, what: str):
+    """A spec (a format, a metric, a protocol) given as itself or by its name in ``table``; an unknown name is
+    a ValueError that lists the names."""
+    if isinstance(name, kind):
+        return name
+    try:
+        return table[name]
+    except KeyError:
+        raise ValueError(f"unknown {what} {name!r}; choose from {', '.join(table)}") from None
 
 
 class KitWarning(UserWarning):

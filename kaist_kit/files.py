@@ -443,8 +443,13 @@ def text_lines(text: str) -> list[str]:
 
 def is_number(token: str) -> bool:
     """Whether a field of a text file reads as a number (what float() accepts)."""
+    return accepts(float, token)
+
+
+def accepts(parse, text: str) -> bool:
+    """Whether ``parse`` reads ``text`` (raises no ValueError)."""
     try:
-        float(token)
+        parse(text)
     except ValueError:
         return False
     return True

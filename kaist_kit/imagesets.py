@@ -17,7 +17,7 @@ from pathlib import Path
 from .data.groundtruth import GroundTruth
 from .datasets import KAIST_NIGHT_SETS, KAIST_SETS, KAIST_TEST_SETS, kaist_numbers
 from .errors import InputError
-from .files import read_text, text_lines
+from .files import accepts, read_text, text_lines
 from .frames import find_frame
 
 _STANDARD = re.compile(r"^(train|test)-(all|day|night)-(01|02|04|20)$")
@@ -81,11 +81,7 @@ def list_split_names(paths: Iterable[str | os.PathLike], taken: Iterable[str] = 
 def _is_builtin_split(name: str) -> bool:
     from .datasets import kaist_parse_split as parse_split
 
-    try:
-        parse_split(name)
-    except ValueError:
-        return False
-    return True
+    return accepts(parse_split, name)
 
 
 def is_standard_list(name: str) -> bool:

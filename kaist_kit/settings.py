@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from .datasets import KAIST, KAIST_TEST_SETS
+from .errors import by_name
 from .frames import SCENES
 
 OCCLUSION_NAMES = {0: "none", 1: "partial", 2: "heavy"}
@@ -337,9 +338,4 @@ def parse_fppi_range(text: str) -> tuple[float, float]:
 
 def get_protocol(name: str | Protocol) -> Protocol:
     """A protocol by name; a Protocol (one with another FPPI range, say) is returned as it is."""
-    if isinstance(name, Protocol):
-        return name
-    try:
-        return PROTOCOLS[name]
-    except KeyError:
-        raise ValueError(f"unknown protocol {name!r}; choose from {', '.join(PROTOCOLS)}") from None
+    return by_name(name, Protocol, PROTOCOLS, "protocol")

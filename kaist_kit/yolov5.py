@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .coco import threshold_index
+from .coco import candidate_pairs, threshold_index
 from .data.detections import Detections
 from .data.groundtruth import GroundTruth
 from .metrics.spec import YOLOV5, Metric, Precision, get_metric, names_of
@@ -44,7 +44,6 @@ EPS_IOU = np.float32(1e-7)
 EPS_RECALL = 1e-16
 RECALL_GRID = np.linspace(0, 1, 101)
 _trapezoid = getattr(np, "trapezoid", None) or np.trapz
-_PAIR_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -205,21 +204,14 @@ def _pairs(d_image, d_class, d_box, l_image, l_class, l_box):
     key_sorted = key_l[order]
     start = np.searchsorted(key_sorted, key_d, side="left")
     count = np.where(d_class >= 0, np.searchsorted(key_sorted, key_d, side="right") - start, 0)
-    total = np.cumsum(count)
     dets, labs, ious = [], [], []
-    first = 0
-    while first < len(key_d):
-        base = total[first - 1] if first else 0
-        stop = max(int(np.searchsorted(total, base + _PAIR_CHUNK, side="right")), first + 1)
-        n = count[first:stop]
-        det = np.repeat(np.arange(first, stop), n)
-        lab = order[np.repeat(start[first:stop] - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))]
+    for det, position in candidate_pairs(start, count):
+        lab = order[position]
         iou = _iou32(l_box[lab], d_box[det])
         positive = iou > 0
         dets.append(det[positive])
         labs.append(lab[positive])
         ious.append(iou[positive])
-        first = stop
     if not dets:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32)
     return np.concatenate(dets), np.concatenate(labs), np.concatenate(ious)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tarfile
 import tempfile
@@ -26,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from record import describe, publish  # noqa: E402
+from record import code_versions, describe, printed_by, publish  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADING = "## Converting the official XML tree"
@@ -54,28 +53,8 @@ def read_everything(root: Path) -> int:
     return total
 
 
-def baseline_code(commit: str, work: Path) -> Path:
-    """The kit at ``commit``, laid out as installed (submission/ and converters/ inside kaist_kit/)."""
-    archive = subprocess.run(["git", "archive", commit], cwd=ROOT, check=True, capture_output=True).stdout
-    folder = work / f"code-{commit}"
-    folder.mkdir()
-    (folder / "code.tar").write_bytes(archive)
-    with tarfile.open(folder / "code.tar") as tar:
-        tar.extractall(folder, filter="data")
-    for package in ("submission", "converters"):
-        (folder / "kaist_kit" / package).symlink_to(f"../{package}")
-    return folder
-
-
 def converted(tree: Path, out: Path, workers: int, env: dict, work: Path) -> tuple[float, float, int, int]:
-    output = subprocess.run(
-        [sys.executable, "-c", CONVERT, str(tree), str(out), str(workers)],
-        cwd=work,
-        env={**os.environ, **env},
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.split()
+    output = printed_by(CONVERT, [str(tree), str(out), str(workers)], env, work)
     return float(output[0]), float(output[1]), int(output[2]), int(output[3])
 
 
@@ -91,9 +70,6 @@ def main() -> None:
     parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "speed.md")
     args = parser.parse_args()
 
-    head = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True, capture_output=True, text=True
-    ).stdout.strip()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         tree = args.tree.resolve() if args.tree else None
@@ -101,12 +77,7 @@ def main() -> None:
             with tarfile.open(args.archive) as archive:
                 archive.extractall(tmp, filter="data")
             tree = work / "annotations-xml-new"
-        versions = {f"{head} (this tree)": {}}
-        if args.baseline:
-            commit = subprocess.run(
-                ["git", "rev-parse", "--short", args.baseline], cwd=ROOT, check=True, capture_output=True, text=True
-            ).stdout.strip()
-            versions = {commit: {"PYTHONPATH": str(baseline_code(commit, work))}, **versions}
+        versions = code_versions(args.baseline, work)
         out = work / "kaist-xml.json"
         n_bytes = read_everything(tree)  # warm the page cache
         reads: list[float] = []

@@ -14,15 +14,13 @@ from __future__ import annotations
 import json
 import os
 import random
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from convert_speed import baseline_code  # noqa: E402
-from record import describe, publish, real_files_arguments  # noqa: E402
+from record import code_versions, describe, printed_by, publish, real_files_arguments  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADING = "## Reading files through the opener"
@@ -71,17 +69,9 @@ def main() -> None:
     args = parser.parse_args()
     kaist = args.kaist.resolve()
     gt = kaist / "test-all-20.leaderboard.json"
-    head = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True, capture_output=True, text=True
-    ).stdout.strip()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        versions = {f"{head} (this tree)": {}}
-        if args.baseline:
-            commit = subprocess.run(
-                ["git", "rev-parse", "--short", args.baseline], cwd=ROOT, check=True, capture_output=True, text=True
-            ).stdout.strip()
-            versions = {commit: {"PYTHONPATH": str(baseline_code(commit, work))}, **versions}
+        versions = code_versions(args.baseline, work)
         reads = {
             **{
                 f"`load_detections`, {name}": ("result", kaist / "results" / name)
@@ -102,14 +92,7 @@ def main() -> None:
         for name, (what, path) in reads.items():
             for _ in range(args.repeat):
                 for version, env in versions.items():
-                    output = subprocess.run(
-                        [sys.executable, "-c", READ, what, str(path), str(gt)],
-                        cwd=work,
-                        env={**os.environ, **env},
-                        check=True,
-                        capture_output=True,
-                        text=True,
-                    ).stdout.split()
+                    output = printed_by(READ, [what, str(path), str(gt)], env, work)
                     wall, cpu = float(output[0]), float(output[1])
                     old = best.get((name, version), (float("inf"), float("inf")))
                     best[name, version] = (min(old[0], wall), min(old[1], cpu))

@@ -33,7 +33,6 @@ On the machine, first: torch's CUDA build, and mmcv 2.1.0 built with its CUDA op
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import shutil
 import statistics
@@ -46,7 +45,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fusion_synth import machine, synthetic_dataset  # noqa: E402
-from record import KAIST, publish  # noqa: E402
+from record import publish, real_pairs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "configs"
@@ -282,39 +281,13 @@ def speed_table(args) -> list[str]:
     ]
 
 
-def real_pairs(folder: Path) -> Path:
-    """The 8 real pairs of ../shared/data/kaist/demo-images laid out as KAIST keeps them, with the
-    leaderboard's annotations of those frames (as tests/conftest.py's kaist_pairs)."""
-    from PIL import Image
-
-    pictures = sorted((KAIST / "demo-images").glob("set*_V*_I*_visible.png"))
-    if len(pictures) != 8:
-        raise SystemExit(f"the 8 real pairs are not in {KAIST / 'demo-images'}")
-    root = folder / "kaist-real"
-    names = set()
-    for visible in pictures:
-        set_name, video, stem, _ = visible.name.split("_")
-        names.add(f"{set_name}/{video}/{stem}")
-        for modality in ("visible", "lwir"):
-            target = root / "images" / set_name / video / modality / f"{stem}.jpg"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            Image.open(visible.with_name(f"{set_name}_{video}_{stem}_{modality}.png")).convert("RGB").save(target)
-    truth = json.loads((KAIST / "test-all-20.leaderboard.json").read_text())
-    images = [image for image in truth["images"] if image["im_name"] in names]
-    ids = {image["id"] for image in images}
-    (root / "annotations").mkdir(exist_ok=True)
-    subset = dict(truth, images=images, annotations=[a for a in truth["annotations"] if a["image_id"] in ids])
-    (root / "annotations" / "demo-8.leaderboard.json").write_text(json.dumps(subset))
-    return root
-
-
 def real_table(args) -> list[str]:
     from typer.testing import CliRunner
 
     from kaist_kit.cli import app
     from kaist_kit.config_files import load_config
 
-    root = real_pairs(args.work)
+    root = real_pairs(args.work / "kaist-real", "annotations/demo-8.leaderboard.json")
     rows = []
     for config in REAL_CONFIGS:
         cfg = load_config(CONFIGS / config)

@@ -12,7 +12,6 @@ sets). Records pairs per second and the time of each step in docs/speed.md.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -22,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from record import describe, publish  # noqa: E402
+from record import describe, publish, real_pairs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 KAIST = ROOT.parent / "shared" / "data" / "kaist"
@@ -37,37 +36,6 @@ NOTES = {
     "pair.",
     "LoadKaistPair": "It reads and decodes both JPEGs and joins them into six channels.",
 }
-
-
-def real_pairs(folder: Path) -> Path:
-    """The 8 demo pairs as ``images/setXX/VYYY/{visible,lwir}/IZZZZZ.jpg`` and their annotations."""
-    from PIL import Image
-
-    pictures = sorted((KAIST / "demo-images").glob("set*_V*_I*_visible.png"))
-    if len(pictures) != 8:
-        raise SystemExit(f"the 8 real frame pairs are not in {KAIST / 'demo-images'}")
-    names = set()
-    for visible in pictures:
-        set_name, video, stem, _ = visible.name.split("_")
-        names.add(f"{set_name}/{video}/{stem}")
-        for modality in ("visible", "lwir"):
-            target = folder / "images" / set_name / video / modality / f"{stem}.jpg"
-            if not target.is_file():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                Image.open(visible.with_name(f"{set_name}_{video}_{stem}_{modality}.png")).convert("RGB").save(
-                    target, quality=95
-                )
-    leaderboard = json.loads((KAIST / "test-all-20.leaderboard.json").read_text())
-    images = [image for image in leaderboard["images"] if image["im_name"] in names]
-    ids = {image["id"] for image in images}
-    subset = {
-        **leaderboard,
-        "images": images,
-        "annotations": [a for a in leaderboard["annotations"] if a["image_id"] in ids],
-    }
-    (folder / ANNOTATIONS).parent.mkdir(parents=True, exist_ok=True)
-    (folder / ANNOTATIONS).write_text(json.dumps(subset))
-    return folder
 
 
 def _interleaved(candidates: dict, repeat: int) -> dict[str, float]:
@@ -204,7 +172,7 @@ def main() -> None:
     parser.add_argument("--doc", type=Path, nargs="+", default=[ROOT / "docs" / "speed.md"])
     args = parser.parse_args()
     warnings.simplefilter("ignore", UserWarning)
-    folder = real_pairs(args.work)
+    folder = real_pairs(args.work, ANNOTATIONS, quality=95)
     load_before = load_average()
     flags = decoding(folder)
     joins = joining(folder)

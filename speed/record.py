@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
+import tarfile
 import time
 from pathlib import Path
 
@@ -76,3 +79,74 @@ def timed(fn, repeat: int) -> tuple[float, float, object]:
         value = fn()
         times.append(time.perf_counter() - start)
     return min(times), statistics.median(times), value
+
+
+def baseline_code(commit: str, work: Path) -> Path:
+    """The kit at ``commit``, laid out as installed (submission/ and converters/ inside kaist_kit/)."""
+    archive = subprocess.run(["git", "archive", commit], cwd=ROOT, check=True, capture_output=True).stdout
+    folder = work / f"code-{commit}"
+    folder.mkdir()
+    (folder / "code.tar").write_bytes(archive)
+    with tarfile.open(folder / "code.tar") as tar:
+        tar.extractall(folder, filter="data")
+    for package in ("submission", "converters"):
+        (folder / "kaist_kit" / package).symlink_to(f"../{package}")
+    return folder
+
+
+def code_versions(baseline: str | None, work: Path) -> dict[str, dict[str, str]]:
+    """The kits to time, each with the environment that runs it: the ``baseline`` commit's first when one is
+    given (laid out under ``work``), then this tree."""
+
+    def short(commit: str) -> str:
+        return subprocess.run(
+            ["git", "rev-parse", "--short", commit], cwd=ROOT, check=True, capture_output=True, text=True
+        ).stdout.strip()
+
+    versions: dict[str, dict[str, str]] = {f"{short('HEAD')} (this tree)": {}}
+    if baseline:
+        commit = short(baseline)
+        versions = {commit: {"PYTHONPATH": str(baseline_code(commit, work))}, **versions}
+    return versions
+
+
+def printed_by(code: str, arguments: list[str], env: dict, work: Path) -> list[str]:
+    """The words a snippet prints, run in a fresh interpreter in ``work`` with these environment variables."""
+    return subprocess.run(
+        [sys.executable, "-c", code, *arguments],
+        cwd=work,
+        env={**os.environ, **env},
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+
+
+def real_pairs(folder: Path, annotations: str, quality: int = 75) -> Path:
+    """The 8 real pairs of ../shared/data/kaist/demo-images laid out in ``folder`` as KAIST keeps them
+    (images/setXX/VYYY/{visible,lwir}/IZZZZZ.jpg at this JPEG quality, those already there kept), with the
+    leaderboard's annotations of those frames in ``folder / annotations`` (as tests/conftest.py's kaist_pairs)."""
+    from PIL import Image
+
+    pictures = sorted((KAIST / "demo-images").glob("set*_V*_I*_visible.png"))
+    if len(pictures) != 8:
+        raise SystemExit(f"the 8 real frame pairs are not in {KAIST / 'demo-images'}")
+    names = set()
+    for visible in pictures:
+        set_name, video, stem, _ = visible.name.split("_")
+        names.add(f"{set_name}/{video}/{stem}")
+        for modality in ("visible", "lwir"):
+            target = folder / "images" / set_name / video / modality / f"{stem}.jpg"
+            if not target.is_file():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                picture = Image.open(visible.with_name(f"{set_name}_{video}_{stem}_{modality}.png"))
+                picture.convert("RGB").save(target, quality=quality)
+    leaderboard = json.loads((KAIST / "test-all-20.leaderboard.json").read_text())
+    images = [image for image in leaderboard["images"] if image["im_name"] in names]
+    ids = {image["id"] for image in images}
+    subset = dict(
+        leaderboard, images=images, annotations=[a for a in leaderboard["annotations"] if a["image_id"] in ids]
+    )
+    (folder / annotations).parent.mkdir(parents=True, exist_ok=True)
+    (folder / annotations).write_text(json.dumps(subset))
+    return folder

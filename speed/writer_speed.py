@@ -19,8 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from convert_speed import baseline_code  # noqa: E402
-from record import describe, publish  # noqa: E402
+from record import (  # noqa: E402
+    baseline_code,  # noqa: E402
+    describe,
+    publish,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADING = "## Many files into one folder"

@@ -34,7 +34,7 @@ from kaist_kit.data.groundtruth import GroundTruth
 from kaist_kit.datasets import KAIST
 from kaist_kit.errors import quantity
 from kaist_kit.evaluate import Evaluation, Result, evaluate
-from kaist_kit.files import json_line, read_bytes
+from kaist_kit.files import is_number, json_line, read_bytes
 from kaist_kit.settings import LEADERBOARD, LEADERBOARD_SETTINGS
 
 CRASH, MISSCORE, CORRECT = "crash", "mis-score", "correct"
@@ -220,24 +220,16 @@ def _not_a_number(lines: list[str], number: int, piece: str) -> tuple[str, str]:
         return "a UTF-8 byte-order mark at the start of the file", "save the file without a byte-order mark"
     if not piece.strip() and line.rstrip("\r\n").endswith(","):
         return "a trailing comma: the empty field after it is not a number", "remove the trailing commas"
-    if len(piece.split()) > 1 and all(_reads(p) for p in piece.split()):
+    if len(piece.split()) > 1 and all(is_number(p) for p in piece.split()):
         return (
             "fields separated by spaces or tabs, where the evaluator splits at commas alone",
             "separate the fields with commas",
         )
     if line.lstrip().startswith(("#", "%", "//")):
         return "a comment line", "remove the comment lines"
-    if any(c.isalpha() for c in line) and not _reads(line.split(",")[0]):
+    if any(c.isalpha() for c in line) and not is_number(line.split(",")[0]):
         return "a header or text line", "remove the header line"
     return f"the field {piece.strip()[:40]!r} is not a number", "write numbers only"
-
-
-def _reads(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _load_json(data: bytes, image_ids) -> Crash | Loaded:
@@ -377,11 +369,7 @@ def _load_res_json(loaded: Loaded, image_ids) -> Crash | Loaded:
             try:
                 {ann["category_id"]: ann}
             except (KeyError, TypeError) as exc:
-                cause = (
-                    "a detection without 'category_id'"
-                    if isinstance(exc, KeyError)
-                    else f"a category_id that is a JSON {_json_type(ann['category_id'])}"
-                )
+                cause = _absent_or_typed(exc, ann, "category_id", "a category_id that is a JSON {}")
                 return Crash(_exception(exc), loaded.where(k), cause, "give every detection its category_id")
     return loaded
 
@@ -431,6 +419,12 @@ def _box_cause(ann, exc: Exception) -> str:
 
 def _exception(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
+
+
+def _absent_or_typed(exc: Exception, ann: dict, key: str, typed: str) -> str:
+    """Why reading a detection's ``key`` failed: the detection lacks it (a KeyError), else ``typed`` naming
+    the JSON type of its value."""
+    return f"a detection without {key!r}" if isinstance(exc, KeyError) else typed.format(_json_type(ann[key]))
 
 
 def _json_type(value) -> str:
@@ -568,11 +562,7 @@ def _evaluation_crash(upload: Loaded, scored: list[int], annotated: set | None) 
         try:
             -ann["score"]
         except (KeyError, TypeError) as exc:
-            cause = (
-                "a detection without 'score'"
-                if isinstance(exc, KeyError)
-                else f"a score that is a JSON {_json_type(ann['score'])}, not a number"
-            )
+            cause = _absent_or_typed(exc, ann, "score", "a score that is a JSON {}, not a number")
             return Crash(_exception(exc), upload.where(k), cause, "write every score as a number")
         image = ann["image_id"]
         box = ann.get("bbox")

@@ -8,8 +8,8 @@
   parameters (its per-parameter `_runtime_param`) when they have that hook, and typer's own is
   kept otherwise, with the same parsers.
 - Help: a parameter is shown by its metavar alone (typer adds the Python type of an argument,
-  `<list[Path]>`), and the list of commands gives each one's whole first paragraph, wrapped to
-  the terminal, where click would cut it at 45 characters.
+  `<list[Path]>`), an argument without a default, and the list of commands gives each one's whole
+  first paragraph, wrapped to the terminal, where click would cut it at 45 characters.
 
 `KitGroup` applies both to every verb of the application, whichever module registers it.
 """
@@ -20,7 +20,7 @@ import math
 import re
 from enum import Enum
 from pathlib import Path
-from typing import Any, get_args, get_origin
+from typing import Annotated, Any, get_args, get_origin
 
 import typer
 from typer.core import TyperGroup
@@ -54,6 +54,11 @@ class Whole:
         if not self.low <= value <= self.high:
             raise typer.BadParameter(f"{str(text)[:40]} is not {self.accepts}")
         return value
+
+
+def whole_option(low: int, high: int, *flag: str, metavar: str = "N", help: str):
+    """An option of a whole number from ``low`` to ``high``; a value outside is one line naming the range."""
+    return Annotated[int, typer.Option(*flag, metavar=metavar, parser=Whole(low, high), help=help)]
 
 
 class Real:
@@ -159,8 +164,10 @@ def adapt(command) -> None:
         conversion = _Conversion.of(param)
         if conversion is not None and hasattr(param, "_runtime_param"):
             param._runtime_param = conversion
-        if getattr(param, "param_type_name", "") == "argument" and param.metavar:
-            param.display_type_rich = _no_type
+        if getattr(param, "param_type_name", "") == "argument":
+            param.show_default = False  # an argument is given, never defaulted to what help would show
+            if param.metavar:
+                param.display_type_rich = _no_type
 
 
 def _no_type(ctx=None) -> None:

@@ -8,7 +8,7 @@ import typer
 
 from ..converters import MODALITIES, SOURCE_FORMATS
 from ..datasets import BENCHMARKS, DEFAULT_BENCHMARK, get_benchmark
-from .app import app, err, out, say
+from .app import app, out, say
 from .command import Whole
 from .options import (
     DEFAULT_SIZE,
@@ -20,6 +20,8 @@ from .options import (
     choices,
     locate_gt,
     parse_size,
+    progress_bar,
+    repeated,
 )
 
 # The other benchmarks' formats (converters/benchmark_formats.py), named here so that --help needs no import.
@@ -54,13 +56,11 @@ MIN_SYNTH_SIDE, MAX_SYNTH_SIDE = 64, 2048
 
 @app.command("convert")
 def convert_command(
-    format: Annotated[SourceFormat, typer.Argument(metavar="FORMAT", help=_FORMATS_HELP, show_default=False)],
+    format: Annotated[SourceFormat, typer.Argument(metavar="FORMAT", help=_FORMATS_HELP)],
     source: Annotated[
         Path,
         typer.Argument(
-            metavar="SOURCE",
-            help="A folder of annotation files, or a .zip / .tar.gz of one (coco: the JSON file).",
-            show_default=False,
+            metavar="SOURCE", help="A folder of annotation files, or a .zip / .tar.gz of one (coco: the JSON file)."
         ),
     ],
     out: Annotated[Path, typer.Option("--out", metavar="FILE", help="The COCO JSON to write.", show_default=False)],
@@ -120,7 +120,7 @@ def convert_command(
 ) -> None:
     """Convert annotations to COCO JSON (KAIST's, or another benchmark's with --benchmark), reporting every
     problem with its file and line."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
     from ..converters import COMPAT, convert
 
@@ -128,15 +128,7 @@ def convert_command(
         raise typer.BadParameter(f"unknown layout {compat!r}; choose from {', '.join(COMPAT)}", param_hint="--compat")
     size = parse_size(image_size, "--image-size", 1, MAX_IMAGE_SIDE) if image_size is not None else None
     bench = get_benchmark(benchmark)
-    with Progress(
-        TextColumn("converting"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    ) as bar:
+    with progress_bar(TextColumn("converting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()) as bar:
         task = bar.add_task("frames", total=None)
         result = convert(
             format.value,
@@ -163,7 +155,7 @@ def convert_command(
 
 @app.command("synth")
 def synth_command(
-    out: Annotated[Path, typer.Argument(metavar="FOLDER", help="A new or empty folder.", show_default=False)],
+    out: Annotated[Path, typer.Argument(metavar="FOLDER", help="A new or empty folder.")],
     seed: Annotated[
         int,
         typer.Option(
@@ -202,8 +194,6 @@ def synth_command(
 ) -> None:
     """Write a small synthetic dataset: KAIST's image pairs, every annotation format and the image-set lists;
     with --benchmark, another benchmark's layout, frame size, classes and annotation files."""
-    from rich.progress import Progress
-
     from ..datasets.synth import BenchmarkSynthConfig, generate_benchmark
     from ..synth import SynthConfig, generate
 
@@ -213,7 +203,7 @@ def synth_command(
         raise typer.BadParameter("0 training and 0 test frames: ask for at least one frame", param_hint="--test")
     if quirks and not bench.kaist_model:
         raise typer.BadParameter("the quirks are KAIST's files' defects", param_hint="--quirks")
-    with Progress(console=err, transient=True, disable=not err.is_terminal) as bar:
+    with progress_bar() as bar:
         task = bar.add_task("synthesising", total=train + test)
         progress = lambda done, total: bar.update(task, completed=done)  # noqa: E731
         if bench.kaist_model:
@@ -248,7 +238,6 @@ def stats_command(
             metavar="FILE",
             help="A COCO annotation file (KAIST: the kit's or the leaderboard's layout; another "
             "benchmark: any COCO ground truth of it); several for several splits.",
-            show_default=False,
         ),
     ],
     plot: Annotated[
@@ -282,6 +271,20 @@ def stats_command(
         say(f"figure written to {plot}")
 
 
+PicturesOption = repeated(
+    Path,
+    metavar="FOLDER",
+    help="Folder of the pictures: KAIST's images/ tree or flat setXX_VYYY_IZZZZZ_visible.png "
+    "files; another benchmark's root. Default: images/ beside the ground truth, and "
+    "its folder and the one above.",
+)
+
+
+DrawnResultsOption = repeated(
+    Path, metavar="RESULT", help="A result file to draw; repeat for several: --det A_result.txt --det B_result.json."
+)
+
+
 @app.command("show")
 def show_command(
     frames: Annotated[
@@ -289,25 +292,11 @@ def show_command(
         typer.Argument(
             metavar="FRAME",
             help="Frames to draw: setXX/VYYY/IZZZZZ names (another benchmark's frame names) or image ids.",
-            show_default=False,
         ),
     ],
     gt: GroundTruthOption = None,
-    images: Annotated[
-        list[Path] | None,
-        typer.Option(
-            metavar="FOLDER",
-            help="Folder of the pictures: KAIST's images/ tree or flat setXX_VYYY_IZZZZZ_visible.png "
-            "files; another benchmark's root. Default: images/ beside the ground truth, and "
-            "its folder and the one above.",
-        ),
-    ] = None,
-    det: Annotated[
-        list[Path] | None,
-        typer.Option(
-            metavar="RESULT", help="A result file to draw; repeat for several: --det A_result.txt --det B_result.json."
-        ),
-    ] = None,
+    images: PicturesOption = None,
+    det: DrawnResultsOption = None,
     score_threshold: Annotated[
         float, typer.Option(metavar="SCORE", parser=SCORES, help="Draw detections scoring at least this.")
     ] = 0.3,

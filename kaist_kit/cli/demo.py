@@ -8,8 +8,16 @@ from typing import Annotated
 import typer
 
 from .app import app, say
-from .command import Whole
-from .options import SEEDS, BenchmarkOption, OriginOption, OutputFormat, ScoringGroundTruthOption, choices, render
+from .command import whole_option
+from .options import (
+    SEEDS,
+    BenchmarkOption,
+    OriginOption,
+    OutputFormat,
+    ScoringGroundTruthOption,
+    choices,
+    render,
+)
 
 # The simulated detectors of kaist_kit.simulate, named here so that --help needs no import.
 SimulatedName = Enum("SimulatedName", {name: name for name in ("sim-fusion", "sim-visible", "sim-thermal")}, type=str)
@@ -48,17 +56,15 @@ def simulate_command(
     say(f"wrote {out}: {len(found):,} detections of {method.value}, simulated on {truth.describe()}")
 
 
+DemoFramesOption = whole_option(1, MAX_DEMO_FRAMES, help=f"Synthetic test frames, 1 to {MAX_DEMO_FRAMES:,}.")
+
+
 @app.command("demo")
 def demo_command(
     folder: Annotated[
         Path, typer.Option("--out", metavar="FOLDER", help="Folder for the demo's files (replaced on a rerun).")
     ] = DEMO_FOLDER,
-    frames: Annotated[
-        int,
-        typer.Option(
-            metavar="N", parser=Whole(1, MAX_DEMO_FRAMES), help=f"Synthetic test frames, 1 to {MAX_DEMO_FRAMES:,}."
-        ),
-    ] = 200,
+    frames: DemoFramesOption = 200,
     seed: Annotated[int, typer.Option(metavar="N", parser=SEEDS, help=f"Random seed, 0 to {SEEDS.high}.")] = 0,
 ) -> None:
     """The kit end to end on a synthetic KAIST: synthesise, convert, detect (simulated), score, draw."""

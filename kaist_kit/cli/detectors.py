@@ -7,7 +7,7 @@ import typer
 
 from ..errors import InputError
 from .app import app, out, say
-from .command import Whole
+from .command import Whole, whole_option
 from .options import MAX_SIDE, SCORES, CfgOptionsOption, OutputFormat, render
 
 MAX_PROCESSES = 1024
@@ -15,11 +15,9 @@ MAX_NODES = 1024
 
 # The two arguments `test` and `infer` begin with.
 TrainedConfigArgument = Annotated[
-    Path, typer.Argument(metavar="CONFIG", help="The config the checkpoint was trained with.", show_default=False)
+    Path, typer.Argument(metavar="CONFIG", help="The config the checkpoint was trained with.")
 ]
-CheckpointArgument = Annotated[
-    Path, typer.Argument(metavar="CHECKPOINT", help="A checkpoint (.pth).", show_default=False)
-]
+CheckpointArgument = Annotated[Path, typer.Argument(metavar="CHECKPOINT", help="A checkpoint (.pth).")]
 
 
 def _models(verb: str, *files: tuple[Path, str]):
@@ -41,49 +39,53 @@ def _models(verb: str, *files: tuple[Path, str]):
     return models
 
 
+GpusOption = whole_option(
+    1,
+    MAX_PROCESSES,
+    help=f"Processes, 1 to {MAX_PROCESSES}: 1 trains on the GPU if there is one, else on the CPU; more starts "
+    "distributed data-parallel training with torchrun (on a CPU-only machine: that many CPU processes).",
+)
+
+
+NodesOption = whole_option(
+    1,
+    MAX_NODES,
+    "--nnodes",
+    help=f"Machines, 1 to {MAX_NODES}: run this same command on each, with its own --node-rank and the same "
+    "--master-addr and --master-port (torchrun's static rendezvous); each starts --gpus processes.",
+)
+
+
+NodeRankOption = whole_option(
+    0,
+    MAX_NODES - 1,
+    "--node-rank",
+    metavar="RANK",
+    help="This machine's place among --nnodes, 0 to N-1; machine 0 keeps the checkpoints and logs.",
+)
+
+
+MasterPortOption = whole_option(
+    1, 65535, "--master-port", metavar="PORT", help="A free port on machine 0, the same on every machine."
+)
+
+
 @app.command("train")
 def train_command(
     config: Annotated[
         Path,
         typer.Argument(
-            metavar="CONFIG",
-            help="An mmdetection config, e.g. configs/faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py.",
-            show_default=False,
+            metavar="CONFIG", help="An mmdetection config, e.g. configs/faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py."
         ),
     ],
     work_dir: Annotated[
         Path | None,
         typer.Option(metavar="FOLDER", help="Folder for checkpoints and logs. Default: work_dirs/<config name>."),
     ] = None,
-    gpus: Annotated[
-        int,
-        typer.Option(
-            metavar="N",
-            parser=Whole(1, MAX_PROCESSES),
-            help=f"Processes, 1 to {MAX_PROCESSES}: 1 trains on the GPU if there is one, else on the CPU; more starts "
-            "distributed data-parallel training with torchrun (on a CPU-only machine: that many CPU processes).",
-        ),
-    ] = 1,
+    gpus: GpusOption = 1,
     resume: Annotated[bool, typer.Option("--resume", help="Continue from the work folder's last checkpoint.")] = False,
-    nnodes: Annotated[
-        int,
-        typer.Option(
-            "--nnodes",
-            metavar="N",
-            parser=Whole(1, MAX_NODES),
-            help=f"Machines, 1 to {MAX_NODES}: run this same command on each, with its own --node-rank and the same "
-            "--master-addr and --master-port (torchrun's static rendezvous); each starts --gpus processes.",
-        ),
-    ] = 1,
-    node_rank: Annotated[
-        int,
-        typer.Option(
-            "--node-rank",
-            metavar="RANK",
-            parser=Whole(0, MAX_NODES - 1),
-            help="This machine's place among --nnodes, 0 to N-1; machine 0 keeps the checkpoints and logs.",
-        ),
-    ] = 0,
+    nnodes: NodesOption = 1,
+    node_rank: NodeRankOption = 0,
     master_addr: Annotated[
         str | None,
         typer.Option(
@@ -93,15 +95,7 @@ def train_command(
             show_default=False,
         ),
     ] = None,
-    master_port: Annotated[
-        int,
-        typer.Option(
-            "--master-port",
-            metavar="PORT",
-            parser=Whole(1, 65535),
-            help="A free port on machine 0, the same on every machine.",
-        ),
-    ] = 29500,
+    master_port: MasterPortOption = 29500,
     slurm: Annotated[
         bool,
         typer.Option(
@@ -210,10 +204,8 @@ def test_command(
 def infer_command(
     config: TrainedConfigArgument,
     checkpoint: CheckpointArgument,
-    visible: Annotated[Path, typer.Argument(metavar="VISIBLE", help="The colour picture.", show_default=False)],
-    lwir: Annotated[
-        Path, typer.Argument(metavar="LWIR", help="The thermal picture of the same frame.", show_default=False)
-    ],
+    visible: Annotated[Path, typer.Argument(metavar="VISIBLE", help="The colour picture.")],
+    lwir: Annotated[Path, typer.Argument(metavar="LWIR", help="The thermal picture of the same frame.")],
     figure: Annotated[
         Path, typer.Option("--out", metavar="FILE", help="Figure to write (.png, .pdf or .svg).", show_default=False)
     ],
@@ -239,9 +231,7 @@ def init_checkpoint_command(
     config: Annotated[
         Path,
         typer.Argument(
-            metavar="CONFIG",
-            help="The config to start, e.g. configs/faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py.",
-            show_default=False,
+            metavar="CONFIG", help="The config to start, e.g. configs/faster-rcnn_r50_fpn_halfway-fusion_1x_kaist.py."
         ),
     ],
     source: Annotated[
@@ -250,7 +240,6 @@ def init_checkpoint_command(
             metavar="SOURCE",
             help="A single-stream mmdetection detector (e.g. a COCO Faster R-CNN or RetinaNet R50-FPN) or a backbone "
             "checkpoint (torchvision's ResNet layout): a .pth file or an http(s) URL.",
-            show_default=False,
         ),
     ],
     init: Annotated[

@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .app import app, out, say
-from .command import Whole
+from .command import whole_option
 from .options import (
     MetricsOption,
+    OptionGroup,
     ProtocolsOption,
     SettingsOption,
     SplitsOption,
     metric_names,
+    option_parameters,
+    repeated,
     setting_names,
     split_names,
+    with_groups,
 )
+
+if TYPE_CHECKING:
+    from ..hosting.options import HostOptions
 
 MAX_TOP = 50  # curves on one plot (`leaderboard --top`; build_site refuses more)
 
@@ -39,18 +46,17 @@ GtOption = Annotated[
     ),
 ]
 TitleOption = Annotated[str, typer.Option(metavar="TEXT", help="The challenge's title.")]
-PhaseOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--phase",
-        metavar="NAME[:START:END]",
-        help="A phase, its dates YYYY-MM-DD (UTC, from 00:00:00 to 23:59:59); repeatable, in order. Default: one phase "
-        "'test', open until 2099.",
-    ),
-]
+PhaseOption = repeated(
+    str,
+    "--phase",
+    metavar="NAME[:START:END]",
+    help="A phase, its dates YYYY-MM-DD (UTC, from 00:00:00 to 23:59:59); repeatable, in order. Default: one phase "
+    "'test', open until 2099.",
+)
 
 
 def _options(title: str, phase: list[str] | None, metric, setting, split, protocol):
+    """The challenge a bundle hosts, from the hosting verbs' options."""
     from ..hosting.columns import ColumnSpec
     from ..hosting.options import HostOptions, parse_phase
 
@@ -70,7 +76,22 @@ def _options(title: str, phase: list[str] | None, metric, setting, split, protoc
         raise typer.BadParameter(str(exc), param_hint="--phase") from None
 
 
+# The challenge's options, which both bundles take: its title, phases and leaderboard columns.
+CHALLENGE = OptionGroup(
+    option_parameters(
+        ("title", TitleOption, "KAIST multispectral pedestrian detection"),
+        ("phase", PhaseOption, None),
+        ("metric", MetricsOption, None),
+        ("setting", SettingsOption, None),
+        ("split", SplitsOption, None),
+        ("protocol", ProtocolsOption, ["leaderboard"]),
+    ),
+    _options,
+)
+
+
 @host.command("evalai")
+@with_groups(challenge=CHALLENGE)
 def evalai_command(
     gt: GtOption,
     out_path: Annotated[
@@ -88,12 +109,7 @@ def evalai_command(
             show_default=False,
         ),
     ] = None,
-    title: TitleOption = "KAIST multispectral pedestrian detection",
-    phase: PhaseOption = None,
-    metric: MetricsOption = None,
-    setting: SettingsOption = None,
-    split: SplitsOption = None,
-    protocol: ProtocolsOption = ["leaderboard"],  # noqa: B006 - typer's default for a repeatable option
+    challenge: HostOptions = None,
 ) -> None:
     """Write an EvalAI challenge bundle: challenge_config.yaml, templates, and the evaluation script (the folder
     evaluation_script/ and evaluation_script.zip), which scores uploads with the kit on EvalAI's Python 3.9 worker
@@ -105,9 +121,7 @@ def evalai_command(
         raise typer.BadParameter("give one of --out DIR and --starters DIR", param_hint="--out")
     target = out_path if out_path is not None else starters
     try:
-        written = write_evalai_bundle(
-            gt, target, _options(title, phase, metric, setting, split, protocol), starters=starters is not None
-        )
+        written = write_evalai_bundle(gt, target, challenge, starters=starters is not None)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--title") from None
     say(f"wrote {target}: {len(written.sizes)} files, {sum(written.sizes.values()) / 1e3:.0f} kB")
@@ -131,24 +145,20 @@ def evalai_command(
 
 
 @host.command("codabench")
+@with_groups(challenge=CHALLENGE)
 def codabench_command(
     gt: GtOption,
     out_path: Annotated[
         Path, typer.Option("--out", metavar="BUNDLE.zip", help="The bundle to write.", show_default=False)
     ],
-    title: TitleOption = "KAIST multispectral pedestrian detection",
-    phase: PhaseOption = None,
-    metric: MetricsOption = None,
-    setting: SettingsOption = None,
-    split: SplitsOption = None,
-    protocol: ProtocolsOption = ["leaderboard"],  # noqa: B006 - typer's default for a repeatable option
+    challenge: HostOptions = None,
 ) -> None:
     """Write a Codabench competition bundle: competition.yaml, pages, the reference data and a scoring
     program that scores with the kit."""
     from ..hosting.codabench import write_codabench_bundle
 
     try:
-        written = write_codabench_bundle(gt, out_path, _options(title, phase, metric, setting, split, protocol))
+        written = write_codabench_bundle(gt, out_path, challenge)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--setting") from None
     say(f"wrote {out_path} ({written.size / 1e3:.0f} kB, {len(written.members)} files)")
@@ -164,7 +174,7 @@ def codabench_command(
 def check_command(
     bundle: Annotated[
         Path,
-        typer.Argument(metavar="BUNDLE", help="An EvalAI or Codabench bundle: a folder or a .zip.", show_default=False),
+        typer.Argument(metavar="BUNDLE", help="An EvalAI or Codabench bundle: a folder or a .zip."),
     ],
     run: Annotated[
         bool,
@@ -201,6 +211,17 @@ def check_command(
         raise typer.Exit(1)
 
 
+ReferenceOption = repeated(
+    str,
+    "--reference",
+    metavar="NAME",
+    help="A published result of `kaist-kit zoo` to rank among the entries, marked as a reference; repeatable.",
+)
+
+
+TopOption = whole_option(1, MAX_TOP, help=f"Curves of the N leading entries, 1 to {MAX_TOP}.")
+
+
 @app.command("leaderboard")
 def leaderboard_command(
     submissions: Annotated[
@@ -208,25 +229,14 @@ def leaderboard_command(
         typer.Argument(
             metavar="SUBMISSIONS",
             help="A folder of results, one per team or method (with the manifests `kaist-kit submit` writes, if any).",
-            show_default=False,
         ),
     ],
     gt: GtOption,
     out_path: Annotated[Path, typer.Option("--out", metavar="SITE", help="The site's folder.", show_default=False)],
     metric: MetricsOption = None,
     title: TitleOption = "KAIST multispectral pedestrian detection",
-    top: Annotated[
-        int,
-        typer.Option(metavar="N", parser=Whole(1, MAX_TOP), help=f"Curves of the N leading entries, 1 to {MAX_TOP}."),
-    ] = 5,
-    reference: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--reference",
-            metavar="NAME",
-            help="A published result of `kaist-kit zoo` to rank among the entries, marked as a reference; repeatable.",
-        ),
-    ] = None,
+    top: TopOption = 5,
+    reference: ReferenceOption = None,
 ) -> None:
     """Score every result of a folder and write a static leaderboard site (index.html and a page per entry);
     a second run rescores only what changed."""

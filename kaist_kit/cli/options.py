@@ -3,11 +3,14 @@ the accepted range of each numeric option; how every verb's output is rendered (
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -30,7 +33,7 @@ from ..settings import (
     parse_fppi_range,
 )
 from .app import err, out, say
-from .command import Real, Whole
+from .command import Real, Whole, whole_option
 
 # Choices as enums, so that --help lists them and typer rejects anything else: KAIST's (the hosting
 # verbs'), and those of the verbs that score any benchmark, KAIST's first.
@@ -76,6 +79,21 @@ def benchmark_name(value: str) -> str:
 def choices(enum) -> str:
     """The metavar of an option with fixed choices: 'a|b|c'."""
     return "|".join(member.value for member in enum)
+
+
+def choice_option(flag: str, enum: type[Enum], help: str):
+    """An option of fixed choices, listed as its metavar; None when not given, what that means said by its help."""
+    return Annotated[enum | None, typer.Option(flag, metavar=choices(enum), help=help, show_default=False)]
+
+
+def repeated(kind: type, *flag: str, metavar: str, help: str):
+    """An option given any number of times, None when not given (its help says what that means)."""
+    return Annotated[list[kind] | None, typer.Option(*flag, metavar=metavar, help=help)]
+
+
+def offset_option(flag: str, help: str):
+    """A whole number added to every id of a kind as written, within the bound the readers take."""
+    return whole_option(-ID_OFFSET_LIMIT, ID_OFFSET_LIMIT, flag, help=help)
 
 
 def shown_path(path: Path) -> str:
@@ -151,78 +169,55 @@ BenchmarkOption = Annotated[
         show_default=False,
     ),
 ]
-OriginOption = Annotated[
-    Origin | None,
-    typer.Option(
-        "--origin",
-        metavar=choices(Origin),
-        help="CVC-14's annotation files (--gt FOLDER): x, y of a line is the box's centre (as MS-DETR reads it; the "
-        "default) or its top-left corner.",
-        show_default=False,
-    ),
-]
-LlvipBoundsOption = Annotated[
-    Bounds | None,
-    typer.Option(
-        "--llvip-bounds",
-        metavar=choices(Bounds),
-        help="LLVIP's miss rate: the 5-pixel border on LLVIP's own frame (frame, the default) or the KAIST "
-        "scripts' fixed bounds [5, 5, 635, 507] as they run unchanged (kaist).",
-        show_default=False,
-    ),
-]
-CategoryOffsetOption = Annotated[
-    int,
-    typer.Option(
-        "--category-offset",
-        metavar="N",
-        parser=Whole(-ID_OFFSET_LIMIT, ID_OFFSET_LIMIT),
-        help="Other benchmarks: add this to every category_id as written (1 for class indices counted from 0, as "
-        "YOLOv5's JSON writes them).",
-    ),
-]
+OriginOption = choice_option(
+    "--origin",
+    Origin,
+    "CVC-14's annotation files (--gt FOLDER): x, y of a line is the box's centre (as MS-DETR reads it; the "
+    "default) or its top-left corner.",
+)
+LlvipBoundsOption = choice_option(
+    "--llvip-bounds",
+    Bounds,
+    "LLVIP's miss rate: the 5-pixel border on LLVIP's own frame (frame, the default) or the KAIST "
+    "scripts' fixed bounds [5, 5, 635, 507] as they run unchanged (kaist).",
+)
+CategoryOffsetOption = offset_option(
+    "--category-offset",
+    "Other benchmarks: add this to every category_id as written (1 for class indices counted from 0, as "
+    "YOLOv5's JSON writes them).",
+)
 ProtocolsOption = Annotated[
     list[ProtocolName],
     typer.Option("--protocol", metavar=choices(ProtocolName), help=f"{_PROTOCOL_HELP} Repeat for both."),
 ]
 ProtocolOption = Annotated[ProtocolName, typer.Option("--protocol", metavar=choices(ProtocolName), help=_PROTOCOL_HELP)]
-AnyProtocolOption = Annotated[
-    AnyProtocol | None,
-    typer.Option(
-        "--protocol",
-        metavar=choices(AnyProtocol),
-        help=_ANY_PROTOCOL_HELP.replace(
-            "default: the benchmark's own", "default: KAIST's leaderboard, another benchmark's own"
-        ),
-        show_default=False,
-    ),
-]
+AnyProtocolOption = choice_option(
+    "--protocol",
+    AnyProtocol,
+    _ANY_PROTOCOL_HELP.replace("default: the benchmark's own", "default: KAIST's leaderboard, another benchmark's own"),
+)
 AnyProtocolsOption = Annotated[
     list[AnyProtocol] | None,
     typer.Option(
         "--protocol", metavar=choices(AnyProtocol), help=f"{_ANY_PROTOCOL_HELP} Repeatable.", show_default=False
     ),
 ]
-SettingsOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--setting",
-        metavar="SETTING",
-        help=f"Setting: {_SETTINGS}; or a custom one, e.g. height=50:inf,occlusion=none+partial (keys height, "
-        "occlusion, border, squarify; see docs/evaluation.md); on CVC-14 also MS-DETR's Reasonable, "
-        "Reasonable-near, Reasonable-medium, Scale=near, Scale=medium, Scale=far, all (height >= 1). "
-        "Repeatable. Default: reasonable.",
-    ),
-]
-SplitsOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--split",
-        metavar="SPLIT",
-        help="Split to score: all, day, night; a scene, campus, road or downtown, alone or as campus-day, "
-        f"campus-night, ...; a set, set06 ... set11. Repeatable. Default: {', '.join(SPLITS)}.",
-    ),
-]
+SettingsOption = repeated(
+    str,
+    "--setting",
+    metavar="SETTING",
+    help=f"Setting: {_SETTINGS}; or a custom one, e.g. height=50:inf,occlusion=none+partial (keys height, "
+    "occlusion, border, squarify; see docs/evaluation.md); on CVC-14 also MS-DETR's Reasonable, "
+    "Reasonable-near, Reasonable-medium, Scale=near, Scale=medium, Scale=far, all (height >= 1). "
+    "Repeatable. Default: reasonable.",
+)
+SplitsOption = repeated(
+    str,
+    "--split",
+    metavar="SPLIT",
+    help="Split to score: all, day, night; a scene, campus, road or downtown, alone or as campus-day, "
+    f"campus-night, ...; a set, set06 ... set11. Repeatable. Default: {', '.join(SPLITS)}.",
+)
 IousOption = Annotated[
     list[float] | None,
     typer.Option(
@@ -270,25 +265,19 @@ DevkitShiftOption = Annotated[
     ),
 ]
 FormatOption = Annotated[OutputFormat, typer.Option("--format", metavar=choices(OutputFormat), help="Output format.")]
-NamesOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--name", metavar="NAME", help="Method name for each result, in order. Default: the file name before '_result'."
-    ),
-]
+NamesOption = repeated(
+    str,
+    "--name",
+    metavar="NAME",
+    help="Method name for each result, in order. Default: the file name before '_result'.",
+)
 PlotOption = Annotated[
     Path | None,
     typer.Option("--plot", metavar="FILE", help="Also draw the MR-FPPI curves to this figure (.png, .pdf or .svg)."),
 ]
-ResamplesOption = Annotated[
-    int,
-    typer.Option(
-        "--resamples",
-        metavar="N",
-        parser=Whole(1, MAX_RESAMPLES),
-        help=f"Bootstrap resamples of the images, 1 to {MAX_RESAMPLES:,}.",
-    ),
-]
+ResamplesOption = whole_option(
+    1, MAX_RESAMPLES, "--resamples", help=f"Bootstrap resamples of the images, 1 to {MAX_RESAMPLES:,}."
+)
 SeedOption = Annotated[
     int,
     typer.Option(
@@ -298,16 +287,10 @@ SeedOption = Annotated[
         help=f"Random seed of the bootstrap, 0 to {SEEDS.high}: the same seed gives the same intervals.",
     ),
 ]
-IdOffsetOption = Annotated[
-    int,
-    typer.Option(
-        "--id-offset",
-        metavar="N",
-        parser=Whole(-ID_OFFSET_LIMIT, ID_OFFSET_LIMIT),
-        help="Add this to every image id as written: -1 for COCO JSON written with 1-based ids, 1 for txt written "
-        "0-based.",
-    ),
-]
+IdOffsetOption = offset_option(
+    "--id-offset",
+    "Add this to every image id as written: -1 for COCO JSON written with 1-based ids, 1 for txt written 0-based.",
+)
 CornersOption = Annotated[
     bool, typer.Option("--corners", help="Read boxes as corners x1, y1, x2, y2 instead of x, y, width, height.")
 ]
@@ -319,15 +302,13 @@ AsIsOption = Annotated[
         "detections of other images): such an error is then printed as a warning.",
     ),
 ]
-CfgOptionsOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--cfg-options",
-        metavar="KEY=VALUE",
-        help="Override a config entry, KEY=VALUE (e.g. train_dataloader.batch_size=8); repeatable. "
-        "data_root=DIR moves every dataset to DIR.",
-    ),
-]
+CfgOptionsOption = repeated(
+    str,
+    "--cfg-options",
+    metavar="KEY=VALUE",
+    help="Override a config entry, KEY=VALUE (e.g. train_dataloader.batch_size=8); repeatable. "
+    "data_root=DIR moves every dataset to DIR.",
+)
 
 DEFAULT_SPLITS = tuple(SPLITS)
 DEFAULT_IOU = 0.5
@@ -415,13 +396,69 @@ def parse_size(value: str, hint: str = "--image-size", low: int = 1, high: int =
     return width, height
 
 
-def read_options(
-    devkit_shift: bool = True, id_offset: int = 0, corners: bool = False, as_is: bool = False, category_offset: int = 0
-) -> ReadOptions:
-    """How the verbs read result files, from their options; made once per command."""
-    return ReadOptions(
-        devkit_shift=devkit_shift, id_offset=id_offset, corners=corners, as_is=as_is, category_offset=category_offset
+def option_parameters(*options: tuple[str, object, object]) -> tuple[inspect.Parameter, ...]:
+    """A group's options as a verb declares them: (name, its `Annotated` option, default) each."""
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    return tuple(
+        inspect.Parameter(name, keyword, annotation=option, default=default) for name, option, default in options
     )
+
+
+@dataclass(frozen=True)
+class OptionGroup:
+    """Options that several verbs take together and read as one value (``make`` of them by name)."""
+
+    parameters: tuple[inspect.Parameter, ...]
+    make: Callable
+
+
+# How a result file is read: --devkit-shift, --id-offset, --corners, --as-is, --category-offset.
+READ = OptionGroup(
+    option_parameters(
+        ("devkit_shift", DevkitShiftOption, True),
+        ("id_offset", IdOffsetOption, 0),
+        ("corners", CornersOption, False),
+        ("as_is", AsIsOption, False),
+        ("category_offset", CategoryOffsetOption, 0),
+    ),
+    ReadOptions,
+)
+# A verb's `read` before `with_groups` makes it the options of READ.
+DEFAULT_READ = ReadOptions()
+
+
+def _evaluated(parameter: inspect.Parameter, names: dict) -> inspect.Parameter:
+    """A verb's own parameter, keyword-only, its annotation evaluated where the verb's module postpones it."""
+    annotation = parameter.annotation
+    if isinstance(annotation, str):
+        annotation = eval(annotation, names)  # noqa: S307 - the verb's own annotation, as typing.get_type_hints does
+    return parameter.replace(kind=parameter.KEYWORD_ONLY, annotation=annotation)
+
+
+def with_groups(**groups: OptionGroup) -> Callable:
+    """A verb whose parameter NAME is the value of ``groups[NAME]``: typer is shown the group's options in
+    its place, declared once, and the verb is given the value they make."""
+
+    def expand(verb: Callable) -> Callable:
+        signature = inspect.signature(verb)
+        parameters = []
+        for parameter in signature.parameters.values():
+            group = groups.get(parameter.name)
+            parameters += group.parameters if group else [_evaluated(parameter, verb.__globals__)]
+
+        @functools.wraps(verb)
+        def verb_of_groups(**given):
+            for name, group in groups.items():
+                given[name] = group.make(**{p.name: given.pop(p.name) for p in group.parameters})
+            return verb(**given)
+
+        verb_of_groups.__signature__ = signature.replace(parameters=parameters)
+        verb_of_groups.__annotations__ = {p.name: p.annotation for p in parameters}
+        verb_of_groups.__annotations__["return"] = signature.return_annotation
+        del verb_of_groups.__wrapped__  # typer reads the signature above, not the verb's
+        return verb_of_groups
+
+    return expand
 
 
 def open_truth(gt: Path | None, benchmark: str | None, origin: Origin | None = None):
@@ -454,6 +491,68 @@ def scoring_options(
         fppi_range=fppi_range(fppi_text),
         llvip_bounds=bounds.value if bounds else "frame",
     )
+
+
+@dataclass(frozen=True)
+class RequestOptions:
+    """What the scoring verbs' shared options ask (the ground truth, splits, protocols, IoUs, the FPPI range,
+    LLVIP's bounds, how results are read), made into one `ScoringRequest` by `request`."""
+
+    protocols: list[AnyProtocol]
+    read: ReadOptions
+    one_iou: bool  # the verbs that match once (diagnose, compare) take one --iou
+    # The other options, by their names.
+    gt: Path | None = None
+    benchmark: str | None = None
+    split: list[str] | None = None
+    iou: list[float] | None = None
+    fppi_range_text: str = DEFAULT_FPPI_TEXT
+    origin: Origin | None = None
+    llvip_bounds: Bounds | None = None
+
+    def request(self, settings: list[str] | None, names: list[str] | None, **asked):
+        """The request, checked against the benchmark: every option value is read before the ground truth is
+        opened; ``asked``: the rest of `make_request`'s keywords (metrics, images, curves)."""
+        from ..benchmark_scoring import make_request
+
+        ious = [one_iou_threshold(self.iou)] if self.one_iou else self.iou
+        scoring = scoring_options(settings, ious, self.fppi_range_text, self.llvip_bounds)
+        return make_request(
+            open_truth(self.gt, self.benchmark, self.origin),
+            protocols=[p.value for p in self.protocols],
+            splits=self.split or [],
+            scoring=scoring,
+            read=self.read,
+            names=names,
+            **asked,
+        )
+
+
+def _request_group(protocol: tuple[str, object, object], one_iou: bool) -> OptionGroup:
+    """The options of `RequestOptions`, in the order help lists them; ``protocol`` one or several."""
+
+    def make(protocol, **options) -> RequestOptions:
+        read = ReadOptions(**{p.name: options.pop(p.name) for p in READ.parameters})
+        protocols = protocol if isinstance(protocol, list) else [protocol] if protocol else []
+        return RequestOptions(protocols, read, one_iou, **options)
+
+    parameters = option_parameters(
+        ("gt", ScoringGroundTruthOption, None),
+        ("benchmark", BenchmarkOption, None),
+        ("split", SplitsOption, None),
+        protocol,
+        ("iou", IousOption, None),
+        ("fppi_range_text", FppiRangeOption, DEFAULT_FPPI_TEXT),
+    )
+    parameters += READ.parameters + option_parameters(
+        ("origin", OriginOption, None), ("llvip_bounds", LlvipBoundsOption, None)
+    )
+    return OptionGroup(parameters, make)
+
+
+# `eval`'s: protocols and IoUs, as many as asked; `diagnose`'s and `compare`'s: one of each.
+SCORING_REQUEST = _request_group(("protocol", AnyProtocolsOption, None), one_iou=False)
+ONE_PROTOCOL_REQUEST = _request_group(("protocol", AnyProtocolOption, None), one_iou=True)
 
 
 def render(report, format: OutputFormat) -> None:
@@ -489,6 +588,14 @@ def load_gt(path: Path | None):
     return load_ground_truth(locate_gt(path))
 
 
+def progress_bar(*columns):
+    """A rich progress bar of these columns on stderr, drawn only when stderr is a terminal and gone
+    when done."""
+    from rich.progress import Progress
+
+    return Progress(*columns, console=err, transient=True, disable=not err.is_terminal)
+
+
 @contextmanager
 def download_bar() -> Iterator[Callable[[int, int], None]]:
     """A ``progress(done, total)`` for downloads: a bar on stderr, drawn from the first chunk on and
@@ -498,17 +605,9 @@ def download_bar() -> Iterator[Callable[[int, int], None]]:
     def progress(done: int, total: int) -> None:
         nonlocal bar, task
         if bar is None:
-            from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
+            from rich.progress import BarColumn, DownloadColumn, TimeRemainingColumn, TransferSpeedColumn
 
-            bar = Progress(
-                BarColumn(),
-                DownloadColumn(),
-                TransferSpeedColumn(),
-                TimeRemainingColumn(),
-                console=err,
-                transient=True,
-                disable=not err.is_terminal,
-            )
+            bar = progress_bar(BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn())
             bar.start()
             task = bar.add_task("downloading", total=total)
         bar.update(task, completed=done)

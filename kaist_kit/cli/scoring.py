@@ -1,5 +1,6 @@
 """Scoring results: `eval`, `diagnose` and `compare`."""
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -8,39 +9,29 @@ import typer
 from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..diagnosis.params import DiagnosisParams
 from .app import app, say, show_findings
-from .command import Real, Whole
+from .command import Real, whole_option
 from .options import (
     DEFAULT_FPPI_TEXT,
+    ONE_PROTOCOL_REQUEST,
     SCORES,
+    SCORING_REQUEST,
     AnyMetricsOption,
-    AnyProtocolOption,
-    AnyProtocolsOption,
-    AsIsOption,
-    BenchmarkOption,
-    CategoryOffsetOption,
-    CornersOption,
-    DevkitShiftOption,
     FormatOption,
-    FppiRangeOption,
-    IdOffsetOption,
-    IousOption,
-    LlvipBoundsOption,
     NamesOption,
-    OriginOption,
+    OptionGroup,
     OutputFormat,
     PlotOption,
+    RequestOptions,
     ResamplesOption,
-    ScoringGroundTruthOption,
     SeedOption,
     SettingsOption,
-    SplitsOption,
     method_names,
-    one_iou_threshold,
     open_truth,
-    read_options,
+    option_parameters,
     render,
-    scoring_options,
+    repeated,
     setting_names,
+    with_groups,
 )
 
 # The diagnosis' defaults, which the options of `diagnose` show.
@@ -54,34 +45,24 @@ RESULTS_HELP = (
 )
 
 
+ImageListsOption = repeated(
+    Path,
+    metavar="FILE",
+    help="A list file of image names or ids to score as an extra split, beside the --split ones; repeatable.",
+)
+
+
 @app.command("eval")
+@with_groups(asked=SCORING_REQUEST)
 def eval_command(
-    results: Annotated[list[Path], typer.Argument(metavar="RESULT", help=RESULTS_HELP, show_default=False)],
-    gt: ScoringGroundTruthOption = None,
-    benchmark: BenchmarkOption = None,
-    split: SplitsOption = None,
-    images: Annotated[
-        list[Path] | None,
-        typer.Option(
-            metavar="FILE",
-            help="A list file of image names or ids to score as an extra split, beside the --split ones; repeatable.",
-        ),
-    ] = None,
+    results: Annotated[list[Path], typer.Argument(metavar="RESULT", help=RESULTS_HELP)],
+    asked: RequestOptions = None,
+    images: ImageListsOption = None,
     setting: SettingsOption = None,
-    protocol: AnyProtocolsOption = None,
-    iou: IousOption = None,
     metric: AnyMetricsOption = None,
-    fppi_range_text: FppiRangeOption = DEFAULT_FPPI_TEXT,
     format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
     name: NamesOption = None,
-    devkit_shift: DevkitShiftOption = True,
-    id_offset: IdOffsetOption = 0,
-    corners: CornersOption = False,
-    as_is: AsIsOption = False,
-    category_offset: CategoryOffsetOption = 0,
-    origin: OriginOption = None,
-    llvip_bounds: LlvipBoundsOption = None,
     curves: Annotated[bool, typer.Option(help="With --format json, include the full curves.")] = False,
 ) -> None:
     """Score results with the log-average miss rate, AP and AR, exactly as the leaderboard, the devkit or
@@ -90,19 +71,13 @@ def eval_command(
     A result that looks misread (boxes written as corners, image ids off by one, detections of other
     images) stops with exit code 2 and the option that reads it right; --as-is scores it as read.
     """
-    from ..benchmark_scoring import evaluate_files, make_request
+    from ..benchmark_scoring import evaluate_files
 
-    scoring = scoring_options(setting, iou, fppi_range_text, llvip_bounds)  # option values before any file
-    read = read_options(devkit_shift, id_offset, corners, as_is, category_offset)
-    request = make_request(
-        open_truth(gt, benchmark, origin),
-        protocols=[p.value for p in protocol or []],
+    request = asked.request(
+        setting,
+        method_names(name, results),
         metrics=[m.value for m in metric or []],
-        splits=split or [],
         images=images or [],
-        scoring=scoring,
-        read=read,
-        names=method_names(name, results),
         curves=curves,
     )
     report = evaluate_files(request, results, plot)
@@ -116,81 +91,88 @@ def eval_command(
 POSITIVE = Real(0, 1e300, low_open=True)
 
 
+MainSettingOption = Annotated[
+    str,
+    typer.Option(
+        metavar="SETTING",
+        help="The setting the false positives, misses, oracles and examples are shown for (JSON has every "
+        "setting): a named one or a custom one as `eval --setting` takes it; the LAMR table covers the "
+        "ten and this one.",
+    ),
+]
+FppiOption = Annotated[
+    float,
+    typer.Option(
+        metavar="FPPI",
+        parser=POSITIVE,
+        help="Operating point: the last detection of the curve whose FPPI does not exceed this (a positive number).",
+    ),
+]
+ScoreThresholdOption = Annotated[
+    float | None,
+    typer.Option(metavar="SCORE", parser=SCORES, help="Operating point at this score threshold instead of --fppi."),
+]
+ForegroundOption = Annotated[
+    float,
+    typer.Option(
+        metavar="PIXELS",
+        parser=POSITIVE,
+        help="Foreground: unoccluded pedestrians at least this tall (px); 115 is KAIST's 'near' (about 11 m).",
+    ),
+]
+ExamplesOption = whole_option(0, MAX_EXAMPLES, help=f"Worst examples per error type, 0 to {MAX_EXAMPLES}.")
+
+
+def _diagnosis_params(setting: str, **questions) -> DiagnosisParams:
+    """The diagnosis' questions from `diagnose`'s options (the setting by its name, custom ones included)."""
+    (setting,) = setting_names([setting])
+    return DiagnosisParams(main_setting=setting, **questions)
+
+
+# What `diagnose` asks of the diagnosis: the main setting, the bootstrap, the operating point, the
+# foreground and the examples, each option's default the library's.
+DIAGNOSIS_QUESTIONS = OptionGroup(
+    option_parameters(
+        ("setting", MainSettingOption, DIAGNOSIS.main_setting),
+        ("resamples", ResamplesOption, DIAGNOSIS.resamples),
+        ("seed", SeedOption, DIAGNOSIS.seed),
+        ("fppi", FppiOption, DIAGNOSIS.fppi),
+        ("score_threshold", ScoreThresholdOption, DIAGNOSIS.score_threshold),
+        ("foreground_height", ForegroundOption, DIAGNOSIS.foreground_height),
+        ("examples", ExamplesOption, DIAGNOSIS.examples),
+    ),
+    _diagnosis_params,
+)
+
+
+PictureFoldersOption = repeated(
+    Path,
+    metavar="FOLDER",
+    help="Folders of the visible/lwir pictures, to draw the worst examples (KAIST's images/ "
+    "tree or flat setXX_VYYY_IZZZZZ_visible.png files). Default: images/ beside the "
+    "ground truth.",
+)
+
+
 @app.command("diagnose")
+@with_groups(questions=DIAGNOSIS_QUESTIONS, asked=ONE_PROTOCOL_REQUEST)
 def diagnose_command(
     result: Annotated[
         Path,
-        typer.Argument(metavar="RESULT", help="A result in any format `kaist-kit eval` reads.", show_default=False),
+        typer.Argument(metavar="RESULT", help="A result in any format `kaist-kit eval` reads."),
     ],
-    gt: ScoringGroundTruthOption = None,
+    asked: RequestOptions = None,
     out_dir: Annotated[
         Path | None,
         typer.Option(
             "--out", metavar="FOLDER", help="Folder for diagnosis.json, report.md, the figures and the drawn examples."
         ),
     ] = None,
-    setting: Annotated[
-        str,
-        typer.Option(
-            metavar="SETTING",
-            help="The setting the false positives, misses, oracles and examples are shown for (JSON has every "
-            "setting): a named one or a custom one as `eval --setting` takes it; the LAMR table covers the "
-            "ten and this one.",
-        ),
-    ] = DIAGNOSIS.main_setting,
-    split: SplitsOption = None,
-    protocol: AnyProtocolOption = None,
-    iou: IousOption = None,
-    fppi_range_text: FppiRangeOption = DEFAULT_FPPI_TEXT,
-    resamples: ResamplesOption = DIAGNOSIS.resamples,
-    seed: SeedOption = DIAGNOSIS.seed,
-    fppi: Annotated[
-        float,
-        typer.Option(
-            metavar="FPPI",
-            parser=POSITIVE,
-            help="Operating point: the last detection of the curve whose FPPI does not exceed this (a positive "
-            "number).",
-        ),
-    ] = DIAGNOSIS.fppi,
-    score_threshold: Annotated[
-        float | None,
-        typer.Option(metavar="SCORE", parser=SCORES, help="Operating point at this score threshold instead of --fppi."),
-    ] = DIAGNOSIS.score_threshold,
-    foreground_height: Annotated[
-        float,
-        typer.Option(
-            metavar="PIXELS",
-            parser=POSITIVE,
-            help="Foreground: unoccluded pedestrians at least this tall (px); 115 is KAIST's 'near' (about 11 m).",
-        ),
-    ] = DIAGNOSIS.foreground_height,
-    images: Annotated[
-        list[Path] | None,
-        typer.Option(
-            metavar="FOLDER",
-            help="Folders of the visible/lwir pictures, to draw the worst examples (KAIST's images/ "
-            "tree or flat setXX_VYYY_IZZZZZ_visible.png files). Default: images/ beside the "
-            "ground truth.",
-        ),
-    ] = None,
-    examples: Annotated[
-        int,
-        typer.Option(
-            metavar="N", parser=Whole(0, MAX_EXAMPLES), help=f"Worst examples per error type, 0 to {MAX_EXAMPLES}."
-        ),
-    ] = DIAGNOSIS.examples,
+    questions: DiagnosisParams = DIAGNOSIS,
+    images: PictureFoldersOption = None,
     name: Annotated[
         str | None, typer.Option(metavar="NAME", help="Method name. Default: the file name before '_result'.")
     ] = None,
-    devkit_shift: DevkitShiftOption = True,
-    id_offset: IdOffsetOption = 0,
-    corners: CornersOption = False,
-    as_is: AsIsOption = False,
-    benchmark: BenchmarkOption = None,
-    category_offset: CategoryOffsetOption = 0,
-    origin: OriginOption = None,
-    llvip_bounds: LlvipBoundsOption = None,
     format: FormatOption = OutputFormat.table,
     matches: Annotated[
         Path | None,
@@ -205,71 +187,40 @@ def diagnose_command(
     """Why a detector misses: LAMR with intervals, false positives by type, misses, foreground c*, oracles;
     on the other benchmarks (--benchmark), per-class rows of every protocol and split, and what each class's
     strongest detections are."""
-    from ..benchmark_scoring import diagnose_file, make_request
+    from ..benchmark_scoring import diagnose_file
     from ..rooted import existing_folder
 
-    (setting,) = setting_names([setting])
-    scoring = scoring_options(None, [one_iou_threshold(iou)], fppi_range_text, llvip_bounds)
-    read = read_options(devkit_shift, id_offset, corners, as_is, category_offset)
-    request = make_request(
-        open_truth(gt, benchmark, origin),
-        protocols=[protocol.value] if protocol else [],
-        splits=split or [],
-        scoring=scoring,
-        read=read,
-        names=[name] if name else None,
-    )
-    params = DiagnosisParams(
-        main_setting=setting,
-        resamples=resamples,
-        seed=seed,
-        fppi=fppi,
-        score_threshold=score_threshold,
-        foreground_height=foreground_height,
-        examples=examples,
-    )
+    request = asked.request(None, [name] if name else None)
     pictures = [existing_folder(folder) for folder in images or []]
-    done = diagnose_file(request, result, params, out_dir=out_dir, pictures=pictures, matches=matches)
+    done = diagnose_file(request, result, questions, out_dir=out_dir, pictures=pictures, matches=matches)
     show_findings(done.findings)
     render(done, format)
     for line in done.said():
         say(line)
 
 
+CompareSettingsOption = repeated(
+    str,
+    metavar="SETTING",
+    help="Setting, named or custom as `eval --setting` takes it; repeatable. Default: the protocol's own "
+    "(leaderboard: reasonable, reasonable-small, reasonable-heavy, all-pedestrians; matlab: reasonable "
+    "and the devkit's six).",
+)
+
+
 @app.command("compare")
+@with_groups(asked=ONE_PROTOCOL_REQUEST)
 def compare_command(
     results: Annotated[
         list[Path],
-        typer.Argument(
-            metavar="RESULT", help="Two or more results, in any format `kaist-kit eval` reads.", show_default=False
-        ),
+        typer.Argument(metavar="RESULT", help="Two or more results, in any format `kaist-kit eval` reads."),
     ],
-    gt: ScoringGroundTruthOption = None,
-    setting: Annotated[
-        list[str] | None,
-        typer.Option(
-            metavar="SETTING",
-            help="Setting, named or custom as `eval --setting` takes it; repeatable. Default: the protocol's own "
-            "(leaderboard: reasonable, reasonable-small, reasonable-heavy, all-pedestrians; matlab: reasonable "
-            "and the devkit's six).",
-        ),
-    ] = None,
-    split: SplitsOption = None,
-    protocol: AnyProtocolOption = None,
-    iou: IousOption = None,
-    fppi_range_text: FppiRangeOption = DEFAULT_FPPI_TEXT,
+    asked: RequestOptions = None,
+    setting: CompareSettingsOption = None,
     resamples: ResamplesOption = DEFAULT_RESAMPLES,
     seed: SeedOption = DEFAULT_SEED,
     plot: PlotOption = None,
     name: NamesOption = None,
-    devkit_shift: DevkitShiftOption = True,
-    id_offset: IdOffsetOption = 0,
-    corners: CornersOption = False,
-    as_is: AsIsOption = False,
-    benchmark: BenchmarkOption = None,
-    category_offset: CategoryOffsetOption = 0,
-    origin: OriginOption = None,
-    llvip_bounds: LlvipBoundsOption = None,
     format: FormatOption = OutputFormat.table,
     zoo: Annotated[
         bool,
@@ -284,23 +235,21 @@ def compare_command(
 ) -> None:
     """Methods side by side with bootstrap intervals, and paired bootstrap tests of their differences; on the
     other benchmarks (--benchmark), their per-class rows side by side."""
-    from ..benchmark_scoring import compare_files, make_request
+    from ..benchmark_scoring import compare_files
 
     if zoo:
-        zoo_only(setting=setting, split=split, iou=iou, fppi_range=fppi_range_text != DEFAULT_FPPI_TEXT,
-                 resamples=resamples != DEFAULT_RESAMPLES, seed=seed != DEFAULT_SEED, benchmark=benchmark)  # fmt: skip
-        _compare_zoo(results, gt, protocol, plot, name, read_options(devkit_shift, id_offset, corners, as_is), format)
+        zoo_only(
+            setting=setting,
+            split=asked.split,
+            iou=asked.iou,
+            fppi_range=asked.fppi_range_text != DEFAULT_FPPI_TEXT,
+            resamples=resamples != DEFAULT_RESAMPLES,
+            seed=seed != DEFAULT_SEED,
+            benchmark=asked.benchmark,
+        )
+        _compare_zoo(results, asked, plot, name, format)
         return
-    scoring = scoring_options(setting, [one_iou_threshold(iou)], fppi_range_text, llvip_bounds)
-    read = read_options(devkit_shift, id_offset, corners, as_is, category_offset)
-    request = make_request(
-        open_truth(gt, benchmark, origin),
-        protocols=[protocol.value] if protocol else [],
-        splits=split or [],
-        scoring=scoring,
-        read=read,
-        names=method_names(name, results),
-    )
+    request = asked.request(setting, method_names(name, results))
     found = compare_files(request, results, resamples, seed, plot)
     show_findings(found.findings)
     render(found, format)
@@ -318,20 +267,20 @@ def zoo_only(**given) -> None:
             )
 
 
-def _compare_zoo(results, gt, protocol, plot, name, options, format) -> None:
+def _compare_zoo(results, asked: RequestOptions, plot, name, format) -> None:
     """`compare --zoo`: the user's results beside published ones, as a paper's figure and table."""
     from ..zoo.figure import compare_with_zoo, split_results
 
     files, entries = split_results(results, zoo=True)
     if name and len(name) != len(files):
         raise typer.BadParameter(f"{len(name)} names for {len(files)} result files", param_hint="--name")
-    truth = open_truth(gt, None)
+    truth = open_truth(asked.gt, None)
     if truth.benchmark.layout != "splits":
         raise typer.BadParameter(
             f"the zoo's results are KAIST's; the ground truth is scored as {truth.benchmark.name}", param_hint="--zoo"
         )
-    found = compare_with_zoo(
-        files, entries, truth.annotations, protocol.value if protocol else "leaderboard", plot, options, name
-    )
+    protocol = asked.protocols[0].value if asked.protocols else "leaderboard"
+    read = replace(asked.read, category_offset=0)
+    found = compare_with_zoo(files, entries, truth.annotations, protocol, plot, read, name)
     show_findings(found.findings)
     render(found, format)

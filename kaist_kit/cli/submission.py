@@ -6,21 +6,19 @@ from typing import Annotated
 
 import typer
 
+from ..data.detections import ReadOptions
 from ..submission.targets import LEADERBOARD, TARGETS
 from .app import app, out, say
 from .options import (
-    AsIsOption,
+    DEFAULT_READ,
+    READ,
     BenchmarkOption,
-    CategoryOffsetOption,
-    CornersOption,
-    DevkitShiftOption,
-    IdOffsetOption,
     OriginOption,
     choices,
     gt_help,
     locate_gt,
     open_truth,
-    read_options,
+    with_groups,
 )
 
 TargetName = Enum("TargetName", {name: name for name in TARGETS}, type=str)
@@ -28,6 +26,7 @@ DEFAULT_TARGET = TargetName(LEADERBOARD.name)
 
 
 @app.command("submit")
+@with_groups(read=READ)
 def submit_command(
     result: Annotated[
         Path,
@@ -35,7 +34,6 @@ def submit_command(
             metavar="RESULT",
             help="A result in any format `kaist-kit eval` reads (COCO result JSON, leaderboard txt, "
             "per-image folder, archives, `kaist-kit test` output); with --check, also a packaged entry.",
-            show_default=False,
         ),
     ],
     out_path: Annotated[
@@ -84,26 +82,49 @@ def submit_command(
             "Default: the file name before '_result'.",
         ),
     ] = None,
-    id_offset: IdOffsetOption = 0,
-    corners: CornersOption = False,
-    as_is: AsIsOption = False,
-    devkit_shift: DevkitShiftOption = True,
+    read: ReadOptions = DEFAULT_READ,
     benchmark: BenchmarkOption = None,
-    category_offset: CategoryOffsetOption = 0,
     origin: OriginOption = None,
 ) -> None:
     """Package a result as a challenge entry (the JSON to upload and its manifest), or check one.
 
     On the other benchmarks (--benchmark), --check checks a COCO result JSON and self-scores it.
     """
-    from ..datasets.kaist_truth import GroundTruthUnavailable, load_ground_truth
-    from ..download import downloads_forbidden
     from ..submission import check as check_file
     from ..submission import package
     from ..submission.report import check_lines, package_lines
 
-    packaging_only = out_path is not None or id_offset or corners or method or as_is or target is not DEFAULT_TARGET
-    if check and packaging_only:
+    packaging = out_path is not None or read.id_offset or read.corners or method or read.as_is
+    _check_or_package(check, packaging or target is not DEFAULT_TARGET, out_path)
+    from ..datasets import get_benchmark
+
+    other = benchmark is not None and not get_benchmark(benchmark).kaist_model
+    if other or read.category_offset or origin is not None or gt is not None:
+        truth = open_truth(gt, benchmark, origin)
+        if truth.benchmark.layout != "splits":
+            _check_benchmark(result, truth, check, ReadOptions(category_offset=read.category_offset))
+            return
+        if read.category_offset or origin is not None:
+            raise typer.BadParameter(
+                f"applies to the other benchmarks; the ground truth is scored as {truth.benchmark.name}",
+                param_hint="--category-offset" if read.category_offset else "--origin",
+            )
+        ground_truth = truth.annotations
+    elif gt is None:
+        ground_truth = _leaderboard_truth(check)
+    if check:
+        report = check_file(result, ground_truth, read)
+        out.print("\n".join(check_lines(report)), markup=False, highlight=False)
+        if not report.ok:
+            raise typer.Exit(1)
+        return
+    written = package(result, out_path, ground_truth, method, target=target.value, options=read)
+    out.print("\n".join(package_lines(written)), markup=False, highlight=False)
+
+
+def _check_or_package(check: bool, packaging: bool, out_path: Path | None) -> None:
+    """--check takes no option of packaging, and packaging needs --out."""
+    if check and packaging:
         raise typer.BadParameter(
             "--check validates the file as it is and says which target it suits; --out, "
             "--target, --method, --id-offset, --corners and --as-is apply when packaging",
@@ -113,39 +134,22 @@ def submit_command(
         raise typer.BadParameter(
             "say where to write the entry, e.g. --out MY_result.json (the file to upload)", param_hint="--out"
         )
-    from ..datasets import get_benchmark
 
-    other = benchmark is not None and not get_benchmark(benchmark).kaist_model
-    if other or category_offset or origin is not None or gt is not None:
-        truth = open_truth(gt, benchmark, origin)
-        if truth.benchmark.layout != "splits":
-            _check_benchmark(result, truth, check, read_options(category_offset=category_offset))
-            return
-        if category_offset or origin is not None:
-            raise typer.BadParameter(
-                f"applies to the other benchmarks; the ground truth is scored as {truth.benchmark.name}",
-                param_hint="--category-offset" if category_offset else "--origin",
-            )
-        ground_truth = truth.annotations
-    elif gt is None:
-        # Packaging needs no labels: without network the entry is still packaged, checked by what
-        # can be checked without them, as the report's note says.
-        try:
-            gt = locate_gt(None)
-        except GroundTruthUnavailable as exc:
-            if not downloads_forbidden():  # when they are, going without is what was asked for
-                say(f"note: {exc.why}; {'checking' if check else 'packaging'} without it")
-            gt = None
-        ground_truth = load_ground_truth(gt) if gt is not None else None
-    options = read_options(devkit_shift, id_offset, corners, as_is)
-    if check:
-        report = check_file(result, ground_truth, options)
-        out.print("\n".join(check_lines(report)), markup=False, highlight=False)
-        if not report.ok:
-            raise typer.Exit(1)
-        return
-    written = package(result, out_path, ground_truth, method, target=target.value, options=options)
-    out.print("\n".join(package_lines(written)), markup=False, highlight=False)
+
+def _leaderboard_truth(check: bool):
+    """KAIST's default ground truth, or None where it cannot be had: packaging needs no labels, so
+    without network the entry is still packaged, checked by what can be checked without them, as the
+    report's note says."""
+    from ..datasets.kaist_truth import GroundTruthUnavailable, load_ground_truth
+    from ..download import downloads_forbidden
+
+    try:
+        gt = locate_gt(None)
+    except GroundTruthUnavailable as exc:
+        if not downloads_forbidden():  # when they are, going without is what was asked for
+            say(f"note: {exc.why}; {'checking' if check else 'packaging'} without it")
+        return None
+    return load_ground_truth(gt)
 
 
 def _check_benchmark(result: Path, truth, check: bool, options) -> None:

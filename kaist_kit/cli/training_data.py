@@ -10,7 +10,7 @@ import typer
 from ..datasets import BENCHMARKS, DEFAULT_BENCHMARK
 from ..errors import InputError
 from .app import app, out, say
-from .command import Whole
+from .command import whole_option
 from .options import benchmark_name
 
 MAX_DECODED = 1_000_000  # more pictures than KAIST's tree holds
@@ -22,7 +22,7 @@ _SETS_HELP = (
 
 @app.command("trainset")
 def trainset_command(
-    name: Annotated[str | None, typer.Argument(metavar="NAME", help=_SETS_HELP, show_default=False)] = None,
+    name: Annotated[str | None, typer.Argument(metavar="NAME", help=_SETS_HELP)] = None,
     annotations: Annotated[
         Path | None,
         typer.Option(
@@ -82,14 +82,17 @@ def trainset_command(
         say(line)
 
 
+DecodeOption = whole_option(
+    0, MAX_DECODED, help=f"Pictures to decode whole, spread over all, each once (0 to {MAX_DECODED:,})."
+)
+
+
 @app.command("check-data")
 def check_data_command(
     root: Annotated[
         Path,
         typer.Argument(
-            metavar="DATA_ROOT",
-            help="The data root: images/setXX/VYYY/{visible,lwir}/ and the annotation files.",
-            show_default=False,
+            metavar="DATA_ROOT", help="The data root: images/setXX/VYYY/{visible,lwir}/ and the annotation files."
         ),
     ],
     config: Annotated[
@@ -99,17 +102,9 @@ def check_data_command(
             help="A config: check its training, validation and test annotation files (with "
             "data_root=DATA_ROOT). Without: the *.json files of DATA_ROOT and "
             "DATA_ROOT/annotations.",
-            show_default=False,
         ),
     ] = None,
-    decode: Annotated[
-        int,
-        typer.Option(
-            metavar="N",
-            parser=Whole(0, MAX_DECODED),
-            help=f"Pictures to decode whole, spread over all, each once (0 to {MAX_DECODED:,}).",
-        ),
-    ] = 32,
+    decode: DecodeOption = 32,
     benchmark: Annotated[
         str,
         typer.Option(

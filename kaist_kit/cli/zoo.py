@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from .app import app, say
-from .options import FormatOption, OutputFormat, download_bar, render
+from .options import FormatOption, OutputFormat, download_bar, render, repeated
 
 zoo = typer.Typer(
     name="zoo",
@@ -20,13 +20,13 @@ zoo = typer.Typer(
 app.add_typer(zoo, name="zoo")
 
 
+EntryOption = repeated(str, "--entry", metavar="NAME", help="Only this entry; repeatable. Default: every entry.")
+
+
 @zoo.callback(invoke_without_command=True)
 def zoo_command(
     ctx: typer.Context,
-    entry: Annotated[
-        list[str] | None,
-        typer.Option("--entry", metavar="NAME", help="Only this entry; repeatable. Default: every entry."),
-    ] = None,
+    entry: EntryOption = None,
     details: Annotated[
         bool,
         typer.Option(
@@ -52,7 +52,7 @@ def zoo_command(
 def fetch_command(
     names: Annotated[
         list[str] | None,
-        typer.Argument(metavar="NAME", help="The entries whose files to fetch.", show_default=False),
+        typer.Argument(metavar="NAME", help="The entries whose files to fetch."),
     ] = None,
     every: Annotated[bool, typer.Option("--all", help="Every entry the kit reads.")] = False,
     source: Annotated[
@@ -76,20 +76,9 @@ def fetch_command(
 ) -> None:
     """Download the entries' files from their repositories at the pinned commits, each checked by its git blob
     id, into the kit's data folder beside the ground truth; or take them from a local folder (--from)."""
-    from ..zoo.resolve import all_entries, find_entry
     from ..zoo.store import fetch, take_from, zoo_folder
 
-    if every == bool(names):
-        raise typer.BadParameter("name the entries to fetch, or give --all", param_hint="NAME")
-    chosen = [e for e in all_entries() if e.readable] if every else [find_entry(n) for n in names]
-    if not every:
-        for entry in chosen:
-            if not entry.readable:
-                raise typer.BadParameter(f"zoo:{entry.name} is listed but not read: {entry.refused}", param_hint="NAME")
-    if every:
-        for entry in all_entries():
-            if not entry.readable:
-                say(f"note: zoo:{entry.name} is left out: {entry.refused}")
+    chosen = _chosen_entries(names, every)
     if source is not None:
         taken = take_from(source, chosen)
         for done in taken:
@@ -117,3 +106,22 @@ def fetch_command(
         if done.how == "kept":
             say(f"zoo:{entry.name}: on this machine already, {done.path}")
     say(f"{len(chosen)} entries on this machine, in {zoo_folder()}")
+
+
+def _chosen_entries(names: list[str] | None, every: bool) -> list:
+    """The entries `zoo fetch` is asked for, each one the kit reads: those named, or with --all every
+    readable one (the others said to be left out)."""
+    from ..zoo.resolve import all_entries, find_entry
+
+    if every == bool(names):
+        raise typer.BadParameter("name the entries to fetch, or give --all", param_hint="NAME")
+    if not every:
+        chosen = [find_entry(n) for n in names]
+        for entry in chosen:
+            if not entry.readable:
+                raise typer.BadParameter(f"zoo:{entry.name} is listed but not read: {entry.refused}", param_hint="NAME")
+        return chosen
+    for entry in all_entries():
+        if not entry.readable:
+            say(f"note: zoo:{entry.name} is left out: {entry.refused}")
+    return [e for e in all_entries() if e.readable]

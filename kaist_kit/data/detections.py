@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, by_name
 from ..errors import where as location
 from ..zoo.names import zoo_name
 from .groundtruth import GroundTruth
@@ -146,12 +146,7 @@ FORMATS = (AUTO, *RESULT_FORMATS)
 
 def result_format(name: str | ResultFormat) -> ResultFormat:
     """The format of this name."""
-    if isinstance(name, ResultFormat):
-        return name
-    try:
-        return RESULT_FORMATS[name]
-    except KeyError:
-        raise ValueError(f"unknown result format {name!r}; choose from {', '.join(RESULT_FORMATS)}") from None
+    return by_name(name, ResultFormat, RESULT_FORMATS, "result format")
 
 
 @dataclass(frozen=True)

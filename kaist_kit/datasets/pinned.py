@@ -1,6 +1,6 @@
 """A benchmark's public ground truth: found in the cache, or downloaded there, pinned by size and MD5.
 
-The same rules as KAIST's leaderboard ground truth (`kaist_kit.groundtruth.fetch_gt`), for any
+The same rules as KAIST's leaderboard ground truth (`kaist_kit.datasets.kaist_truth.fetch_gt`), for any
 `kaist_kit.datasets.PinnedFile`: a download is announced in one line (what, from where, under which
 licence), read whole, kept only if its size and MD5 are the pinned ones and written atomically; a
 cached file is used only if it still is the pinned file. $KAIST_KIT_OFFLINE forbids downloads.

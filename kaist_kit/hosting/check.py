@@ -520,15 +520,19 @@ def _judge_evalai(record: dict, kind: str, phase: dict, data: dict, report: Chec
             )
             continue
         labels = labels_of.get(split, [])
-        missing = [label for label in labels if label not in values]
-        if missing:
-            report.add(
-                ERROR,
-                "label-not-returned",
-                f"phase {codename!r}: evaluate() never returns {', '.join(map(repr, missing))} (it returns "
-                f"{', '.join(map(repr, values)) or 'nothing'})",
-            )
+        _not_returned(labels, values, f"phase {codename!r}: evaluate() never returns", "it returns", report)
         _judge_perfect(values, labels, kind, f"phase {codename!r}", report)
+
+
+def _not_returned(wanted: list, returned: dict, never: str, holds: str, report, nothing: str = "nothing") -> None:
+    """The leaderboard's labels a scoring run does not return: one error naming them, and what it returns."""
+    missing = [label for label in wanted if label not in returned]
+    if missing:
+        report.add(
+            ERROR,
+            "label-not-returned",
+            f"{never} {', '.join(map(repr, missing))} ({holds} {', '.join(map(repr, returned)) or nothing})",
+        )
 
 
 def _evalai_labels(data: dict, phase: dict) -> dict[str, list[str]]:
@@ -715,14 +719,7 @@ def _judge_codabench(outcome: CodabenchRun, kind: str, columns: list, report: Ch
         )
         return
     keys = [c.get("key") for c in columns if not c.get("computation")]
-    missing = [k for k in keys if k not in scores]
-    if missing:
-        report.add(
-            ERROR,
-            "label-not-returned",
-            f"scores.json never holds the column keys {', '.join(map(repr, missing))} (it holds "
-            f"{', '.join(map(repr, scores))})",
-        )
+    _not_returned(keys, scores, "scores.json never holds the column keys", "it holds", report, nothing="")
     titles = {c.get("key"): str(c.get("title", c.get("key"))) for c in columns}
     _judge_perfect(
         {titles.get(k, k): v for k, v in scores.items()},

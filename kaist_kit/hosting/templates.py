@@ -240,43 +240,44 @@ def phase_description(name: str, start: str, end: str) -> list[Block]:
 
 
 def to_html(blocks: list[Block]) -> str:
-    out = []
-    for block in blocks:
-        kind = block[0]
-        if kind == "h":
-            out.append(f"<h2>{html.escape(block[1])}</h2>")
-        elif kind == "p":
-            out.append(f"<p>{_inline_html(block[1])}</p>")
-        elif kind == "ul":
-            out.append("<ul>\n" + "\n".join(f"  <li>{_inline_html(item)}</li>" for item in block[1]) + "\n</ul>")
-        elif kind == "code":
-            out.append(f"<pre><code>{html.escape(block[1])}</code></pre>")
-        elif kind == "table":
-            head = "".join(f"<th>{html.escape(h)}</th>" for h in block[1])
-            rows = "\n".join(
-                "  <tr>" + "".join(f"<td>{_inline_html(cell)}</td>" for cell in row) + "</tr>" for row in block[2]
-            )
-            out.append(f"<table>\n  <tr>{head}</tr>\n{rows}\n</table>")
-    return "\n".join(out) + "\n"
+    return _rendered(blocks, _HTML, "\n")
 
 
 def to_markdown(blocks: list[Block]) -> str:
-    out = []
-    for block in blocks:
-        kind = block[0]
-        if kind == "h":
-            out.append(f"## {block[1]}")
-        elif kind == "p":
-            out.append(block[1])
-        elif kind == "ul":
-            out.append("\n".join(f"- {item}" for item in block[1]))
-        elif kind == "code":
-            out.append(f"```\n{block[1]}\n```")
-        elif kind == "table":
-            lines = ["| " + " | ".join(block[1]) + " |", "|" + "---|" * len(block[1])]
-            lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in block[2]]
-            out.append("\n".join(lines))
-    return "\n\n".join(out) + "\n"
+    return _rendered(blocks, _MARKDOWN, "\n\n")
+
+
+def _rendered(blocks: list[Block], renderers: dict, between: str) -> str:
+    """Each block by its kind's renderer (its parts after the kind are the renderer's arguments)."""
+    return between.join(renderers[block[0]](*block[1:]) for block in blocks if block[0] in renderers) + "\n"
+
+
+def _html_table(head: list[str], rows: list[list[str]]) -> str:
+    cells = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    lines = "\n".join("  <tr>" + "".join(f"<td>{_inline_html(cell)}</td>" for cell in row) + "</tr>" for row in rows)
+    return f"<table>\n  <tr>{cells}</tr>\n{lines}\n</table>"
+
+
+def _markdown_table(head: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+_HTML = {
+    "h": lambda text: f"<h2>{html.escape(text)}</h2>",
+    "p": lambda text: f"<p>{_inline_html(text)}</p>",
+    "ul": lambda items: "<ul>\n" + "\n".join(f"  <li>{_inline_html(item)}</li>" for item in items) + "\n</ul>",
+    "code": lambda text: f"<pre><code>{html.escape(text)}</code></pre>",
+    "table": _html_table,
+}
+_MARKDOWN = {
+    "h": lambda text: f"## {text}",
+    "p": lambda text: text,
+    "ul": lambda items: "\n".join(f"- {item}" for item in items),
+    "code": lambda text: f"```\n{text}\n```",
+    "table": _markdown_table,
+}
 
 
 def _inline_html(text: str) -> str:

@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Union
 
+from ..errors import by_name
+
 MISS_RATE, COCO, YOLOV5 = "miss-rate", "coco", "yolov5"
 EVALUATORS = (MISS_RATE, COCO, YOLOV5)
 
@@ -206,12 +208,7 @@ def all_metrics() -> tuple[Metric, ...]:
 
 
 def get_metric(name: str | Metric) -> Metric:
-    if isinstance(name, Metric):
-        return name
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise ValueError(f"unknown metric {name!r}; choose from {', '.join(_REGISTRY)}") from None
+    return by_name(name, Metric, _REGISTRY, "metric")
 
 
 def metrics_of(evaluator: str) -> tuple[Metric, ...]:
