@@ -6,7 +6,10 @@ the careful reader reads it, and says what is wrong where). They never decide an
 
 - txt fields are parsed by CPython's correctly rounded `PyOS_string_to_double`, which both `float()`
   and numpy's `loadtxt` call, after the whole layout is checked: every line of a txt file holds
-  the same number of fields;
+  the same number of fields. A file whose every line is exactly that many JSON numbers between
+  commas is decoded by msgspec instead, as one list of numbers, faster: JSON's number grammar is a
+  subset of `float()`'s and msgspec rounds as it does; the one spelling they read apart, minus zero
+  written as an integer (`float("-0")` is -0.0), is left to `loadtxt`;
 - COCO JSON is decoded by msgspec into records of exactly the usual keys (image_id, bbox of four,
   score, category_id), each a JSON number: anything else (a string, a boolean, an object for a bbox,
   another key, NaN, an escape in a key, a number beyond the float range) makes msgspec refuse, and
@@ -20,6 +23,7 @@ docs/speed.md).
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
 import re
@@ -28,58 +32,72 @@ from operator import attrgetter
 
 import numpy as np
 
-try:
-    import msgspec
-except ImportError:  # the numpy-only copy of the core that a challenge's evaluation worker runs
-    msgspec = None
-if sys.version_info < (3, 10):  # noqa: UP036 - a platform's worker (Python 3.7 to 3.12) reads on the careful path
-    msgspec = None
-
 # What a well-formed txt file is made of: numbers, and commas, spaces and line breaks between them.
 _TXT_BYTES = b"0123456789.+-eE, \t\r\n"
+# What a txt file is left with when its numbers and spaces are taken out: the commas and line breaks.
+_NUMBER_BYTES = b"0123456789.+-eE \t\r"
+# A number "-0" (minus zero written as an integer: no fraction, no exponent), which msgspec reads as 0.0
+# and float() as -0.0 (also found as an exponent's "-0" before a separator, "1e-0,": such a file is
+# left to loadtxt too).
+_MINUS_ZERO = re.compile(rb"-0(?![.eE0-9])")
 _SPACE = b" \t\n\r"
 _SPACES = re.compile(rb"[ \t\n\r]*")
 # The end of a COCO file is looked for within its last this many bytes.
 _EDGE = 1 << 12
+# txt files of at least this many bytes are decoded by msgspec when they can be (`_comma_rows`); a
+# smaller one is read by loadtxt at about the same speed, and the command need not import msgspec.
+_BULK_TXT = 1 << 22
 # Records are decoded this many bytes at a time, so that no Python object is made for every
 # detection of a large file at once.
 _CHUNK = 1 << 20
 
 
-if msgspec is not None and sys.version_info >= (3, 10):  # noqa: UP036 - the records' types are 3.10's
-    Number = int | float
+@functools.lru_cache(maxsize=None)  # noqa: UP033 - functools.cache is 3.9's; a platform's worker runs 3.7
+def _msgspec():
+    """msgspec and its decoders, imported when a file is first decoded with them (a command that reads
+    only small txt files needs none); None without msgspec (the numpy-only copy of the core that a
+    challenge's evaluation worker runs) or before Python 3.10 (a platform's worker reads on the careful
+    path; the records' types are 3.10's)."""
+    if sys.version_info >= (3, 10):  # noqa: UP036 - the records' types are 3.10's
+        try:
+            import msgspec
+        except ImportError:
+            return None
 
-    class _Record(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-        """A COCO result record of the usual keys, each number as json.loads reads it (an int or a float)."""
+        class Record(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+            """A COCO result record of the usual keys, each number as json.loads reads it (an int or a float)."""
 
-        image_id: Number
-        bbox: tuple[Number, Number, Number, Number]
-        score: Number
-        category_id: Number = 1
+            image_id: int | float
+            bbox: tuple[int | float, int | float, int | float, int | float]
+            score: int | float
+            category_id: int | float = 1
 
-    class _ClassRecord(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-        """A result record of any class: its category_id is required (COCO's evaluator reads it)."""
+        class ClassRecord(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+            """A result record of any class: its category_id is required (COCO's evaluator reads it)."""
 
-        image_id: Number
-        bbox: tuple[Number, Number, Number, Number]
-        score: Number
-        category_id: Number
+            image_id: int | float
+            bbox: tuple[int | float, int | float, int | float, int | float]
+            score: int | float
+            category_id: int | float
 
-    class _NamedRecord(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-        """A result record of any class on images whose ids are strings (the COCO conversions in
-        circulation: 'FLIR_09266.jpeg_RGB', '00002')."""
+        class NamedRecord(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+            """A result record of any class on images whose ids are strings (the COCO conversions in
+            circulation: 'FLIR_09266.jpeg_RGB', '00002')."""
 
-        image_id: str
-        bbox: tuple[Number, Number, Number, Number]
-        score: Number
-        category_id: Number
+            image_id: str
+            bbox: tuple[int | float, int | float, int | float, int | float]
+            score: int | float
+            category_id: int | float
 
-    _RECORDS = msgspec.json.Decoder(list[_Record])
-    _DECODERS = {
-        (False, False): _RECORDS,
-        (True, False): msgspec.json.Decoder(list[_ClassRecord]),
-        (True, True): msgspec.json.Decoder(list[_NamedRecord]),
-    }
+        decoders = {
+            (False, False): msgspec.json.Decoder(list[Record]),
+            (True, False): msgspec.json.Decoder(list[ClassRecord]),
+            (True, True): msgspec.json.Decoder(list[NamedRecord]),
+        }
+        return msgspec.DecodeError, msgspec.json.Decoder(list[float]), decoders
+    return None
+
+
 _FIELDS = tuple(map(attrgetter, ("image_id", "category_id", "score", "bbox")))
 
 
@@ -88,9 +106,12 @@ def txt_rows(raw: bytes, ncols: int) -> tuple[np.ndarray, np.ndarray] | None:
     holds ``ncols`` numbers (separated by commas, or by spaces alone), or None for any other text."""
     # Each test reads the text once and copies none of it (a strip or a count of every byte kind
     # cost a tenth of a second each on a file of millions of lines).
-    if raw.translate(None, _TXT_BYTES) or _SPACES.fullmatch(raw):
-        return None
     if b"\r" in raw and raw.count(b"\r") != raw.count(b"\r\n"):
+        return None
+    found = _comma_rows(raw, ncols) if len(raw) >= _BULK_TXT and b"," in raw else None
+    if found is not None:
+        return found
+    if raw.translate(None, _TXT_BYTES) or _SPACES.fullmatch(raw):
         return None
     lines = _occurrences(raw, b"\n") + (not raw.endswith(b"\n"))
     try:
@@ -100,6 +121,39 @@ def txt_rows(raw: bytes, ncols: int) -> tuple[np.ndarray, np.ndarray] | None:
     if rows.shape != (lines, ncols):  # blank lines, which loadtxt passes over
         return None
     return rows, np.arange(1, lines + 1)
+
+
+def _comma_rows(raw: bytes, ncols: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """`txt_rows` of a text whose every line is ``ncols`` JSON numbers separated by commas (and JSON's
+    spaces), decoded by msgspec a piece at a time; None for any other text (a lone carriage return is
+    refused before)."""
+    skeleton = raw.translate(None, _NUMBER_BYTES)
+    ended = raw.endswith(b"\n")
+    lines = skeleton.count(b"\n") + (not ended)
+    pattern = b"," * (ncols - 1) + b"\n"
+    if skeleton != (pattern * lines)[: None if ended else -1] or _MINUS_ZERO.search(raw):
+        return None
+    bulk = _msgspec()
+    if bulk is None:
+        return None
+    decode_error, numbers_decoder, _ = bulk
+    values = np.empty(lines * ncols)
+    count, start, end = 0, 0, len(raw)
+    while start < end:
+        stop = raw.find(b"\n", start + _CHUNK)
+        stop = end if stop < 0 else stop + 1
+        piece = raw[start : stop - 1 if raw[stop - 1 : stop] == b"\n" else stop]
+        try:
+            numbers = numbers_decoder.decode(b"[" + piece.replace(b"\n", b",") + b"]")
+        except decode_error:  # a field that is not a JSON number, or beyond the float range
+            return None
+        if count + len(numbers) > len(values):
+            return None
+        values[count : count + len(numbers)] = np.fromiter(numbers, np.float64, len(numbers))
+        count, start = count + len(numbers), stop
+    if count != len(values):
+        return None
+    return values.reshape(lines, ncols), np.arange(1, lines + 1)
 
 
 def _occurrences(raw: bytes, byte: bytes, start: int = 0, stop: int | None = None) -> int:
@@ -133,11 +187,13 @@ def coco_columns(raw: bytes, *, classes: bool = False, string_ids: bool = False)
 
     ``classes``: the records are of any class, and each must hold its category_id. ``string_ids``
     (with ``classes``): every image_id is a JSON string, given as an object array of str."""
-    if msgspec is None or not raw.isascii() or b"\\" in raw:  # keys spelled with escapes are left to json.loads
+    bulk = _msgspec()
+    if bulk is None or not raw.isascii() or b"\\" in raw:  # keys spelled with escapes are left to json.loads
         return None
+    decode_error, _, decoders = bulk
     if string_ids and not classes:
         raise ValueError("string image ids are read with classes=True")
-    decoder = _DECODERS[classes, string_ids]
+    decoder = decoders[classes, string_ids]
     first = _SPACES.match(raw, 0).end()
     tail = raw[-_EDGE:].rstrip(_SPACE)
     end = len(raw) - min(len(raw), _EDGE) + len(tail) - 1  # the last byte that is not white space
@@ -160,7 +216,7 @@ def coco_columns(raw: bytes, *, classes: bool = False, string_ids: bool = False)
         stop = end if stop < 0 else stop + 1
         try:
             records = decoder.decode(b"[" + raw[start:stop] + b"]")
-        except msgspec.DecodeError:
+        except decode_error:
             return None
         count = len(records)
         if not count or row + count > n:

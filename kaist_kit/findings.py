@@ -580,11 +580,21 @@ def evaluate_inspected(
 
 def pedestrians_hit(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth, iou: float = 0.5) -> int:
     """How many detections overlap a pedestrian of their image at ``iou`` or more (a plausibility test)."""
+    return pedestrians_hit_at(image, boxes, gt, (iou,))[0]
+
+
+def pedestrians_hit_at(image: np.ndarray, boxes: np.ndarray, gt: GroundTruth, ious: Sequence[float]) -> list[int]:
+    """`pedestrians_hit` at each of ``ious``, the overlaps computed once."""
     inside = (image >= 0) & (image < gt.n_images)
     with np.errstate(over="ignore", invalid="ignore"):  # boxes beyond any frame: a finding of their own
         pairs = overlaps_by_image(image[inside], boxes[inside], gt, min_overlap=0.5)
     person = ~gt.ignore[pairs.gt]
-    return int(np.unique(pairs.det[person & (pairs.iou >= iou)]).size)
+    counts = []
+    for iou in ious:
+        hit = np.zeros(int(inside.sum()), bool)  # each detection counted once, however many it overlaps
+        hit[pairs.det[person & (pairs.iou >= iou)]] = True
+        counts.append(int(np.count_nonzero(hit)))
+    return counts
 
 
 def _strongest(dets: Detections, gt: GroundTruth) -> np.ndarray:
@@ -675,14 +685,8 @@ def readings(dets: Detections, gt: GroundTruth, shifts: bool = True) -> Readings
     # numpy's legacy generator: the same stream in every numpy version (a platform's worker has its own).
     rng = np.random.RandomState(_SHUFFLE_SEED)
     chance = float(np.mean([pedestrians_hit(rng.permutation(gt.n_images)[image], boxes, gt) for _ in range(_SHUFFLES)]))
-    return Readings(
-        len(strongest),
-        pedestrians_hit(image, boxes, gt, CLOSE),
-        others,
-        pedestrians_hit(image, boxes, gt),
-        chance,
-        int((~gt.ignore).sum()),
-    )
+    close, hits = pedestrians_hit_at(image, boxes, gt, (CLOSE, 0.5))
+    return Readings(len(strongest), close, others, hits, chance, int((~gt.ignore).sum()))
 
 
 def _reading_findings(dets: Detections, gt: GroundTruth, specs: Sequence) -> list[Finding]:

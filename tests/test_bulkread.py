@@ -9,11 +9,14 @@ are fixed.
 
 import json
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 from conftest import frames, make_gt, person
 
+from kaist_kit import bulkread
 from kaist_kit.bulkread import coco_columns, labelled_rows, txt_rows
 from kaist_kit.data.detections import Dropped
 from kaist_kit.data.results import read_coco, read_txt
@@ -294,9 +297,14 @@ def txt_text(rnd: random.Random, broken: bool) -> tuple[str, bool]:
     return text, not broken and separator not in (" ,",)
 
 
-def test_txt_fast_path_reads_as_the_careful_reader():
+@pytest.mark.parametrize("bulk", [False, True], ids=["loadtxt", "msgspec"])
+def test_txt_fast_path_reads_as_the_careful_reader(bulk, monkeypatch):
+    """Both ways a txt file is read in bulk (loadtxt; msgspec, for large files of comma-separated JSON
+    numbers, made to take every size here) read what the careful reader reads."""
+    if bulk:
+        monkeypatch.setattr(bulkread, "_BULK_TXT", 0)
     rnd = random.Random(20240602)
-    taken = 0
+    taken = by_msgspec = 0
     for _ in range(600):
         text, usual = txt_text(rnd, broken=rnd.random() < 0.5)
         data = text.encode()
@@ -304,8 +312,56 @@ def test_txt_fast_path_reads_as_the_careful_reader():
         if usual:
             assert found is not None, text
         taken += found is not None
+        by_msgspec += bulkread._comma_rows(data, 6) is not None
         assert_same_both_ways(read_txt, data)
     assert taken > 250
+    assert by_msgspec > 10  # most generated files hold a spelling outside JSON (+1, .5, 007)
+
+
+def test_txt_decoded_by_msgspec_reads_as_float():
+    """The msgspec way of reading txt (`_comma_rows`) reads each number as float() does, bit for bit, in
+    pieces cut at line ends, or leaves the file to loadtxt: minus zero written as an integer, spellings
+    outside JSON's grammar, numbers beyond the float range, lines of another length."""
+    rnd = random.Random(20240603)
+    spellings = ["-0", "-0.0", "-0e3", "0", "-0.5", "1E3", "1e-07", "4.9e-324", "2.5e-324", "1e-400", "9" * 30, "1e400"]
+    spellings += ["+1", ".5", "5.", "007", "1_0", "nan", "inf", "0x1", "1..2"]
+    taken = 0
+    for case in range(400):
+        rows = []
+        for _ in range(rnd.randint(1, 40)):
+            fields = [str(rnd.randint(1, 6))]
+            for _ in range(5):
+                forms = [f"{rnd.uniform(-5, 700):.4f}", repr(rnd.random() ** 6), str(rnd.randint(-3, 700))]
+                fields.append(rnd.choice(forms))
+            rows.append(rnd.choice([",", ", ", " , ", ",\t"]).join(fields))
+        if case % 2:  # one field spelled otherwise
+            line = rnd.randrange(len(rows))
+            fields = rows[line].split(",")
+            fields[rnd.randrange(1, 6)] = rnd.choice(spellings)
+            rows[line] = ",".join(fields)
+        if case % 50 == 0:
+            rows.insert(rnd.randrange(len(rows) + 1), "1,2,3,4,5")
+        data = ("\r\n" if case % 7 == 0 else "\n").join(rows).encode() + rnd.choice([b"", b"\n"])
+        if case % 5 == 0:
+            monkey = pytest.MonkeyPatch()
+            monkey.setattr(bulkread, "_CHUNK", rnd.randint(1, 200))  # many pieces
+        found = bulkread._comma_rows(data, 6)
+        if case % 5 == 0:
+            monkey.undo()
+        try:
+            expected = np.array([[float(f) for f in line.split(",")] for line in data.decode().splitlines()])
+        except ValueError:
+            assert found is None, data
+            continue
+        if found is None:
+            assert expected.shape[1:] != (6,) or any(
+                s in data.decode() for s in spellings if s not in ("0", "-0.0", "-0.5", "1E3", "1e-07")
+            ), data
+            continue
+        taken += 1
+        assert found[0].tobytes() == expected.tobytes(), data
+        assert found[1].tolist() == list(range(1, len(expected) + 1))
+    assert taken > 150
 
 
 def test_txt_fast_path_passes_over_what_it_does_not_read_alike():
@@ -415,3 +471,18 @@ def test_per_image_fast_path_reads_as_the_careful_reader(tmp_path, monkeypatch):
         if usual and sum(t.count(b"person") for t in texts):
             assert labelled_rows(texts, b"person", 5) is not None, texts
     assert taken > 100
+
+
+def test_msgspec_is_imported_only_when_a_file_is_decoded_with_it():
+    """A command reading small txt files does without msgspec's import; a COCO JSON brings it in."""
+    code = (
+        "import sys\n"
+        "from kaist_kit.bulkread import coco_columns, txt_rows\n"
+        "assert txt_rows(b'1,2,3,4,5,0.5\\n', 6) is not None\n"
+        "print('msgspec' in sys.modules)\n"
+        'assert coco_columns(b\'[{"image_id": 0, "bbox": [1, 2, 3, 4], "score": 0.5}]\') is not None\n'
+        "print('msgspec' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "True"]
