@@ -167,7 +167,10 @@ def test_numeric_options_are_found():
         assert expected in found
 
 
-@pytest.mark.parametrize("verb, option, parser", numeric_options(), ids=lambda x: getattr(x, "__name__", str(x)))
+# Ids the same in every process (a parser's repr holds its address), as pytest-xdist's workers must collect alike.
+@pytest.mark.parametrize(
+    "verb, option, parser", numeric_options(), ids=lambda x: x if isinstance(x, str) else type(x).__name__
+)
 def test_extreme_values_of_numeric_options(verb, option, parser, tmp_path):
     for value in EXTREMES + [str(parser.low), str(parser.high)]:
         check(verb, option, value, tmp_path, parser)
