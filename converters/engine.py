@@ -624,12 +624,7 @@ def _locate_in_folder(
             problems.add("stray file", "not an annotation file of this format, skipped", src.display(prefix + name))
             continue
         frame = head + match[1] if head else f"{match[1]}/{match[2]}/{match[3]}"
-        if frame in located:
-            if not probe:
-                raise _two_files(src, frame, located[frame], prefix + name)
-            continue
-        located[frame] = prefix + name
-        added.append(frame)
+        _note_file(src, located, frame, prefix + name, added, probe)
     return added
 
 
@@ -650,14 +645,19 @@ def _locate_named(
             if where is not None or layout.folder is None:
                 problems.add("stray file", "not an annotation file of this format, skipped", src.display(prefix + name))
             continue
-        frame = layout.frame_of(where, match)
-        if frame in located:
-            if not probe:
-                raise _two_files(src, frame, located[frame], prefix + name)
-            continue
-        located[frame] = prefix + name
-        added.append(frame)
+        _note_file(src, located, layout.frame_of(where, match), prefix + name, added, probe)
     return added
+
+
+def _note_file(src: Source, located: dict, frame: str, path: str, added: list, probe: bool) -> None:
+    """Note ``path`` as ``frame``'s annotation file; a second file for a frame stops the conversion (a
+    probe passes over it)."""
+    if frame in located:
+        if not probe:
+            raise _two_files(src, frame, located[frame], path)
+        return
+    located[frame] = path
+    added.append(frame)
 
 
 def _locate_pairs(src, located, prefix, head, modality, names, matches, problems, probe) -> list[str]:

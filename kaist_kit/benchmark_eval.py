@@ -124,7 +124,7 @@ class BenchmarkProtocol:
     name: str  # as --protocol and the rows name it
     description: str
     metrics: tuple[str, ...]  # what its tables report, by the kit's names (the default of a request)
-    # (protocol, annotations, detections, images, metrics, benchmark, split, method, options) -> rows
+    # (SplitScoring, protocol) -> rows
     rows: Callable[..., list[ClassRow]]
     evaluator: str = MISS_RATE  # the evaluator it runs (kaist_kit.metrics.spec): what it can compute
     # Miss-rate protocols: the KAIST evaluator's protocol it runs (kaist_kit.settings.PROTOCOLS), or,
@@ -168,74 +168,51 @@ class BenchmarkProtocol:
         return self.name
 
 
-def coco_rows(
-    annotations: GroundTruth,
-    detections: Detections,
-    images: np.ndarray,
-    metrics: Sequence[str],
-    bench: Benchmark,
-    split: str,
-    method: str = "",
-    options: ScoringOptions | None = None,
-    protocol: BenchmarkProtocol | None = None,
-) -> list[ClassRow]:
+@dataclass(frozen=True)
+class SplitScoring:
+    """One split of a scoring request, as a protocol's rows are computed from it (`BenchmarkProtocol.rows`)."""
+
+    annotations: GroundTruth
+    detections: Detections
+    images: np.ndarray  # the split's images (a mask of the ground truth's)
+    metrics: Sequence[str]
+    bench: Benchmark
+    split: str
+    method: str = ""
+    options: ScoringOptions | None = None
+
+    def row(self, protocol: str, klass: str, values: dict, n_images: int, n_gt: int | None) -> ClassRow:
+        return ClassRow(self.method, self.bench.name, protocol, self.split, klass, values, n_images, n_gt)
+
+
+def coco_rows(scoring: SplitScoring, protocol: BenchmarkProtocol | None = None) -> list[ClassRow]:
     name = (protocol or COCO_AP).name
-    result = coco_evaluate(annotations, detections, images)
+    metrics = scoring.metrics
+    result = coco_evaluate(scoring.annotations, scoring.detections, scoring.images)
     rows = [
-        ClassRow(
-            method,
-            bench.name,
-            name,
-            split,
-            klass,
-            result.summaries(metrics, k),
-            result.n_images,
-            int(result.n_gt[k, 0]),
-        )
+        scoring.row(name, klass, result.summaries(metrics, k), result.n_images, int(result.n_gt[k, 0]))
         for k, klass in enumerate(result.class_names)
     ]
     if len(rows) > 1:
-        rows.append(ClassRow(method, bench.name, name, split, MEAN, result.summaries(metrics), result.n_images, None))
+        rows.append(scoring.row(name, MEAN, result.summaries(metrics), result.n_images, None))
     return rows
 
 
-def yolov5_rows(
-    annotations: GroundTruth,
-    detections: Detections,
-    images: np.ndarray,
-    metrics: Sequence[str],
-    bench: Benchmark,
-    split: str,
-    method: str = "",
-    options: ScoringOptions | Yolov5Protocol | None = None,
-    protocol: BenchmarkProtocol | None = None,
-) -> list[ClassRow]:
+def yolov5_rows(scoring: SplitScoring, protocol: BenchmarkProtocol | None = None) -> list[ClassRow]:
     name = (protocol or YOLOV5_AP).name
+    options, metrics = scoring.options, scoring.metrics
     settings = options.yolov5 if isinstance(options, ScoringOptions) else options or YOLOV5
-    result = yolov5_evaluate(annotations, detections, images, settings)
+    result = yolov5_evaluate(scoring.annotations, scoring.detections, scoring.images, settings)
     scored = {class_id: k for k, class_id in enumerate(result.class_ids)}
     rows = []
-    for info in annotations.classes:
+    for info in scoring.annotations.classes:
         k = scored.get(info.id)
         values = {m: result.summary(m, k) if k is not None else float("nan") for m in metrics}
         rows.append(
-            ClassRow(
-                method,
-                bench.name,
-                name,
-                split,
-                info.name,
-                values,
-                result.n_images,
-                int(result.n_labels[k]) if k is not None else 0,
-            )
+            scoring.row(name, info.name, values, result.n_images, int(result.n_labels[k]) if k is not None else 0)
         )
     if len(rows) > 1:
-        rows.append(
-            ClassRow(
-                method, bench.name, name, split, MEAN, {m: result.summary(m) for m in metrics}, result.n_images, None
-            )
-        )
+        rows.append(scoring.row(name, MEAN, {m: result.summary(m) for m in metrics}, result.n_images, None))
     return rows
 
 
@@ -373,9 +350,12 @@ def benchmark_setting(name: str | Setting, bench: Benchmark, spec: BenchmarkProt
     return next((s for s in spec.settings if (s.height, s.occlusions, s.border, s.squarify) == rules), found)
 
 
-def _lamr_rows(annotations, detections, images, metrics, bench, split, method="", options=None, protocol=None):
-    rows = miss_rate_rows(annotations, detections, [(split, images)], [protocol], metrics, bench, method, options)
-    return rows[split, protocol.name]
+def _lamr_rows(scoring: SplitScoring, protocol: BenchmarkProtocol) -> list[ClassRow]:
+    s = scoring
+    rows = miss_rate_rows(
+        s.annotations, s.detections, [(s.split, s.images)], [protocol], s.metrics, s.bench, s.method, s.options
+    )
+    return rows[s.split, protocol.name]
 
 
 COCO_AP = BenchmarkProtocol(
@@ -468,7 +448,8 @@ def evaluate_benchmark(
             if spec.miss_rate:
                 rows += by_split.get((name, spec.name), [])
             elif asked[spec.name]:
-                rows += spec.rows(annotations, detections, images, asked[spec.name], bench, name, method, options, spec)
+                scoring = SplitScoring(annotations, detections, images, asked[spec.name], bench, name, method, options)
+                rows += spec.rows(scoring, spec)
     return rows
 
 

@@ -203,13 +203,14 @@ class Layout:
 
     name: str
     description: str  # what it offers, as a refusal of one of its options says
-    curves: bool  # MR-FPPI curves in JSON (--curves) and figures (--plot)
-    intervals: bool  # compare: bootstrap intervals and paired tests of the miss rate
-    diagnosis: bool  # diagnose: the full diagnosis of the miss rate (false positives, misses, oracles)
-    other_ap: bool  # COCO's and YOLOv5's AP asked for beside the benchmark's own protocols
-    every_protocol: bool  # scored by default by every protocol of the benchmark's, else by its first
-    periods_always: bool  # day and night scored by default even where the images have one of them
     report: Callable  # (request, rows, findings) -> what `eval` prints, in every output format
+    # What it offers; each is off unless a layout says so.
+    curves: bool = False  # MR-FPPI curves in JSON (--curves) and figures (--plot)
+    intervals: bool = False  # compare: bootstrap intervals and paired tests of the miss rate
+    diagnosis: bool = False  # diagnose: the full diagnosis of the miss rate (false positives, misses, oracles)
+    other_ap: bool = False  # COCO's and YOLOv5's AP asked for beside the benchmark's own protocols
+    every_protocol: bool = False  # scored by default by every protocol of the benchmark's, else by its first
+    periods_always: bool = False  # day and night scored by default even where the images have one of them
 
 
 OTHER_AP = ("coco", "yolov5")
@@ -776,24 +777,18 @@ LAYOUTS = {
         Layout(
             name="splits",
             description="KAIST's scoring (its settings, curves and figures)",
+            report=_splits_report,
             curves=True,
             intervals=True,
             diagnosis=True,
-            other_ap=False,
-            every_protocol=False,
             periods_always=True,
-            report=_splits_report,
         ),
         Layout(
             name="classes",
             description="the other benchmarks (--benchmark)",
-            curves=False,
-            intervals=False,
-            diagnosis=False,
+            report=_classes_report,
             other_ap=True,
             every_protocol=True,
-            periods_always=False,
-            report=_classes_report,
         ),
     )
 }

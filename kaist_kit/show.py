@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -26,27 +26,37 @@ def find_pictures(frame: str, roots: Sequence[str | os.PathLike], source=None) -
         raise InputError(f"frame {frame!r} is not named as KAIST's (setXX/VYYY/IZZZZZ): its pictures cannot be found")
     set_name, video, stem = frame.split("/")
     what = f"picture of frame {frame!r}"
-    tried = []
-    for root in roots:
-        root = Root(root)
-        for suffix in PICTURE_SUFFIXES:
-            for pattern in (
-                "{set}/{video}/{m}/{stem}{suffix}",
-                "images/{set}/{video}/{m}/{stem}{suffix}",
-                "{set}_{video}_{stem}_{m}{suffix}",
-            ):
-                pair = [
-                    root.join(pattern.format(set=set_name, video=video, stem=stem, m=m, suffix=suffix), source, what)
-                    for m in ("visible", "lwir")
-                ]
-                tried.append(pair[0])
-                if pair[0].is_file() and pair[1].is_file():
-                    return pair[0], pair[1]
-    where = ", ".join(str(Path(r)) for r in roots) or "(no folder given)"
+    patterns = ("{set}/{video}/{m}/{stem}{suffix}", "{set}_{video}_{stem}_{m}{suffix}")
+    found, tried = _first_pair(
+        [
+            root.join(pattern.format(set=set_name, video=video, stem=stem, m=m, suffix=suffix), source, what)
+            for m in ("visible", "lwir")
+        ]
+        for root in map(Root, roots)
+        for suffix in PICTURE_SUFFIXES
+        for pattern in patterns
+    )
+    if found is not None:
+        return found
     raise InputError(
-        f"no visible/lwir pictures of {frame} under {where} (looked for names like "
+        f"no visible/lwir pictures of {frame} under {_folders(roots)} (looked for names like "
         f"{tried[0].name if tried else 'setXX/VYYY/visible/IZZZZZ.jpg'}); pass --images"
     )
+
+
+def _first_pair(candidates: Iterable[Sequence[Path]]) -> tuple[tuple[Path, Path] | None, list[Path]]:
+    """The first candidate pair of pictures (each named in its root only when its turn comes) whose two
+    files exist, else None; and the first picture of every candidate looked at."""
+    tried = []
+    for pair in candidates:
+        tried.append(pair[0])
+        if pair[0].is_file() and pair[1].is_file():
+            return (pair[0], pair[1]), tried
+    return None, tried
+
+
+def _folders(roots: Sequence[str | os.PathLike]) -> str:
+    return ", ".join(str(Path(r)) for r in roots) or "(no folder given)"
 
 
 def draw_frame(
@@ -62,35 +72,16 @@ def draw_frame(
     """Ground truth (pedestrians solid green, ignore regions dashed grey) and detections (one colour
     per method, ``colours`` or `series_colours` in order, with scores) on both pictures of image index
     ``frame``."""
+    from .plots import save_figure
+
     start, stop = gt.ann_start[frame], gt.ann_start[frame + 1]
     truth = [(gt.boxes[k], gt.labels[k], bool(gt.ignore[k])) for k in range(start, stop)]
     boxes = []
     for name, dets in detections:
         mine = dets.image == frame
         boxes.append((name, dets.boxes[mine], dets.scores[mine]))
-    draw_pair(visible, lwir, out, gt.image_names[frame], truth, boxes, score_threshold, colours)
-
-
-def draw_pair(
-    visible: str | os.PathLike,
-    lwir: str | os.PathLike,
-    out: str | os.PathLike,
-    title: str = "",
-    truth: Sequence[tuple[Sequence[float], str, bool]] = (),
-    detections: Sequence[tuple] = (),
-    score_threshold: float = 0.0,
-    colours: dict[str, str] | None = None,
-    class_colours: dict[str, str] | None = None,
-    modalities: Sequence[str] = ("visible", "lwir"),
-) -> None:
-    """Boxes on a visible/lwir picture pair side by side, written to ``out`` (see `pair_figure`)."""
-    from .plots import save_figure
-
-    save_figure(
-        pair_figure(visible, lwir, title, truth, detections, score_threshold, colours, class_colours, modalities),
-        out,
-        layout=False,
-    )
+    figure = pair_figure(visible, lwir, gt.image_names[frame], truth, boxes, score_threshold, colours)
+    save_figure(figure, out, layout=False)
 
 
 def pair_figure(
@@ -104,7 +95,7 @@ def pair_figure(
     class_colours: dict[str, str] | None = None,
     modalities: Sequence[str] = ("visible", "lwir"),
 ):
-    """The figure of `draw_pair`.
+    """The figure of a visible/lwir picture pair side by side.
 
     ``truth`` holds (box x, y, w, h, label, ignored): pedestrians solid green, ignore regions
     dashed grey; with ``class_colours`` (label -> colour: another benchmark's classes) each class in
@@ -281,19 +272,18 @@ def find_benchmark_pictures(bench, frame: str, roots: Sequence[str | os.PathLike
     split's folder), under any of ``roots``; as `find_pictures`, none outside a root."""
     if bench.frame(frame) is None:
         raise InputError(f"{frame!r} is not a {bench.title} frame name: its pictures cannot be found", source)
-    tried = []
     splits = ["", *dict.fromkeys(bench.split_folders.get(s.name, s.name) for s in bench.splits)]
-    for root in map(Root, roots):
-        for split in splits:
-            what = f"picture of {bench.title} frame {frame!r}"
-            pair = [root.join(bench.picture_path(m.name, frame, split), source, what) for m in bench.modalities]
-            tried.append(pair[0])
-            if pair[0].is_file() and pair[1].is_file():
-                return pair[0], pair[1]
-    where = ", ".join(str(Path(r)) for r in roots) or "(no folder given)"
+    what = f"picture of {bench.title} frame {frame!r}"
+    found, tried = _first_pair(
+        [root.join(bench.picture_path(m.name, frame, split), source, what) for m in bench.modalities]
+        for root in map(Root, roots)
+        for split in splits
+    )
+    if found is not None:
+        return found
     raise InputError(
         f"no {' and '.join(m.name for m in bench.modalities)} pictures of {bench.title} frame {frame} "
-        f"under {where} (looked for {tried[0] if tried else frame}); pass --images, the dataset's root"
+        f"under {_folders(roots)} (looked for {tried[0] if tried else frame}); pass --images, the dataset's root"
     )
 
 
@@ -310,6 +300,7 @@ def show_benchmark_frames(
     detections of each COCO result file (with their class names), on both pictures side by side."""
     from .data.detections import method_name
     from .data.results import load_detections
+    from .plots import save_figure
 
     bench = annotations.benchmark
     out = Path(out)
@@ -362,7 +353,8 @@ def show_benchmark_frames(
                     [name_of_id.get(int(c), str(int(c))) for c in dets.category[mine]],
                 )
             )
-        draw_pair(
-            visible, thermal, target, name, truth, drawn, score_threshold, class_colours=colours, modalities=modalities
+        figure = pair_figure(
+            visible, thermal, name, truth, drawn, score_threshold, class_colours=colours, modalities=modalities
         )
+        save_figure(figure, target, layout=False)
     return [(name, target) for _, name, target, _ in planned]

@@ -381,19 +381,19 @@ def _introsort_loop(v: list, a: list, first: int, last: int, depth: int) -> None
 
 
 def _move_median_to_first(v: list, a: list, result: int, x: int, y: int, z: int) -> None:
+    _swap(a, result, _median_of_three(v, a, x, y, z))
+
+
+def _median_of_three(v: list, a: list, x: int, y: int, z: int) -> int:
+    """The position libstdc++'s median of three picks, by the same comparisons in the same order (ties
+    decide which equal value moves first)."""
     if v[a[x]] < v[a[y]]:
         if v[a[y]] < v[a[z]]:
-            _swap(a, result, y)
-        elif v[a[x]] < v[a[z]]:
-            _swap(a, result, z)
-        else:
-            _swap(a, result, x)
-    elif v[a[x]] < v[a[z]]:
-        _swap(a, result, x)
-    elif v[a[y]] < v[a[z]]:
-        _swap(a, result, z)
-    else:
-        _swap(a, result, y)
+            return y
+        return z if v[a[x]] < v[a[z]] else x
+    if v[a[x]] < v[a[z]]:
+        return x
+    return z if v[a[y]] < v[a[z]] else y
 
 
 def _unguarded_partition(v: list, a: list, first: int, last: int, pivot: float) -> int:

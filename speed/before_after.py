@@ -25,12 +25,10 @@ the same); the machine and its load average before and after.
 
 from __future__ import annotations
 
-import compileall
 import os
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -38,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from record import describe, publish, real_files_arguments  # noqa: E402
-from scale import jittered, mbnet, write_json, write_txt  # noqa: E402
+from scale import checkout, jittered, mbnet, write_json, write_txt  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADING = "## Before and after"
@@ -54,22 +52,6 @@ def revision(name: str) -> tuple[str, str]:
     """(full commit, short commit) of a revision name."""
     commit = git("rev-parse", "--verify", name + "^{commit}")
     return commit, git("rev-parse", "--short", commit)
-
-
-def checkout(commit: str, folder: Path) -> Path:
-    """The kit at ``commit`` in ``folder``, laid out as installed, its modules byte-compiled."""
-    archive = subprocess.run(["git", "archive", commit], cwd=ROOT, check=True, capture_output=True).stdout
-    folder.mkdir(parents=True)
-    with open(folder / "code.tar", "wb") as handle:
-        handle.write(archive)
-    with tarfile.open(folder / "code.tar") as tar:
-        tar.extractall(folder, filter="data")
-    (folder / "code.tar").unlink()
-    for package in ("submission", "converters"):
-        if (folder / package).is_dir() and not (folder / "kaist_kit" / package).exists():
-            (folder / "kaist_kit" / package).symlink_to(f"../{package}")
-    compileall.compile_dir(folder / "kaist_kit", quiet=1)
-    return folder
 
 
 def big_files(kaist: Path, work: Path) -> dict[str, Path]:

@@ -220,16 +220,23 @@ def baseline_code(commit: str, work: Path) -> Path:
     if not folder.exists():
         tmp = work / "code.tmp"
         shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir()
-        archive = subprocess.run(["git", "archive", commit], cwd=ROOT, check=True, capture_output=True).stdout
-        with open(tmp / "code.tar", "wb") as handle:
-            handle.write(archive)
-        with tarfile.open(tmp / "code.tar") as tar:
-            tar.extractall(tmp, filter="data")
-        (tmp / "code.tar").unlink()
-        for package in ("submission", "converters"):
-            (tmp / "kaist_kit" / package).symlink_to(f"../{package}")
-        tmp.rename(folder)
+        checkout(commit, tmp).rename(folder)
+    return folder
+
+
+def checkout(commit: str, folder: Path) -> Path:
+    """The kit at ``commit`` in ``folder``, laid out as installed, its modules byte-compiled."""
+    archive = subprocess.run(["git", "archive", commit], cwd=ROOT, check=True, capture_output=True).stdout
+    folder.mkdir(parents=True)
+    with open(folder / "code.tar", "wb") as handle:
+        handle.write(archive)
+    with tarfile.open(folder / "code.tar") as tar:
+        tar.extractall(folder, filter="data")
+    (folder / "code.tar").unlink()
+    for package in ("submission", "converters"):
+        if (folder / package).is_dir() and not (folder / "kaist_kit" / package).exists():
+            (folder / "kaist_kit" / package).symlink_to(f"../{package}")
+    compileall.compile_dir(folder / "kaist_kit", quiet=1)
     return folder
 
 

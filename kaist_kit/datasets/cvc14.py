@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import InputError, quantity
 from ..metrics.spec import LAMR
-from .spec import Benchmark, Category, Citation, Modality, Split, SynthLayout
+from .spec import Benchmark, Citation, Modality, Split, SynthLayout
 
 CVC14_FIELDS = 11  # x y w h mandatory 0 0 0 0 track_id 0
 
@@ -128,17 +128,14 @@ CVC14 = Benchmark(
         Modality("visible", "{period}/Visible/{split}/FramesPos/{stem}.tif", (640, 471)),
         Modality("fir", "{period}/FIR/{split}/FramesPos/{stem}.tif", None),
     ),
-    image_size=(640, 471),
     annotation_format="cvc-14",
     annotation_path="{period}/Visible/{split}/Annotations/{stem}.txt",
-    categories=(Category(1, "person"),),
     splits=(
         Split("train", "{Day,Night}/{Visible,FIR}/Train"),
         Split("test", "{Day,Night}/{Visible,FIR}/NewTest, frames annotated in both modalities"),
         Split("day", "test frames under Day/"),
         Split("night", "test frames under Night/"),
     ),
-    default_split="test",
     metrics=(LAMR.name,),
     protocols=("ms-detr", "matlab"),  # MS-DETR's evaluation of CVC-14, and the devkit's own sum
     citation=Citation(

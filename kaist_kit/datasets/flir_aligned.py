@@ -60,7 +60,6 @@ FLIR_ALIGNED = Benchmark(
         Modality("visible", "align/JPEGImages/FLIR_{number}_RGB.jpg", (640, 512)),
         Modality("thermal", "align/JPEGImages/FLIR_{number}_PreviewData.jpeg", (640, 512)),
     ),
-    image_size=(640, 512),
     annotation_format="voc",
     annotation_path="align/Annotations/FLIR_{number}_PreviewData.xml",
     # The ids of the public COCO conversion (ganlumomo/voc2coco), which writes 'bicycle' as 'bike'.
@@ -71,7 +70,6 @@ FLIR_ALIGNED = Benchmark(
         Split("day", "test frames listed as day by the public conversion", 702),
         Split("night", "test frames listed as night by the public conversion", 311),
     ),
-    default_split="test",
     metrics=(AP.name, AP50.name, AP75.name),
     protocols=("coco",),
     citation=Citation(

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..metrics.spec import LAMR
-from .spec import KAIST_RULES, Benchmark, Category, Citation, Modality, PinnedFile, Split
+from .spec import KAIST_RULES, Benchmark, Citation, Modality, PinnedFile, Split
 
 # Each KAIST set was recorded in one scene, in this order by day and again by night: set00/03/06/09
 # campus, set01/04/07/10 road, set02/05/08/11 downtown; set00-02 and set06-08 are day.
@@ -116,15 +116,13 @@ KAIST = Benchmark(
         rf"(?P<image>{KAIST_IMAGE})"
     ),
     frame_format="{set}/{video}/{image}",
+    # Every frame, visible and lwir, is 640 x 512 (the often quoted 640 x 480 is wrong).
     modalities=(
         Modality("visible", "images/{set}/{video}/visible/{image}.jpg", (640, 512)),
         Modality("lwir", "images/{set}/{video}/lwir/{image}.jpg", (640, 512)),
     ),
-    # Every frame, visible and lwir, is 640 x 512 (the often quoted 640 x 480 is wrong).
-    image_size=(640, 512),
     annotation_format="kaist",
     annotation_path="annotations-xml-new/{set}/{video}/{image}.xml",
-    categories=(Category(1, "person"),),
     truth_rules=KAIST_RULES,
     kaist_model=True,
     pictures_folder="images/",
@@ -138,7 +136,6 @@ KAIST = Benchmark(
         Split("night", "test frames of set09-11", 797),
         Split("train", "training frames of set00-05 (named lists: kaist-kit trainset)"),
     ),
-    default_split="test",
     metrics=(LAMR.name,),
     protocols=("leaderboard", "matlab"),
     citation=Citation(

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ..errors import quantity
 from ..metrics.spec import AP, AP50, AP75, LAMR
-from .spec import Benchmark, Category, Citation, Modality, Split, SynthLayout
+from .spec import Benchmark, Citation, Modality, Split, SynthLayout
 
 
 @dataclass(frozen=True)
@@ -98,15 +98,12 @@ LLVIP = Benchmark(
         Modality("visible", "visible/{split}/{number}.jpg", (1280, 1024)),
         Modality("infrared", "infrared/{split}/{number}.jpg", (1280, 1024)),
     ),
-    image_size=(1280, 1024),
     annotation_format="voc",
     annotation_path="Annotations/{number}.xml",
-    categories=(Category(1, "person"),),
     splits=(
         Split("train", "visible/train and infrared/train", 12025, 33648),
         Split("test", "visible/test and infrared/test", 3463, 7931),
     ),
-    default_split="test",
     metrics=(AP50.name, AP75.name, AP.name, LAMR.name),
     protocols=("coco", "yolov5", "leaderboard"),
     citation=Citation(

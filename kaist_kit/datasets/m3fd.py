@@ -72,8 +72,8 @@ M3FD = Benchmark(
     title="M3FD",
     frame_pattern=re.compile(r"(?<![0-9])(?P<number>\d{5})(?![0-9])"),
     frame_format="{number}",
+    # Sizes vary: mostly 1024 x 768; some sequences are smaller (480 x 360 ... 880 x 520).
     modalities=(Modality("visible", "Vis/{number}.png", None), Modality("infrared", "Ir/{number}.png", None)),
-    image_size=None,  # mostly 1024 x 768; some sequences are smaller (480 x 360 ... 880 x 520)
     annotation_format="voc",
     annotation_path="Annotation/{number}.xml",
     # The ids of the public COCO conversion (ganlumomo/voc2coco).
@@ -94,7 +94,6 @@ M3FD = Benchmark(
         Split("overcast", "test frames of scene 3", 205),
         Split("challenge", "test frames of scene 4", 148),
     ),
-    default_split="test",
     metrics=(AP50.name, AP.name),
     protocols=("yolov5", "coco"),
     citation=Citation(

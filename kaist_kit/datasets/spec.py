@@ -148,17 +148,16 @@ class Benchmark:
     frame_pattern: re.Pattern[str]
     frame_format: str
     modalities: tuple[Modality, ...]
-    image_size: tuple[int, int] | None  # the frame size of every picture; None where sizes vary
     annotation_format: str  # 'kaist', 'voc', 'cvc-14' or 'coco'
     annotation_path: str  # where a frame's annotation file lies, relative to the root
-    categories: tuple[Category, ...]
     splits: tuple[Split, ...]
-    default_split: str  # the split a paper's table reports
     metrics: tuple[str, ...]  # what its papers report, in the order they do
     protocols: tuple[str, ...]  # how; the first is the kit's default
     citation: Citation
     download: str  # where a user downloads the dataset
     licence: str
+    categories: tuple[Category, ...] = (Category(1, "person"),)  # a pedestrian benchmark's one class unless said
+    default_split: str = "test"  # the split a paper's table reports
     # Labels of boxes that are ignore regions (counted neither as hits nor as misses), and labels
     # that are left out, each with the reason given when they are dropped.
     ignore_labels: frozenset[str] = frozenset()
@@ -273,6 +272,13 @@ class Benchmark:
         raise ValueError(f"unknown {self.title} split {name!r}; choose from {', '.join(s.name for s in self.splits)}")
 
     @property
+    def image_size(self) -> tuple[int, int] | None:
+        """The frame size of every picture: the size its modalities give (a modality whose sizes vary
+        aside); None where none gives one, or they differ."""
+        sizes = {m.size for m in self.modalities if m.size is not None}
+        return sizes.pop() if len(sizes) == 1 else None
+
+    @property
     def class_names(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.categories)
 
@@ -298,7 +304,6 @@ UNNAMED = Benchmark(
     frame_pattern=re.compile(r"(?!)"),
     frame_format="",
     modalities=(),
-    image_size=None,
     annotation_format="coco",
     annotation_path="",
     categories=(),

@@ -140,7 +140,8 @@ def infer(
     from mmengine.registry import init_default_scope
     from mmengine.utils import import_modules_from_strings
 
-    from ..show import draw_pair
+    from ..plots import save_figure
+    from ..show import pair_figure
     from .checkpoints import read_checkpoint, require_fit, state_dict_of
     from .data import frame_name, read_picture
 
@@ -170,12 +171,12 @@ def infer(
     )
     found = Found(boxes, scores[order])
     if out is not None:
-        draw_pair(
+        figure = pair_figure(
             visible,
             lwir,
-            out,
             frame_name(visible),
             detections=[(Path(str(config)).stem, found.boxes, found.scores)],
             score_threshold=score_threshold,
         )
+        save_figure(figure, out, layout=False)
     return found
