@@ -13,8 +13,8 @@ import json
 from itertools import repeat
 from operator import mul
 
+from kaist_kit.data.frames import period_of
 from kaist_kit.datasets import KAIST_LABELS, KAIST_PAIRED_LABELS, Benchmark
-from kaist_kit.frames import period_of
 
 from .records import FrameColumns, ObjectColumns
 

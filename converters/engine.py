@@ -17,9 +17,10 @@ from pathlib import Path
 
 from kaist_kit import __version__
 from kaist_kit.data.groundtruth import ORIGINS
+from kaist_kit.data.imagesets import resolve_image_set
 from kaist_kit.datasets import KAIST, Benchmark, get_benchmark
 from kaist_kit.errors import InputError, quantity
-from kaist_kit.files import (
+from kaist_kit.io.files import (
     atomic_file,
     check_writable,
     decode_text,
@@ -29,7 +30,6 @@ from kaist_kit.files import (
     read_bytes,
     text_lines,
 )
-from kaist_kit.imagesets import resolve_image_set
 
 from .benchmark_formats import (
     BENCHMARK_FORMAT_NAMES,

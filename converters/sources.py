@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kaist_kit.errors import InputError
-from kaist_kit.files import file_kind, is_archive, read_archive, read_many
-from kaist_kit.rooted import Root
+from kaist_kit.io.files import file_kind, is_archive, read_archive, read_many
+from kaist_kit.io.rooted import Root
 
 from .problems import Problems
 
@@ -48,7 +48,7 @@ class Source:
 
     def read_all(self, rels: list[str]) -> list[bytes]:
         """The bytes of each file, read through the kit's opener (regular files only, bounded sizes):
-        trees hold 95k small files, read in batches (see `kaist_kit.files.read_many`)."""
+        trees hold 95k small files, read in batches (see `kaist_kit.io.files.read_many`)."""
         if self._members is not None:
             return [self._members[rel] for rel in rels]
         prefix = f"{self.root}{os.sep}"
@@ -88,7 +88,7 @@ def walk_folders(root: Path, rel_dir: str = "", links: Problems | None = None) -
     """(folder, sorted file names) of every folder below ``root`` that holds files, depth first with
     folders in name order, as soon as each is listed; os.scandir keeps this cheap on 95k files.
 
-    A link to a file is a file, if it stays in ``root`` (`kaist_kit.rooted`; else it is skipped, noted
+    A link to a file is a file, if it stays in ``root`` (`kaist_kit.io.rooted`; else it is skipped, noted
     as an "outside link", which --strict fails on). Links to folders are not followed (a link to a parent would make the
     walk endless), and links that lead nowhere (to themselves, or to nothing) are skipped; both are
     noted in ``links``. Anything else that is no regular file (a FIFO, a device, a socket), or a

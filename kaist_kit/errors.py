@@ -2,7 +2,7 @@
 
 Every problem with a user's file is reported as one line that names the file (and the line when
 there is one). The CLI prints an `InputError` and exits with code 2. What a result holds that is
-probably a mistake is not an error but a finding (`kaist_kit.findings`), which the library returns
+probably a mistake is not an error but a finding (`kaist_kit.scoring.findings`), which the library returns
 and the CLI prints.
 """
 

@@ -33,7 +33,7 @@ def export_lazily(package: str, exports: dict[str, str]) -> None:
     def __dir__() -> list[str]:
         return sorted({*vars(module), *exports})
 
-    # A name that is also a submodule's (`kaist_kit.evaluate`, the function, and its module): importing
+    # A name that is also a submodule's (`kaist_kit.metrics.evaluate`, the function, and its module): importing
     # the submodule sets the package's attribute to the module, whoever imports it first, so
     # `from kaist_kit import evaluate` would then give the module. A property of the package's class
     # keeps the name on its export, and leaves the module in sys.modules.

@@ -19,13 +19,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from record import describe, publish, real_files_arguments, timed  # noqa: E402
 
-from kaist_kit.bootstrap import bootstrap_intervals  # noqa: E402
 from kaist_kit.data.results import load_detections  # noqa: E402
 from kaist_kit.datasets.kaist_truth import load_ground_truth  # noqa: E402
 from kaist_kit.diagnosis import DiagnosisParams, diagnose  # noqa: E402
 from kaist_kit.errors import KitWarning  # noqa: E402
-from kaist_kit.evaluate import Evaluation  # noqa: E402
-from kaist_kit.settings import LEADERBOARD, SPLITS  # noqa: E402
+from kaist_kit.metrics.bootstrap import bootstrap_intervals  # noqa: E402
+from kaist_kit.metrics.evaluate import Evaluation  # noqa: E402
+from kaist_kit.metrics.settings import LEADERBOARD, SPLITS  # noqa: E402
 
 
 def main() -> None:

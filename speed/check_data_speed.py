@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from record import describe, publish  # noqa: E402
 
-from kaist_kit.datacheck import DatasetFiles, check_data  # noqa: E402
+from kaist_kit.tools.datacheck import DatasetFiles, check_data  # noqa: E402
 from kaist_kit.trainsets.lists import VIDEO_FRAMES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

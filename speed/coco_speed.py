@@ -28,11 +28,11 @@ import numpy as np  # noqa: E402
 from bench_cases import FLIR_TEST, M3FD_TEST, detections_for, load, pycocotools_eval  # noqa: E402
 from record import describe, publish, real_files_arguments, timed  # noqa: E402
 
-from kaist_kit.cocoeval import coco_evaluate  # noqa: E402
 from kaist_kit.data.groundtruth import ground_truth_from_coco  # noqa: E402
 from kaist_kit.data.results import detections_from_coco  # noqa: E402
 from kaist_kit.datasets import UNNAMED  # noqa: E402
-from kaist_kit.yolov5 import yolov5_evaluate  # noqa: E402
+from kaist_kit.metrics.cocoeval import coco_evaluate  # noqa: E402
+from kaist_kit.metrics.yolov5 import yolov5_evaluate  # noqa: E402
 
 
 def kit(gt, records):
@@ -171,7 +171,7 @@ def main() -> None:
             "|---|---|---|",
             *speed,
             "",
-            "So the kit scores COCO AP with its own numpy evaluator (`kaist_kit.cocoeval`): the same floats as "
+            "So the kit scores COCO AP with its own numpy evaluator (`kaist_kit.metrics.cocoeval`): the same floats as "
             "pycocotools, an order of magnitude faster, as fast as faster-coco-eval on small sets and faster on dense "
             "ones, string image ids as the public conversions write them, and no dependency beyond numpy. "
             "pycocotools is the reference its tests compare with (the `dev` extra).",

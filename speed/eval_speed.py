@@ -20,8 +20,8 @@ from record import describe, publish, real_files_arguments, timed  # noqa: E402
 from kaist_kit.data.results import load_detections  # noqa: E402
 from kaist_kit.datasets.kaist_truth import load_ground_truth  # noqa: E402
 from kaist_kit.errors import KitWarning  # noqa: E402
-from kaist_kit.evaluate import Evaluation  # noqa: E402
-from kaist_kit.settings import SETTINGS, SPLITS  # noqa: E402
+from kaist_kit.metrics.evaluate import Evaluation  # noqa: E402
+from kaist_kit.metrics.settings import SETTINGS, SPLITS  # noqa: E402
 
 FILES = ("MBNet_result.txt", "MLPD_result.txt", "MLPD_result.json", "MBNet-per-image.tar.gz")
 

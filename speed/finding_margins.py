@@ -8,7 +8,7 @@ ways), and, with --other-gt, the published files scored against ground truths of
 (`kaist-kit convert xml annotations-xml-original.tar.gz --image-set test-all-01 --out
 test-all-01.json`), the published files against test-all-20 with every box moved to a random place
 of its frame (three seeds), a simulated detector of 5 % recall, and the synthetic sets' results
-against the real ground truth: the measures `kaist_kit.findings.readings` takes, the margins to each
+against the real ground truth: the measures `kaist_kit.scoring.findings.readings` takes, the margins to each
 threshold (a factor: how many times the measure would have to change for the verdict to flip) and
 what fires. Prints a Markdown table.
 """
@@ -26,11 +26,11 @@ from kaist_kit.converters import convert
 from kaist_kit.data.detections import Detections
 from kaist_kit.data.groundtruth import GroundTruth, ground_truth_from_coco
 from kaist_kit.data.results import load_detections
+from kaist_kit.data.writers import write_coco_results
 from kaist_kit.datasets.kaist_truth import load_ground_truth
-from kaist_kit.findings import inspect, readings
-from kaist_kit.results import write_coco_results
-from kaist_kit.simulate import DEMO_METHODS, SimulatedMethod, simulate
-from kaist_kit.synth import SynthConfig, generate
+from kaist_kit.scoring.findings import inspect, readings
+from kaist_kit.tools.simulate import DEMO_METHODS, SimulatedMethod, simulate
+from kaist_kit.tools.synth import SynthConfig, generate
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = ("MBNet_result.txt", "MLPD_result.txt", "MLPD_result.json", "MBNet-per-image.tar.gz")

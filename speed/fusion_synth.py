@@ -30,8 +30,8 @@ from record import describe, publish  # noqa: E402
 from kaist_kit.converters import convert  # noqa: E402
 from kaist_kit.datasets.kaist_truth import load_ground_truth  # noqa: E402
 from kaist_kit.errors import KitWarning  # noqa: E402
-from kaist_kit.evaluate import evaluate_files  # noqa: E402
-from kaist_kit.synth import SynthConfig, generate  # noqa: E402
+from kaist_kit.metrics.evaluate import evaluate_files  # noqa: E402
+from kaist_kit.tools.synth import SynthConfig, generate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = (("halfway-fusion", "halfway fusion"), ("rgb", "RGB only"), ("thermal", "thermal only"))

@@ -130,7 +130,7 @@ def without_imagenet(node) -> None:
 
 
 def model_config(args, data: Path, config: str, single: bool):
-    from kaist_kit.config_files import load_config
+    from kaist_kit.tools.config_files import load_config
 
     width, height = args.size
     cfg = load_config(
@@ -285,7 +285,7 @@ def real_table(args) -> list[str]:
     from typer.testing import CliRunner
 
     from kaist_kit.cli import app
-    from kaist_kit.config_files import load_config
+    from kaist_kit.tools.config_files import load_config
 
     root = real_pairs(args.work / "kaist-real", "annotations/demo-8.leaderboard.json")
     rows = []

@@ -130,7 +130,7 @@ def pipeline_speed(config: Path, folder: Path, rounds: int) -> tuple[list[float]
     from mmengine.registry import init_default_scope
 
     import kaist_kit.models  # noqa: F401  (registers the kit's modules)
-    from kaist_kit.config_files import load_config
+    from kaist_kit.tools.config_files import load_config
 
     torch.set_num_threads(1)  # as in a DataLoader worker
     cv2.setNumThreads(0)  # as the configs' env_cfg.mp_cfg.opencv_num_threads=0 sets for the workers

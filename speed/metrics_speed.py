@@ -18,12 +18,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from record import describe, publish, real_files_arguments, timed  # noqa: E402
 
-from kaist_kit import coco  # noqa: E402
 from kaist_kit.data.results import load_detections  # noqa: E402
 from kaist_kit.datasets.kaist_truth import load_ground_truth  # noqa: E402
 from kaist_kit.errors import KitWarning  # noqa: E402
-from kaist_kit.evaluate import Evaluation, evaluate  # noqa: E402
-from kaist_kit.settings import METRICS, PROTOCOLS, SETTINGS, SPLITS  # noqa: E402
+from kaist_kit.metrics import coco  # noqa: E402
+from kaist_kit.metrics.evaluate import Evaluation, evaluate  # noqa: E402
+from kaist_kit.metrics.settings import METRICS, PROTOCOLS, SETTINGS, SPLITS  # noqa: E402
 
 FILE = "MBNet_result.txt"
 IOUS = (0.5, 0.6, 0.75)

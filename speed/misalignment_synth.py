@@ -25,7 +25,7 @@ from record import publish  # noqa: E402
 
 from kaist_kit.datasets.kaist_truth import load_ground_truth  # noqa: E402
 from kaist_kit.errors import KitWarning  # noqa: E402
-from kaist_kit.evaluate import evaluate_files  # noqa: E402
+from kaist_kit.metrics.evaluate import evaluate_files  # noqa: E402
 
 SECTION = "## Misalignment: the thermal picture shifted"
 SPLITS = ("all", "day", "night")

@@ -7,7 +7,7 @@ scores (8 decimals) and once with scores rounded to 2 decimals (ties), prints fo
 and all cells: MS-DETR's own code run as it is (../shared/reference/ms-detr, in the numpy1-py311
 environment of tests/reference_envs.py, when it is made) with numpy 1.26 as it runs here and, on an
 AVX-512 CPU, with AVX-512 switched off; the kit's ms-detr protocol for each numpy order
-(`kaist_kit.sort_orders`); and the clean reading (matlab: exact powers, stable sorts). Then the order
+(`kaist_kit.metrics.sort_orders`); and the clean reading (matlab: exact powers, stable sorts). Then the order
 np.argsort gives two tied arrays under each numpy.
 """
 
@@ -27,11 +27,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 from reference_envs import ENVS  # noqa: E402
 from test_ms_detr_reference import AVX512, ms_detr_inputs, run_ms_detr  # noqa: E402
 
-from kaist_kit.benchmark_eval import ScoringOptions, evaluate_benchmark  # noqa: E402
 from kaist_kit.data.results import detections_from_coco  # noqa: E402
 from kaist_kit.datasets.cvc14 import read_cvc14  # noqa: E402
 from kaist_kit.datasets.synth import BenchmarkSynthConfig, generate_benchmark  # noqa: E402
-from kaist_kit.sort_orders import NUMPY1_AVX512, NUMPY1_INTROSORT, THIS_NUMPY, argsort, numpy1_order  # noqa: E402
+from kaist_kit.metrics.per_class import ScoringOptions, evaluate_benchmark  # noqa: E402
+from kaist_kit.metrics.sort_orders import NUMPY1_AVX512, NUMPY1_INTROSORT, THIS_NUMPY, argsort, numpy1_order  # noqa: E402
 
 CELLS = ("Reasonable-all", "Reasonable-day", "Reasonable-night", "all", "all-day", "all-night")
 EXAMPLES = {"np.zeros(65)": np.zeros(65), "-np.array([0.5, 0.9] * 35)": -np.array([0.5, 0.9] * 35)}

@@ -25,7 +25,7 @@ from record import ROOT, describe, publish, real_files_arguments, timed  # noqa:
 from kaist_kit.data.results import load_detections  # noqa: E402
 from kaist_kit.datasets.kaist_truth import load_ground_truth  # noqa: E402
 from kaist_kit.errors import KitWarning  # noqa: E402
-from kaist_kit.evaluate import Evaluation  # noqa: E402
+from kaist_kit.metrics.evaluate import Evaluation  # noqa: E402
 from kaist_kit.zoo.figure import default_entries  # noqa: E402
 from kaist_kit.zoo.resolve import all_entries, find_entry  # noqa: E402
 from kaist_kit.zoo.specs import PROTOCOLS  # noqa: E402

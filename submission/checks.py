@@ -3,7 +3,7 @@
 `inspect_result` reads any result format the evaluator reads, leniently: detections the evaluator
 would stop on are left out or repaired and counted. It normalises the rest to what the leaderboard
 scores correctly (sorted by image and descending score, at most 1,000 per image, positive sizes)
-and lists findings (`kaist_kit.findings`, with a few of the submission's own). Each finding says
+and lists findings (`kaist_kit.scoring.findings`, with a few of the submission's own). Each finding says
 what is wrong, what it costs and what the leaderboard would do with the file as it is.
 """
 
@@ -19,8 +19,9 @@ from kaist_kit.data.groundtruth import GroundTruth, ground_truth_from_coco
 from kaist_kit.data.results import load_detections
 from kaist_kit.datasets import KAIST
 from kaist_kit.errors import InputError
-from kaist_kit.evaluate import Result, evaluate, in_evaluation_order
-from kaist_kit.findings import (
+from kaist_kit.metrics.evaluate import Result, evaluate, in_evaluation_order
+from kaist_kit.metrics.settings import KAIST_FRAME_SIZE, LEADERBOARD, LEADERBOARD_SETTINGS, SPLITS
+from kaist_kit.scoring.findings import (
     CRASH,
     EMPTY_IMAGES,
     ERROR,
@@ -40,7 +41,6 @@ from kaist_kit.findings import (
     inspect_scores,
     ordered,
 )
-from kaist_kit.settings import KAIST_FRAME_SIZE, LEADERBOARD, LEADERBOARD_SETTINGS, SPLITS
 
 # KAIST test-all-20 (the spec's test split): the leaderboard knows its images by their position in
 # name order, 0..2251.

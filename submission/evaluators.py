@@ -28,14 +28,14 @@ from pathlib import Path
 
 import numpy as np
 
-from kaist_kit.challenge import NO_MATCH, challenge2024_leaderboard, challenge2024_scores
 from kaist_kit.data.detections import Detections
 from kaist_kit.data.groundtruth import GroundTruth
 from kaist_kit.datasets import KAIST
 from kaist_kit.errors import quantity
-from kaist_kit.evaluate import Evaluation, Result, evaluate
-from kaist_kit.files import is_number, json_line, read_bytes
-from kaist_kit.settings import LEADERBOARD, LEADERBOARD_SETTINGS
+from kaist_kit.io.files import is_number, json_line, read_bytes
+from kaist_kit.metrics.challenge import NO_MATCH, challenge2024_leaderboard, challenge2024_scores
+from kaist_kit.metrics.evaluate import Evaluation, Result, evaluate
+from kaist_kit.metrics.settings import LEADERBOARD, LEADERBOARD_SETTINGS
 
 CRASH, MISSCORE, CORRECT = "crash", "mis-score", "correct"
 # The scripts' own constants: the most detections an image may hold (maxDets), the 2,252 test images

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from kaist_kit.data.detections import COCO, TXT, method_name
 from kaist_kit.errors import percent, quantity
-from kaist_kit.evaluate import Result
-from kaist_kit.settings import LEADERBOARD_SETTINGS
-from kaist_kit.tables import Table
+from kaist_kit.metrics.evaluate import Result
+from kaist_kit.metrics.settings import LEADERBOARD_SETTINGS
+from kaist_kit.output.tables import Table
 
 from .checks import WARNING, Inspection
 from .evaluators import CORRECT, CRASH, MISSCORE, Outcome

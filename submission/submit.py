@@ -23,10 +23,10 @@ from kaist_kit import __version__
 from kaist_kit.data.detections import ReadOptions, method_name
 from kaist_kit.data.groundtruth import GroundTruth
 from kaist_kit.data.results import SUBMISSION_MANIFEST
+from kaist_kit.data.writers import coco_results_chunks, txt_results_chunks
 from kaist_kit.datasets.kaist_truth import load_ground_truth
 from kaist_kit.errors import InputError
-from kaist_kit.evaluate import Result
-from kaist_kit.files import (
+from kaist_kit.io.files import (
     atomic_file,
     check_writable,
     decode_text,
@@ -36,9 +36,9 @@ from kaist_kit.files import (
     read_archive,
     read_bytes,
 )
-from kaist_kit.findings import CHALLENGE_CATEGORY, refuse_errors
+from kaist_kit.metrics.evaluate import Result
 from kaist_kit.metrics.spec import LAMR
-from kaist_kit.results import coco_results_chunks, txt_results_chunks
+from kaist_kit.scoring.findings import CHALLENGE_CATEGORY, refuse_errors
 from kaist_kit.zoo.resolve import published_file
 
 from .checks import (

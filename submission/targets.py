@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kaist_kit.challenge import CHALLENGE2024_COLUMNS, challenge2024_leaderboard, challenge2024_scores
 from kaist_kit.data.detections import Detections, ResultFormat
 from kaist_kit.data.groundtruth import GroundTruth
-from kaist_kit.results import CHALLENGE2024_CATEGORY, PERSON_CATEGORY
+from kaist_kit.data.writers import CHALLENGE2024_CATEGORY, PERSON_CATEGORY
+from kaist_kit.metrics.challenge import CHALLENGE2024_COLUMNS, challenge2024_leaderboard, challenge2024_scores
 
 UPLOAD_SUFFIX = ".json"  # what `kaist-kit submit` writes unless asked for the leaderboard's txt
 TXT_SUFFIX = ".txt"

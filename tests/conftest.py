@@ -168,7 +168,7 @@ def tiny_synth(tmp_path_factory):
     converted train.json and test.json beside its images/, as the *_synth.py configs expect, and a
     val.json of its night training frames for the tests of validation during training."""
     from kaist_kit.converters import convert
-    from kaist_kit.synth import SynthConfig, generate
+    from kaist_kit.tools.synth import SynthConfig, generate
 
     root = tmp_path_factory.mktemp("synth") / "kaist-synth"
     generate(root, SynthConfig(seed=5, train_frames=8, test_frames=8, width=160, height=128))
@@ -232,8 +232,8 @@ def benchmark_roots(tmp_path_factory):
     from typer.testing import CliRunner
 
     from kaist_kit.cli import app
-    from kaist_kit.config_files import config_datasets, load_config
     from kaist_kit.datasets.synth import BenchmarkSynthConfig, generate_benchmark
+    from kaist_kit.tools.config_files import config_datasets, load_config
 
     base = tmp_path_factory.mktemp("benchmark-configs")
     roots = {}

@@ -105,7 +105,7 @@ EVALAI_WORKER = textwrap.dedent("""
                         "submission_result": json.dumps(output.get("submission_result", ""), default=str)
                         if output else ""})
     json.dump({"isolation": isolation, "version": list(sys.version_info[:2]), "records": records,
-               "kit_from": [m.__file__ for n, m in sys.modules.items() if n.endswith("kaist_kit.evaluate")]},
+               "kit_from": [m.__file__ for n, m in sys.modules.items() if n.endswith("kaist_kit.metrics.evaluate")]},
               open(out, "w"))
 """)
 

@@ -1,4 +1,4 @@
-"""A deliberately plain YOLOv5 val.py AP, written from the description in kaist_kit/yolov5.py.
+"""A deliberately plain YOLOv5 val.py AP, written from the description in kaist_kit/metrics/yolov5.py.
 
 Loops over images, thresholds, detections and labels; numpy only for float32 scalars (YOLOv5 holds
 boxes in float32) and for the one order val.py takes from numpy (its unstable sort of a detection's

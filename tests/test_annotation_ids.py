@@ -12,11 +12,11 @@ import pytest
 from bench_cases import M3FD_TEST, SHARED, detections_for, load, random_ground_truth
 from test_cocoeval import assert_same_as_pycocotools
 
-from kaist_kit.cocoeval import coco_evaluate
 from kaist_kit.data.groundtruth import ground_truth_from_coco
 from kaist_kit.data.results import detections_from_coco
 from kaist_kit.datasets import UNNAMED
-from kaist_kit.idrules import coco_loaded, id_notes
+from kaist_kit.metrics.cocoeval import coco_evaluate
+from kaist_kit.metrics.idrules import coco_loaded, id_notes
 
 pytest.importorskip("pycocotools", reason="pycocotools is the reference these tests compare with (the dev extra)")
 

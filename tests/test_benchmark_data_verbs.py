@@ -14,13 +14,13 @@ from bench_cases import FLIR_TEST, M3FD_TEST
 from PIL import Image
 
 from kaist_kit.cli import main
-from kaist_kit.cocoeval import coco_evaluate
 from kaist_kit.converters import convert
 from kaist_kit.data.groundtruth import read_ground_truth, switch_origin
 from kaist_kit.data.results import detections_from_coco
 from kaist_kit.datasets.readers import read_benchmark
 from kaist_kit.datasets.synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.errors import InputError
+from kaist_kit.metrics.cocoeval import coco_evaluate
 
 NATIVE = {"flir-aligned": "voc", "llvip": "voc", "cvc-14": "cvc-14", "m3fd": "voc"}
 SMALL = {"flir-aligned": (320, 256), "llvip": (320, 256), "cvc-14": (320, 236), "m3fd": (320, 240)}
@@ -347,7 +347,7 @@ def test_show_draws_both_pictures_with_classes_and_detections(sets, tmp_path):
 
 
 def test_show_cvc14_fir_frames_of_another_size_without_the_visible_boxes(sets, tmp_path):
-    from kaist_kit.show import class_colours, pair_figure
+    from kaist_kit.output.show import class_colours, pair_figure
 
     root = copy_of(sets, "cvc-14", tmp_path)
     convert("cvc-14", root, root / "test.json", benchmark="cvc-14", split="test")

@@ -10,14 +10,14 @@ import pytest
 from test_benchmark_scoring import FLIR_TEST, M3FD_TEST, generated_detections, real, write_json
 from test_inputs import run_cli
 
-from kaist_kit.benchmark_eval import benchmark_protocol
-from kaist_kit.benchmark_scoring import open_truth
 from kaist_kit.data.detections import ReadOptions
 from kaist_kit.data.groundtruth import ground_truth_to_coco, read_ground_truth
 from kaist_kit.data.results import load_detections
 from kaist_kit.datasets.readers import read_benchmark
 from kaist_kit.datasets.synth import BenchmarkSynthConfig, generate_benchmark
-from kaist_kit.findings import inspect
+from kaist_kit.metrics.per_class import benchmark_protocol
+from kaist_kit.scoring.findings import inspect
+from kaist_kit.scoring.run import open_truth
 
 BENCHMARKS = ["flir-aligned", "m3fd", "llvip", "cvc-14"]
 CONFIDENT = {"corners", "id-offset", "wrong-gt", "category-offset", "origin"}

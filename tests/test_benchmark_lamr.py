@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from plain_lamr import plain_lamr
 
-from kaist_kit.benchmark_eval import ScoringOptions, evaluate_benchmark, lamr_rows
 from kaist_kit.data.groundtruth import ground_truth_from_coco
 from kaist_kit.data.results import detections_from_coco
 from kaist_kit.datasets import CVC14, LLVIP
+from kaist_kit.metrics.per_class import ScoringOptions, evaluate_benchmark, lamr_rows
 
 
 def random_case(rng, bench):
@@ -178,9 +178,9 @@ def test_rows_per_class_carry_their_category():
 def test_protocols_are_specs_that_every_benchmark_names():
     """Every protocol a benchmark names is a spec with its evaluator; miss-rate protocols say which KAIST
     evaluator they run and how the logs are averaged, so that no code compares protocol names."""
-    from kaist_kit.benchmark_eval import BENCHMARK_PROTOCOLS, benchmark_protocol, protocols_of
     from kaist_kit.datasets import BENCHMARKS
-    from kaist_kit.settings import PROTOCOLS
+    from kaist_kit.metrics.per_class import BENCHMARK_PROTOCOLS, benchmark_protocol, protocols_of
+    from kaist_kit.metrics.settings import PROTOCOLS
 
     for bench in BENCHMARKS.values():
         assert [p.name for p in protocols_of(bench)] == list(bench.protocols)

@@ -16,7 +16,7 @@ from kaist_kit.datasets.llvip import LLVIP_2021_BOXES, llvip_release
 from kaist_kit.datasets.readers import read_benchmark
 from kaist_kit.datasets.synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.errors import InputError
-from kaist_kit.findings import origin_check
+from kaist_kit.scoring.findings import origin_check
 
 
 @pytest.fixture(scope="module")

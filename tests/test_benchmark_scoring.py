@@ -1,6 +1,6 @@
 """`eval`, `compare`, `diagnose`, `submit --check` and `fetch` on the other benchmarks (--benchmark):
-the numbers equal the evaluators' own (pycocotools, `kaist_kit.yolov5`, the miss rates of
-`kaist_kit.benchmark_eval`) on the real FLIR-aligned and M3FD conversions with generated detections
+the numbers equal the evaluators' own (pycocotools, `kaist_kit.metrics.yolov5`, the miss rates of
+`kaist_kit.metrics.per_class`) on the real FLIR-aligned and M3FD conversions with generated detections
 and on synthetic LLVIP and CVC-14 sets in their native layout; the benchmark is recognised from the
 ground truth and said in one line; KAIST, the default, prints what it always printed."""
 
@@ -15,13 +15,13 @@ from conftest import SHARED
 from test_inputs import run_cli
 from typer.testing import CliRunner
 
-from kaist_kit.benchmark_eval import evaluate_benchmark
 from kaist_kit.cli import app
 from kaist_kit.data.groundtruth import read_ground_truth
 from kaist_kit.data.results import load_detections
 from kaist_kit.datasets.readers import read_benchmark
 from kaist_kit.datasets.synth import BenchmarkSynthConfig, generate_benchmark
-from kaist_kit.yolov5 import yolov5_evaluate
+from kaist_kit.metrics.per_class import evaluate_benchmark
+from kaist_kit.metrics.yolov5 import yolov5_evaluate
 
 FLIR_TEST = SHARED / "data" / "flir-aligned" / "rgb-test-flir.json"
 M3FD_TEST = SHARED / "data" / "m3fd" / "m3fd-test.json"

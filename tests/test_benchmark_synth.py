@@ -102,7 +102,7 @@ def test_the_kaist_synthetic_set_is_unchanged_by_the_hook(tmp_path):
     """`render_frame` draws the other benchmarks' classes only when asked (``extra``)."""
     import numpy as np
 
-    from kaist_kit.synth import render_frame
+    from kaist_kit.tools.synth import render_frame
 
     plain = render_frame(np.random.default_rng([0, 1]), "set06/V000/I00019", "day", 160, 128)
     hooked = render_frame(np.random.default_rng([0, 1]), "set06/V000/I00019", "day", 160, 128, extra=None)

@@ -7,7 +7,7 @@ import hashlib
 import pytest
 from bench_cases import FLIR_TEST, M3FD_TEST, load
 
-from kaist_kit import frames, settings
+from kaist_kit.data import frames
 from kaist_kit.datasets import (
     BENCHMARKS,
     CVC14,
@@ -21,6 +21,7 @@ from kaist_kit.datasets import (
     recognise,
 )
 from kaist_kit.datasets.pinned import PinnedUnavailable, find_pinned
+from kaist_kit.metrics import settings
 
 
 def test_kaist_spec_states_what_the_kit_has_scattered():

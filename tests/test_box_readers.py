@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from bench_cases import FLIR_TEST, M3FD_TEST, detections_for, load
 
-from kaist_kit.bulkread import coco_columns
+from kaist_kit.data.bulkread import coco_columns
 from kaist_kit.data.detections import COCO, TXT, Dropped, ReadOptions
 from kaist_kit.data.groundtruth import ground_truth_from_coco
 from kaist_kit.data.results import load_detections, read_coco, read_txt

@@ -1,4 +1,4 @@
-"""The readers' fast path (`kaist_kit.bulkread`) against their careful path.
+"""The readers' fast path (`kaist_kit.data.bulkread`) against their careful path.
 
 A reader given a file's bytes reads a file of the usual layout in bulk; given the same text as str,
 it reads it record by record (or line by line). Random files, well-formed and broken, must come out
@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from conftest import frames, make_gt, person
 
-from kaist_kit import bulkread
-from kaist_kit.bulkread import coco_columns, labelled_rows, txt_rows
+from kaist_kit.data import bulkread
+from kaist_kit.data.bulkread import coco_columns, labelled_rows, txt_rows
 from kaist_kit.data.detections import Dropped
 from kaist_kit.data.results import read_coco, read_txt
 from kaist_kit.errors import InputError
@@ -477,7 +477,7 @@ def test_msgspec_is_imported_only_when_a_file_is_decoded_with_it():
     """A command reading small txt files does without msgspec's import; a COCO JSON brings it in."""
     code = (
         "import sys\n"
-        "from kaist_kit.bulkread import coco_columns, txt_rows\n"
+        "from kaist_kit.data.bulkread import coco_columns, txt_rows\n"
         "assert txt_rows(b'1,2,3,4,5,0.5\\n', 6) is not None\n"
         "print('msgspec' in sys.modules)\n"
         'assert coco_columns(b\'[{"image_id": 0, "bbox": [1, 2, 3, 4], "score": 0.5}]\') is not None\n'

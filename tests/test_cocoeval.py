@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 from bench_cases import FLIR_TEST, M3FD_TEST, detections_for, load, pycocotools_eval, random_ground_truth
 
-from kaist_kit.cocoeval import COCO_METRICS, coco_evaluate
 from kaist_kit.data.groundtruth import ground_truth_from_coco
 from kaist_kit.data.results import detections_from_coco
 from kaist_kit.datasets import UNNAMED
+from kaist_kit.metrics.cocoeval import COCO_METRICS, coco_evaluate
 
 pytest.importorskip("pycocotools", reason="pycocotools is the reference these tests compare with (the dev extra)")
 

@@ -94,7 +94,7 @@ def test_out_that_cannot_be_written_is_refused_before_the_work(tmp_path):
 def test_a_failure_while_writing_is_an_input_error(tmp_path, monkeypatch):
     import os
 
-    import kaist_kit.files as files
+    import kaist_kit.io.files as files
     from kaist_kit.errors import InputError
 
     source = write_flat(tmp_path / "ann", {"set06_V000_I00019.txt": FRAME})
@@ -358,7 +358,7 @@ def test_a_source_without_any_box_is_said_so(tmp_path):
 
 
 def test_a_tree_given_as_another_format_is_named(tmp_path):
-    from kaist_kit.synth import SynthConfig, generate
+    from kaist_kit.tools.synth import SynthConfig, generate
 
     root = tmp_path / "kaist"
     generate(root, SynthConfig(seed=1, train_frames=4, test_frames=4, width=96, height=64))
@@ -480,7 +480,7 @@ def test_workers_never_outlive_the_converter(tmp_path, signal_name, code, said):
 STALLED_WRITE = """
 import sys, time
 import kaist_kit.converters.engine as engine
-import kaist_kit.files as files
+import kaist_kit.io.files as files
 pieces, writing = engine.coco_pieces, sys.argv[1]
 files.NAMED_TEMPORARIES_ONLY = sys.argv[2] == "named"
 def stalled(*args):

@@ -10,12 +10,12 @@ import pytest
 
 from kaist_kit.converters import SOURCE_FORMATS, convert
 from kaist_kit.data.groundtruth import ground_truth_from_coco
+from kaist_kit.data.imagesets import read_image_list, standard_list
 from kaist_kit.data.results import load_detections
 from kaist_kit.datasets.kaist_truth import load_ground_truth
 from kaist_kit.errors import InputError
-from kaist_kit.evaluate import evaluate
-from kaist_kit.imagesets import read_image_list, standard_list
-from kaist_kit.settings import SETTINGS
+from kaist_kit.metrics.evaluate import evaluate
+from kaist_kit.metrics.settings import SETTINGS
 
 LEADERBOARD_KEYS = ("images", "annotations", "categories")
 
@@ -121,7 +121,7 @@ def test_standard_list_rule_reproduces_every_official_list(kaist):
 
 @pytest.fixture(scope="module")
 def quirky(tmp_path_factory):
-    from kaist_kit.synth import SynthConfig, generate
+    from kaist_kit.tools.synth import SynthConfig, generate
 
     root = tmp_path_factory.mktemp("synth") / "kaist"
     generate(root, SynthConfig(seed=3, train_frames=12, test_frames=8, width=160, height=128, quirks=True))

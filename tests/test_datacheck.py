@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from kaist_kit.datacheck import DatasetFiles, check_data, claimed_set, recognise
-from kaist_kit.pictures import read_header
+from kaist_kit.io.pictures import read_header
+from kaist_kit.tools.datacheck import DatasetFiles, check_data, claimed_set, recognise
 from kaist_kit.trainsets.lists import named_list
 
 

@@ -18,16 +18,6 @@ from conftest import det, frames, make_dets, make_gt, person
 from plain_diagnosis import plain_error_types, plain_matches, resampled_set
 from test_lamr_differential import random_case
 
-from kaist_kit.bootstrap import (
-    WeightedCurve,
-    bootstrap_lamrs,
-    fp_limits,
-    holm,
-    paired_test,
-    percentile_interval,
-    resample_counts,
-)
-from kaist_kit.comparison import compare, p_value_tables
 from kaist_kit.data.detections import Detections
 from kaist_kit.data.results import load_detections
 from kaist_kit.diagnosis import (
@@ -41,9 +31,19 @@ from kaist_kit.diagnosis import (
     write_report,
 )
 from kaist_kit.errors import KitWarning
-from kaist_kit.evaluate import Evaluation, score_curve
-from kaist_kit.matching import overlaps_by_image
-from kaist_kit.settings import LEADERBOARD, MATLAB, SETTINGS, get_protocol
+from kaist_kit.metrics.bootstrap import (
+    WeightedCurve,
+    bootstrap_lamrs,
+    fp_limits,
+    holm,
+    paired_test,
+    percentile_interval,
+    resample_counts,
+)
+from kaist_kit.metrics.evaluate import Evaluation, score_curve
+from kaist_kit.metrics.matching import overlaps_by_image
+from kaist_kit.metrics.settings import LEADERBOARD, MATLAB, SETTINGS, get_protocol
+from kaist_kit.scoring.comparison import compare, p_value_tables
 
 PROTOCOLS = ("leaderboard", "matlab")
 

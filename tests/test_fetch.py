@@ -23,7 +23,7 @@ from kaist_kit.datasets.kaist_truth import (
     find_gt,
     load_ground_truth,
 )
-from kaist_kit.download import DownloadFailed, download_verified, downloads_forbidden
+from kaist_kit.io.download import DownloadFailed, download_verified, downloads_forbidden
 
 ATTRIBUTION = "KAIST Multispectral Pedestrian Detection Benchmark (Hwang et al., CVPR 2015), CC BY-NC-SA 4.0"
 

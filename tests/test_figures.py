@@ -6,12 +6,12 @@ import warnings
 from conftest import det, frames, make_dets, make_gt, person
 from matplotlib.colors import to_hex
 
-from kaist_kit import plots
 from kaist_kit.diagnosis import DiagnosisParams, diagnose, figures
 from kaist_kit.diagnosis.figures import _grouped_bars
 from kaist_kit.errors import KitWarning
-from kaist_kit.evaluate import evaluate
-from kaist_kit.plots import draw_mr_fppi, new_figure, save_figure, series_colours
+from kaist_kit.metrics.evaluate import evaluate
+from kaist_kit.output import plots
+from kaist_kit.output.plots import draw_mr_fppi, new_figure, save_figure, series_colours
 
 
 def two_methods():

@@ -1,4 +1,4 @@
-"""The one opener and the one writer (kaist_kit.files): regular files only, bounded sizes and
+"""The one opener and the one writer (kaist_kit.io.files): regular files only, bounded sizes and
 archives, never writing onto an input or a non-regular file, nothing left behind, a full disk named."""
 
 import gzip
@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from test_inputs import run_cli
 
-from kaist_kit import files
 from kaist_kit.errors import InputError
+from kaist_kit.io import files
 
 LINUX = sys.platform.startswith("linux")
 
@@ -368,7 +368,7 @@ def test_a_tree_read_by_a_conversion_is_among_its_inputs(tmp_path):
 
 WRITE_AND_STALL = """
 import sys, time
-from kaist_kit import files
+from kaist_kit.io import files
 files.NAMED_TEMPORARIES_ONLY = sys.argv[2] == "named"
 with files.atomic_file(sys.argv[1]) as handle:
     handle.write(b"partial")
@@ -456,7 +456,7 @@ def test_a_file_size_limit_names_the_file(tmp_path):
         [
             sys.executable,
             "-c",
-            "import sys; from kaist_kit import files; "
+            "import sys; from kaist_kit.io import files; "
             "files.write_bytes_atomic(sys.argv[2], files.read_bytes(sys.argv[1]))",
             str(data),
             str(tmp_path / "copy.json"),
@@ -503,7 +503,7 @@ def test_outputs_a_command_recorded_are_removed_and_nothing_else(tmp_path):
 
 SCRATCH_AND_STALL = """
 import sys, time
-from kaist_kit import files
+from kaist_kit.io import files
 with files.scratch_folder("stalled") as folder:
     (folder / "work.txt").write_text("half done")
     print(folder, flush=True)

@@ -15,19 +15,11 @@ from kaist_kit.data.groundtruth import ground_truth_from_coco
 from kaist_kit.data.results import load_detections
 from kaist_kit.datasets.kaist_truth import load_ground_truth
 from kaist_kit.errors import InputError
-from kaist_kit.evaluate import evaluate
-from kaist_kit.files import json_line
-from kaist_kit.findings import (
-    CHANCE_RATIO,
-    KINDS,
-    LEVELS,
-    evaluate_inspected,
-    inspect,
-    readings,
-    refuse_errors,
-)
-from kaist_kit.simulate import DEMO_METHODS, simulate
-from kaist_kit.synth import SynthConfig, generate
+from kaist_kit.io.files import json_line
+from kaist_kit.metrics.evaluate import evaluate
+from kaist_kit.scoring.findings import CHANCE_RATIO, KINDS, LEVELS, evaluate_inspected, inspect, readings, refuse_errors
+from kaist_kit.tools.simulate import DEMO_METHODS, simulate
+from kaist_kit.tools.synth import SynthConfig, generate
 
 REAL_RESULTS = ["MBNet_result.txt", "MLPD_result.txt", "MLPD_result.json", "MBNet-per-image.tar.gz"]
 CONFIDENT = {"corners", "id-offset", "wrong-gt", "category-offset", "origin"}  # the last two: other benchmarks
@@ -213,7 +205,7 @@ def test_boxes_elsewhere_found_whatever_the_chance_baseline(kaist, leaderboard_g
 
 
 def test_a_synthetic_sets_results_against_the_real_ground_truth_found(synthetic, leaderboard_gt, tmp_path):
-    from kaist_kit.results import write_coco_results
+    from kaist_kit.data.writers import write_coco_results
 
     gt, methods = synthetic
     for name, dets in methods.items():
@@ -233,7 +225,7 @@ def test_the_published_files_overlap_far_more_than_almost_none(kaist, leaderboar
 
 
 def test_a_poor_detector_is_not_taken_for_another_image_set(leaderboard_gt):
-    from kaist_kit.simulate import SimulatedMethod
+    from kaist_kit.tools.simulate import SimulatedMethod
 
     # recall 0.05 and 20 false positives per image: a miss rate near 97%, still far above chance
     poor = simulate(leaderboard_gt, SimulatedMethod("poor", {"day": 0.05, "night": 0.05}, {"day": 20, "night": 20}), 0)

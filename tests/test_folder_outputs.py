@@ -1,5 +1,5 @@
 """Folders written whole or not at all: `diagnose --out` builds its report beside the folder and moves it
-into place (`kaist_kit.files.atomic_folder`), so that a full disk leaves nothing, not even an empty
+into place (`kaist_kit.io.files.atomic_folder`), so that a full disk leaves nothing, not even an empty
 folder; into an earlier report's folder its files are moved one by one, each replacing its namesake."""
 
 import json
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from kaist_kit import files
 from kaist_kit.errors import InputError
+from kaist_kit.io import files
 
 LINUX = sys.platform.startswith("linux")
 

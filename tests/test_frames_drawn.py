@@ -8,10 +8,10 @@ import pytest
 from matplotlib.colors import to_hex
 from PIL import Image
 
-from kaist_kit import plots
-from kaist_kit.demo import run_demo
-from kaist_kit.plots import IGNORE_COLOUR, TRUTH_COLOUR, series_colours
-from kaist_kit.show import pair_figure
+from kaist_kit.output import plots
+from kaist_kit.output.plots import IGNORE_COLOUR, TRUTH_COLOUR, series_colours
+from kaist_kit.output.show import pair_figure
+from kaist_kit.tools.demo import run_demo
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from kaist_kit.data.detections import ReadOptions
 from kaist_kit.data.results import load_detections
 from kaist_kit.errors import InputError
-from kaist_kit.findings import evaluate_inspected, inspect
+from kaist_kit.scoring.findings import evaluate_inspected, inspect
 from kaist_kit.submission import check, package
 
 GT = make_gt(frames(6, night_from=3), [person(k + 1, k % 6, (20 + 40 * k, 100, 40, 100)) for k in range(12)])

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kaist_kit.data.frames import find_frame, period_of
 from kaist_kit.data.groundtruth import ground_truth_from_coco
 from kaist_kit.datasets.kaist_truth import load_ground_truth
 from kaist_kit.errors import InputError
-from kaist_kit.frames import find_frame, period_of
 
 BASE = {
     "images": [

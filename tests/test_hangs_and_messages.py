@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from kaist_kit import files, pictures
 from kaist_kit.errors import InputError
+from kaist_kit.io import files, pictures
 
 SHARED_KAIST = Path(__file__).resolve().parents[2] / "shared" / "data" / "kaist"
 

@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from reference_envs import ENVS
 
 from kaist_kit.errors import InputError
-from kaist_kit.files import limited, read_archive
 from kaist_kit.hosting import yamlout
 from kaist_kit.hosting.bundle import zip_bytes
 from kaist_kit.hosting.check import check_bundle, metric_direction
@@ -27,6 +26,7 @@ from kaist_kit.hosting.columns import ColumnSpec
 from kaist_kit.hosting.evalai import write_evalai_bundle
 from kaist_kit.hosting.leaderboard import CACHE_NAME, build_site
 from kaist_kit.hosting.options import HostOptions, parse_phase
+from kaist_kit.io.files import limited, read_archive
 
 ROOT = Path(__file__).resolve().parents[1]
 

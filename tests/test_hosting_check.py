@@ -17,7 +17,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kaist_kit.errors import InputError
-from kaist_kit.files import limited
 from kaist_kit.hosting import schema, yamlout
 from kaist_kit.hosting.bundle import write_tree
 from kaist_kit.hosting.check import check_bundle
@@ -26,6 +25,7 @@ from kaist_kit.hosting.columns import ColumnSpec
 from kaist_kit.hosting.evalai import write_evalai_bundle
 from kaist_kit.hosting.leaderboard import CACHE_NAME, build_site
 from kaist_kit.hosting.options import HostOptions
+from kaist_kit.io.files import limited
 
 SPEC = ColumnSpec(("lamr", "ap50"), ("reasonable",), ("all", "day", "night"), ("leaderboard",))
 FIXTURES = [HealthCheck.function_scoped_fixture]  # each example makes its own folder under tmp_path

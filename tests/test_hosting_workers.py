@@ -33,7 +33,6 @@ from hosting_helpers import (
 )
 from reference_envs import ENVS
 
-from kaist_kit.files import read_archive
 from kaist_kit.hosting import portable
 from kaist_kit.hosting.bundle import core_files, core_modules
 from kaist_kit.hosting.codabench import write_codabench_bundle
@@ -42,6 +41,7 @@ from kaist_kit.hosting.evalai import write_evalai_bundle
 from kaist_kit.hosting.options import HostOptions
 from kaist_kit.hosting.platforms import CODABENCH_WORKERS, EVALAI_WORKERS, STORAGE_NAME
 from kaist_kit.hosting.workers import CODABENCH_METADATA
+from kaist_kit.io.files import read_archive
 
 EVALAI_ENVS = [None, "evalai-py37", "evalai-py38", "evalai-py39"]
 CODABENCH_ENVS = [None, "codabench-py37", "codabench-py39", "codabench-py312"]
@@ -220,7 +220,7 @@ def test_codabench_scoring_reads_the_workers_input_res_with_its_metadata(
 
 def test_the_copied_core_is_portable_and_numpy_only():
     modules = core_modules()  # refuses a module that imports more than numpy or needs more than Python 3.7
-    assert "kaist_kit.hosting.scoring" in modules and "kaist_kit.findings" in modules
+    assert "kaist_kit.hosting.scoring" in modules and "kaist_kit.scoring.findings" in modules
     assert not any(name.startswith(("kaist_kit.cli", "kaist_kit.models", "kaist_kit.submission")) for name in modules)
     assert "kaist_kit.metrics.spec" in modules  # labels and column texts come from the metric specs
     assert not any(name.startswith("kaist_kit.zoo.") and name != "kaist_kit.zoo.names" for name in modules)

@@ -15,10 +15,10 @@ from test_inputs import run_cli
 from typer.testing import CliRunner
 
 from kaist_kit.cli import app
+from kaist_kit.data.imagesets import list_split_names
 from kaist_kit.diagnosis import DiagnosisParams, diagnose
 from kaist_kit.diagnosis.report import tables
 from kaist_kit.errors import KitWarning
-from kaist_kit.imagesets import list_split_names
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,7 @@ def test_every_module_imports_under_both_names(folder, first):
     if first == "installed":
         names.reverse()
     code = "\n".join(
-        ["import importlib", "from kaist_kit.findings import KINDS", "before = dict(KINDS)"]
+        ["import importlib", "from kaist_kit.scoring.findings import KINDS", "before = dict(KINDS)"]
         + [f"importlib.import_module({name!r})" for name in names]
         + [
             "import kaist_kit.cli",
@@ -53,7 +53,7 @@ def test_the_command_from_the_repository_root_imports_the_submission_twice():
 
 
 def test_finding_codes_are_unique_and_every_kind_is_listed():
-    import kaist_kit.findings as findings
+    import kaist_kit.scoring.findings as findings
 
     declared = [v for v in vars(findings).values() if isinstance(v, findings.Kind)]
     assert len({k.code for k in declared}) == len(declared)

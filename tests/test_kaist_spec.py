@@ -34,7 +34,7 @@ PATTERNS = [
 ]
 # Numbers that are not KAIST's although they are equal to one, each with what it is.
 NOT_KAIST = {
-    ("kaist_kit/datacheck.py", "512"): "how many pictures a thread checks at a time",
+    ("kaist_kit/tools/datacheck.py", "512"): "how many pictures a thread checks at a time",
     ("kaist_kit/zoo/entries.py", '"sejong-rcv/MLPD-Multi-Label-Pedestrian-Detection"'): (
         "the repository of published results the zoo pins (the ground truth's pin is the spec's)"
     ),
@@ -98,10 +98,10 @@ def test_the_scan_finds_a_constant_spelled_again(tmp_path, monkeypatch):
 
 def test_modules_read_the_spec():
     from converters import bbgt, coco
-    from kaist_kit import frames, imagesets, settings
-    from kaist_kit.data import results
+    from kaist_kit.data import frames, imagesets, results
     from kaist_kit.data.groundtruth import ground_truth_from_coco
     from kaist_kit.datasets import kaist_truth as groundtruth
+    from kaist_kit.metrics import settings
     from kaist_kit.submission import checks, evaluators
 
     assert settings.KAIST_FRAME_SIZE is KAIST.image_size and settings.BORDER_MARGIN == KAIST.border
@@ -132,6 +132,6 @@ def test_modules_read_the_spec():
     ],
 )
 def test_frame_names_are_the_specs(text):
-    from kaist_kit.frames import find_frame
+    from kaist_kit.data.frames import find_frame
 
     assert find_frame(text) == KAIST.frame(text)

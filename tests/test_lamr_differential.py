@@ -9,8 +9,8 @@ from conftest import make_dets, make_gt
 from plain_lamr import plain_lamr
 
 from kaist_kit.errors import KitWarning
-from kaist_kit.evaluate import Evaluation
-from kaist_kit.settings import SETTINGS
+from kaist_kit.metrics.evaluate import Evaluation
+from kaist_kit.metrics.settings import SETTINGS
 
 
 def random_case(rng):

@@ -1,10 +1,10 @@
-"""The rounds of the vectorised greedy matching (kaist_kit.matching) against their plain definition."""
+"""The rounds of the vectorised greedy matching (kaist_kit.metrics.matching) against their plain definition."""
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kaist_kit.matching import _rounds
+from kaist_kit.metrics.matching import _rounds
 
 
 def plain_rounds(pair_det, pair_gt, can_be_taken, n_det):

@@ -80,7 +80,7 @@ def test_the_mmengine_metric_reports_a_registered_metric(ap60, tmp_path):
 
     from kaist_kit.data.results import load_detections, read_coco
     from kaist_kit.datasets.kaist_truth import load_ground_truth
-    from kaist_kit.evaluate import evaluate
+    from kaist_kit.metrics.evaluate import evaluate
     from kaist_kit.models.metric import KaistMetric
 
     gt = load_ground_truth(GT)

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from conftest import det, frames, make_dets, make_gt, person
 
-from kaist_kit import coco
-from kaist_kit.challenge import CHALLENGE2024_COLUMNS, challenge2024_leaderboard, challenge2024_scores
 from kaist_kit.errors import InputError, KitWarning
-from kaist_kit.evaluate import Evaluation, evaluate
-from kaist_kit.matching import squarified
-from kaist_kit.settings import (
+from kaist_kit.metrics import coco
+from kaist_kit.metrics.challenge import CHALLENGE2024_COLUMNS, challenge2024_leaderboard, challenge2024_scores
+from kaist_kit.metrics.evaluate import Evaluation, evaluate
+from kaist_kit.metrics.matching import squarified
+from kaist_kit.metrics.settings import (
     LEADERBOARD,
     MATLAB,
     PRESETS,

@@ -10,10 +10,10 @@ import pytest
 from conftest import make_dets, make_gt
 from plain_lamr import COCO_IOU_THRESHOLDS, MR4_REFS, RECALL_POINTS, coco_of, lamr_of, matched_sequence
 
-from kaist_kit import coco
 from kaist_kit.errors import KitWarning
-from kaist_kit.evaluate import Evaluation
-from kaist_kit.settings import LEADERBOARD, MATLAB, SETTINGS, with_fppi_range
+from kaist_kit.metrics import coco
+from kaist_kit.metrics.evaluate import Evaluation
+from kaist_kit.metrics.settings import LEADERBOARD, MATLAB, SETTINGS, with_fppi_range
 
 INF = math.inf
 # Custom settings as the plain implementation takes them: ((low, high), occlusions, border, squarify).

@@ -14,8 +14,8 @@ from models_helpers import BENCHMARK_CONFIGS, cli_options, pretrained_paths, tin
 from typer.testing import CliRunner  # noqa: E402
 
 from kaist_kit.cli import app  # noqa: E402
-from kaist_kit.config_files import load_config  # noqa: E402
 from kaist_kit.datasets import get_benchmark  # noqa: E402
+from kaist_kit.tools.config_files import load_config  # noqa: E402
 
 SCALE = (160, 128)  # the frames of `benchmark_roots` (tests/conftest.py), for the CPU
 
@@ -147,9 +147,9 @@ def test_the_benchmark_metric_is_coco_s_ap_on_the_ground_truth_s_ids(tmp_path):
     import torch
     from bench_cases import FLIR_TEST
 
-    from kaist_kit.cocoeval import coco_evaluate
     from kaist_kit.data.groundtruth import read_ground_truth
     from kaist_kit.data.results import detections_from_coco
+    from kaist_kit.metrics.cocoeval import coco_evaluate
     from kaist_kit.models import BenchmarkMetric
 
     if not FLIR_TEST.is_file():

@@ -11,7 +11,7 @@ from mmengine.registry import init_default_scope  # noqa: E402
 from models_helpers import CONFIGS  # noqa: E402
 
 import kaist_kit.models  # noqa: E402,F401
-from kaist_kit.config_files import load_config  # noqa: E402
+from kaist_kit.tools.config_files import load_config  # noqa: E402
 
 RESNET50_FILE = "resnet50-0676ba61.pth"  # the name of the published file the KAIST configs point at
 

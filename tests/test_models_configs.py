@@ -22,7 +22,7 @@ from models_helpers import (  # noqa: E402
 )
 
 import kaist_kit.models  # noqa: E402,F401
-from kaist_kit.config_files import load_config  # noqa: E402
+from kaist_kit.tools.config_files import load_config  # noqa: E402
 
 
 def _torchvision_url(name: str) -> str:
@@ -119,9 +119,9 @@ def test_no_config_trains_or_validates_on_a_test_frame(path, tiny_synth, benchma
     video on both sides: the KAIST configs' files are named sets whose lists the kit pins; the synthetic
     ones are made from the synthetic training frames, the other benchmarks' from their training split,
     as the configs' own commands make them (and neither validates)."""
-    from kaist_kit.config_files import config_datasets
-    from kaist_kit.datacheck import claimed_set
     from kaist_kit.datasets import get_benchmark
+    from kaist_kit.tools.config_files import config_datasets
+    from kaist_kit.tools.datacheck import claimed_set
     from kaist_kit.trainsets.lists import named_list
 
     benchmark = get_benchmark(load_config(path).train_dataloader.dataset.get("benchmark", "kaist"))

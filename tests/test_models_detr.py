@@ -16,7 +16,7 @@ from typer.testing import CliRunner  # noqa: E402
 
 import kaist_kit.models  # noqa: E402,F401
 from kaist_kit.cli import app  # noqa: E402
-from kaist_kit.config_files import load_config  # noqa: E402
+from kaist_kit.tools.config_files import load_config  # noqa: E402
 
 DETR_SYNTH = [p for p in SYNTH_CONFIGS if load_config(p).model.type in ("DINO", "DeformableDETR")]
 TESTED = 4  # test frames scored per config

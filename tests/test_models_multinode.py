@@ -17,9 +17,9 @@ import torch  # noqa: E402
 from models_helpers import CONFIGS, build_model  # noqa: E402
 
 import kaist_kit.models  # noqa: E402,F401
-from kaist_kit.config_files import load_config  # noqa: E402
 from kaist_kit.errors import InputError  # noqa: E402
 from kaist_kit.models.train import Nodes, slurm_task_environment, train  # noqa: E402
+from kaist_kit.tools.config_files import load_config  # noqa: E402
 
 # Deformable DETR (no denoising noise, no dropout in the synthetic configs) with its batch norms frozen at
 # their statistics, unflipped frames in order and plain SGD: a step then depends on the global batch only,

@@ -14,8 +14,8 @@ from models_helpers import DETRS, KAIST_CONFIGS, cli_options, pretrained_paths, 
 from typer.testing import CliRunner  # noqa: E402
 
 from kaist_kit.cli import app  # noqa: E402
-from kaist_kit.config_files import load_config  # noqa: E402
 from kaist_kit.datasets.kaist_truth import load_ground_truth  # noqa: E402
+from kaist_kit.tools.config_files import load_config  # noqa: E402
 
 ANNOTATIONS = "annotations/demo-8.leaderboard.json"
 SCALE = (320, 256)  # half of KAIST's 640 x 512, for the CPU

@@ -16,11 +16,11 @@ from typer.testing import CliRunner  # noqa: E402
 
 import kaist_kit.models  # noqa: E402,F401
 from kaist_kit.cli import app  # noqa: E402
-from kaist_kit.config_files import load_config  # noqa: E402
 from kaist_kit.data.results import load_detections  # noqa: E402
 from kaist_kit.datasets.kaist_truth import load_ground_truth  # noqa: E402
 from kaist_kit.models.checkpoints import read_checkpoint, weights_only_checkpoints  # noqa: E402
 from kaist_kit.models.train import train  # noqa: E402
+from kaist_kit.tools.config_files import load_config  # noqa: E402
 
 CONFIG = CONFIGS / "retinanet_r18_fpn_halfway-fusion_synth.py"
 

@@ -26,12 +26,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kaist_kit.benchmark_eval import ScoringOptions, evaluate_benchmark
 from kaist_kit.data.results import detections_from_coco
 from kaist_kit.datasets.cvc14 import read_cvc14
 from kaist_kit.datasets.synth import BenchmarkSynthConfig, generate_benchmark
-from kaist_kit.ms_detr import RESULT_KEYS, SETTING_NAMES
-from kaist_kit.sort_orders import NUMPY1_AVX512, NUMPY1_INTROSORT, numpy1_order
+from kaist_kit.metrics.ms_detr import RESULT_KEYS, SETTING_NAMES
+from kaist_kit.metrics.per_class import ScoringOptions, evaluate_benchmark
+from kaist_kit.metrics.sort_orders import NUMPY1_AVX512, NUMPY1_INTROSORT, numpy1_order
 
 MS_DETR = Path(__file__).resolve().parents[1] / ".." / "shared" / "reference" / "ms-detr"
 SCALE = 1.087044832  # eval/bbGt.py, load_gt_bbox with cvc14=True: bbox[1] / 1.087044832, bbox[3] / ...

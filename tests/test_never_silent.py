@@ -7,8 +7,8 @@ import pytest
 from conftest import det, frames, make_dets, make_gt, person
 from test_inputs import run_cli
 
-from kaist_kit.findings import evaluate_inspected, inspect
 from kaist_kit.metrics.spec import iou_conflict as metric_iou_conflict
+from kaist_kit.scoring.findings import evaluate_inspected, inspect
 
 BOX = (100, 100, 40, 100)
 

@@ -1,7 +1,7 @@
-"""One way in, one way out: the kit's modules read and write files only through kaist_kit.files.
+"""One way in, one way out: the kit's modules read and write files only through kaist_kit.io.files.
 
 Every module of kaist_kit, converters/ and submission/ is parsed (not imported) and each call that
-reads, writes, moves or removes a file another way is listed. Allowed: kaist_kit/files.py itself;
+reads, writes, moves or removes a file another way is listed. Allowed: kaist_kit/io/files.py itself;
 calls on bytes in memory (``io.BytesIO(...)``, or a name the same function bound to one, as the first
 argument or ``fileobj``); write calls inside a ``with``
 block of the writer (`atomic_file`, `atomic_path`, `atomic_folder`), on what it yields; and the
@@ -14,7 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("kaist_kit", "converters", "submission")
-THE_WAY = "kaist_kit/files.py"
+THE_WAY = "kaist_kit/io/files.py"
 
 # Functions and methods that open, read, write, move or remove files.
 CALLS = {
@@ -95,13 +95,19 @@ METHODS = {
 WRITERS = {"atomic_file", "atomic_path", "atomic_folder"}
 
 ALLOWED = {
-    ("kaist_kit/synth.py", ".mkdir"): "synth's _write, which writes only inside the staging folder of atomic_folder",
-    ("kaist_kit/synth.py", ".write_bytes"): "the same",
-    ("kaist_kit/download.py", "urllib.request.urlopen"): "a download, not a file; kept only once its size and MD5 "
+    (
+        "kaist_kit/tools/synth.py",
+        ".mkdir",
+    ): "synth's _write, which writes only inside the staging folder of atomic_folder",
+    ("kaist_kit/tools/synth.py", ".write_bytes"): "the same",
+    ("kaist_kit/io/download.py", "urllib.request.urlopen"): "a download, not a file; kept only once its size and MD5 "
     "are the pinned ones",
     ("kaist_kit/models/checkpoints.py", "torch.load"): "torch's weights-only unpickler, on a checkpoint "
     "opened by open_input",
-    ("kaist_kit/config_files.py", "Config.fromfile"): "mmengine reads its Python configs by name, after check_readable",
+    (
+        "kaist_kit/tools/config_files.py",
+        "Config.fromfile",
+    ): "mmengine reads its Python configs by name, after check_readable",
     ("kaist_kit/models/data.py", "fileio.get"): "training pictures, through mmengine's file backends (local or "
     "remote), decoded by OpenCV",
     (
@@ -204,7 +210,7 @@ def test_files_are_read_and_written_only_through_the_opener_and_the_writer():
     found = file_calls()
     other_ways = {f"{rel}:{lines[0]}: {kind}" for (rel, kind), lines in found.items() if (rel, kind) not in ALLOWED}
     assert not other_ways, (
-        "read or write these through kaist_kit.files (read_bytes, read_text, load_json, "
+        "read or write these through kaist_kit.io.files (read_bytes, read_text, load_json, "
         "read_archive, open_input, atomic_file, write_*_atomic, ...): " + ", ".join(sorted(other_ways))
     )
     stale = set(ALLOWED) - set(found)

@@ -5,8 +5,8 @@ import math
 import pytest
 from conftest import det, frames, make_dets, make_gt, person
 
-from kaist_kit.evaluate import evaluate
-from kaist_kit.findings import inspect
+from kaist_kit.metrics.evaluate import evaluate
+from kaist_kit.scoring.findings import inspect
 
 BOX = (100, 100, 40, 100)  # a reasonable pedestrian, well inside the frame
 ELSEWHERE = (400, 200, 40, 100)

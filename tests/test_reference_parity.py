@@ -10,9 +10,9 @@ from conftest import shuffled_copy
 from kaist_kit.data.detections import ReadOptions
 from kaist_kit.data.results import load_detections
 from kaist_kit.errors import KitWarning
-from kaist_kit.evaluate import Evaluation, evaluate
-from kaist_kit.findings import inspect
-from kaist_kit.settings import SETTINGS
+from kaist_kit.metrics.evaluate import Evaluation, evaluate
+from kaist_kit.metrics.settings import SETTINGS
+from kaist_kit.scoring.findings import inspect
 
 RESULT_FILES = {
     "MBNet": "MBNet_result.txt",
@@ -120,7 +120,7 @@ CHALLENGE_FILES = {"MBNet": ["MBNet_result.txt"], "MLPD": ["MLPD_result.txt", "M
 def test_challenge2024_reference_numbers(kaist, leaderboard_gt):
     # The 2024 challenge evaluator's AP_iou50, AP_iou75, AP_iou50:95 (COCO's average recall) on
     # reasonable / all, and its MR at IoU 0.5, 0.6 and 0.75: the kit's ap50, ap75, ar and lamr.
-    from kaist_kit.challenge import challenge2024_scores
+    from kaist_kit.metrics.challenge import challenge2024_scores
 
     want = json.loads((kaist / "results" / "reference-challenge2024.json").read_text())
     assert set(want) == set(CHALLENGE_FILES)
@@ -142,7 +142,7 @@ def test_challenge2024_reference_numbers(kaist, leaderboard_gt):
 def test_matlab_variant_numbers(kaist, leaderboard_gt):
     # The devkit's own numbers at IoU 0.6 and 0.75, for MR-4 (17 points 10^(-4:.25:0)) and for
     # height >= 50, all / day / night: --iou, --fppi-range 1e-4:1 and --setting reasonable-h50.
-    from kaist_kit.settings import MATLAB, with_fppi_range
+    from kaist_kit.metrics.settings import MATLAB, with_fppi_range
 
     want = json.loads((kaist / "results" / "reference-lamr.matlab-variants.json").read_text())
     mr4 = with_fppi_range(MATLAB, (1e-4, 1.0))
@@ -166,7 +166,7 @@ def test_matlab_variant_numbers(kaist, leaderboard_gt):
 
 
 def test_custom_settings_reproduce_named_ones_exactly(kaist, leaderboard_gt):
-    from kaist_kit.settings import PRESETS, SETTINGS, setting_name
+    from kaist_kit.metrics.settings import PRESETS, SETTINGS, setting_name
 
     named = {**SETTINGS, **PRESETS}
     custom = {name: setting_name(s.height, s.occlusions, s.border, s.squarify) for name, s in named.items()}

@@ -5,7 +5,7 @@
   read as a number only when it holds exactly a JSON number (counted: the `string-values` finding).
 - A frame given twice in one per-image tree or archive, and an archive (or folder) that mixes
   per-image files with another result file, are errors naming both files.
-- The fast paths (`kaist_kit.bulkread`) against the careful readers (json.loads, float of
+- The fast paths (`kaist_kit.data.bulkread`) against the careful readers (json.loads, float of
   str.split fields) on generated mutations of the real result files in ../shared: key orders, white
   space, nesting, extra keys, number spellings, booleans, strings, objects for boxes, escapes, a
   byte-order mark, CRLF, keys written twice, trailing garbage. Both read the same detections, bit for
@@ -31,12 +31,12 @@ from test_inputs import run_cli
 
 import kaist_kit.data.detections as detections
 import kaist_kit.data.results as results
-from kaist_kit.bulkread import coco_columns, txt_rows
+from kaist_kit.data.bulkread import coco_columns, txt_rows
 from kaist_kit.data.detections import COCO, PER_IMAGE, TXT, Dropped, ReadOptions
 from kaist_kit.data.results import _JSON_NUMBER, _parse_rows, load_detections, read_coco, read_txt
 from kaist_kit.errors import InputError
-from kaist_kit.files import decode_text, json_line
-from kaist_kit.findings import inspect
+from kaist_kit.io.files import decode_text, json_line
+from kaist_kit.scoring.findings import inspect
 
 GT = make_gt(frames(6, night_from=3), [person(k + 1, k % 6, (20 + 40 * k, 100, 40, 100)) for k in range(12)])
 SETTINGS = settings(

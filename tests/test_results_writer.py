@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from kaist_kit import results
-from kaist_kit.results import coco_results_chunks, coco_results_text, number_text
+from kaist_kit.data import writers
+from kaist_kit.data.writers import coco_results_chunks, coco_results_text, number_text
 
 
 def plain_writer(image_ids, boxes, scores, category_id=1) -> bytes:
@@ -57,9 +57,9 @@ def test_the_writer_writes_what_a_plain_writer_writes(seed):
 
 def test_bulk_and_one_by_one_are_both_taken_and_agree(monkeypatch):
     taken = []
-    bulk, one_by_one = results._records_in_bulk, results._records_one_by_one
-    monkeypatch.setattr(results, "_records_in_bulk", lambda *a: taken.append("bulk") or bulk(*a))
-    monkeypatch.setattr(results, "_records_one_by_one", lambda *a: taken.append("one") or one_by_one(*a))
+    bulk, one_by_one = writers._records_in_bulk, writers._records_one_by_one
+    monkeypatch.setattr(writers, "_records_in_bulk", lambda *a: taken.append("bulk") or bulk(*a))
+    monkeypatch.setattr(writers, "_records_one_by_one", lambda *a: taken.append("one") or one_by_one(*a))
     rng = np.random.default_rng(7)
     columns = kinds(rng, 1000)
     ids = np.arange(1000)

@@ -1,4 +1,4 @@
-"""numpy's default argsort of equal keys, modelled by kaist_kit.sort_orders, against numpy 1.26 itself (the
+"""numpy's default argsort of equal keys, modelled by kaist_kit.metrics.sort_orders, against numpy 1.26 itself (the
 numpy1-py311 reference environment): its AVX-512 sort where this CPU has AVX-512, its introsort (with
 AVX-512 switched off, or on a CPU without it), and its heapsort; on keys with many ties, including ranges
 where the AVX-512 quicksort stops making progress and hands over to std::sort."""
@@ -9,8 +9,8 @@ import subprocess
 import numpy as np
 import pytest
 
-from kaist_kit import sort_orders
-from kaist_kit.sort_orders import NUMPY1_AVX512, NUMPY1_INTROSORT, STABLE, THIS_NUMPY, argsort, numpy1_order
+from kaist_kit.metrics import sort_orders
+from kaist_kit.metrics.sort_orders import NUMPY1_AVX512, NUMPY1_INTROSORT, STABLE, THIS_NUMPY, argsort, numpy1_order
 
 NUMPY1_ARGSORT = """
 import sys

@@ -9,10 +9,10 @@ import pytest
 from PIL import Image
 
 from kaist_kit.datasets.kaist_truth import load_ground_truth
-from kaist_kit.demo import run_demo
 from kaist_kit.errors import InputError
-from kaist_kit.show import draw_frame, find_pictures
-from kaist_kit.stats import dataset_stats
+from kaist_kit.output.show import draw_frame, find_pictures
+from kaist_kit.tools.demo import run_demo
+from kaist_kit.tools.stats import dataset_stats
 
 
 def cli(*args):
@@ -148,8 +148,8 @@ def test_demo_end_to_end(tmp_path):
 
 def test_simulated_detectors_on_small_pictures(tmp_path):
     from kaist_kit.converters import convert
-    from kaist_kit.simulate import DEMO_METHODS, simulate
-    from kaist_kit.synth import SynthConfig, generate
+    from kaist_kit.tools.simulate import DEMO_METHODS, simulate
+    from kaist_kit.tools.synth import SynthConfig, generate
 
     generate(tmp_path / "s", SynthConfig(seed=1, train_frames=0, test_frames=20, width=96, height=64))
     convert("improved", tmp_path / "s" / "annotations-improved", tmp_path / "gt.json", image_size=(96, 64))
@@ -167,8 +167,8 @@ def test_simulate_writes_a_detectors_file_for_any_ground_truth(tmp_path):
     from kaist_kit.converters import convert
     from kaist_kit.datasets.readers import read_benchmark
     from kaist_kit.datasets.synth import BenchmarkSynthConfig, generate_benchmark
-    from kaist_kit.simulate import DEMO_METHODS, simulate
-    from kaist_kit.synth import SynthConfig, generate
+    from kaist_kit.tools.simulate import DEMO_METHODS, simulate
+    from kaist_kit.tools.synth import SynthConfig, generate
 
     generate_benchmark("flir-aligned", tmp_path / "flir", BenchmarkSynthConfig(seed=3, train_frames=1, test_frames=80))
     truth = read_benchmark("flir-aligned", tmp_path / "flir", "test")

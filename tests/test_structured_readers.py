@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kaist_kit.config_files import config_datasets
-from kaist_kit.datacheck import check_data
 from kaist_kit.errors import InputError
+from kaist_kit.tools.config_files import config_datasets
+from kaist_kit.tools.datacheck import check_data
 from kaist_kit.trainsets.compare import compare_sets
 from kaist_kit.trainsets.mbnet import MAX_DEPTH, read_mbnet_cache, read_npy_pickle
 

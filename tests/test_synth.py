@@ -7,10 +7,10 @@ import pytest
 from PIL import Image
 
 from kaist_kit.converters import convert
+from kaist_kit.data.imagesets import read_image_list, standard_list
 from kaist_kit.datasets.kaist_truth import load_ground_truth
 from kaist_kit.errors import InputError
-from kaist_kit.imagesets import read_image_list, standard_list
-from kaist_kit.synth import SynthConfig, generate
+from kaist_kit.tools.synth import SynthConfig, generate
 
 
 def tree_digest(root):

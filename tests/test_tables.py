@@ -7,7 +7,7 @@ import numpy as np
 from rich.console import Console
 
 from kaist_kit.errors import percent
-from kaist_kit.tables import Table, with_interval
+from kaist_kit.output.tables import Table, with_interval
 
 
 def test_text_pads_like_format_strings():

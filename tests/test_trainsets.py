@@ -15,8 +15,8 @@ from conftest import KAIST
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kaist_kit.data.imagesets import read_image_list
 from kaist_kit.errors import InputError
-from kaist_kit.imagesets import read_image_list
 from kaist_kit.trainsets import SETS, lists
 from kaist_kit.trainsets.build import build_training_set
 from kaist_kit.trainsets.compare import compare_sets

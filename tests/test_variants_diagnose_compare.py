@@ -10,12 +10,12 @@ from conftest import det, frames, make_dets, make_gt, person
 from plain_diagnosis import plain_error_types
 from test_diagnosis import error_case, error_types_by_record, run_cli, small_files  # noqa: F401  (a fixture)
 
-from kaist_kit.comparison import compare
 from kaist_kit.diagnosis import FP_TYPES, DiagnosisParams, diagnose, type_false_positives
 from kaist_kit.diagnosis.compute import OUTCOMES, intersecting_pairs
 from kaist_kit.errors import KitWarning
-from kaist_kit.evaluate import Evaluation
-from kaist_kit.settings import LEADERBOARD, MATLAB, SETTINGS, get_protocol, with_fppi_range
+from kaist_kit.metrics.evaluate import Evaluation
+from kaist_kit.metrics.settings import LEADERBOARD, MATLAB, SETTINGS, get_protocol, with_fppi_range
+from kaist_kit.scoring.comparison import compare
 
 SQUARE = ((55, float("inf")), {0, 1}, 5, 0.41)  # reasonable, squarified, as plain_lamr takes it
 SQUARE_NAME = "height=55:inf,occlusion=none+partial,border=5,squarify=0.41"

@@ -11,10 +11,10 @@ import sys
 import pytest
 
 from kaist_kit.converters import convert
-from kaist_kit.datacheck import DatasetFiles, check_data
 from kaist_kit.datasets.synth import BenchmarkSynthConfig, generate_benchmark
 from kaist_kit.datasets.voc import parse_voc
 from kaist_kit.errors import InputError
+from kaist_kit.tools.datacheck import DatasetFiles, check_data
 from kaist_kit.trainsets.lists import named_list
 
 

@@ -10,7 +10,7 @@ from plain_yolov5 import plain_yolov5
 from kaist_kit.data.groundtruth import ground_truth_from_coco
 from kaist_kit.data.results import detections_from_coco
 from kaist_kit.datasets import UNNAMED
-from kaist_kit.yolov5 import THRESHOLDS, Yolov5Protocol, yolov5_evaluate
+from kaist_kit.metrics.yolov5 import THRESHOLDS, Yolov5Protocol, yolov5_evaluate
 
 DEFAULT = Yolov5Protocol()
 

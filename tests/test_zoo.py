@@ -22,7 +22,7 @@ from kaist_kit.data.detections import ReadOptions
 from kaist_kit.data.results import load_detections
 from kaist_kit.datasets.kaist_truth import load_ground_truth
 from kaist_kit.errors import InputError
-from kaist_kit.evaluate import evaluate
+from kaist_kit.metrics.evaluate import evaluate
 from kaist_kit.zoo import entries as registry
 from kaist_kit.zoo.figure import default_entries
 from kaist_kit.zoo.listing import ZooListing, agreement

@@ -15,7 +15,7 @@ import pytest
 
 from kaist_kit.data.detections import ReadOptions
 from kaist_kit.data.results import load_detections
-from kaist_kit.evaluate import Evaluation
+from kaist_kit.metrics.evaluate import Evaluation
 from kaist_kit.zoo.resolve import all_entries, find_entry
 from kaist_kit.zoo.specs import PROTOCOLS, SPLITS
 from kaist_kit.zoo.store import local_path, take_from

@@ -195,7 +195,7 @@ def synth_command(
     """Write a small synthetic dataset: KAIST's image pairs, every annotation format and the image-set lists;
     with --benchmark, another benchmark's layout, frame size, classes and annotation files."""
     from ..datasets.synth import BenchmarkSynthConfig, generate_benchmark
-    from ..synth import SynthConfig, generate
+    from ..tools.synth import SynthConfig, generate
 
     bench = get_benchmark(benchmark)
     dimensions = parse_size(size, "--size", MIN_SYNTH_SIDE, MAX_SYNTH_SIDE) if size is not None else None
@@ -250,8 +250,8 @@ def stats_command(
     benchmark: boxes, images and heights per class, COCO's size shares, images and boxes per scene."""
     import json
 
-    from ..plots import check_figure_path
-    from ..stats import file_stats
+    from ..output.plots import check_figure_path
+    from ..tools.stats import file_stats
 
     bench = get_benchmark(benchmark)
     if plot is not None:
@@ -313,7 +313,7 @@ def show_command(
 ) -> None:
     """Draw ground truth (ignore regions dashed; another benchmark's classes in their colours) and detections on
     the visible and thermal pictures side by side."""
-    from ..plots import check_figure_path
+    from ..output.plots import check_figure_path
 
     check_figure_path(out)
     bench = get_benchmark(benchmark)
@@ -325,12 +325,12 @@ def show_command(
     roots = images or [gt_path.parent / "images", gt_path.parent, gt_path.parent.parent]
     if bench.kaist_model:
         from ..datasets.kaist_truth import load_ground_truth
-        from ..show import show_frames
+        from ..output.show import show_frames
 
         drawn = show_frames(load_ground_truth(gt_path), frames, det or [], roots, out, score_threshold)
     else:
         from ..data.groundtruth import read_ground_truth
-        from ..show import show_benchmark_frames
+        from ..output.show import show_benchmark_frames
 
         drawn = show_benchmark_frames(read_ground_truth(gt_path, bench), frames, det or [], roots, out, score_threshold)
     for name, target in drawn:

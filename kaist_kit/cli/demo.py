@@ -19,7 +19,7 @@ from .options import (
     render,
 )
 
-# The simulated detectors of kaist_kit.simulate, named here so that --help needs no import.
+# The simulated detectors of kaist_kit.tools.simulate, named here so that --help needs no import.
 SimulatedName = Enum("SimulatedName", {name: name for name in ("sim-fusion", "sim-visible", "sim-thermal")}, type=str)
 
 MAX_DEMO_FRAMES = 10_000
@@ -48,7 +48,7 @@ def simulate_command(
     """Write a simulated detector's results on a ground truth's images (misses, jittered boxes, false
     positives), as a detector's COCO result JSON: for trying eval, diagnose, compare and submit without a
     detector."""
-    from ..simulate import METHODS, write_simulated
+    from ..tools.simulate import METHODS, write_simulated
     from .options import open_truth
 
     truth = open_truth(gt, benchmark, origin)
@@ -68,8 +68,8 @@ def demo_command(
     seed: Annotated[int, typer.Option(metavar="N", parser=SEEDS, help=f"Random seed, 0 to {SEEDS.high}.")] = 0,
 ) -> None:
     """The kit end to end on a synthetic KAIST: synthesise, convert, detect (simulated), score, draw."""
-    from ..demo import run_demo
-    from ..report import EvalReport
+    from ..scoring.report import EvalReport
+    from ..tools.demo import run_demo
 
     run = run_demo(folder, frames, seed, say=say)
     differences = [d.sentence() for d in run.comparison.differences if d.split != "all"]

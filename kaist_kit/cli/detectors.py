@@ -178,8 +178,8 @@ def test_command(
     """Run a checkpoint on the config's test set, write the results and print the miss rates (another
     benchmark's: COCO's AP per class)."""
     from ..datasets.kaist_truth import load_ground_truth
-    from ..evaluate import evaluate_files
-    from ..report import EvalReport
+    from ..metrics.evaluate import evaluate_files
+    from ..scoring.report import EvalReport
 
     shift = parse_shift(shift_lwir)
     _models("test", (config, "config file"), (checkpoint, "checkpoint"))
@@ -215,7 +215,7 @@ def infer_command(
     cfg_options: CfgOptionsOption = None,
 ) -> None:
     """Detect pedestrians on one visible/thermal pair and draw them on both pictures."""
-    from ..plots import check_figure_path
+    from ..output.plots import check_figure_path
 
     check_figure_path(figure)
     _models("infer", (config, "config file"), (checkpoint, "checkpoint"), (visible, "picture"), (lwir, "picture"))

@@ -17,12 +17,11 @@ from typing import Annotated
 
 import typer
 
-from ..benchmark_eval import BENCHMARK_PROTOCOLS, BOUNDS, ScoringOptions
 from ..data.detections import ID_OFFSET_LIMIT, ReadOptions
 from ..datasets import BENCHMARKS, kaist_parse_split
 from ..datasets.kaist_truth import GT_ENV, default_gt_path
-from ..metrics.spec import COCO, LAMR, MISS_RATE, YOLOV5, all_metrics, metrics_of, names_of
-from ..settings import (
+from ..metrics.per_class import BENCHMARK_PROTOCOLS, BOUNDS, ScoringOptions
+from ..metrics.settings import (
     DEFAULT_FPPI_RANGE,
     KAIST_FRAME_SIZE,
     PRESETS,
@@ -32,6 +31,7 @@ from ..settings import (
     get_setting,
     parse_fppi_range,
 )
+from ..metrics.spec import COCO, LAMR, MISS_RATE, YOLOV5, all_metrics, metrics_of, names_of
 from .app import err, out, say
 from .command import Real, Whole, whole_option
 
@@ -326,7 +326,7 @@ def setting_names(values: list[str] | None, hint: str = "--setting", benchmarks:
         try:
             names.append(get_setting(value).name)
         except ValueError as exc:
-            from ..benchmark_eval import protocol_setting_names
+            from ..metrics.per_class import protocol_setting_names
 
             if not benchmarks or value not in protocol_setting_names():
                 raise typer.BadParameter(str(exc), param_hint=hint) from None
@@ -462,10 +462,10 @@ def with_groups(**groups: OptionGroup) -> Callable:
 
 
 def open_truth(gt: Path | None, benchmark: str | None, origin: Origin | None = None):
-    """The ground truth and its benchmark (`kaist_kit.benchmark_scoring.open_truth`), the download of a
+    """The ground truth and its benchmark (`kaist_kit.scoring.run.open_truth`), the download of a
     pinned file shown with a progress bar; the line saying which benchmark was taken is printed
     (except for KAIST's as ever: see `BenchmarkTruth.announced`)."""
-    from ..benchmark_scoring import open_truth as open_benchmark_truth
+    from ..scoring.run import open_truth as open_benchmark_truth
 
     with download_bar() as progress:
         truth = open_benchmark_truth(
@@ -513,7 +513,7 @@ class RequestOptions:
     def request(self, settings: list[str] | None, names: list[str] | None, **asked):
         """The request, checked against the benchmark: every option value is read before the ground truth is
         opened; ``asked``: the rest of `make_request`'s keywords (metrics, images, curves)."""
-        from ..benchmark_scoring import make_request
+        from ..scoring.run import make_request
 
         ious = [one_iou_threshold(self.iou)] if self.one_iou else self.iou
         scoring = scoring_options(settings, ious, self.fppi_range_text, self.llvip_bounds)
@@ -556,7 +556,7 @@ ONE_PROTOCOL_REQUEST = _request_group(("protocol", AnyProtocolOption, None), one
 
 
 def render(report, format: OutputFormat) -> None:
-    """A verb's output (an `EvalReport`, `DiagnosedFile` or `ComparedFiles`: see kaist_kit.report) on
+    """A verb's output (an `EvalReport`, `DiagnosedFile` or `ComparedFiles`: see kaist_kit.scoring.report) on
     standard output, in the format asked for."""
     if format is OutputFormat.json:
         print(json.dumps(report.to_json(), indent=1))
@@ -565,7 +565,7 @@ def render(report, format: OutputFormat) -> None:
     elif format is OutputFormat.markdown:
         sys.stdout.write(report.to_markdown())
     else:
-        from ..tables import print_tables
+        from ..output.tables import print_tables
 
         print_tables(report.tables(), out, report.light)
         for line in report.lines():

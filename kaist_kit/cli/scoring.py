@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..diagnosis.params import DiagnosisParams
+from ..metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .app import app, say, show_findings
 from .command import Real, whole_option
 from .options import (
@@ -71,7 +71,7 @@ def eval_command(
     A result that looks misread (boxes written as corners, image ids off by one, detections of other
     images) stops with exit code 2 and the option that reads it right; --as-is scores it as read.
     """
-    from ..benchmark_scoring import evaluate_files
+    from ..scoring.run import evaluate_files
 
     request = asked.request(
         setting,
@@ -187,8 +187,8 @@ def diagnose_command(
     """Why a detector misses: LAMR with intervals, false positives by type, misses, foreground c*, oracles;
     on the other benchmarks (--benchmark), per-class rows of every protocol and split, and what each class's
     strongest detections are."""
-    from ..benchmark_scoring import diagnose_file
-    from ..rooted import existing_folder
+    from ..io.rooted import existing_folder
+    from ..scoring.run import diagnose_file
 
     request = asked.request(None, [name] if name else None)
     pictures = [existing_folder(folder) for folder in images or []]
@@ -235,7 +235,7 @@ def compare_command(
 ) -> None:
     """Methods side by side with bootstrap intervals, and paired bootstrap tests of their differences; on the
     other benchmarks (--benchmark), their per-class rows side by side."""
-    from ..benchmark_scoring import compare_files
+    from ..scoring.run import compare_files
 
     if zoo:
         zoo_only(

@@ -141,7 +141,7 @@ def _leaderboard_truth(check: bool):
     without network the entry is still packaged, checked by what can be checked without them, as the
     report's note says."""
     from ..datasets.kaist_truth import GroundTruthUnavailable, load_ground_truth
-    from ..download import downloads_forbidden
+    from ..io.download import downloads_forbidden
 
     try:
         gt = locate_gt(None)
@@ -154,7 +154,7 @@ def _leaderboard_truth(check: bool):
 
 def _check_benchmark(result: Path, truth, check: bool, options) -> None:
     """`submit --check` on a benchmark other than KAIST: no leaderboard of those takes entries."""
-    from ..benchmark_scoring import check_benchmark_file, make_request
+    from ..scoring.run import check_benchmark_file, make_request
 
     if not check:
         raise typer.BadParameter(

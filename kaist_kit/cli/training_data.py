@@ -117,11 +117,11 @@ def check_data_command(
 ) -> None:
     """Check a data root before training: every annotated frame has both pictures, whole and of the right
     size; the annotation files exist and are the named sets they say."""
-    from ..datacheck import check_data, check_lines
+    from ..tools.datacheck import check_data, check_lines
 
     datasets = None
     if config is not None:
-        from ..config_files import config_datasets, load_config
+        from ..tools.config_files import config_datasets, load_config
 
         datasets = config_datasets(load_config(config, {"data_root": str(root)}))
     check = check_data(root, datasets, decode=decode, benchmark=benchmark)

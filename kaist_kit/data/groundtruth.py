@@ -35,8 +35,8 @@ from ..datasets.kaist import KAIST
 from ..datasets.registry import get_benchmark
 from ..datasets.spec import Benchmark
 from ..errors import InputError, quantity
-from ..files import decode_text, json_line, parse_json, read_bytes
-from ..idrules import coco_loaded, id_notes
+from ..io.files import decode_text, json_line, parse_json, read_bytes
+from ..metrics.idrules import coco_loaded, id_notes
 
 ImageId = Union[int, str]
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
@@ -78,7 +78,7 @@ class GroundTruth:
     notes: list[str] = field(default_factory=list)  # what the reader dropped, renamed or assumed, said once
     box_origin: str = ""  # CVC-14: whether a line's x, y was read as the box's 'centre' or its 'corner'
     # Where annotation ids repeat: the box pycocotools evaluates in place of each, -1 for one it never
-    # finds (`kaist_kit.idrules.coco_loaded`); None: each box is itself.
+    # finds (`kaist_kit.metrics.idrules.coco_loaded`); None: each box is itself.
     coco_loads: np.ndarray | None = None
 
     def __post_init__(self) -> None:

@@ -22,7 +22,7 @@ Readers read exactly what the standard library reads, or refuse: a COCO file's v
 `json.loads` and must be numbers of the right shape (a bbox is a list of four numbers; a JSON
 boolean is not a number); a string that holds exactly a JSON number is read as that number and
 counted (the `string-values` finding: the leaderboard crashes on it), any other string is refused.
-Text fields are read by `float`. Files of the usual layout are read in bulk (`kaist_kit.bulkread`),
+Text fields are read by `float`. Files of the usual layout are read in bulk (`kaist_kit.data.bulkread`),
 bit for bit as the careful path reads them. A frame given twice in one folder or archive, and an
 archive that holds per-image files beside another result file, are refused, naming both files.
 
@@ -46,12 +46,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bulkread import coco_columns, labelled_rows, txt_rows
 from ..errors import InputError
 from ..errors import where as location
-from ..files import decode_text, is_archive, is_number, json_line, parse_json, read_archive, read_bytes
-from ..results import CHALLENGE2024_CATEGORY, PERSON_CATEGORY
+from ..io.files import decode_text, is_archive, is_number, json_line, parse_json, read_archive, read_bytes
 from ..zoo.names import zoo_name
+from .bulkread import coco_columns, labelled_rows, txt_rows
 from .detections import (
     COCO,
     ON_INVALID,
@@ -66,6 +65,7 @@ from .detections import (
     check_values,
 )
 from .groundtruth import GroundTruth
+from .writers import CHALLENGE2024_CATEGORY, PERSON_CATEGORY
 
 # What `kaist-kit submit` writes beside the results file in a submission zip.
 SUBMISSION_MANIFEST = "manifest.json"
@@ -263,7 +263,7 @@ def read_coco(
 ) -> Detections:
     """Detections of a COCO result JSON text; given as the bytes of an ASCII file, a list of records
     that hold only the usual keys with numbers (and string image ids where the ground truth's are
-    strings) is read in bulk (`kaist_kit.bulkread`)."""
+    strings) is read in bulk (`kaist_kit.data.bulkread`)."""
     options = options or ReadOptions()
     strings = truth.string_ids
     if strings and options.id_offset:
@@ -609,7 +609,7 @@ def read_txt(
 ) -> Detections:
     """Detections of a leaderboard txt text on a ground truth of one class (the image id is the 1-based
     position in the ground truth's id order, as the KAIST leaderboard's script reads it); given as the
-    bytes of an ASCII file whose every line is a detection, it is read in bulk (`kaist_kit.bulkread`)."""
+    bytes of an ASCII file whose every line is a detection, it is read in bulk (`kaist_kit.data.bulkread`)."""
     options = options or ReadOptions()
     if len(truth.classes) != 1:
         raise InputError(
@@ -704,7 +704,7 @@ def read_per_image(
 ) -> Detections:
     """Detections of per-image files (``files``: file name -> (where, reader)), each file's lines
     ``label x1 y1 x2 y2 score`` for the frame its name gives; read in bulk when every line is a
-    person's (`kaist_kit.bulkread`)."""
+    person's (`kaist_kit.data.bulkread`)."""
     options = options or ReadOptions()
     if options.corners:
         raise InputError(

@@ -10,9 +10,9 @@ import typing
 from pathlib import Path
 
 from ..data.groundtruth import GroundTruth, ground_truth_from_bytes
-from ..download import DownloadFailed, Progress, download_verified
 from ..errors import InputError
-from ..files import read_bytes, write_bytes_atomic
+from ..io.download import DownloadFailed, Progress, download_verified
+from ..io.files import read_bytes, write_bytes_atomic
 from .kaist import KAIST
 
 # The leaderboard's test-all-20 ground truth, identified by content as the leaderboard does: the

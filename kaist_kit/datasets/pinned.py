@@ -13,9 +13,9 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from ..download import DownloadFailed, Progress, download_verified
 from ..errors import InputError
-from ..files import atomic_path, read_bytes
+from ..io.download import DownloadFailed, Progress, download_verified
+from ..io.files import atomic_path, read_bytes
 from .registry import get_benchmark
 from .spec import Benchmark, PinnedFile
 

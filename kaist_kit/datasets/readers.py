@@ -16,7 +16,7 @@ module's (`Benchmark.read_native`); `read_benchmark` reads any benchmark's folde
 VOC boxes are read with the benchmark's pixel convention (`Benchmark.voc_boxes`): FLIR-aligned and
 M3FD as the COCO conversions in circulation read them (x = xmin - 1, w = xmax - xmin + 1), LLVIP as
 its authors' own converters do (x = xmin, w = xmax - xmin). Every file is read through
-`kaist_kit.files`.
+`kaist_kit.io.files`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ..data.groundtruth import Box, ClassInfo, GroundTruth, assemble
 from ..errors import InputError, quantity
-from ..files import read_bytes
+from ..io.files import read_bytes
 from .registry import get_benchmark
 from .spec import Benchmark
 from .voc import VocFile, parse_voc

@@ -187,7 +187,7 @@ class Benchmark:
     select: Callable[..., Any] | None = None
     # The kit's default benchmark: its output names no benchmark (KAIST's, as it always was).
     quiet: bool = False
-    # How its numbers are reported (`kaist_kit.benchmark_scoring.LAYOUTS`): "classes", a table per protocol
+    # How its numbers are reported (`kaist_kit.scoring.run.LAYOUTS`): "classes", a table per protocol
     # and split with a row per class; "splits", KAIST's miss-rate tables with splits as columns, curves,
     # bootstrap intervals and the full diagnosis.
     layout: str = "classes"

@@ -1,6 +1,6 @@
 """Small synthetic sets in each other benchmark's layout, frame size and annotation format.
 
-The pictures are `kaist_kit.synth`'s (pedestrians that need both cameras, day and night), with the
+The pictures are `kaist_kit.tools.synth`'s (pedestrians that need both cameras, day and night), with the
 benchmark's other classes drawn into the same frames (cars, buses, trucks, motorcycles, lamps,
 the odd dog for FLIR-aligned's dropped label). The annotation files are written in each dataset's own
 format and convention, so that each dataset's reader (`Benchmark.read_native`) reads the boxes back exactly:
@@ -17,7 +17,7 @@ format and convention, so that each dataset's reader (`Benchmark.read_native`) r
                   meta/{train,test}.txt; mostly 1024 x 768, some frames 880 x 520
 
 Everything follows from the seed. Files are written in a staging folder of the writer's
-(`kaist_kit.files.atomic_folder`) that becomes ``out`` only when whole, so that an interrupted run
+(`kaist_kit.io.files.atomic_folder`) that becomes ``out`` only when whole, so that an interrupted run
 leaves nothing behind, and a folder that holds anything is never written into nor removed.
 """
 
@@ -30,8 +30,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..files import atomic_folder
-from ..synth import Obj, _paste, _write, render_frame
+from ..io.files import atomic_folder
+from ..tools.synth import Obj, _paste, _write, render_frame
 from .registry import BENCHMARKS, get_benchmark
 from .spec import Benchmark
 
@@ -73,7 +73,7 @@ def generate_benchmark(
     bench = get_benchmark(benchmark)
     if bench.synth is None:
         writes = ", ".join(b.name for b in BENCHMARKS.values() if b.synth is not None)
-        raise ValueError(f"`kaist_kit.synth` writes the synthetic KAIST; this writes {writes}")
+        raise ValueError(f"`kaist_kit.tools.synth` writes the synthetic KAIST; this writes {writes}")
     config = config or BenchmarkSynthConfig()
     from PIL import Image
 

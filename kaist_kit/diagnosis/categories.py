@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..data.groundtruth import GroundTruth
-from ..matching import in_border_margin
+from ..metrics.matching import in_border_margin
 
 # Heights: near / medium / far as the devkit's settings (made a partition), and finer bins.
 HEIGHT_BINS = (("far", 0.0, 45.0), ("medium", 45.0, 115.0), ("near", 115.0, math.inf))

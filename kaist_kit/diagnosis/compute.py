@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..bootstrap import Resampled, bootstrap_intervals
 from ..data.detections import Detections, method_name
 from ..data.groundtruth import GroundTruth
-from ..evaluate import CurveTerms, Evaluation, Result, score_curve
-from ..matching import IGNORED, Pairs, greedy_match, ignore_masks, overlaps_by_image, pair_overlaps, squarified
+from ..metrics.bootstrap import Resampled, bootstrap_intervals
+from ..metrics.evaluate import CurveTerms, Evaluation, Result, score_curve
+from ..metrics.matching import IGNORED, Pairs, greedy_match, ignore_masks, overlaps_by_image, pair_overlaps, squarified
+from ..metrics.settings import Protocol, Setting
 from ..metrics.spec import LAMR
-from ..settings import Protocol, Setting
 from .categories import Categories, MissCount, miss_counts
 from .error_types import (
     FP_TYPES,

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..evaluate import CurveTerms, Evaluation, Result, log_average, score_curve
-from ..matching import FALSE_POSITIVE, TRUE_POSITIVE, Pairs, pair_overlaps, squarified
-from ..settings import Protocol
+from ..metrics.evaluate import CurveTerms, Evaluation, Result, log_average, score_curve
+from ..metrics.matching import FALSE_POSITIVE, TRUE_POSITIVE, Pairs, pair_overlaps, squarified
+from ..metrics.settings import Protocol
 from .categories import HEIGHT_BINS, Categories
 
 NOT_FALSE_POSITIVE = -1

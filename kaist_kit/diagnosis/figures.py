@@ -20,7 +20,7 @@ def draw_example(
 ) -> Path:
     """The example's frame with the ground truth and the detections of the operating point; a false
     positive in its own colour, a missed pedestrian labelled as such."""
-    from ..show import draw_frame
+    from ..output.show import draw_frame
 
     threshold = view.operating_point.score
     limit = math.inf if threshold is None else threshold
@@ -51,7 +51,7 @@ def draw_example(
 
 def plot_curves(diagnosis: Diagnosis, path: Path) -> Path:
     """MR-FPPI per setting, a curve per split."""
-    from ..plots import draw_mr_fppi, new_figure, save_figure, series_colours
+    from ..output.plots import draw_mr_fppi, new_figure, save_figure, series_colours
 
     p = diagnosis.params
     n = len(p.settings)
@@ -78,7 +78,7 @@ def _grouped_bars(
     series has nothing to measure, is a cross on the axis instead of a bar, which would read 0."""
     from matplotlib.lines import Line2D
 
-    from ..plots import legend_outside
+    from ..output.plots import legend_outside
 
     width = 0.8 / max(len(series), 1)
     positions = np.arange(len(groups))
@@ -110,7 +110,7 @@ def _grouped_bars(
 
 
 def plot_false_positives(diagnosis: Diagnosis, path: Path) -> Path:
-    from ..plots import new_figure, save_figure, series_colours
+    from ..output.plots import new_figure, save_figure, series_colours
 
     fig, axes = new_figure(1, 2, width=5.4)
     main = [diagnosis.view(diagnosis.params.main_setting, s) for s in diagnosis.params.splits]
@@ -129,7 +129,7 @@ def plot_false_positives(diagnosis: Diagnosis, path: Path) -> Path:
 def plot_misses(diagnosis: Diagnosis, path: Path) -> Path:
     """Miss rates at the operating point by height, occlusion and position; a bin without pedestrians
     in a split is marked as such, not drawn as a miss rate of 0."""
-    from ..plots import new_figure, save_figure, series_colours
+    from ..output.plots import new_figure, save_figure, series_colours
 
     fig, axes = new_figure(1, 3, width=6.0)
     setting = diagnosis.params.main_setting
@@ -162,7 +162,7 @@ def _rate(count) -> float | None:
 
 
 def plot_oracles(diagnosis: Diagnosis, path: Path) -> Path:
-    from ..plots import new_figure, save_figure, series_colours
+    from ..output.plots import new_figure, save_figure, series_colours
 
     fig, axes = new_figure(1, 1, width=8.0, height=4.2)
     ax = axes[0][0]

@@ -5,9 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 
-from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, LEVEL
-from ..matching import MATCH_THRESHOLD
-from ..settings import DEFAULT_FPPI_RANGE, SETTINGS, SPLITS, Protocol, get_protocol, get_setting, with_fppi_range
+from ..metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, LEVEL
+from ..metrics.matching import MATCH_THRESHOLD
+from ..metrics.settings import (
+    DEFAULT_FPPI_RANGE,
+    SETTINGS,
+    SPLITS,
+    Protocol,
+    get_protocol,
+    get_setting,
+    with_fppi_range,
+)
 
 # Hwang et al. (CVPR 2015) call pedestrians of 115 pixels or taller "near": within about 11 m of
 # the vehicle with KAIST's cameras. Unoccluded ones of that size are the foreground a driver

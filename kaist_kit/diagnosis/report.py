@@ -13,11 +13,11 @@ import numpy as np
 from ..data.detections import Detections
 from ..data.groundtruth import GroundTruth
 from ..errors import InputError, percent
-from ..files import atomic_folder, check_outputs, note_input, write_json_atomic, write_text_atomic
+from ..io.files import atomic_folder, check_outputs, note_input, write_json_atomic, write_text_atomic
+from ..metrics.settings import lamr_variant, own_fppi_range
 from ..metrics.spec import LAMR
-from ..settings import lamr_variant, own_fppi_range
-from ..show import find_pictures
-from ..tables import Table, flatten, markdown_sections, with_interval
+from ..output.show import find_pictures
+from ..output.tables import Table, flatten, markdown_sections, with_interval
 from .compute import OUTCOMES, Diagnosis
 from .error_types import FP_TYPES, ORACLES
 from .figures import draw_example, plot_curves, plot_false_positives, plot_misses, plot_oracles
@@ -342,7 +342,7 @@ def plan_report(
 ) -> ReportPlan:
     """The files `write_report` would write into ``out_dir``, and the pictures under the ``images``
     folders it would draw the examples on, which become inputs of the command now (see
-    `kaist_kit.files.note_input`), before anything is written."""
+    `kaist_kit.io.files.note_input`), before anything is written."""
     find = picture_finder(images)
     rank: dict[str, int] = {}
     examples = []

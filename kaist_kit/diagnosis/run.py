@@ -10,9 +10,9 @@ from pathlib import Path
 
 from ..data.detections import Detections, ReadOptions, method_name
 from ..data.groundtruth import GroundTruth
-from ..files import check_outputs, check_writable
-from ..findings import Finding, ground_truth_notes, inspect_scores, read_inspected
-from ..tables import Table
+from ..io.files import check_outputs, check_writable
+from ..output.tables import Table
+from ..scoring.findings import Finding, ground_truth_notes, inspect_scores, read_inspected
 from .compute import Diagnosis, diagnose
 from .params import DiagnosisParams
 from .report import WrittenReport, numbers_table, plan_report, tables, to_markdown, write_matches, write_report

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
-from ..files import load_json, read_archive, read_bytes, scratch_folder, write_bytes_atomic, write_text_atomic
+from ..io.files import load_json, read_archive, read_bytes, scratch_folder, write_bytes_atomic, write_text_atomic
 from . import schema
 from .platforms import STORAGE_NAME, codabench_worker, evalai_worker
 from .schema import drf_bool, drf_int
@@ -745,7 +745,7 @@ def _probe_files(annotation: Path, folder: Path, report: CheckReport, where: str
     import io
     import tarfile
 
-    from ..files import atomic_file
+    from ..io.files import atomic_file
     from .bundle import write_zip
 
     try:

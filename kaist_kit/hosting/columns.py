@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 
 from ..datasets import kaist_parse_split
+from ..metrics.settings import PROTOCOLS, SPLITS, get_protocol, get_setting
 from ..metrics.spec import LAMR, MISS_RATE, get_metric, names_of
-from ..settings import PROTOCOLS, SPLITS, get_protocol, get_setting
 
 # How a protocol is named in a label when a leaderboard shows both.
 PROTOCOL_TAGS = {"leaderboard": "leaderboard", "matlab": "devkit"}

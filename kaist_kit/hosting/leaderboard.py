@@ -24,7 +24,7 @@ from ..data.groundtruth import GroundTruth
 from ..data.results import SUBMISSION_MANIFEST
 from ..datasets.kaist_truth import load_ground_truth
 from ..errors import InputError
-from ..files import (
+from ..io.files import (
     check_outputs,
     check_writable,
     decode_text,
@@ -36,9 +36,9 @@ from ..files import (
     remove_outputs,
     write_json_atomic,
 )
-from ..findings import evaluate_inspected
+from ..metrics.settings import SPLITS
 from ..metrics.spec import LAMR
-from ..settings import SPLITS
+from ..scoring.findings import evaluate_inspected
 from ..zoo.names import PREFIX
 from ..zoo.resolve import find_entry
 from .columns import ColumnSpec

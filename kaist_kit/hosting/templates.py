@@ -15,9 +15,9 @@ import numpy as np
 
 from .. import __version__
 from ..data.groundtruth import GroundTruth
-from ..findings import ERROR, KINDS, WARNING
-from ..matching import ignore_masks
-from ..settings import LEADERBOARD, PROTOCOLS, get_setting
+from ..metrics.matching import ignore_masks
+from ..metrics.settings import LEADERBOARD, PROTOCOLS, get_setting
+from ..scoring.findings import ERROR, KINDS, WARNING
 from .columns import PROTOCOL_NAMES, ColumnSpec
 
 # What the kit reads: result files and archives of them (the platforms check the extension).

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 from ..errors import InputError
-from ..files import decode_text, read_bytes
+from ..io.files import decode_text, read_bytes
 
 MAX_DEPTH = 64  # nested lists and mappings
 MAX_NODES = 200_000  # values, each alias counted as the values it stands for

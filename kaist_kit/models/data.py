@@ -14,12 +14,12 @@ from mmdet.datasets.transforms import Pad
 from mmdet.registry import DATASETS, TRANSFORMS
 from mmengine import fileio
 
-from ..datacheck import missing_annotations_message, picture_names
+from ..data.frames import find_frame, period_of
 from ..datasets import KAIST, get_benchmark
 from ..errors import InputError, quantity
-from ..files import load_json
-from ..frames import find_frame, period_of
-from ..settings import KAIST_FRAME_SIZE
+from ..io.files import load_json
+from ..metrics.settings import KAIST_FRAME_SIZE
+from ..tools.datacheck import missing_annotations_message, picture_names
 
 MODALITIES = ("visible", "lwir")
 # Where each modality sits in the six-channel image that `LoadKaistPair` builds.

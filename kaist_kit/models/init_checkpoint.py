@@ -30,9 +30,9 @@ from pathlib import Path
 from mmdet.registry import WEIGHT_INITIALIZERS
 from mmengine.model.weight_init import PretrainedInit
 
-from ..config_files import load_config
 from ..errors import InputError, quantity
-from ..files import check_readable
+from ..io.files import check_readable
+from ..tools.config_files import load_config
 from .checkpoints import state_dict_of, weights_only_checkpoints
 
 # The layers that score classes in mmdetection's detection heads (Faster R-CNN's BBoxHead,
@@ -238,7 +238,7 @@ def init_checkpoint(
     from mmengine.registry import init_default_scope
 
     from .. import __version__
-    from ..files import atomic_file
+    from ..io.files import atomic_file
 
     cfg = load_config(config, cfg_options)
     weights = read_source(str(source))

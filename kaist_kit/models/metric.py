@@ -10,15 +10,15 @@ from mmdet.registry import METRICS
 from mmengine.evaluator import BaseMetric
 from mmengine.logging import MMLogger
 
+from ..data.frames import find_frame
 from ..data.results import read_coco
+from ..data.writers import coco_results_text, write_coco_results
 from ..datasets.kaist_truth import load_ground_truth
 from ..errors import InputError
-from ..evaluate import evaluate
-from ..findings import inspect, inspect_scores
-from ..frames import find_frame
+from ..metrics.evaluate import evaluate
+from ..metrics.settings import SPLITS, get_protocol, get_setting
 from ..metrics.spec import AP, AP50, AP75, COCO, LAMR, MISS_RATE, names_of
-from ..results import coco_results_text, write_coco_results
-from ..settings import SPLITS, get_protocol, get_setting
+from ..scoring.findings import inspect, inspect_scores
 
 
 def prediction_arrays(predictions: Sequence[tuple[int, np.ndarray, np.ndarray]]) -> tuple[np.ndarray, ...]:
@@ -245,11 +245,11 @@ class BenchmarkMetric(BaseMetric):
     def compute_metrics(self, results: list) -> dict[str, float]:
         import json
 
-        from ..cocoeval import coco_evaluate
         from ..data.groundtruth import read_ground_truth
         from ..data.results import detections_from_coco
-        from ..files import write_text_atomic
-        from ..tables import Table
+        from ..io.files import write_text_atomic
+        from ..metrics.cocoeval import coco_evaluate
+        from ..output.tables import Table
 
         bench = self.bench
         gt = read_ground_truth(self.ground_truth_path(), bench)

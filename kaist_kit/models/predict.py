@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..config_files import default_work_dir, load_config
 from ..datasets import DEFAULT_BENCHMARK, get_benchmark
 from ..errors import InputError
-from ..files import check_readable
+from ..io.files import check_readable
+from ..tools.config_files import default_work_dir, load_config
 
 
 @dataclass
@@ -22,7 +22,7 @@ class TestRun:
     settings: list[str]  # KAIST: the metric's settings and protocol
     protocol: str
     metrics: dict
-    table: object = None  # another benchmark: its scores per class (a `kaist_kit.tables.Table`)
+    table: object = None  # another benchmark: its scores per class (a `kaist_kit.output.tables.Table`)
 
 
 def _check_checkpoint(checkpoint: str | os.PathLike) -> Path:
@@ -140,8 +140,8 @@ def infer(
     from mmengine.registry import init_default_scope
     from mmengine.utils import import_modules_from_strings
 
-    from ..plots import save_figure
-    from ..show import pair_figure
+    from ..output.plots import save_figure
+    from ..output.show import pair_figure
     from .checkpoints import read_checkpoint, require_fit, state_dict_of
     from .data import frame_name, read_picture
 

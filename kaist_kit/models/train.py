@@ -10,8 +10,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config_files import config_datasets, data_root_of, default_work_dir, load_config
 from ..errors import InputError
+from ..tools.config_files import config_datasets, data_root_of, default_work_dir, load_config
 
 
 def in_distributed_worker() -> bool:
@@ -121,7 +121,7 @@ def check_training_data(cfg, echo: Callable[[str], None] | None = None, decode: 
     """`kaist-kit check-data` on a config's training and validation files: an `InputError` naming the
     first thing missing (and how to make an annotation file that is not there), before any model is
     built. Its summary and warnings go to ``echo``."""
-    from ..datacheck import check_data
+    from ..tools.datacheck import check_data
 
     datasets = config_datasets(cfg, roles=("train", "val"))
     if not datasets:

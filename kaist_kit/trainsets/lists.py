@@ -1,6 +1,6 @@
 """The frame lists of the named sets, each pinned by a checksum.
 
-The official image-set lists follow a rule (`kaist_kit.imagesets`): the frames of the training or
+The official image-set lists follow a rule (`kaist_kit.data.imagesets`): the frames of the training or
 test videos whose number is NN - 1 modulo NN. With the number of frames of each video, which is all
 the rule needs to know of the dataset, the kit builds them without the list files; the validation
 split and the training set without it follow from them and from the held-out videos. AR-CNN's list
@@ -18,10 +18,10 @@ import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..data.frames import set_of
+from ..data.imagesets import standard_list
 from ..datasets import KAIST
-from ..files import read_text
-from ..frames import set_of
-from ..imagesets import standard_list
+from ..io.files import read_text
 
 # Frames of every video of KAIST (all 95,328 pairs, numbered from 0; the official XML tree holds a file
 # for each frame of set00-05, and the official lists are built from these).

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..data.frames import NIGHT_SETS, scene_of, set_of
 from ..data.groundtruth import GroundTruth
-from ..frames import NIGHT_SETS, scene_of, set_of
-from ..matching import ignore_masks
-from ..settings import get_setting
+from ..metrics.matching import ignore_masks
+from ..metrics.settings import get_setting
 
 
 @dataclass(frozen=True)

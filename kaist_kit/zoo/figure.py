@@ -13,11 +13,11 @@ import numpy as np
 
 from ..data.detections import method_name
 from ..data.groundtruth import GroundTruth
-from ..evaluate import Result
-from ..findings import Finding, evaluate_inspected
+from ..metrics.evaluate import Result
 from ..metrics.spec import LAMR
-from ..plots import LINE_STYLES, MISS_TICKS, PALETTE, check_figure_path, new_figure, save_figure
-from ..tables import Table, markdown_sections
+from ..output.plots import LINE_STYLES, MISS_TICKS, PALETTE, check_figure_path, new_figure, save_figure
+from ..output.tables import Table, markdown_sections
+from ..scoring.findings import Finding, evaluate_inspected
 from .names import PREFIX
 from .resolve import all_entries, find_entry
 from .specs import PROTOCOLS, SPLITS, Entry

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..data.detections import RESULT_FORMATS
-from ..tables import Table, markdown_sections
+from ..output.tables import Table, markdown_sections
 from .specs import PROTOCOLS, SPLITS, Entry, Quote, Reading
 from .store import is_kept, local_path
 

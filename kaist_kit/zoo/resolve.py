@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
-from ..files import decode_text, json_line, parse_json, read_bytes
+from ..io.files import decode_text, json_line, parse_json, read_bytes
 from . import entries as registry
 from .names import zoo_name
 from .specs import Entry, Reading

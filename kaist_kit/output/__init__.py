@@ -1,0 +1,1 @@
+"""What the verbs show: tables, figures, drawn frames."""

@@ -1,0 +1,1 @@
+"""The kit's tools around scoring: statistics, data checks, synthetic sets, simulated detectors, the demo."""
