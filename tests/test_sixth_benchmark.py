@@ -145,9 +145,15 @@ def test_an_unknown_name_lists_the_registered_ones(yard):
     assert done.stderr.strip().endswith("'kitti' is not one of kaist, flir-aligned, llvip, cvc-14, m3fd, yard")
 
 
-def test_a_module_that_cannot_be_imported_is_a_one_line_error(yard):
+@pytest.mark.parametrize(
+    "module, source",
+    [("no_such_benchmark_module", None), ("broken_benchmark_module", "x = ("), ("raising_benchmark_module", "1 / 0")],
+)
+def test_a_module_that_cannot_be_imported_is_a_one_line_error(yard, tmp_path, module, source):
     gt, found, _ = yard
-    env = {**os.environ, PLUGINS_ENV: "no_such_benchmark_module"}
+    if source is not None:
+        (tmp_path / f"{module}.py").write_text(source)
+    env = {**os.environ, PLUGINS_ENV: module, "PYTHONPATH": str(tmp_path)}
     done = subprocess.run(
         [sys.executable, "-m", "kaist_kit", "eval", str(found), "--gt", str(gt)],
         capture_output=True,
@@ -155,4 +161,5 @@ def test_a_module_that_cannot_be_imported_is_a_one_line_error(yard):
         env=env,
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert "KAIST_KIT_BENCHMARKS names 'no_such_benchmark_module', which cannot be imported" in done.stderr
+    assert f"KAIST_KIT_BENCHMARKS names '{module}', which cannot be imported" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

@@ -55,8 +55,8 @@ def _load_plugins() -> None:
     for module in filter(None, (m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(","))):
         try:
             importlib.import_module(module)
-        except ImportError as exc:
-            raise InputError(f"{PLUGINS_ENV} names {module!r}, which cannot be imported ({exc})") from None
+        except Exception as exc:  # the user's module, failing in any way: missing, broken, raising
+            raise InputError(f"{PLUGINS_ENV} names {module!r}, which cannot be imported ({exc!r})") from None
 
 
 class _Registry(Mapping):
