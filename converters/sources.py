@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kaist_kit.errors import InputError
-from kaist_kit.io.files import file_kind, is_archive, read_archive, read_many
+from kaist_kit.io.archives import is_archive, read_archive
+from kaist_kit.io.read import file_kind, read_many
 from kaist_kit.io.rooted import Root
 
 from .problems import Problems

@@ -30,7 +30,7 @@ HEADING = "## Many files into one folder"
 WRITE = """
 import sys, time
 from pathlib import Path
-from kaist_kit.io.files import write_bytes_atomic
+from kaist_kit.io.write import write_bytes_atomic
 folder, n = Path(sys.argv[1]), int(sys.argv[2])
 start = time.perf_counter()
 for k in range(n):

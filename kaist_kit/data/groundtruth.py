@@ -35,7 +35,8 @@ from ..datasets.kaist import KAIST
 from ..datasets.registry import get_benchmark
 from ..datasets.spec import Benchmark
 from ..errors import InputError, quantity
-from ..io.files import decode_text, json_line, parse_json, read_bytes
+from ..io.read import read_bytes
+from ..io.text import decode_text, json_line, parse_json
 from ..metrics.idrules import coco_loaded, id_notes
 
 ImageId = Union[int, str]

@@ -13,7 +13,8 @@ import numpy as np
 from ..data.detections import Detections
 from ..data.groundtruth import GroundTruth
 from ..errors import InputError, percent
-from ..io.files import atomic_folder, check_outputs, note_input, write_json_atomic, write_text_atomic
+from ..io.read import note_input
+from ..io.write import atomic_folder, check_outputs, write_json_atomic, write_text_atomic
 from ..metrics.settings import lamr_variant, own_fppi_range
 from ..metrics.spec import LAMR
 from ..output.show import find_pictures

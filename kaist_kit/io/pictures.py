@@ -17,7 +17,7 @@ import struct
 from dataclasses import dataclass
 
 from ..errors import InputError
-from .files import FileEnds, open_input, read_bytes, read_ends
+from .read import FileEnds, open_input, read_bytes, read_ends
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"
