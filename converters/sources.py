@@ -49,7 +49,7 @@ class Source:
 
     def read_all(self, rels: list[str]) -> list[bytes]:
         """The bytes of each file, read through the kit's opener (regular files only, bounded sizes):
-        trees hold 95k small files, read in batches (see `kaist_kit.io.files.read_many`)."""
+        trees hold 95k small files, read in batches (see `kaist_kit.io.read.read_many`)."""
         if self._members is not None:
             return [self._members[rel] for rel in rels]
         prefix = f"{self.root}{os.sep}"

@@ -343,7 +343,7 @@ def plan_report(
 ) -> ReportPlan:
     """The files `write_report` would write into ``out_dir``, and the pictures under the ``images``
     folders it would draw the examples on, which become inputs of the command now (see
-    `kaist_kit.io.files.note_input`), before anything is written."""
+    `kaist_kit.io.read.note_input`), before anything is written."""
     find = picture_finder(images)
     rank: dict[str, int] = {}
     examples = []
