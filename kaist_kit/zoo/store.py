@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -167,6 +166,8 @@ def _download_folder(
         return download_bytes(pin.url(base, name), FOLDER_FILE_LIMIT, exact=False)
 
     files: dict[str, bytes] = {}
+    from concurrent.futures import ThreadPoolExecutor  # with its logging, only when a folder is downloaded
+
     with ThreadPoolExecutor(FOLDER_WORKERS) as pool:
         for name, data in zip(names, pool.map(one, names)):
             files[name] = data
