@@ -156,7 +156,7 @@ def convert(
     for option, value, what in chosen:
         if value is not None and not value.strip():  # not the same as leaving the option out
             raise InputError(f"{option} {value!r} names nothing: give {what}, or leave the option out for every frame")
-    if bench.kaist_model:
+    if kaist_layout(bench):
         if format in BENCHMARK_FORMAT_NAMES and format not in FORMATS:
             raise InputError(
                 f"{format} annotations are another benchmark's: name it, --benchmark "
@@ -204,6 +204,14 @@ def convert(
         )
 
 
+def kaist_layout(bench: Benchmark) -> bool:
+    """Whether a benchmark is converted as KAIST is: from KAIST's annotation formats (`formats.SOURCE_FORMATS`,
+    frames chosen by image sets) into the layout that one-class rules read (`TruthRules.one_class`: every
+    box of the one class, its label written as its category, the annotated height and occlusion); else from
+    its own formats (`benchmark_formats`) into COCO's layout of its classes."""
+    return bench.truth_rules.one_class
+
+
 def _convert(
     spec: SourceFormat, source, out, image_set, compat, strict, options: ParseOptions, split, echo, progress, workers
 ) -> Conversion:
@@ -230,7 +238,7 @@ def _convert(
     bench = spec.benchmark
     info = {
         "description": f"{bench.title} annotations in COCO form"
-        if not bench.kaist_model
+        if not kaist_layout(bench)
         else "KAIST multispectral pedestrian annotations in COCO form",
         "source_format": spec.name,
         "source": str(Path(source).resolve()),
@@ -238,11 +246,11 @@ def _convert(
         "image_set": done.list_name,
         "layout": "leaderboard" if compat else "kaist-kit",
         "kit_version": __version__,
-        "license": LICENSE if bench.kaist_model else _licence(bench),
+        "license": LICENSE if kaist_layout(bench) else _licence(bench),
     }
     if spec.layout.per_modality:
         info["reference_modality"] = options.reference
-    if not bench.kaist_model:
+    if not kaist_layout(bench):
         info = {
             "benchmark": bench.name,
             **info,
@@ -251,7 +259,7 @@ def _convert(
         }
         del info["image_set"]
     pieces = coco_pieces(
-        info, done.images, done.annotations, layout, None if bench.kaist_model else benchmark_categories(bench)
+        info, done.images, done.annotations, layout, None if kaist_layout(bench) else benchmark_categories(bench)
     )
     if src.is_folder:
         note_input_tree(src.root, done.read)
@@ -698,7 +706,7 @@ def _process(src: Source, job: _Job) -> _Chunk:
     data = src.read_all(rels)
     digests = b"".join(map(methodcaller("digest"), map(hashlib.sha256, data)))
     frames, objects = job.format.parse(job.frames, dict(zip(rels, data)), src.display, problems, job.options)
-    if job.format.benchmark.kaist_model:
+    if kaist_layout(job.format.benchmark):
         images, annotations = format_frames(frames, objects, job.layout)
     else:
         images, annotations = format_benchmark_frames(frames, objects, job.format.benchmark, job.split)

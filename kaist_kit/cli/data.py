@@ -195,35 +195,28 @@ def synth_command(
     """Write a small synthetic dataset: KAIST's image pairs, every annotation format and the image-set lists;
     with --benchmark, another benchmark's layout, frame size, classes and annotation files."""
     from ..datasets.synth import BenchmarkSynthConfig, generate_benchmark
-    from ..tools.synth import SynthConfig, generate
 
     bench = get_benchmark(benchmark)
     dimensions = parse_size(size, "--size", MIN_SYNTH_SIDE, MAX_SYNTH_SIDE) if size is not None else None
     if train + test == 0:
         raise typer.BadParameter("0 training and 0 test frames: ask for at least one frame", param_hint="--test")
-    if quirks and not bench.kaist_model:
+    if quirks and bench.own_synth is None:  # the quirks are drawn by KAIST's own generator
         raise typer.BadParameter("the quirks are KAIST's files' defects", param_hint="--quirks")
+    config = BenchmarkSynthConfig(seed, train, test, dimensions)
     with progress_bar() as bar:
         task = bar.add_task("synthesising", total=train + test)
         progress = lambda done, total: bar.update(task, completed=done)  # noqa: E731
-        if bench.kaist_model:
-            width, height = dimensions or bench.image_size
-            summary = generate(
-                out,
-                SynthConfig(seed=seed, train_frames=train, test_frames=test, width=width, height=height, quirks=quirks),
-                progress=progress,
-            )
+        if bench.own_synth is not None:
+            summary = bench.own_synth(out, config, quirks=quirks, progress=progress)
         else:
-            summary = generate_benchmark(
-                bench, out, BenchmarkSynthConfig(seed, train, test, dimensions), progress=progress
-            )
+            summary = generate_benchmark(bench, out, config, progress=progress)
     sizes = (
         "x".join(map(str, dimensions))
         if dimensions
         else ("x".join(map(str, bench.image_size)) if bench.image_size else "the dataset's sizes")
     )
     layout = f" in {bench.title}'s layout" if not bench.quiet else ""
-    labels = ", ".join(f"{n} {label}" for label, n in (summary.labels if bench.kaist_model else summary.boxes).items())
+    labels = ", ".join(f"{n} {label}" for label, n in summary.counts.items())
     say(
         f"wrote {out}: {summary.frames['train']} training and {summary.frames['test']} test frames{layout} "
         f"at {sizes}, {labels}"
@@ -251,12 +244,12 @@ def stats_command(
     import json
 
     from ..output.plots import check_figure_path
-    from ..tools.stats import file_stats
+    from ..tools.stats import file_stats, per_label
 
     bench = get_benchmark(benchmark)
     if plot is not None:
         check_figure_path(plot)
-        if bench.kaist_model and len(annotations) > 1:
+        if per_label(bench) and len(annotations) > 1:
             raise typer.BadParameter("draws the heights of one KAIST file: give one FILE", param_hint="--plot")
     found = file_stats(annotations, bench)
     if plot is not None:
@@ -317,21 +310,18 @@ def show_command(
 
     check_figure_path(out)
     bench = get_benchmark(benchmark)
-    if not bench.kaist_model and gt is None:
+    rules = bench.pinned_rules  # the dataset's own: its default ground truth, and its reader
+    if rules is None and gt is None:
         raise typer.BadParameter(
             f"{bench.title}'s ground truth: give its COCO file (kaist-kit convert writes one)", param_hint="--gt"
         )
-    gt_path = locate_gt(gt)
+    gt_path = locate_gt(gt, bench)
     roots = images or [gt_path.parent / "images", gt_path.parent, gt_path.parent.parent]
-    if bench.kaist_model:
-        from ..datasets.kaist_truth import load_ground_truth
-        from ..output.show import show_frames
+    from ..data.groundtruth import read_ground_truth
+    from ..output.show import show_benchmark_frames
 
-        drawn = show_frames(load_ground_truth(gt_path), frames, det or [], roots, out, score_threshold)
-    else:
-        from ..data.groundtruth import read_ground_truth
-        from ..output.show import show_benchmark_frames
-
-        drawn = show_benchmark_frames(read_ground_truth(gt_path, bench), frames, det or [], roots, out, score_threshold)
+    truth = rules.read(gt_path) if rules is not None else read_ground_truth(gt_path, bench)
+    draw = bench.own_drawing or show_benchmark_frames
+    drawn = draw(truth, frames, det or [], roots, out, score_threshold)
     for name, target in drawn:
         say(f"{name} drawn to {target}")

@@ -572,13 +572,16 @@ def render(report, format: OutputFormat) -> None:
             out.print(line, soft_wrap=False, highlight=False, markup=False)
 
 
-def locate_gt(path: Path | None) -> Path:
-    """The ground-truth file the verbs use: ``--gt``, else the default (see `find_gt`), whose
-    download on first use is announced on stderr with a progress bar."""
-    from ..datasets.kaist_truth import find_gt
+def locate_gt(path: Path | None, benchmark=None) -> Path:
+    """The ground-truth file the verbs use: ``--gt``, else the default of the benchmark (default KAIST) that
+    keeps rules of its own for its pinned file (KAIST's: see `find_gt`), whose download on first use is
+    announced on stderr with a progress bar."""
+    from ..datasets import DEFAULT_BENCHMARK
 
+    if path:
+        return Path(path)
     with download_bar() as progress:
-        return find_gt(path, echo=say, progress=progress)
+        return (benchmark or DEFAULT_BENCHMARK).pinned_rules.find(echo=say, progress=progress)
 
 
 def load_gt(path: Path | None):

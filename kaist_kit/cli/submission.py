@@ -98,7 +98,8 @@ def submit_command(
     _check_or_package(check, packaging or target is not DEFAULT_TARGET, out_path)
     from ..datasets import get_benchmark
 
-    other = benchmark is not None and not get_benchmark(benchmark).kaist_model
+    # Only the default benchmark's ground truth is had without --gt (`_leaderboard_truth`); another is opened.
+    other = benchmark is not None and not get_benchmark(benchmark).quiet
     if other or read.category_offset or origin is not None or gt is not None:
         truth = open_truth(gt, benchmark, origin)
         if truth.benchmark.layout != "splits":

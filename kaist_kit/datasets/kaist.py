@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..metrics.spec import LAMR
-from .spec import KAIST_RULES, Benchmark, Citation, Modality, PinnedFile, Split
+from .spec import KAIST_RULES, Benchmark, Citation, DataChecks, Deferred, Modality, PinnedFile, PinnedRules, Split
 
 # Each KAIST set was recorded in one scene, in this order by day and again by night: set00/03/06/09
 # campus, set01/04/07/10 road, set02/05/08/11 downtown; set00-02 and set06-08 are day.
@@ -124,7 +124,19 @@ KAIST = Benchmark(
     annotation_format="kaist",
     annotation_path="annotations-xml-new/{set}/{video}/{image}.xml",
     truth_rules=KAIST_RULES,
-    kaist_model=True,
+    mmengine_metric="KaistMetric",
+    # Its adapter: the modules that hold it read KAIST's files by default, so they are imported when called.
+    pinned_rules=PinnedRules(
+        find=Deferred("kaist_kit.datasets.kaist_truth:default_ground_truth"),
+        read=Deferred("kaist_kit.datasets.kaist_truth:load_ground_truth"),
+        fetch=Deferred("kaist_kit.datasets.kaist_truth:fetch_lines"),
+    ),
+    own_synth=Deferred("kaist_kit.tools.synth:generate_from"),
+    own_checks=DataChecks(
+        annotations=Deferred("kaist_kit.tools.datacheck:check_kaist_annotations"),
+        roles=Deferred("kaist_kit.tools.datacheck:check_kaist_roles"),
+    ),
+    own_drawing=Deferred("kaist_kit.output.show:show_frames"),
     pictures_folder="images/",
     quiet=True,
     layout="splits",

@@ -118,6 +118,23 @@ def fetch_gt(
     return target
 
 
+def fetch_lines(
+    to: str | os.PathLike | None = None, *, echo: Echo | None = None, progress: Progress | None = None
+) -> list[str]:
+    """`kaist-kit fetch`: the leaderboard's ground truth downloaded into ``to`` (`fetch_gt`), and what to say
+    of it: where it is, and how the other verbs find it; a failure says the ways to have it there."""
+    try:
+        path = fetch_gt(to, echo=echo, progress=progress)
+    except GroundTruthUnavailable as exc:
+        raise exc.for_fetch(default_gt_path() if to is None else Path(to) / GT_FILENAME) from None
+    lines = [f"the leaderboard's ground truth is at {path}"]
+    if path != default_gt_path():
+        lines.append(f"use it with --gt {path} or {GT_ENV}={path}")
+    elif os.environ.get(GT_ENV):
+        lines.append(f"note: {GT_ENV} is set, so the other verbs read {os.environ[GT_ENV]} instead")
+    return lines
+
+
 def _md5_of(path: Path) -> str | None:
     try:
         # Not an input of the command: fetch replaces it.

@@ -94,3 +94,17 @@ def find_pinned(
     except InputError as exc:
         raise PinnedUnavailable(f"cannot save {pinned.filename} to {target} ({exc.reason}); {others}") from None
     return target
+
+
+def fetch_lines(
+    benchmark: Benchmark | str,
+    to: str | os.PathLike | None = None,
+    *,
+    echo: Echo | None = None,
+    progress: Progress | None = None,
+) -> list[str]:
+    """`kaist-kit fetch --benchmark`: the benchmark's pinned ground truth had in ``to`` (`find_pinned`), and
+    what to say of it."""
+    bench = get_benchmark(benchmark)
+    path = find_pinned(bench, to, echo=echo, progress=progress)
+    return [f"{bench.title}'s ground truth is at {path}"] + ([f"use it with --gt {path}"] if to is not None else [])

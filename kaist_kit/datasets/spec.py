@@ -138,6 +138,47 @@ class SynthLayout:
 
 
 @dataclass(frozen=True)
+class Deferred:
+    """A function named by its module and name ('package.module:function'), imported when first called.
+
+    A dataset's adapter functions are held by its spec, but the modules that hold them may import the spec's
+    own module (KAIST's readers, which take KAIST as their default benchmark): importing them when the
+    spec is declared would be an import cycle."""
+
+    target: str
+
+    def __call__(self, *args, **kwargs):
+        from importlib import import_module
+
+        module, _, name = self.target.partition(":")
+        return getattr(import_module(module), name)(*args, **kwargs)
+
+
+@dataclass(frozen=True)
+class PinnedRules:
+    """How a pinned ground truth is found, read and fetched where its dataset keeps rules of its own
+    (KAIST's leaderboard file, `kaist_kit.datasets.kaist_truth`: named by its variable or in the cache, a
+    changed cache refused rather than replaced, its own messages). Elsewhere `kaist_kit.datasets.pinned`'s
+    rules hold: a cached file that is not the pinned one is downloaded again."""
+
+    find: Callable[..., Any]  # (echo, progress) -> the path of the ground truth the verbs use by default
+    read: Callable[..., Any]  # (path) -> its GroundTruth, a changed cache refused
+    fetch: Callable[..., Any]  # (folder or None, echo, progress) -> the lines `kaist-kit fetch` says
+
+
+@dataclass(frozen=True)
+class DataChecks:
+    """A dataset's own checks of a data root (`kaist-kit check-data`), where it has more to check than its
+    boxes and pictures (KAIST's, `kaist_kit.tools.datacheck`: its named training sets, the frames of its
+    test sets, videos shared by training and validation)."""
+
+    # (annotation check, its parsed file, the data check, the pictures wanted): one file read and judged.
+    annotations: Callable[..., Any]
+    # (data check, its training and validation annotation checks): what they share that they should not.
+    roles: Callable[..., Any]
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """Everything the kit knows about one dataset (see the module's docstring)."""
 
@@ -192,10 +233,11 @@ class Benchmark:
     # bootstrap intervals and the full diagnosis.
     layout: str = "classes"
     aliases: tuple[str, ...] = ()  # other names --benchmark accepts ('flir' for 'flir-aligned')
-    # Read into KAIST's own ground-truth model and tools (`kaist_kit.datasets.kaist_truth`: labels, heights and
-    # occlusion, frames chosen by image sets, the leaderboard's layout, its statistics, drawing, synthetic
-    # data and data checks), else into the benchmark model of any class (`kaist_kit.data.groundtruth`).
-    kaist_model: bool = False
+    # The mmengine metric that scores it in training and `kaist-kit test` (`kaist_kit.models.metric`).
+    mmengine_metric: str = "BenchmarkMetric"
+    # Its pinned ground truth's own rules, where the dataset keeps some (KAIST's leaderboard file), else
+    # those of `kaist_kit.datasets.pinned`.
+    pinned_rules: PinnedRules | None = None
     # The folder under a data root that holds its pictures in the kit's layout (KAIST's images/).
     pictures_folder: str = ""
     # Where its annotation files say a box's x, y may lie ('centre', 'corner'; CVC-14's files are read
@@ -213,6 +255,16 @@ class Benchmark:
     split_lists: Mapping[str, str] = field(default_factory=dict)
     # How `kaist-kit synth --benchmark` draws and writes a synthetic set of it, where it can.
     synth: SynthLayout | None = None
+    # A synthetic set drawn by a generator of the dataset's own instead (KAIST's, `kaist_kit.tools.synth`:
+    # every annotation format, the image-set lists, and on request the real files' defects): (out,
+    # `kaist_kit.datasets.synth.BenchmarkSynthConfig`, quirks, progress) -> a summary whose `counts` are
+    # its boxes per label.
+    own_synth: Callable[..., Any] | None = None
+    # Its own checks of a data root, where the dataset has more to check than its boxes and pictures.
+    own_checks: DataChecks | None = None
+    # Its own drawing of frames, where it draws them as its community does (KAIST's labels, its picture
+    # tree and flat files; `kaist_kit.output.show.show_frames`): as `show_benchmark_frames`.
+    own_drawing: Callable[..., Any] | None = None
 
     @property
     def owner(self) -> str:

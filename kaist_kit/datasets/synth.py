@@ -56,6 +56,11 @@ class BenchmarkSynthSummary:
     # box that does not count is CVC-14's non-mandatory one.
     truth: dict[str, list] = field(default_factory=dict)
 
+    @property
+    def counts(self) -> dict[str, int]:
+        """Its boxes per label, as `kaist-kit synth` says them."""
+        return self.boxes
+
 
 @dataclass
 class _Frame:

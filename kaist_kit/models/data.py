@@ -14,7 +14,7 @@ from mmdet.datasets.transforms import Pad
 from mmdet.registry import DATASETS, TRANSFORMS
 from mmengine import fileio
 
-from ..data.frames import find_frame, period_of
+from ..data.frames import find_frame
 from ..datasets import KAIST, get_benchmark
 from ..errors import InputError, quantity
 from ..io.read import load_json
@@ -71,7 +71,7 @@ class KaistDataset(BaseDetDataset):
         self.benchmark = get_benchmark(benchmark)
         self.check_files = check_files
         self.make_with = make_with
-        if not self.benchmark.kaist_model:
+        if not self.benchmark.truth_rules.one_class:  # a one-class benchmark's class is METAINFO's person
             kwargs["metainfo"] = dict(classes=self.benchmark.class_names, **(kwargs.get("metainfo") or {}))
         prefix = dict(img=self.benchmark.pictures_folder)
         super().__init__(*args, data_prefix=data_prefix or prefix, **kwargs)
@@ -89,7 +89,7 @@ class KaistDataset(BaseDetDataset):
         root = self.data_prefix.get("img", "")
         bench = self.benchmark
         infos, by_id = [], {}
-        # A box's class: KAIST's pedestrians are class 0, another benchmark's classes are by category id.
+        # A box's class: a one-class benchmark's (KAIST's pedestrians) is 0, another's is by category id.
         label_of = {c.id: k for k, c in enumerate(bench.categories)}
         width, height = bench.image_size or KAIST_FRAME_SIZE
         for position, image in enumerate(data["images"]):
@@ -98,7 +98,7 @@ class KaistDataset(BaseDetDataset):
             except ValueError as exc:
                 raise InputError(str(exc), self.ann_file) from None
             name = str(image.get("im_name") or visible)
-            image_id = image["id"] if bench.kaist_model else position
+            image_id = image["id"] if bench.truth_rules.integer_ids else position
             info = dict(
                 img_id=int(image_id),
                 img_path=os.path.join(root, visible),
@@ -106,7 +106,7 @@ class KaistDataset(BaseDetDataset):
                 height=int(image.get("height", height)),
                 width=int(image.get("width", width)),
                 im_name=name,
-                period=image.get("period") or (period_of(name) if bench.kaist_model else ""),
+                period=image.get("period") or bench.period_of(name),
                 instances=[],
             )
             infos.append(info)
@@ -120,7 +120,7 @@ class KaistDataset(BaseDetDataset):
                 raise InputError(
                     f"annotation for image_id {ann['image_id']!r}, which is not among the images", self.ann_file
                 )
-            label = 0 if bench.kaist_model else label_of.get(ann.get("category_id"))
+            label = 0 if bench.truth_rules.one_class else label_of.get(ann.get("category_id"))
             ignored = bool(ann.get("ignore", 0) or ann.get("iscrowd", 0)) or label is None
             info["instances"].append(dict(bbox=[x, y, x + w, y + h], bbox_label=label or 0, ignore_flag=int(ignored)))
         if self.check_files and self.backend_args is None:

@@ -97,7 +97,7 @@ def test(
     if not ours:
         dataset = cfg.test_dataloader.dataset
         bench = get_benchmark(dataset.get("benchmark") or DEFAULT_BENCHMARK.name)
-        ours = [dict(type="KaistMetric" if bench.kaist_model else "BenchmarkMetric")]
+        ours = [dict(type=bench.mmengine_metric)]
         evaluators.append(ours[0])
     ours[0]["results_file"] = str(out)
     cfg.test_evaluator = evaluators

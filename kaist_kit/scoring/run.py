@@ -25,10 +25,10 @@ from pathlib import Path
 import numpy as np
 
 from ..data.detections import Detections, ReadOptions, method_name
-from ..data.groundtruth import GroundTruth, ground_truth_from_bytes, ground_truth_from_coco
+from ..data.groundtruth import GroundTruth, ground_truth_from_bytes
 from ..data.results import load_detections
 from ..datasets import DEFAULT_BENCHMARK, KAIST, Benchmark, get_benchmark, recognise
-from ..datasets.kaist_truth import check_cached_gt, find_gt, is_cached_gt, load_ground_truth
+from ..datasets.kaist_truth import check_cached_gt, is_cached_gt
 from ..errors import InputError, percent, quantity
 from ..io.download import Progress
 from ..io.read import read_bytes
@@ -103,16 +103,18 @@ def open_truth(
         )
     if path is None:
         bench = named or DEFAULT_BENCHMARK
-        if bench.kaist_model:
-            found = find_gt(None, echo=echo, progress=progress)
-            gt = load_ground_truth(found)
-            why = "its pinned ground truth" if gt.is_leaderboard_file else f"the default ground truth {found}"
-            return BenchmarkTruth(bench, why if named else f"the default; {why}", gt, path=Path(found))
-        from ..datasets.pinned import find_pinned
+        rules = bench.pinned_rules
+        if rules is not None:  # the dataset's own (KAIST's: $KAIST_KIT_GT, a changed cache refused)
+            found = rules.find(echo=echo, progress=progress)
+            gt = rules.read(found)
+            why = "its pinned ground truth" if gt.is_pinned_file else f"the default ground truth {found}"
+        else:
+            from ..datasets.pinned import find_pinned
 
-        found = find_pinned(bench, echo=echo, progress=progress)
-        annotations = _annotations(read_bytes(found), found, bench)
-        return BenchmarkTruth(bench, f"its pinned ground truth, {Path(found).name}", annotations, path=Path(found))
+            found = find_pinned(bench, echo=echo, progress=progress)
+            gt = _read_truth(read_bytes(found), found, bench)
+            why = f"its pinned ground truth, {Path(found).name}"
+        return BenchmarkTruth(bench, why if named else f"the default; {why}", gt, path=Path(found))
     path = Path(path)
     if folder:
         return _native_truth(path, named, split, origin or "centre")
@@ -139,9 +141,7 @@ def open_truth(
             )
         bench = named
         why = "as named" + (f", and recognised from the ground truth: {found.reason}" if found else "")
-    if bench.kaist_model:
-        return BenchmarkTruth(bench, why, ground_truth_from_bytes(raw, path, data, text, md5), path=path)
-    return BenchmarkTruth(bench, why, _annotations(raw, path, bench, data, text), path=path)
+    return BenchmarkTruth(bench, why, _read_truth(raw, path, bench, data, text, md5), path=path)
 
 
 def _recognised(data: object, md5: str):
@@ -160,11 +160,10 @@ def _recognised(data: object, md5: str):
     return recognise(names, categories, md5)
 
 
-def _annotations(raw: bytes, path, bench: Benchmark, data=None, text=None) -> GroundTruth:
-    if data is None:
-        text = decode_text(raw, path)
-        data = parse_json(text, path)
-    annotations = ground_truth_from_coco(data, path, text, benchmark=bench)
+def _read_truth(raw: bytes, path, bench: Benchmark, data=None, text=None, md5=None) -> GroundTruth:
+    """The ground truth of a file's bytes read by the benchmark's rules (``data``, ``text`` and ``md5``: the
+    file already parsed and its MD5 already computed), with what the dataset's quirks say of it."""
+    annotations = ground_truth_from_bytes(raw, path, data, text, md5, benchmark=bench)
     if bench.truth_notes is not None:  # a dataset's quirk: LLVIP's annotation release
         annotations.notes.extend(bench.truth_notes(annotations))
     return annotations
@@ -173,7 +172,7 @@ def _annotations(raw: bytes, path, bench: Benchmark, data=None, text=None) -> Gr
 def _native_truth(root: Path, named: Benchmark | None, split: str, origin: str) -> BenchmarkTruth:
     from ..datasets.readers import read_benchmark
 
-    if named is None or named.kaist_model:
+    if named is None or named.read_native is None:
         raise InputError(
             "a folder: name the benchmark whose layout it is (--benchmark flir-aligned, llvip, cvc-14 "
             "or m3fd); KAIST's annotation folders are converted with `kaist-kit convert`",

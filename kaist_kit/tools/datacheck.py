@@ -137,7 +137,7 @@ def picture_names(image: dict, benchmark=None) -> tuple[str, str]:
     frame, whose pictures sit where the benchmark keeps them (`Benchmark.picture_path`)."""
     if image.get("file_name") and image.get("lwir_file_name"):
         return str(image["file_name"]), str(image["lwir_file_name"])
-    if benchmark is not None and not benchmark.kaist_model:
+    if benchmark is not None and not benchmark.pictures_folder:  # else named in the kit's tree (KAIST's images/)
         frame = benchmark.frame(str(image.get("im_name") or image.get("file_name") or image.get("id") or ""))
         if frame is None or any("{split}" in m.picture for m in benchmark.modalities):
             raise ValueError(
@@ -197,14 +197,15 @@ def check_data(
             continue
         annotation.exists = True
         _read_annotations(annotation, check, wanted)
-    if from_root and not wanted and not get_benchmark(benchmark).kaist_model:
+    pictures_folder = get_benchmark(benchmark).pictures_folder
+    if from_root and not wanted and not pictures_folder:
         raise InputError(
             "no annotation files (*.json, annotations/*.json) found here: kaist-kit convert "
             f"--benchmark {benchmark} writes them",
             root,
         )
-    if from_root and not wanted:
-        wanted = pictures_in_tree(root / "images")
+    if from_root and not wanted:  # the pictures of the kit's tree (KAIST's images/) are checked alone
+        wanted = pictures_in_tree(root / pictures_folder)
         if not wanted:
             raise InputError(
                 "no annotation files (*.json, annotations/*.json) and no pictures "
@@ -224,9 +225,17 @@ def _read_annotations(annotation: AnnotationCheck, check: DataCheck, wanted: dic
         annotation.exists = False
         check.warnings.append(f"{path}: not an annotation file (no 'images' list), skipped")
         return
-    if not get_benchmark(annotation.files.benchmark).kaist_model:
+    checks = get_benchmark(annotation.files.benchmark).own_checks
+    if checks is None:
         _read_benchmark_annotations(annotation, data, wanted)
-        return
+    else:
+        checks.annotations(annotation, data, check, wanted)
+
+
+def check_kaist_annotations(annotation: AnnotationCheck, data: dict, check: DataCheck, wanted: dict) -> None:
+    """A KAIST annotation file (the KAIST spec's own check): its pedestrians and ignore regions, day and night,
+    the named set it holds against the one it claims to be, and the pictures of its tree."""
+    path = annotation.files.ann_file
     gt = ground_truth_from_coco(data, path)
     annotation.images = gt.n_images
     pedestrian = ~gt.ignore
@@ -318,24 +327,37 @@ def _not_the_set(annotation: AnnotationCheck) -> str:
 
 
 def _check_roles(check: DataCheck) -> None:
-    """Training or validation frames of the test sets, and videos shared by training and validation."""
-    from ..trainsets.lists import frames_of_test_sets
-
-    videos = {}
+    """Training or validation frames of the test annotations (a dataset's own checks say more: KAIST's,
+    frames of its test sets and videos shared by training and validation)."""
     tested = {frame for a in check.annotations if a.files.role == "test" and a.exists for frame in a.frames}
+    own: dict = {}  # a dataset's own checks -> its training and validation annotations
     for annotation in check.annotations:
         role = annotation.files.role
         if role not in ("train", "val") or not annotation.exists:
             continue
-        if not get_benchmark(annotation.files.benchmark).kaist_model:  # another benchmark's: no test frame
-            shared = [frame for frame in annotation.frames if frame in tested]
-            if shared:
-                check.warnings.append(
-                    f"{annotation.files.ann_file}: the {role} annotations hold "
-                    f"{quantity(len(shared), 'frame')} of the test annotations (first: {shared[0]}): "
-                    "a model that sees them cannot be scored on them"
-                )
+        checks = get_benchmark(annotation.files.benchmark).own_checks
+        if checks is not None:
+            own.setdefault(checks, []).append(annotation)
             continue
+        shared = [frame for frame in annotation.frames if frame in tested]
+        if shared:
+            check.warnings.append(
+                f"{annotation.files.ann_file}: the {role} annotations hold "
+                f"{quantity(len(shared), 'frame')} of the test annotations (first: {shared[0]}): "
+                "a model that sees them cannot be scored on them"
+            )
+    for checks, theirs in own.items():
+        checks.roles(check, theirs)
+
+
+def check_kaist_roles(check: DataCheck, annotations: list[AnnotationCheck]) -> None:
+    """KAIST's training and validation annotations (the KAIST spec's own check): frames of the test sets
+    set06-11, and videos shared by training and validation."""
+    from ..trainsets.lists import frames_of_test_sets
+
+    videos = {}
+    for annotation in annotations:
+        role = annotation.files.role
         test = frames_of_test_sets(annotation.frames)
         if test:
             check.warnings.append(
@@ -458,8 +480,8 @@ def check_lines(check: DataCheck) -> list[str]:
         )
     lines = []
     if rows:
-        kaist = all(get_benchmark(a.files.benchmark).kaist_model for a in check.annotations)
-        counted = ["with ped.", "pedestrians"] if kaist else ["with box", "boxes"]  # another benchmark's: any class
+        one_class = all(get_benchmark(a.files.benchmark).truth_rules.one_class for a in check.annotations)
+        counted = ["with ped.", "pedestrians"] if one_class else ["with box", "boxes"]  # else boxes of any class
         table = Table(
             f"Data root {check.root}",
             ["role", "annotations", "set", "frames", "day", "night", *counted, "ignore"],

@@ -244,6 +244,13 @@ def plot_class_heights(ground_truths, path: str | os.PathLike) -> None:
     save_figure(fig, path)
 
 
+def per_label(benchmark: Benchmark) -> bool:
+    """Whether a benchmark's files are counted per label, occlusion and period, and the heights of one
+    file drawn by period (`dataset_stats`, `plot_heights`): where its ground truths have the annotated
+    height and occlusion columns (KAIST's), else per class (`benchmark_stats`, `plot_class_heights`)."""
+    return {"height", "occlusion"} <= set(benchmark.truth_rules.columns)
+
+
 @dataclass
 class FileStats:
     """What `kaist-kit stats` found in its files: the statistics of each, their tables, and their heights'
@@ -258,7 +265,7 @@ class FileStats:
         return self.stats[0] if len(self.stats) == 1 else self.stats
 
     def plot(self, path: str | os.PathLike) -> None:
-        if self.benchmark.kaist_model:
+        if per_label(self.benchmark):
             plot_heights(self.truths[0], path)
         else:
             plot_class_heights(self.truths, path)
@@ -271,7 +278,7 @@ def file_stats(paths: Sequence[str | os.PathLike], benchmark: Benchmark = KAIST)
     from ..scoring.run import open_truth
 
     opened = [open_truth(path, benchmark) for path in paths]
-    if benchmark.kaist_model:
+    if per_label(benchmark):
         truths = [truth.annotations for truth in opened]
         stats = [dataset_stats(gt) for gt in truths]
         return FileStats(benchmark, truths, stats, [stats_table(one) for one in stats])

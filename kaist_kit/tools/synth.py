@@ -83,6 +83,11 @@ class SynthSummary:
     frames: dict[str, int]
     labels: dict[str, int]
 
+    @property
+    def counts(self) -> dict[str, int]:
+        """Its boxes per label, as `kaist-kit synth` says them."""
+        return self.labels
+
 
 SETS = {("train", "day"): "set00", ("train", "night"): "set03", ("test", "day"): "set06", ("test", "night"): "set09"}
 
@@ -134,6 +139,22 @@ def generate(out: str | os.PathLike, config: SynthConfig | None = None, progress
         summary = SynthSummary(str(out), asdict(config), counts, dict(sorted(labels.items())))
         _write(staging / "synth.json", json.dumps(asdict(summary), indent=1) + "\n")
     return summary
+
+
+def generate_from(out: str | os.PathLike, config, quirks: bool = False, progress=None) -> SynthSummary:
+    """`generate` as the KAIST spec's own generator (`Benchmark.own_synth`): from `kaist-kit synth`'s
+    `kaist_kit.datasets.synth.BenchmarkSynthConfig` (its size, KAIST's frame size by default) and ``quirks``."""
+    width, height = config.size or KAIST.image_size
+    settings = SynthConfig(
+        seed=config.seed,
+        train_frames=config.train_frames,
+        test_frames=config.test_frames,
+        width=width,
+        height=height,
+        quirks=quirks,
+        jpeg_quality=config.jpeg_quality,
+    )
+    return generate(out, settings, progress=progress)
 
 
 # ---------------------------------------------------------------------------------------------
