@@ -1,11 +1,13 @@
 """No module outside `kaist_kit/datasets/` asks which benchmark it holds by its name or its identity
 (`bench is KAIST`, `benchmark.name == "llvip"`, `name in ("kaist", "m3fd")`): it asks a field or a method
-of the spec, so that a benchmark registered from outside the kit takes every path a shipped one does."""
+of the spec, so that a benchmark registered from outside the kit takes every path a shipped one does. And no
+field, property or method of the spec is named after a dataset (`kaist_model`): that is the same question."""
 
 import ast
+import dataclasses
 from pathlib import Path
 
-from kaist_kit.datasets import BENCHMARKS
+from kaist_kit.datasets import BENCHMARKS, spec
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("kaist_kit", "converters", "submission")
@@ -70,3 +72,64 @@ def test_the_guard_sees_each_way_of_asking():
     fine = ['protocol == "leaderboard"', "bench.quiet", "bench is None", 'name == "unnamed"']
     for text in fine:
         assert comparisons_by_name(text, names) == [], text
+
+
+# --- the spec names no dataset --------------------------------------------------------------------
+# A spec field, property or method named after a dataset (`kaist_model`, `is_flir`) is a question "is it
+# that one?" in disguise: only that dataset would answer yes. What it stands for is a field any benchmark
+# may declare (a rule of its ground truth, a column, a reader, a function of its adapter).
+
+
+def _dataset_words() -> set[str]:
+    """Each registered benchmark's name and alias as an identifier spells it ('flir-aligned': flir_aligned,
+    fliraligned), and its first word ('flir', 'cvc')."""
+    words = set()
+    for name in benchmark_names():
+        words |= {name.replace("-", "_"), name.replace("-", ""), name.split("-")[0]}
+    return {word for word in words if len(word) > 2}
+
+
+def attributes_naming_a_dataset(classes, words: set[str]) -> list[str]:
+    """The public attributes (fields, properties, methods) of ``classes`` whose names hold a dataset's."""
+    found = []
+    for cls in classes:
+        names = {f.name for f in dataclasses.fields(cls)} | {n for n in vars(cls) if not n.startswith("_")}
+        found += [f"{cls.__name__}.{n}" for n in sorted(names) if any(word in n.lower() for word in words)]
+    return found
+
+
+def _spec_classes() -> list[type]:
+    return [
+        value
+        for value in vars(spec).values()
+        if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == spec.__name__
+    ]
+
+
+def test_no_spec_attribute_names_a_dataset():
+    classes = _spec_classes()
+    assert spec.Benchmark in classes and spec.TruthRules in classes
+    assert attributes_naming_a_dataset(classes, _dataset_words()) == []
+
+
+def test_the_spec_guard_sees_a_dataset_in_a_name():
+    words = _dataset_words()
+    assert {"kaist", "flir", "flir_aligned", "llvip", "cvc", "cvc_14", "m3fd"} <= words
+
+    @dataclasses.dataclass(frozen=True)
+    class Asking:
+        kaist_model: bool = False
+        layout: str = "classes"
+
+        @property
+        def is_flir(self) -> bool:
+            return False
+
+        def cvc_14_origin(self) -> str:
+            return ""
+
+    assert attributes_naming_a_dataset([Asking], words) == [
+        "Asking.cvc_14_origin",
+        "Asking.is_flir",
+        "Asking.kaist_model",
+    ]
