@@ -143,7 +143,7 @@ def frames_of_list(bench: Benchmark, text: str, path: str | os.PathLike) -> list
             continue
         frame = bench.frame(item)
         if frame is None:
-            example = bench.frame_format.format(**{k: "N" * 5 for k in bench.frame_pattern.groupindex})
+            example = bench.frames.format.format(**{k: "N" * 5 for k in bench.frames.pattern.groupindex})
             raise InputError(f"{item!r} is not a {bench.title} frame name ({example})", path, number)
         frames.append(frame)
     if not frames:
