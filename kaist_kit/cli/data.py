@@ -322,16 +322,19 @@ def show_command(
             f"{bench.title}'s ground truth: give its COCO file (kaist-kit convert writes one)", param_hint="--gt"
         )
     gt_path = locate_gt(gt)
+    from ..output.show import Drawing
+
     roots = images or [gt_path.parent / "images", gt_path.parent, gt_path.parent.parent]
+    drawing = Drawing(tuple(frames), tuple(det or ()), tuple(roots), out, score_threshold)
     if bench.kaist_model:
         from ..datasets.kaist_truth import load_ground_truth
         from ..output.show import show_frames
 
-        drawn = show_frames(load_ground_truth(gt_path), frames, det or [], roots, out, score_threshold)
+        drawn = show_frames(load_ground_truth(gt_path), drawing)
     else:
         from ..data.groundtruth import read_ground_truth
         from ..output.show import show_benchmark_frames
 
-        drawn = show_benchmark_frames(read_ground_truth(gt_path, bench), frames, det or [], roots, out, score_threshold)
+        drawn = show_benchmark_frames(read_ground_truth(gt_path, bench), drawing)
     for name, target in drawn:
         say(f"{name} drawn to {target}")
