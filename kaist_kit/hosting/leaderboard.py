@@ -141,9 +141,7 @@ def score_entry(
             verdict = check(path, gt)
             target = verdict.target.description if verdict.target is not None else "no evaluator"
             entry.verdict, entry.verdict_text = verdict.verdict, f"{target}: {VERDICTS[verdict.verdict]}"
-        inspected = evaluate_inspected(
-            [path], gt, spec.settings, spec.splits, spec.protocols, names=[name], metrics=spec.metrics
-        )
+        inspected = evaluate_inspected([path], gt, spec.grid(), names=[name])
     except InputError as exc:
         entry.refused = printable(str(exc).replace(str(path.parent) + os.sep, ""))
         entry.verdict = entry.verdict or "refused"

@@ -50,15 +50,7 @@ def score_upload(gt: GroundTruth, path: str | os.PathLike, spec: ColumnSpec, met
     """Score a result file (or per-image folder, or archive) as `kaist-kit eval` does, for every column
     of ``spec``. An `InputError` when the kit refuses the file, or when no pedestrian counts in a
     column (its number would mean nothing)."""
-    inspected = evaluate_inspected(
-        [path],
-        gt,
-        spec.settings,
-        spec.splits,
-        spec.protocols,
-        names=[method or method_name(path)],
-        metrics=spec.metrics,
-    )
+    inspected = evaluate_inspected([path], gt, spec.grid(), names=[method or method_name(path)])
     empty = [f for f in inspected.findings if f.kind is NO_PEDESTRIANS]
     if empty:
         raise InputError(f"[{NO_PEDESTRIANS.code}] {empty[0].message}", path)
