@@ -36,6 +36,7 @@ from ..io.files import (
     remove_outputs,
     write_json_atomic,
 )
+from ..metrics.evaluate import ResultFiles
 from ..metrics.settings import SPLITS
 from ..metrics.spec import LAMR
 from ..scoring.findings import evaluate_inspected
@@ -141,7 +142,7 @@ def score_entry(
             verdict = check(path, gt)
             target = verdict.target.description if verdict.target is not None else "no evaluator"
             entry.verdict, entry.verdict_text = verdict.verdict, f"{target}: {VERDICTS[verdict.verdict]}"
-        inspected = evaluate_inspected([path], gt, spec.grid(), names=[name])
+        inspected = evaluate_inspected(ResultFiles((path,), (name,)), gt, spec.grid())
     except InputError as exc:
         entry.refused = printable(str(exc).replace(str(path.parent) + os.sep, ""))
         entry.verdict = entry.verdict or "refused"

@@ -618,20 +618,26 @@ class ScoreGrid:
 GRID = ScoreGrid()  # the leaderboard's reasonable miss rate on all, day and night
 
 
-def evaluate_files(
-    paths: Sequence[str | os.PathLike],
-    gt: GroundTruth,
-    grid: ScoreGrid = GRID,
-    names: Sequence[str] | None = None,
-    options: ReadOptions | None = None,
-) -> list[Result]:
-    """Read (as ``options`` say) and score several result files; method names default to the file
-    names."""
-    names = list(names) if names else unique_method_names(paths)
+@dataclass(frozen=True)
+class ResultFiles:
+    """Result files to score: their paths, their methods' names (default: the files' names, told apart
+    where two are alike) and how they are read."""
+
+    paths: tuple[str | os.PathLike, ...]
+    names: tuple[str, ...] | None = None
+    options: ReadOptions | None = None
+
+    def named(self) -> list[tuple[str | os.PathLike, str]]:
+        """Each file's path and its method's name."""
+        return list(zip(self.paths, self.names or unique_method_names(self.paths)))
+
+
+def evaluate_files(files: ResultFiles, gt: GroundTruth, grid: ScoreGrid = GRID) -> list[Result]:
+    """Read and score several result files."""
     return [
         result
-        for path, name in zip(paths, names)
-        for result in grid.score(gt, load_detections(path, gt, options), name)
+        for path, name in files.named()
+        for result in grid.score(gt, load_detections(path, gt, files.options), name)
     ]
 
 

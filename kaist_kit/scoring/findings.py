@@ -25,7 +25,7 @@ from ..data.detections import FAR_LIMIT, GT_IDS, Detections, ReadOptions
 from ..data.groundtruth import GroundTruth, switch_origin
 from ..data.results import load_detections
 from ..errors import InputError, percent, quantity
-from ..metrics.evaluate import GRID, Result, ScoreGrid, SplitSpec, _split, unique_method_names
+from ..metrics.evaluate import GRID, Result, ResultFiles, ScoreGrid, SplitSpec, _split
 from ..metrics.matching import ignore_masks, overlaps_by_image
 from ..metrics.per_class import MEAN, as_printed, benchmark_protocol, benchmark_setting, evaluate_benchmark
 from ..metrics.settings import SPLITS, Protocol, get_protocol
@@ -549,20 +549,13 @@ class Inspected:
     findings: list[Finding]
 
 
-def evaluate_inspected(
-    paths: Sequence[str | os.PathLike],
-    gt: GroundTruth,
-    grid: ScoreGrid = GRID,
-    names: Sequence[str] | None = None,
-    *,
-    options: ReadOptions | None = None,
-) -> Inspected:
+def evaluate_inspected(files: ResultFiles, gt: GroundTruth, grid: ScoreGrid = GRID) -> Inspected:
     """`evaluate_files` with the inspection: every file is read and inspected before any is scored,
     so that an error finding stops the call before the work (see `refuse_errors`)."""
-    names = list(names) if names else unique_method_names(paths)
-    read = [read_inspected(path, gt, grid.settings, grid.splits, grid.protocols, options) for path in paths]
+    named = files.named()
+    read = [read_inspected(path, gt, grid.settings, grid.splits, grid.protocols, files.options) for path, _ in named]
     results, findings = [], ground_truth_notes(gt)
-    for name, (dets, found) in zip(names, read):
+    for (_, name), (dets, found) in zip(named, read):
         scored = grid.score(gt, dets, name)
         results += scored
         findings += found + inspect_scores(scored, dets)
