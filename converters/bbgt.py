@@ -19,7 +19,7 @@ import math
 import re
 
 from kaist_kit.datasets import KAIST
-from kaist_kit.io.files import is_number, text_lines
+from kaist_kit.io.text import is_number, text_lines
 
 from .problems import Problems
 from .records import AnnotatedObject, FrameColumns, ObjectColumns, ParseOptions

@@ -32,7 +32,7 @@ from kaist_kit.datasets.cvc14 import cvc14_lines
 from kaist_kit.datasets.readers import frames_of_list
 from kaist_kit.datasets.voc import parse_voc
 from kaist_kit.errors import InputError, quantity
-from kaist_kit.io.files import decode_text, is_number, parse_json, text_lines
+from kaist_kit.io.text import decode_text, is_number, parse_json, text_lines
 
 from .coco import FIRST_ANNOTATION_ID, category_id
 from .formats import Layout, SourceFormat
@@ -168,7 +168,7 @@ def _listed_frames(
     file as the dataset keeps it, found in the source or beside it), or of a list file given as the split;
     without a split, every frame found."""
     lists = bench.split_lists
-    from kaist_kit.io.files import read_text
+    from kaist_kit.io.read import read_text
 
     from .sources import text_of
 

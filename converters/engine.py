@@ -20,16 +20,9 @@ from kaist_kit.data.groundtruth import ORIGINS
 from kaist_kit.data.imagesets import resolve_image_set
 from kaist_kit.datasets import KAIST, Benchmark, get_benchmark
 from kaist_kit.errors import InputError, quantity
-from kaist_kit.io.files import (
-    atomic_file,
-    check_writable,
-    decode_text,
-    input_scope,
-    note_input,
-    note_input_tree,
-    read_bytes,
-    text_lines,
-)
+from kaist_kit.io.read import input_scope, note_input, note_input_tree, read_bytes
+from kaist_kit.io.text import decode_text, text_lines
+from kaist_kit.io.write import atomic_file, check_writable
 
 from .benchmark_formats import (
     BENCHMARK_FORMAT_NAMES,

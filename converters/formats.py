@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from kaist_kit.datasets import KAIST, KAIST_IMAGE, KAIST_SET, KAIST_SETS, KAIST_TEST_SETS, KAIST_VIDEO, Benchmark
-from kaist_kit.io.files import is_number, text_lines
+from kaist_kit.io.text import is_number, text_lines
 
 from . import bbgt, kaist_xml, paired
 from .problems import LOCATING

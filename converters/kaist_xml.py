@@ -22,7 +22,7 @@ from operator import and_, itemgetter
 
 import numpy as np
 
-from kaist_kit.io.files import is_number
+from kaist_kit.io.text import is_number
 
 from .bbgt import KNOWN_LABELS, check_object, number
 from .problems import Problems

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kaist_kit.errors import InputError
-from kaist_kit.io.files import file_kind, is_archive, read_archive, read_many
+from kaist_kit.io.archives import is_archive, read_archive
+from kaist_kit.io.read import file_kind, read_many
 from kaist_kit.io.rooted import Root
 
 from .problems import Problems
@@ -48,7 +49,7 @@ class Source:
 
     def read_all(self, rels: list[str]) -> list[bytes]:
         """The bytes of each file, read through the kit's opener (regular files only, bounded sizes):
-        trees hold 95k small files, read in batches (see `kaist_kit.io.files.read_many`)."""
+        trees hold 95k small files, read in batches (see `kaist_kit.io.read.read_many`)."""
         if self._members is not None:
             return [self._members[rel] for rel in rels]
         prefix = f"{self.root}{os.sep}"

@@ -27,7 +27,10 @@ HEADING = "## Reading files through the opener"
 READ = """
 import resource, sys, time
 from kaist_kit.data.results import load_detections
-from kaist_kit.io.files import read_archive
+try:
+    from kaist_kit.io.archives import read_archive
+except ImportError:  # a baseline from before archives had a module of their own
+    from kaist_kit.io.files import read_archive
 from kaist_kit.datasets.kaist_truth import load_ground_truth
 what, path, gt = sys.argv[1:4]
 ground_truth = load_ground_truth(gt) if what == "result" else None

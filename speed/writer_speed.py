@@ -30,7 +30,10 @@ HEADING = "## Many files into one folder"
 WRITE = """
 import sys, time
 from pathlib import Path
-from kaist_kit.io.files import write_bytes_atomic
+try:
+    from kaist_kit.io.write import write_bytes_atomic
+except ImportError:  # a baseline from before the writer had a module of its own
+    from kaist_kit.io.files import write_bytes_atomic
 folder, n = Path(sys.argv[1]), int(sys.argv[2])
 start = time.perf_counter()
 for k in range(n):

@@ -18,6 +18,7 @@ time (user and system) of the runs, and their ratio.
 
 from __future__ import annotations
 
+import compileall
 import os
 import statistics
 import subprocess
@@ -30,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from record import describe, publish, real_files_arguments  # noqa: E402
 from reference_envs import ENVS  # noqa: E402
-from scale import baseline_code, load, run, short_commit  # noqa: E402
+from scale import ROOT, baseline_code, load, run, short_commit  # noqa: E402
 
 from kaist_kit.zoo.figure import default_entries  # noqa: E402
 from kaist_kit.zoo.store import local_path, take_from  # noqa: E402
@@ -64,6 +65,7 @@ def main() -> None:
                 f"`kaist-kit eval` (`{short_commit(args.baseline)}`)": (kit, {"PYTHONPATH": str(code)})
             } | commands
         commands["the leaderboard's script"] = (script, {"MPLBACKEND": "Agg"})
+        compileall.compile_dir(ROOT / "kaist_kit", quiet=1)  # as installed; the baseline's is compiled too
         loads = [load()]
         runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
         for _ in range(args.repeat):

@@ -32,7 +32,8 @@ from kaist_kit.data.detections import Detections
 from kaist_kit.data.groundtruth import GroundTruth
 from kaist_kit.datasets import KAIST
 from kaist_kit.errors import quantity
-from kaist_kit.io.files import is_number, json_line, read_bytes
+from kaist_kit.io.read import read_bytes
+from kaist_kit.io.text import is_number, json_line
 from kaist_kit.metrics.challenge import NO_MATCH, challenge2024_leaderboard, challenge2024_scores
 from kaist_kit.metrics.evaluate import Evaluation, Result, evaluate
 from kaist_kit.metrics.settings import LEADERBOARD, LEADERBOARD_SETTINGS

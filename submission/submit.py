@@ -26,16 +26,10 @@ from kaist_kit.data.results import SUBMISSION_MANIFEST
 from kaist_kit.data.writers import coco_results_chunks, txt_results_chunks
 from kaist_kit.datasets.kaist_truth import load_ground_truth
 from kaist_kit.errors import InputError
-from kaist_kit.io.files import (
-    atomic_file,
-    check_writable,
-    decode_text,
-    is_archive,
-    open_input,
-    parse_json,
-    read_archive,
-    read_bytes,
-)
+from kaist_kit.io.archives import is_archive, read_archive
+from kaist_kit.io.read import open_input, read_bytes
+from kaist_kit.io.text import decode_text, parse_json
+from kaist_kit.io.write import atomic_file, check_writable
 from kaist_kit.metrics.evaluate import Result
 from kaist_kit.metrics.spec import LAMR
 from kaist_kit.scoring.findings import CHALLENGE_CATEGORY, refuse_errors

@@ -19,8 +19,8 @@ from PIL import Image
 
 from kaist_kit.converters import convert
 from kaist_kit.errors import InputError
-from kaist_kit.io.files import remove_outputs
 from kaist_kit.io.rooted import Root, inside
+from kaist_kit.io.write import remove_outputs
 
 ESCAPES = ["/etc/passwd", "../../etc/shadow", "set00/../../../etc/hosts", "C:/Windows/win.ini", "a\x00b"]
 

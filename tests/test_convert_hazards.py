@@ -94,12 +94,12 @@ def test_out_that_cannot_be_written_is_refused_before_the_work(tmp_path):
 def test_a_failure_while_writing_is_an_input_error(tmp_path, monkeypatch):
     import os
 
-    import kaist_kit.io.files as files
+    import kaist_kit.io.write as write
     from kaist_kit.errors import InputError
 
     source = write_flat(tmp_path / "ann", {"set06_V000_I00019.txt": FRAME})
     # The temporary is /dev/full, where every write fails as on a full disk.
-    monkeypatch.setattr(files, "_create_temporary", lambda folder, name: (os.open("/dev/full", os.O_RDWR), None))
+    monkeypatch.setattr(write, "_create_temporary", lambda folder, name: (os.open("/dev/full", os.O_RDWR), None))
     with pytest.raises(InputError, match="gt.json: cannot write: No space left on device"):
         convert("improved", source, tmp_path / "gt.json")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ann"]
@@ -480,9 +480,9 @@ def test_workers_never_outlive_the_converter(tmp_path, signal_name, code, said):
 STALLED_WRITE = """
 import sys, time
 import kaist_kit.converters.engine as engine
-import kaist_kit.io.files as files
+import kaist_kit.io.write as write
 pieces, writing = engine.coco_pieces, sys.argv[1]
-files.NAMED_TEMPORARIES_ONLY = sys.argv[2] == "named"
+write.NAMED_TEMPORARIES_ONLY = sys.argv[2] == "named"
 def stalled(*args):
     first, *rest = pieces(*args)
     yield first

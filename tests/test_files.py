@@ -1,5 +1,6 @@
-"""The one opener and the one writer (kaist_kit.io.files): regular files only, bounded sizes and
-archives, never writing onto an input or a non-regular file, nothing left behind, a full disk named."""
+"""The one opener (kaist_kit.io.read, and kaist_kit.io.archives for archives) and the one writer
+(kaist_kit.io.write): regular files only, bounded sizes and archives, never writing onto an input or a
+non-regular file, nothing left behind, a full disk named."""
 
 import gzip
 import io
@@ -19,7 +20,7 @@ import pytest
 from test_inputs import run_cli
 
 from kaist_kit.errors import InputError
-from kaist_kit.io import files
+from kaist_kit.io import archives, read, write
 
 LINUX = sys.platform.startswith("linux")
 
@@ -61,18 +62,18 @@ def specials(tmp_path):
 @pytest.mark.skipif(not LINUX, reason="FIFOs, sockets and /dev/zero")
 def test_only_regular_files_are_read_and_nothing_blocks(specials):
     for path, says in specials.items():
-        for read in (
-            files.read_bytes,
-            files.read_text,
-            files.load_json,
-            files.read_archive,
-            files.check_readable,
-            lambda p: files.read_many([str(p)]),
-            lambda p: files.read_ends(p, 16, 16),
+        for reader in (
+            read.read_bytes,
+            read.read_text,
+            read.load_json,
+            archives.read_archive,
+            read.check_readable,
+            lambda p: read.read_many([str(p)]),
+            lambda p: read.read_ends(p, 16, 16),
         ):
             start = time.monotonic()
-            error = refused(read, path)
-            assert says in error.reason and error.path == str(path), (read, path, error)
+            error = refused(reader, path)
+            assert says in error.reason and error.path == str(path), (reader, path, error)
             assert time.monotonic() - start < 1
 
 
@@ -100,20 +101,20 @@ def test_a_fifo_given_to_any_verb_is_refused_at_once(tmp_path):
 def test_sizes_are_bounded_before_reading(tmp_path, monkeypatch):
     big = tmp_path / "big.json"
     big.write_bytes(b"[" + b"0," * 600 + b"0]")
-    with files.limited(max_bytes=1000):
-        error = refused(files.read_bytes, big)
+    with read.limited(max_bytes=1000):
+        error = refused(read.read_bytes, big)
         assert error.reason.startswith("is 1.17 KiB, more than the 1000 bytes the kit reads from one file")
         assert "set KAIST_KIT_MAX_INPUT_BYTES to raise the limit" in error.reason
-        refused(files.read_many, [str(big)])
-    assert len(files.read_bytes(big)) == 1203
+        refused(read.read_many, [str(big)])
+    assert len(read.read_bytes(big)) == 1203
     monkeypatch.setenv("KAIST_KIT_MAX_INPUT_BYTES", "1k")
-    assert files.input_limits().max_bytes == 1024
-    refused(files.load_json, big)
+    assert read.input_limits().max_bytes == 1024
+    refused(read.load_json, big)
     monkeypatch.setenv("KAIST_KIT_MAX_INPUT_BYTES", "2G")
-    assert files.input_limits().max_bytes == 2 << 30
+    assert read.input_limits().max_bytes == 2 << 30
     for wrong in ("lots", "-5", "0", "1e3x"):
         monkeypatch.setenv("KAIST_KIT_MAX_INPUT_BYTES", wrong)
-        assert "KAIST_KIT_MAX_INPUT_BYTES" in str(refused(files.input_limits))
+        assert "KAIST_KIT_MAX_INPUT_BYTES" in str(refused(read.input_limits))
     monkeypatch.delenv("KAIST_KIT_MAX_INPUT_BYTES")
     proc = run_cli("stats", big, env={**os.environ, "KAIST_KIT_MAX_INPUT_BYTES": "100"})
     assert proc.returncode == 2 and proc.stderr.strip() == (
@@ -128,8 +129,8 @@ def test_the_ends_of_a_file_are_read_and_nothing_more(tmp_path, monkeypatch):
 
     rng = random.Random(7)
     asked = []
-    read, pread = os.read, os.pread
-    monkeypatch.setattr(os, "read", lambda fd, n: asked.append(n) or read(fd, n))
+    os_read, pread = os.read, os.pread
+    monkeypatch.setattr(os, "read", lambda fd, n: asked.append(n) or os_read(fd, n))
     monkeypatch.setattr(os, "pread", lambda fd, n, at: asked.append(n) or pread(fd, n, at))
     path = tmp_path / "picture.jpg"
     for size in (0, 1, 15, 16, 17, 31, 32, 33, 100, 4096, 100_000):
@@ -137,20 +138,20 @@ def test_the_ends_of_a_file_are_read_and_nothing_more(tmp_path, monkeypatch):
         path.write_bytes(data)
         for head, tail in ((16, 16), (16, 0), (0, 16), (0, 0), (2048, 64), (1, 1)):
             asked.clear()
-            ends = files.read_ends(path, head, tail)
+            ends = read.read_ends(path, head, tail)
             assert (ends.size, ends.head, ends.tail) == (size, data[:head], data[max(0, size - tail) :])
             assert sum(asked) <= head + tail
     big = tmp_path / "big.bin"
     big.write_bytes(b"\xff\xd8" + bytes(5000) + b"\xff\xd9")
-    with files.limited(max_bytes=1000):  # only the ends are read: the size limit does not apply
-        assert files.read_ends(big, 2, 2) == files.FileEnds(5004, b"\xff\xd8", b"\xff\xd9")
+    with read.limited(max_bytes=1000):  # only the ends are read: the size limit does not apply
+        assert read.read_ends(big, 2, 2) == read.FileEnds(5004, b"\xff\xd8", b"\xff\xd9")
     with pytest.raises(ValueError):
-        files.read_ends(big, -1)
-    with files.input_scope():
-        files.read_ends(path, 8, note=False)
-        files.write_bytes_atomic(path, b"not an input")
-        files.read_ends(path, 8)
-        assert refused(files.write_bytes_atomic, path, b"").reason.startswith("is one of this command's inputs")
+        read.read_ends(big, -1)
+    with read.input_scope():
+        read.read_ends(path, 8, note=False)
+        write.write_bytes_atomic(path, b"not an input")
+        read.read_ends(path, 8)
+        assert refused(write.write_bytes_atomic, path, b"").reason.startswith("is one of this command's inputs")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -191,19 +192,19 @@ def test_a_small_zip_of_a_gibibyte_of_newlines_is_refused_in_milliseconds(tmp_pa
     zip_of_newlines(bomb, 1 << 30)
     assert bomb.stat().st_size < 1.1e6
     start = time.monotonic()
-    error = refused(files.read_archive, bomb)
+    error = refused(archives.read_archive, bomb)
     assert time.monotonic() - start < 0.1
     assert error.reason.startswith("its entries declare 1 GiB, more than 100 times the archive's own size")
     assert "KAIST_KIT_MAX_ARCHIVE_RATIO" in error.reason
-    with files.limited(max_ratio=2000, max_bytes=100 << 20):
-        assert "more than the 100 MiB the kit reads" in refused(files.read_archive, bomb).reason
+    with read.limited(max_ratio=2000, max_bytes=100 << 20):
+        assert "more than the 100 MiB the kit reads" in refused(archives.read_archive, bomb).reason
 
 
 def test_a_zip_whose_sizes_lie_is_bounded_while_it_unpacks(tmp_path):
     liar = tmp_path / "liar.zip"
     zip_of_newlines(liar, 200 << 20, declared=1000)  # says 1000 bytes, holds 200 MiB
     start = time.monotonic()
-    error = refused(files.read_archive, liar)
+    error = refused(archives.read_archive, liar)
     assert time.monotonic() - start < 1
     assert error.reason.startswith("cannot read the archive")  # unpacking stops at the size declared
 
@@ -225,7 +226,7 @@ def test_a_small_tar_gz_of_a_gibibyte_is_refused_in_milliseconds(tmp_path):
     bomb = tmp_path / "bomb.tar.gz"
     tar_gz_of_newlines(bomb, 1 << 30)
     start = time.monotonic()
-    error = refused(files.read_archive, bomb)
+    error = refused(archives.read_archive, bomb)
     assert time.monotonic() - start < 0.1 and error.reason.startswith("its entries declare 1 GiB")
 
 
@@ -237,7 +238,7 @@ def test_a_tar_gz_stream_is_counted_while_it_unpacks(tmp_path):
     header = info.tobuf(tarfile.USTAR_FORMAT, "utf-8", "surrogateescape")
     (tmp_path / "stream.tar.gz").write_bytes(gzip.compress(header + b"\0" * (100 << 20), 1))
     start = time.monotonic()
-    error = refused(files.read_archive, tmp_path / "stream.tar.gz")
+    error = refused(archives.read_archive, tmp_path / "stream.tar.gz")
     assert error.reason.startswith("unpacks to more than 64 MiB, more than 100 times the archive's own size")
     assert time.monotonic() - start < 3
 
@@ -254,8 +255,8 @@ def test_archives_of_the_usual_kinds_read_whole(tmp_path):
                 info = tarfile.TarInfo(name)
                 info.size = len(data)
                 archive.addfile(info, io.BytesIO(data))
-        assert files.read_archive(path) == entries
-    assert files.read_archive(tmp_path / "r.zip") == entries
+        assert archives.read_archive(path) == entries
+    assert archives.read_archive(tmp_path / "r.zip") == entries
 
 
 def test_a_hard_link_in_a_tar_reads_as_the_file_it_names(tmp_path):
@@ -266,7 +267,7 @@ def test_a_hard_link_in_a_tar_reads_as_the_file_it_names(tmp_path):
         archive.add(tmp_path / "a", "a")
     with tarfile.open(tmp_path / "linked.tar.gz") as archive:
         assert sum(member.islnk() for member in archive) == 1
-    assert files.read_archive(tmp_path / "linked.tar.gz") == {
+    assert archives.read_archive(tmp_path / "linked.tar.gz") == {
         "a/set06_V000_I00019.txt": b"person 1 2 3 4 0.5\n",
         "a/set06_V000_I00039.txt": b"person 1 2 3 4 0.5\n",
     }
@@ -299,7 +300,7 @@ def test_two_entries_of_one_name_are_refused(tmp_path):
             info.size = 1
             archive.addfile(info, io.BytesIO(data))
     for path in (tmp_path / "twice.zip", tmp_path / "twice.tar"):
-        assert "holds two entries named" in refused(files.read_archive, path).reason
+        assert "holds two entries named" in refused(archives.read_archive, path).reason
 
 
 # ---------------------------------------------------------------------------------------------
@@ -308,17 +309,17 @@ def test_two_entries_of_one_name_are_refused(tmp_path):
 
 def test_the_writer_replaces_regular_files_and_writes_through_links(tmp_path):
     target = tmp_path / "out.json"
-    files.write_json_atomic(target, {"a": 1})
+    write.write_json_atomic(target, {"a": 1})
     assert json.loads(target.read_text()) == {"a": 1}
     os.chmod(target, 0o600)
-    files.write_text_atomic(target, "again")
+    write.write_text_atomic(target, "again")
     assert target.read_text() == "again" and stat.S_IMODE(target.stat().st_mode) == 0o600  # its mode kept
     link = tmp_path / "link.json"
     link.symlink_to("out.json")
-    files.write_text_atomic(link, "through the link")
+    write.write_text_atomic(link, "through the link")
     assert link.is_symlink() and target.read_text() == "through the link"
     (tmp_path / "dangling.json").symlink_to("nowhere/x.json")
-    assert "a link that leads nowhere" in refused(files.write_text_atomic, tmp_path / "dangling.json", "x").reason
+    assert "a link that leads nowhere" in refused(write.write_text_atomic, tmp_path / "dangling.json", "x").reason
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling.json", "link.json", "out.json"]
 
 
@@ -332,27 +333,27 @@ def test_the_writer_never_replaces_what_is_not_a_regular_file(specials, tmp_path
         tmp_path / "to-zero": "is a character device",
     }
     for path, says in targets.items():
-        for write in (lambda p: files.write_text_atomic(p, "x"), files.check_writable):
-            assert says in refused(write, path).reason
+        for writer in (lambda p: write.write_text_atomic(p, "x"), write.check_writable):
+            assert says in refused(writer, path).reason
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode) and stat.S_ISFIFO(os.stat(tmp_path / "fifo").st_mode)
 
 
 def test_the_writer_refuses_the_commands_inputs(tmp_path):
     source = tmp_path / "result.json"
-    files.write_text_atomic(source, "[]")  # outside a command: nothing is an input
-    files.write_text_atomic(source, "[]")
+    write.write_text_atomic(source, "[]")  # outside a command: nothing is an input
+    write.write_text_atomic(source, "[]")
     (tmp_path / "hard.json").hardlink_to(source)
     (tmp_path / "soft.json").symlink_to("result.json")
-    with files.input_scope():
-        files.read_bytes(source)
+    with read.input_scope():
+        read.read_bytes(source)
         for name in ("result.json", "hard.json", "soft.json"):
-            error = refused(files.write_text_atomic, tmp_path / name, "lost")
+            error = refused(write.write_text_atomic, tmp_path / name, "lost")
             assert error.reason.startswith("is one of this command's inputs")
-            assert "refusing to overwrite it" in refused(files.check_writable, tmp_path / name).reason
-        with files.input_scope():  # a library call within the command: the same inputs
-            refused(files.write_bytes_atomic, source, b"")
-        files.write_text_atomic(tmp_path / "other.json", "fine")
-    files.write_text_atomic(tmp_path / "soft.json", "[1]")  # the scope has ended
+            assert "refusing to overwrite it" in refused(write.check_writable, tmp_path / name).reason
+        with read.input_scope():  # a library call within the command: the same inputs
+            refused(write.write_bytes_atomic, source, b"")
+        write.write_text_atomic(tmp_path / "other.json", "fine")
+    write.write_text_atomic(tmp_path / "soft.json", "[1]")  # the scope has ended
     assert source.read_text() == "[1]"
 
 
@@ -368,9 +369,9 @@ def test_a_tree_read_by_a_conversion_is_among_its_inputs(tmp_path):
 
 WRITE_AND_STALL = """
 import sys, time
-from kaist_kit.io import files
-files.NAMED_TEMPORARIES_ONLY = sys.argv[2] == "named"
-with files.atomic_file(sys.argv[1]) as handle:
+from kaist_kit.io import write
+write.NAMED_TEMPORARIES_ONLY = sys.argv[2] == "named"
+with write.atomic_file(sys.argv[1]) as handle:
     handle.write(b"partial")
     handle.flush()
     print("writing", flush=True)
@@ -399,7 +400,7 @@ def test_a_kill_during_a_write_leaves_nothing_that_lasts(tmp_path, temporary):
     mine.write_text("being written")
     lookalike = target.parent / ".notes.1.kaist-kit.tmp"
     lookalike.write_text("not the kit's")
-    files.write_text_atomic(target, "{}")
+    write.write_text_atomic(target, "{}")
     assert sorted(p.name for p in target.parent.iterdir()) == sorted([lookalike.name, mine.name, "result.json"])
 
 
@@ -408,12 +409,12 @@ def test_stale_temporaries_of_a_reused_process_number_are_removed(tmp_path):
     old = tmp_path / f".x.json.{os.getppid()}.0123456789.kaist-kit.tmp"
     old.write_text("left by a process long gone")
     os.utime(old, (1_000_000, 1_000_000))
-    assert files.remove_stale_temporaries(tmp_path) == ([old] if files._started(os.getppid()) else [])
+    assert write.remove_stale_temporaries(tmp_path) == ([old] if write._started(os.getppid()) else [])
 
 
 def test_a_full_disk_names_the_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(files, "_create_temporary", lambda folder, name: (os.open("/dev/full", os.O_RDWR), None))
-    error = refused(files.write_bytes_atomic, tmp_path / "gt.json", b"x" * 100_000)
+    monkeypatch.setattr(write, "_create_temporary", lambda folder, name: (os.open("/dev/full", os.O_RDWR), None))
+    error = refused(write.write_bytes_atomic, tmp_path / "gt.json", b"x" * 100_000)
     assert error.path == str(tmp_path / "gt.json") and error.reason == "cannot write: No space left on device"
     assert list(tmp_path.iterdir()) == []
 
@@ -456,8 +457,8 @@ def test_a_file_size_limit_names_the_file(tmp_path):
         [
             sys.executable,
             "-c",
-            "import sys; from kaist_kit.io import files; "
-            "files.write_bytes_atomic(sys.argv[2], files.read_bytes(sys.argv[1]))",
+            "import sys; from kaist_kit.io import read, write; "
+            "write.write_bytes_atomic(sys.argv[2], read.read_bytes(sys.argv[1]))",
             str(data),
             str(tmp_path / "copy.json"),
         ],
@@ -471,24 +472,24 @@ def test_a_file_size_limit_names_the_file(tmp_path):
 
 def test_a_folder_is_staged_whole(tmp_path):
     with pytest.raises(RuntimeError):
-        with files.atomic_folder(tmp_path / "new") as staging:
+        with write.atomic_folder(tmp_path / "new") as staging:
             (staging / "a.txt").write_text("a")
             raise RuntimeError("stopped halfway")
     assert list(tmp_path.iterdir()) == []
     made = []
-    with files.recording_outputs(made.append):
-        with files.atomic_folder(tmp_path / "new") as staging:
+    with write.recording_outputs(made.append):
+        with write.atomic_folder(tmp_path / "new") as staging:
             (staging / "sub").mkdir()
             (staging / "sub" / "a.txt").write_text("a")
             assert made == []  # told before it is made, once it is known
-        files.write_text_atomic(tmp_path / "more" / "deeper" / "b.txt", "b")
+        write.write_text_atomic(tmp_path / "more" / "deeper" / "b.txt", "b")
     real = Path(os.path.realpath(tmp_path))
     new, more = real / "new", real / "more"
     assert made == [
         [("folder", new), ("folder", new / "sub"), ("file", new / "sub" / "a.txt")],
         [("folder", more), ("folder", more / "deeper"), ("file", more / "deeper" / "b.txt")],
     ]
-    assert "not empty" in refused(lambda: files.atomic_folder(tmp_path / "new").__enter__()).reason
+    assert "not empty" in refused(lambda: write.atomic_folder(tmp_path / "new").__enter__()).reason
 
 
 def test_outputs_a_command_recorded_are_removed_and_nothing_else(tmp_path):
@@ -497,14 +498,14 @@ def test_outputs_a_command_recorded_are_removed_and_nothing_else(tmp_path):
     (tmp_path / "a" / "theirs.txt").write_text("")
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "made.txt").symlink_to("../a/theirs.txt")
-    files.remove_outputs(tmp_path, ["a/made.txt", "b/made.txt", "../escape", "/etc/passwd"], ["a", "b"])
+    write.remove_outputs(tmp_path, ["a/made.txt", "b/made.txt", "../escape", "/etc/passwd"], ["a", "b"])
     assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == ["a", "a/theirs.txt", "b", "b/made.txt"]
 
 
 SCRATCH_AND_STALL = """
 import sys, time
-from kaist_kit.io import files
-with files.scratch_folder("stalled") as folder:
+from kaist_kit.io import write
+with write.scratch_folder("stalled") as folder:
     (folder / "work.txt").write_text("half done")
     print(folder, flush=True)
     time.sleep(60)
@@ -516,24 +517,24 @@ def test_a_scratch_folder_goes_whatever_ends_its_block(tmp_path, monkeypatch):
     import tempfile
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    with files.scratch_folder("work") as folder:
+    with write.scratch_folder("work") as folder:
         assert folder.parent == tmp_path and list(folder.iterdir()) == []
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and folder.name.endswith(".kaist-kit.tmp")
-        files.write_text_atomic(folder / "deep" / "list.txt", "set00/V000/I00001\n")
+        write.write_text_atomic(folder / "deep" / "list.txt", "set00/V000/I00001\n")
     assert list(tmp_path.iterdir()) == []
-    with pytest.raises(RuntimeError), files.scratch_folder() as folder:
+    with pytest.raises(RuntimeError), write.scratch_folder() as folder:
         (folder / "partial").write_text("")
         raise RuntimeError("stopped halfway")
     assert list(tmp_path.iterdir()) == []
     # What was read from it is no input once it is gone: its files' numbers may be given to outputs.
-    with files.input_scope() as scope:
+    with read.input_scope() as scope:
         kept = tmp_path / "kept.json"
         kept.write_text("[]")
-        files.read_bytes(kept)
-        with files.scratch_folder() as folder:
-            files.write_text_atomic(folder / "a.json", "[]")
-            files.load_json(folder / "a.json")
-            files.note_input_tree(folder, ["a.json"])
+        read.read_bytes(kept)
+        with write.scratch_folder() as folder:
+            write.write_text_atomic(folder / "a.json", "[]")
+            read.load_json(folder / "a.json")
+            read.note_input_tree(folder, ["a.json"])
             assert len(scope.files) == 2 and len(scope.trees) == 1
         assert list(scope.files.values()) == [str(kept)] and scope.trees == []
     # A killed process's scratch folder is removed by the next one made there.
@@ -543,5 +544,5 @@ def test_a_scratch_folder_goes_whatever_ends_its_block(tmp_path, monkeypatch):
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     assert left.parent == tmp_path and (left / "work.txt").is_file()
-    with files.scratch_folder() as folder:
+    with write.scratch_folder() as folder:
         assert set(tmp_path.iterdir()) == {kept, folder}

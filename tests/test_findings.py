@@ -15,7 +15,7 @@ from kaist_kit.data.groundtruth import ground_truth_from_coco
 from kaist_kit.data.results import load_detections
 from kaist_kit.datasets.kaist_truth import load_ground_truth
 from kaist_kit.errors import InputError
-from kaist_kit.io.files import json_line
+from kaist_kit.io.text import json_line
 from kaist_kit.metrics.evaluate import ResultFiles, evaluate
 from kaist_kit.scoring.findings import CHANCE_RATIO, KINDS, LEVELS, evaluate_inspected, inspect, readings, refuse_errors
 from kaist_kit.tools.simulate import DEMO_METHODS, simulate

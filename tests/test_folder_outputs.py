@@ -1,5 +1,5 @@
 """Folders written whole or not at all: `diagnose --out` builds its report beside the folder and moves it
-into place (`kaist_kit.io.files.atomic_folder`), so that a full disk leaves nothing, not even an empty
+into place (`kaist_kit.io.write.atomic_folder`), so that a full disk leaves nothing, not even an empty
 folder; into an earlier report's folder its files are moved one by one, each replacing its namesake."""
 
 import json
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kaist_kit.errors import InputError
-from kaist_kit.io import files
+from kaist_kit.io import read, write
 
 LINUX = sys.platform.startswith("linux")
 
@@ -73,20 +73,20 @@ def test_the_folder_writer_merges_only_when_asked_and_never_onto_an_input(tmp_pa
     out.mkdir()
     (out / "old.txt").write_text("old")
     with pytest.raises(InputError, match="the folder is not empty"):
-        with files.atomic_folder(out):
+        with write.atomic_folder(out):
             pass
-    with files.atomic_folder(out, merge=True) as staging:
+    with write.atomic_folder(out, merge=True) as staging:
         (staging / "sub").mkdir()
         (staging / "sub" / "new.txt").write_text("new")
         (staging / "old.txt").write_text("replaced")
     assert (out / "old.txt").read_text() == "replaced" and (out / "sub" / "new.txt").read_text() == "new"
-    with files.input_scope():
-        files.read_bytes(out / "old.txt")
+    with read.input_scope():
+        read.read_bytes(out / "old.txt")
         with pytest.raises(InputError, match="one of this command's inputs"):
-            with files.atomic_folder(out, merge=True) as staging:
+            with write.atomic_folder(out, merge=True) as staging:
                 (staging / "old.txt").write_text("onto an input")
     assert (out / "old.txt").read_text() == "replaced"
-    with pytest.raises(RuntimeError), files.atomic_folder(tmp_path / "never") as staging:
+    with pytest.raises(RuntimeError), write.atomic_folder(tmp_path / "never") as staging:
         (staging / "half.txt").write_text("half")
         raise RuntimeError("stopped")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
@@ -94,8 +94,8 @@ def test_the_folder_writer_merges_only_when_asked_and_never_onto_an_input(tmp_pa
 
 def test_what_is_staged_is_recorded_under_its_final_names(tmp_path):
     made = []
-    with files.recording_outputs(made.extend), files.atomic_folder(tmp_path / "report") as staging:
-        files.write_text_atomic(staging / "a" / "b.txt", "x")
+    with write.recording_outputs(made.extend), write.atomic_folder(tmp_path / "report") as staging:
+        write.write_text_atomic(staging / "a" / "b.txt", "x")
     real = Path(os.path.realpath(tmp_path / "report"))
     assert ("file", real / "a" / "b.txt") in made and ("folder", real) in made
     assert not [path for _, path in made if ".kaist-kit.tmp" in str(path)]

@@ -22,7 +22,7 @@ import pytest
 from PIL import Image
 
 from kaist_kit.errors import InputError
-from kaist_kit.io import files, pictures
+from kaist_kit.io import archives, pictures, write
 
 SHARED_KAIST = Path(__file__).resolve().parents[2] / "shared" / "data" / "kaist"
 
@@ -51,17 +51,17 @@ def _jpeg(width=64, height=48, **options) -> bytes:
 
 def test_many_writes_into_one_folder_look_through_it_once(tmp_path, monkeypatch):
     scans = []
-    real = files.remove_stale_temporaries
-    monkeypatch.setattr(files, "remove_stale_temporaries", lambda folder: scans.append(folder) or real(folder))
+    real = write.remove_stale_temporaries
+    monkeypatch.setattr(write, "remove_stale_temporaries", lambda folder: scans.append(folder) or real(folder))
     folder = tmp_path / "bundle"
     for k in range(200):
-        files.write_bytes_atomic(folder / f"entry-{k:04d}.txt", b"x")
+        write.write_bytes_atomic(folder / f"entry-{k:04d}.txt", b"x")
     assert len(scans) == 1
     # Another process's temporary appears (and that process is gone): the folder changed, and the next
     # write looks through it again and removes it.
     stale = folder / f".entry.txt.{2**22 + 7}.0123456789.kaist-kit.tmp"
     stale.write_text("left by a killed process")
-    files.write_bytes_atomic(folder / "one-more.txt", b"x")
+    write.write_bytes_atomic(folder / "one-more.txt", b"x")
     assert len(scans) == 2 and not stale.exists()
 
 
@@ -69,12 +69,12 @@ def test_a_jpeg_of_fill_bytes_costs_a_few_reads(tmp_path, monkeypatch):
     data = _jpeg()
     path = tmp_path / "filled.jpg"
     path.write_bytes(data[:2] + b"\xff" * (24 << 20) + data[2:])  # 24 MiB of fill before the first segment
-    read = []
+    asked = []
     pread = os.pread
-    monkeypatch.setattr(pictures.os, "pread", lambda fd, n, at: read.append(n) or pread(fd, n, at))
+    monkeypatch.setattr(pictures.os, "pread", lambda fd, n, at: asked.append(n) or pread(fd, n, at))
     header = pictures.read_header(path)
     assert header.problem == "a JPEG picture with more than 1 MiB of fill bytes: not read further"
-    assert sum(read) < 2 << 20
+    assert sum(asked) < 2 << 20
     path.write_bytes(data[:2] + b"\xff" * 100 + data[2:])  # a few are allowed, as JPEG allows them
     header = pictures.read_header(path)
     assert header.problem is None and (header.width, header.height) == (64, 48)
@@ -149,7 +149,7 @@ def test_archive_entries_that_extract_to_one_place_are_refused(tmp_path, names):
         for name in names:
             archive.writestr(name, "{}")
     with pytest.raises(InputError, match=f"two entries named {names[1]!r} \\(also as {names[0]!r}\\)"):
-        files.read_archive(zipped)
+        archives.read_archive(zipped)
     tarred = tmp_path / "a.tar.gz"
     with tarfile.open(tarred, "w:gz") as archive:
         for name in names:
@@ -157,7 +157,7 @@ def test_archive_entries_that_extract_to_one_place_are_refused(tmp_path, names):
             info.size = 2
             archive.addfile(info, io.BytesIO(b"{}"))
     with pytest.raises(InputError, match="two entries named"):
-        files.read_archive(tarred)
+        archives.read_archive(tarred)
 
 
 def test_stats_plot_of_a_ground_truth_without_boxes_says_no_warning(tmp_path):

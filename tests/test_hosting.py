@@ -26,7 +26,8 @@ from kaist_kit.hosting.columns import ColumnSpec
 from kaist_kit.hosting.evalai import write_evalai_bundle
 from kaist_kit.hosting.leaderboard import CACHE_NAME, build_site
 from kaist_kit.hosting.options import HostOptions, parse_phase
-from kaist_kit.io.files import limited, read_archive
+from kaist_kit.io.archives import read_archive
+from kaist_kit.io.read import limited
 
 ROOT = Path(__file__).resolve().parents[1]
 

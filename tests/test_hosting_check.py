@@ -25,7 +25,7 @@ from kaist_kit.hosting.columns import ColumnSpec
 from kaist_kit.hosting.evalai import write_evalai_bundle
 from kaist_kit.hosting.leaderboard import CACHE_NAME, build_site
 from kaist_kit.hosting.options import HostOptions
-from kaist_kit.io.files import limited
+from kaist_kit.io.read import limited
 
 SPEC = ColumnSpec(("lamr", "ap50"), ("reasonable",), ("all", "day", "night"), ("leaderboard",))
 FIXTURES = [HealthCheck.function_scoped_fixture]  # each example makes its own folder under tmp_path

@@ -41,7 +41,7 @@ from kaist_kit.hosting.evalai import write_evalai_bundle
 from kaist_kit.hosting.options import HostOptions
 from kaist_kit.hosting.platforms import CODABENCH_WORKERS, EVALAI_WORKERS, STORAGE_NAME
 from kaist_kit.hosting.workers import CODABENCH_METADATA
-from kaist_kit.io.files import read_archive
+from kaist_kit.io.archives import read_archive
 
 EVALAI_ENVS = [None, "evalai-py37", "evalai-py38", "evalai-py39"]
 CODABENCH_ENVS = [None, "codabench-py37", "codabench-py39", "codabench-py312"]

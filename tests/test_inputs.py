@@ -11,7 +11,7 @@ from kaist_kit.data.detections import ReadOptions
 from kaist_kit.data.results import load_detections
 from kaist_kit.datasets.kaist_truth import load_ground_truth
 from kaist_kit.errors import InputError
-from kaist_kit.io.files import json_line
+from kaist_kit.io.text import json_line
 from kaist_kit.scoring.findings import inspect
 
 BOX = [100, 100, 40, 100]

@@ -35,7 +35,7 @@ from kaist_kit.data.bulkread import coco_columns, txt_rows
 from kaist_kit.data.detections import COCO, PER_IMAGE, TXT, Dropped, ReadOptions
 from kaist_kit.data.results import _JSON_NUMBER, _parse_rows, load_detections, read_coco, read_txt
 from kaist_kit.errors import InputError
-from kaist_kit.io.files import decode_text, json_line
+from kaist_kit.io.text import decode_text, json_line
 from kaist_kit.scoring.findings import inspect
 
 GT = make_gt(frames(6, night_from=3), [person(k + 1, k % 6, (20 + 40 * k, 100, 40, 100)) for k in range(12)])

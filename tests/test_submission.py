@@ -16,7 +16,7 @@ from kaist_kit import __version__
 from kaist_kit.data.detections import Detections, ReadOptions
 from kaist_kit.data.results import load_detections
 from kaist_kit.errors import InputError, KitWarning
-from kaist_kit.io.files import json_line
+from kaist_kit.io.text import json_line
 from kaist_kit.metrics.evaluate import evaluate
 from kaist_kit.metrics.settings import LEADERBOARD_SETTINGS, SETTINGS
 from kaist_kit.submission import check, package

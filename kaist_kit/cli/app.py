@@ -61,7 +61,7 @@ def run() -> int:
     # numpy's floating-point warnings (overflow on a box of 1e308, say) say nothing a user can act
     # on: what causes them is reported as a finding that names the file and line.
     warnings.filterwarnings("ignore", category=RuntimeWarning)
-    from ..io.files import input_scope
+    from ..io.read import input_scope
 
     try:
         with input_scope():  # the command's inputs, which its outputs may not overwrite

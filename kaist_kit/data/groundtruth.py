@@ -35,7 +35,8 @@ from ..datasets.kaist import KAIST
 from ..datasets.registry import get_benchmark
 from ..datasets.spec import Benchmark
 from ..errors import InputError, quantity
-from ..io.files import decode_text, json_line, parse_json, read_bytes
+from ..io.read import read_bytes
+from ..io.text import decode_text, json_line, parse_json
 from ..metrics.idrules import coco_loaded, id_notes
 
 ImageId = Union[int, str]
@@ -80,6 +81,9 @@ class GroundTruth:
     # Where annotation ids repeat: the box pycocotools evaluates in place of each, -1 for one it never
     # finds (`kaist_kit.metrics.idrules.coco_loaded`); None: each box is itself.
     coco_loads: np.ndarray | None = None
+    # The class views made of it (`class_view`), by what they were asked for: every protocol and finding of
+    # every result file scored in one command reads the same view. A view is not changed after it is made.
+    _class_views: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.index_of_id = {_plain_id(i): k for k, i in enumerate(self.image_ids.tolist())}
@@ -223,7 +227,13 @@ class GroundTruth:
         benchmark's). The border rule applies to ``frame_size`` when given, else to each image's size
         (else the benchmark's frame)."""
         index = self.class_index(klass)
-        labels = set(self.benchmark.ignore_labels if ignore_labels is None else ignore_labels)
+        labels = frozenset(self.benchmark.ignore_labels if ignore_labels is None else ignore_labels)
+        key = (index, None if frame_size is None else tuple(frame_size), labels)
+        if key not in self._class_views:
+            self._class_views[key] = self._class_view(index, frame_size, labels)
+        return self._class_views[key]
+
+    def _class_view(self, index: int, frame_size: tuple[int, int] | None, labels: frozenset) -> GroundTruth:
         keep = np.flatnonzero(self.ann_class == index)
         ignore = self.ignore[keep] | np.array([self.labels[k] in labels for k in keep], bool)
         sizes = self.image_sizes.copy()

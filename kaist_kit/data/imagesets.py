@@ -16,7 +16,8 @@ from pathlib import Path
 
 from ..datasets import KAIST_NIGHT_SETS, KAIST_SETS, KAIST_TEST_SETS, kaist_numbers
 from ..errors import InputError
-from ..io.files import accepts, read_text, text_lines
+from ..io.read import read_text
+from ..io.text import accepts, text_lines
 from .frames import find_frame
 from .groundtruth import GroundTruth
 

@@ -48,7 +48,9 @@ import numpy as np
 
 from ..errors import InputError
 from ..errors import where as location
-from ..io.files import decode_text, is_archive, is_number, json_line, parse_json, read_archive, read_bytes
+from ..io.archives import is_archive, read_archive
+from ..io.read import read_bytes
+from ..io.text import decode_text, is_number, json_line, parse_json
 from ..zoo.names import zoo_name
 from .bulkread import coco_columns, labelled_rows, txt_rows
 from .detections import (

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..io.files import write_bytes_atomic
+from ..io.write import write_bytes_atomic
 
 # The category of a pedestrian in the leaderboard's results; the 2024 challenge's ground truth gives
 # pedestrians category 0 instead, and its evaluator scores that category alone (kaist_kit.metrics.challenge).

@@ -20,7 +20,7 @@ def read_cvc14(root: str | os.PathLike, split: str = "test", origin: str = "cent
     period): the frames annotated in both modalities, as MS-DETR's evaluation takes them. ``origin``
     says whether a line's x, y is the box's 'centre' (MS-DETR, and the devkit ports) or its top-left
     'corner' (some converters)."""
-    from ..io.files import read_text
+    from ..io.read import read_text
     from .readers import NativeBox, annotations_of, folder_of
 
     if origin not in CVC14.box_origins:

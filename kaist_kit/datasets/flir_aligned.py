@@ -12,7 +12,7 @@ from .spec import Benchmark, Category, Citation, PinnedFile, Split, SynthLayout,
 def read_flir_aligned(root: str | os.PathLike, split: str = "test", voc_boxes: str | None = None):
     """FLIR-aligned: the frames of ``align/align_train.txt`` ('train') or ``align/align_validation.txt``
     ('test', the split every paper reports)."""
-    from ..io.files import read_text
+    from ..io.read import read_text
     from .readers import folder_of, frames_of_list, read_voc_files
 
     root = folder_of(root)

@@ -12,7 +12,8 @@ from pathlib import Path
 from ..data.groundtruth import GroundTruth, ground_truth_from_bytes
 from ..errors import InputError
 from ..io.download import DownloadFailed, Progress, download_verified
-from ..io.files import read_bytes, write_bytes_atomic
+from ..io.read import read_bytes
+from ..io.write import write_bytes_atomic
 from .kaist import KAIST
 
 # The leaderboard's test-all-20 ground truth, identified by content as the leaderboard does: the

@@ -13,7 +13,7 @@ def read_m3fd(root: str | os.PathLike, split: str | os.PathLike | None = None, v
     """M3FD: every frame of ``Annotation/``, or those of a list file (one frame name per line; M3FD has no
     official split: the public conversion's lists give its train / val / test)."""
     from ..errors import InputError
-    from ..io.files import read_text
+    from ..io.read import read_text
     from .readers import folder_of, frames_of_list, read_voc_files
 
     root = folder_of(root)

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..io.download import DownloadFailed, Progress, download_verified
-from ..io.files import atomic_path, read_bytes
+from ..io.read import read_bytes
+from ..io.write import atomic_path
 from .registry import get_benchmark
 from .spec import Benchmark, PinnedFile
 

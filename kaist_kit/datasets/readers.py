@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ..data.groundtruth import Box, ClassInfo, GroundTruth, assemble
 from ..errors import InputError, quantity
-from ..io.files import read_bytes
+from ..io.read import read_bytes
 from .registry import get_benchmark
 from .spec import Benchmark
 from .voc import VocFile, parse_voc

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..io.files import atomic_folder
+from ..io.write import atomic_folder
 from ..tools.synth import Obj, _paste, _write, render_frame
 from .registry import BENCHMARKS, get_benchmark
 from .spec import Benchmark

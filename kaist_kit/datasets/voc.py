@@ -26,7 +26,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
 from ..errors import InputError
-from ..io.files import read_bytes
+from ..io.read import read_bytes
 
 
 @dataclass(frozen=True)

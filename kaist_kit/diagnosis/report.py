@@ -13,7 +13,8 @@ import numpy as np
 from ..data.detections import Detections
 from ..data.groundtruth import GroundTruth
 from ..errors import InputError, percent
-from ..io.files import atomic_folder, check_outputs, note_input, write_json_atomic, write_text_atomic
+from ..io.read import note_input
+from ..io.write import atomic_folder, check_outputs, write_json_atomic, write_text_atomic
 from ..metrics.settings import lamr_variant, own_fppi_range
 from ..metrics.spec import LAMR
 from ..output.show import find_pictures
@@ -342,7 +343,7 @@ def plan_report(
 ) -> ReportPlan:
     """The files `write_report` would write into ``out_dir``, and the pictures under the ``images``
     folders it would draw the examples on, which become inputs of the command now (see
-    `kaist_kit.io.files.note_input`), before anything is written."""
+    `kaist_kit.io.read.note_input`), before anything is written."""
     find = picture_finder(images)
     rank: dict[str, int] = {}
     examples = []

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..data.detections import Detections, ReadOptions, method_name
 from ..data.groundtruth import GroundTruth
-from ..io.files import check_outputs, check_writable
+from ..io.write import check_outputs, check_writable
 from ..output.tables import Table
 from ..scoring.findings import Finding, ground_truth_notes, inspect_scores, read_inspected
 from .compute import Diagnosis, diagnose

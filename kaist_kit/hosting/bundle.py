@@ -18,7 +18,8 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from ..io.files import atomic_file, atomic_folder, check_writable, read_bytes, write_bytes_atomic
+from ..io.read import read_bytes
+from ..io.write import atomic_file, atomic_folder, check_writable, write_bytes_atomic
 from . import portable
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # the kaist_kit folder

@@ -33,7 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
-from ..io.files import load_json, read_archive, read_bytes, scratch_folder, write_bytes_atomic, write_text_atomic
+from ..io.archives import read_archive
+from ..io.read import load_json, read_bytes
+from ..io.write import scratch_folder, write_bytes_atomic, write_text_atomic
 from . import schema
 from .platforms import STORAGE_NAME, codabench_worker, evalai_worker
 from .schema import drf_bool, drf_int
@@ -745,7 +747,7 @@ def _probe_files(annotation: Path, folder: Path, report: CheckReport, where: str
     import io
     import tarfile
 
-    from ..io.files import atomic_file
+    from ..io.write import atomic_file
     from .bundle import write_zip
 
     try:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..datasets.kaist_truth import load_ground_truth
 from ..errors import InputError
-from ..io.files import read_bytes
+from ..io.read import read_bytes
 from . import templates, yamlout
 from .bundle import core_files, logo_png, write_tree
 from .evalai import MIN_PYTHON, test_images

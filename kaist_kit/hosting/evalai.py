@@ -24,7 +24,8 @@ from pathlib import Path
 
 from ..datasets.kaist_truth import load_ground_truth
 from ..errors import InputError
-from ..io.files import decode_text, parse_json, read_bytes
+from ..io.read import read_bytes
+from ..io.text import decode_text, parse_json
 from . import templates, yamlout
 from .bundle import core_files, logo_png, write_tree, zip_bytes
 from .options import SPLIT_CODENAME, HostOptions, scorer_config

@@ -24,18 +24,10 @@ from ..data.groundtruth import GroundTruth
 from ..data.results import SUBMISSION_MANIFEST
 from ..datasets.kaist_truth import load_ground_truth
 from ..errors import InputError
-from ..io.files import (
-    check_outputs,
-    check_writable,
-    decode_text,
-    load_json,
-    parse_json,
-    read_archive,
-    read_bytes,
-    recording_outputs,
-    remove_outputs,
-    write_json_atomic,
-)
+from ..io.archives import read_archive
+from ..io.read import load_json, read_bytes
+from ..io.text import decode_text, parse_json
+from ..io.write import check_outputs, check_writable, recording_outputs, remove_outputs, write_json_atomic
 from ..metrics.evaluate import ResultFiles
 from ..metrics.settings import SPLITS
 from ..metrics.spec import LAMR

@@ -23,7 +23,8 @@ from ..data.groundtruth import GroundTruth
 from ..data.results import SUBMISSION_MANIFEST
 from ..datasets.kaist_truth import load_ground_truth
 from ..errors import InputError, where
-from ..io.files import load_json, read_bytes, scratch_folder, write_bytes_atomic, write_text_atomic
+from ..io.read import load_json, read_bytes
+from ..io.write import scratch_folder, write_bytes_atomic, write_text_atomic
 from ..metrics.evaluate import Result, ResultFiles
 from ..scoring.findings import NO_PEDESTRIANS, Finding, evaluate_inspected
 from .columns import ColumnSpec

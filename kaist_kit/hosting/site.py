@@ -15,7 +15,7 @@ from pathlib import Path
 from .. import __version__
 from ..data.groundtruth import GroundTruth
 from ..errors import percent
-from ..io.files import write_text_atomic
+from ..io.write import write_text_atomic
 from .columns import ColumnSpec
 from .entry import Entry
 from .options import printable

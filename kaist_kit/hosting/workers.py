@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from ..io.files import load_json, make_folder, read_bytes, write_bytes_atomic, write_text_atomic
+from ..io.read import load_json, read_bytes
+from ..io.write import make_folder, write_bytes_atomic, write_text_atomic
 from .platforms import Worker
 from .yamlin import read_yaml
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 
 from ..errors import InputError
-from ..io.files import decode_text, read_bytes
+from ..io.read import read_bytes
+from ..io.text import decode_text
 
 MAX_DEPTH = 64  # nested lists and mappings
 MAX_NODES = 200_000  # values, each alias counted as the values it stands for

@@ -9,7 +9,7 @@ import os
 import typing
 
 from ..errors import InputError
-from .files import open_input
+from .read import open_input
 
 OFFLINE_ENV = "KAIST_KIT_OFFLINE"
 TIMEOUT_S = 30.0

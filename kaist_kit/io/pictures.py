@@ -3,7 +3,7 @@
 `kaist-kit check-data` looks at every picture of a KAIST tree (95,000 pairs) in seconds: a JPEG's size
 is in its start-of-frame segment, a PNG's in its IHDR chunk, a few hundred bytes from the start; a
 JPEG that was cut short lacks its end-of-image marker, a PNG its IEND chunk. Only a sample is decoded.
-Both ends come through the opener (`kaist_kit.io.files.read_ends`: 2 KiB from the start, 64 bytes from the
+Both ends come through the opener (`kaist_kit.io.read.read_ends`: 2 KiB from the start, 64 bytes from the
 end, nothing more unless a JPEG's frame header lies further in, or its end-of-image marker is not among
 its last bytes: a whole picture followed by other data is then told from one cut short by looking
 through its scan data). Runs of fill bytes are skipped a window at a time and the segments walked are
@@ -17,7 +17,7 @@ import struct
 from dataclasses import dataclass
 
 from ..errors import InputError
-from .files import FileEnds, open_input, read_bytes, read_ends
+from .read import FileEnds, open_input, read_bytes, read_ends
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"

@@ -88,7 +88,7 @@ def inside(root: str | os.PathLike, rel: str, source: str | os.PathLike | None =
 def existing_folder(path: str | os.PathLike) -> Path:
     """``path`` if it is a folder (a link to one included); an `InputError` naming it otherwise: a
     missing path or a FIFO given as a folder of pictures is said, never passed over."""
-    from .files import file_kind
+    from .read import file_kind
 
     try:
         mode = os.stat(path).st_mode

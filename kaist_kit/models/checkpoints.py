@@ -167,7 +167,7 @@ def read_checkpoint(filename: str | os.PathLike, map_location=None):
     naming the file, raised before anything it names is called; so is a file that is no checkpoint."""
     import torch
 
-    from ..io.files import open_input
+    from ..io.read import open_input
 
     filename = osp.expanduser(str(filename))
     with open_input(filename) as handle, _admitting():

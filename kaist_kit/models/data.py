@@ -17,7 +17,7 @@ from mmengine import fileio
 from ..data.frames import find_frame, period_of
 from ..datasets import KAIST, get_benchmark
 from ..errors import InputError, quantity
-from ..io.files import load_json
+from ..io.read import load_json
 from ..metrics.settings import KAIST_FRAME_SIZE
 from ..tools.datacheck import missing_annotations_message, picture_names
 

@@ -31,7 +31,7 @@ from mmdet.registry import WEIGHT_INITIALIZERS
 from mmengine.model.weight_init import PretrainedInit
 
 from ..errors import InputError, quantity
-from ..io.files import check_readable
+from ..io.read import check_readable
 from ..tools.config_files import load_config
 from .checkpoints import state_dict_of, weights_only_checkpoints
 
@@ -238,7 +238,7 @@ def init_checkpoint(
     from mmengine.registry import init_default_scope
 
     from .. import __version__
-    from ..io.files import atomic_file
+    from ..io.write import atomic_file
 
     cfg = load_config(config, cfg_options)
     weights = read_source(str(source))

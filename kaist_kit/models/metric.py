@@ -247,7 +247,7 @@ class BenchmarkMetric(BaseMetric):
 
         from ..data.groundtruth import read_ground_truth
         from ..data.results import detections_from_coco
-        from ..io.files import write_text_atomic
+        from ..io.write import write_text_atomic
         from ..metrics.cocoeval import coco_evaluate
         from ..output.tables import Table
 

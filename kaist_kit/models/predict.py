@@ -11,7 +11,7 @@ import numpy as np
 
 from ..datasets import DEFAULT_BENCHMARK, get_benchmark
 from ..errors import InputError
-from ..io.files import check_readable
+from ..io.read import check_readable
 from ..tools.config_files import default_work_dir, load_config
 
 

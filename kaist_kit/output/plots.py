@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..io.files import atomic_file, check_writable
+from ..io.write import atomic_file, check_writable
 from ..metrics.evaluate import Result
 
 FIGURE_TYPES = (".png", ".pdf", ".svg")

@@ -13,8 +13,9 @@ import numpy as np
 from ..data.detections import Detections
 from ..data.groundtruth import GroundTruth
 from ..errors import InputError
-from ..io.files import check_outputs, note_input, read_bytes
+from ..io.read import note_input, read_bytes
 from ..io.rooted import Root
+from ..io.write import check_outputs
 
 PICTURE_SUFFIXES = (".jpg", ".png", ".jpeg")
 

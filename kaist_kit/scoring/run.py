@@ -31,7 +31,8 @@ from ..datasets import DEFAULT_BENCHMARK, KAIST, Benchmark, get_benchmark, recog
 from ..datasets.kaist_truth import check_cached_gt, find_gt, is_cached_gt, load_ground_truth
 from ..errors import InputError, percent, quantity
 from ..io.download import Progress
-from ..io.files import decode_text, parse_json, read_bytes
+from ..io.read import read_bytes
+from ..io.text import decode_text, parse_json
 from ..metrics.bootstrap import RESAMPLING, Resampling
 from ..metrics.evaluate import unique_method_names
 from ..metrics.per_class import BenchmarkProtocol, ClassRow, ScoringOptions, benchmark_protocol, evaluate_benchmark

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import InputError
-from ..io.files import check_readable
+from ..io.read import check_readable
 from ..io.rooted import Root, outside
 
 DATALOADERS = ("train_dataloader", "val_dataloader", "test_dataloader")

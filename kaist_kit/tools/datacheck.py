@@ -22,8 +22,8 @@ from ..data.frames import find_frame
 from ..data.groundtruth import ground_truth_from_coco
 from ..datasets import get_benchmark
 from ..errors import InputError, quantity
-from ..io.files import load_json
 from ..io.pictures import decode_problem, read_header
+from ..io.read import load_json
 from ..io.rooted import Root, outside
 
 ROLES = ("train", "val", "test")

@@ -14,14 +14,8 @@ from ..data.writers import write_coco_results
 from ..datasets.kaist_truth import load_ground_truth
 from ..diagnosis import DiagnosisParams, diagnose, write_report
 from ..errors import InputError, KitWarning
-from ..io.files import (
-    input_scope,
-    read_bytes,
-    recording_outputs,
-    remove_outputs,
-    remove_stale_temporaries,
-    write_json_atomic,
-)
+from ..io.read import input_scope, read_bytes
+from ..io.write import recording_outputs, remove_outputs, remove_stale_temporaries, write_json_atomic
 from ..metrics.evaluate import Result, evaluate
 from ..output.plots import plot_results
 from ..output.show import draw_frame, find_pictures

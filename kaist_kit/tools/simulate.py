@@ -11,7 +11,7 @@ import numpy as np
 
 from ..data.detections import COCO, Detections
 from ..data.groundtruth import GroundTruth
-from ..io.files import write_json_atomic
+from ..io.write import write_json_atomic
 
 
 @dataclass(frozen=True)

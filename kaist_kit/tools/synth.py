@@ -41,7 +41,7 @@ import numpy as np
 
 from ..datasets.kaist import KAIST
 from ..errors import InputError
-from ..io.files import atomic_folder
+from ..io.write import atomic_folder
 
 LABELS = ("person", "people", "person?", "cyclist")
 

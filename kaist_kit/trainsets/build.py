@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError, quantity
-from ..io.files import atomic_path, check_writable, parse_json, scratch_folder, write_text_atomic
+from ..io.text import parse_json
+from ..io.write import atomic_path, check_writable, scratch_folder, write_text_atomic
 from ..metrics.settings import KAIST_FRAME_SIZE
 from .lists import frames_of_test_sets, list_sha256, named_list
 from .mbnet import read_mbnet_cache
@@ -60,7 +61,7 @@ def detect_source_kind(source: str | os.PathLike, accepted: tuple[str, ...]) -> 
     most of its files follow (the converters' format specs). None for an archive: listing it costs
     as much as reading it, so `build_training_set` tries its kinds in turn."""
     from ..converters import SOURCE_FORMATS
-    from ..io.files import is_archive
+    from ..io.archives import is_archive
 
     path = Path(source)
     cache = path.is_file() and not is_archive(path)
@@ -212,7 +213,7 @@ def _from_mbnet_cache(spec: TrainingSet, source) -> tuple[dict, list[str], str]:
     from .. import __version__
     from ..converters.coco import FIRST_ANNOTATION_ID, LICENSE, format_frames
     from ..converters.records import AnnotatedObject, FrameColumns, ObjectColumns
-    from ..io.files import read_bytes
+    from ..io.read import read_bytes
 
     entries = read_mbnet_cache(source)
     frames = [entry.frame for entry in entries]

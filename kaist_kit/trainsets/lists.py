@@ -21,7 +21,7 @@ from pathlib import Path
 from ..data.frames import set_of
 from ..data.imagesets import standard_list
 from ..datasets import KAIST
-from ..io.files import read_text
+from ..io.read import read_text
 
 # Frames of every video of KAIST (all 95,328 pairs, numbered from 0; the official XML tree holds a file
 # for each frame of set00-05, and the official lists are built from these).

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..datasets import KAIST_IMAGE, KAIST_SET, KAIST_VIDEO
 from ..errors import InputError
-from ..io.files import read_bytes
+from ..io.read import read_bytes
 
 _RECONSTRUCT = np.zeros(0).__reduce__()[0]  # numpy's own, wherever this numpy keeps it
 _PLAIN_DTYPE = re.compile(r"[?bBhHiIlLqQefdgFDG]|[biufc]\d{1,2}|b1|O\d?")

@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
-from ..io.files import decode_text, json_line, parse_json, read_bytes
+from ..io.read import read_bytes
+from ..io.text import decode_text, json_line, parse_json
 from . import entries as registry
 from .names import zoo_name
 from .specs import Entry, Reading

@@ -11,14 +11,14 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..datasets.kaist_truth import default_gt_path
 from ..errors import InputError
 from ..io.download import DownloadFailed, Progress, download_bytes
-from ..io.files import atomic_folder, human_size, read_bytes, read_many, write_bytes_atomic
+from ..io.read import human_size, read_bytes, read_many
+from ..io.write import atomic_folder, write_bytes_atomic
 from .specs import FOLDER_FILE_LIMIT, RAW_BASE, UNKNOWN_SIZE_LIMIT, Entry, Pin, blob_id, tree_id
 
 URL_ENV = "KAIST_KIT_ZOO_URL"  # a mirror serving OWNER/REPO/COMMIT/PATH as raw.githubusercontent.com does
@@ -166,6 +166,8 @@ def _download_folder(
         return download_bytes(pin.url(base, name), FOLDER_FILE_LIMIT, exact=False)
 
     files: dict[str, bytes] = {}
+    from concurrent.futures import ThreadPoolExecutor  # with its logging, only when a folder is downloaded
+
     with ThreadPoolExecutor(FOLDER_WORKERS) as pool:
         for name, data in zip(names, pool.map(one, names)):
             files[name] = data
