@@ -23,6 +23,8 @@ export_lazily(
         "Result": ".metrics.evaluate",
         "evaluate": ".metrics.evaluate",
         "evaluate_files": ".metrics.evaluate",
+        "ResultFiles": ".metrics.evaluate",
+        "ScoreGrid": ".metrics.evaluate",
         "GroundTruth": ".data.groundtruth",
         "load_ground_truth": ".datasets.kaist_truth",
         "LEADERBOARD": ".metrics.settings",

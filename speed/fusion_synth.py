@@ -30,7 +30,7 @@ from record import describe, publish  # noqa: E402
 from kaist_kit.converters import convert  # noqa: E402
 from kaist_kit.datasets.kaist_truth import load_ground_truth  # noqa: E402
 from kaist_kit.errors import KitWarning  # noqa: E402
-from kaist_kit.metrics.evaluate import evaluate_files  # noqa: E402
+from kaist_kit.metrics.evaluate import ResultFiles, ScoreGrid, evaluate_files  # noqa: E402
 from kaist_kit.tools.synth import SynthConfig, generate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -146,7 +146,9 @@ def fusion_table(args) -> None:
         test_seconds = time.perf_counter() - start
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", KitWarning)
-            scores = {r.split: r for r in evaluate_files([results], gt, [args.setting], names=[title])}
+            scores = {
+                r.split: r for r in evaluate_files(ResultFiles((results,), (title,)), gt, ScoreGrid((args.setting,)))
+            }
         rows.append((title, config.name, scores, train_seconds, test_seconds))
         print(
             f"{title}: "

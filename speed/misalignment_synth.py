@@ -25,7 +25,7 @@ from record import publish  # noqa: E402
 
 from kaist_kit.datasets.kaist_truth import load_ground_truth  # noqa: E402
 from kaist_kit.errors import KitWarning  # noqa: E402
-from kaist_kit.metrics.evaluate import evaluate_files  # noqa: E402
+from kaist_kit.metrics.evaluate import ResultFiles, ScoreGrid, evaluate_files  # noqa: E402
 
 SECTION = "## Misalignment: the thermal picture shifted"
 SPLITS = ("all", "day", "night")
@@ -101,7 +101,7 @@ def main() -> None:
             seconds.append(time.perf_counter() - start)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", KitWarning)
-                scores = evaluate_files([results], gt, [args.setting], names=[f"shift {dx},{dy}"])
+                scores = evaluate_files(ResultFiles((results,), (f"shift {dx},{dy}",)), gt, ScoreGrid((args.setting,)))
             rows[(axis, shift)] = {r.split: r.lamr for r in scores}
             print(
                 f"shift {dx},{dy}: " + ", ".join(f"{s} {100 * v:.2f}" for s, v in rows[(axis, shift)].items()),

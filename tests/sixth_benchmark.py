@@ -8,22 +8,17 @@ import path); a test registers it in its own process by importing this module.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
-from kaist_kit.datasets import Benchmark, Category, Citation, Modality, Split, register
+from kaist_kit.datasets import Benchmark, Category, Citation, Split, cameras, numbered, register
 from kaist_kit.metrics.spec import AP, AP50
 
 YARD = register(
     Benchmark(
         name="yard",
         title="Yard RGB-T",
-        frame_pattern=re.compile(r"(?<![A-Za-z0-9])YARD_(?P<number>\d{4})(?!\d)"),
-        frame_format="YARD_{number}",
-        modalities=(
-            Modality("visible", "rgb/YARD_{number}.png", (320, 256)),
-            Modality("thermal", "ir/YARD_{number}.png", (320, 256)),
-        ),
+        frames=numbered(4, prefix="YARD_"),
+        modalities=cameras((320, 256), visible="rgb/YARD_{number}.png", thermal="ir/YARD_{number}.png"),
         annotation_format="coco",
         annotation_path="annotations/yard.json",
         categories=(Category(1, "walker"), Category(2, "cart", ("trolley",))),

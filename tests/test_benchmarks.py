@@ -15,9 +15,12 @@ from kaist_kit.datasets import (
     KAIST,
     LLVIP,
     M3FD,
+    Modality,
+    cameras,
     get_benchmark,
     kaist_period,
     kaist_scene,
+    numbered,
     recognise,
 )
 from kaist_kit.datasets.pinned import PinnedUnavailable, find_pinned
@@ -89,6 +92,24 @@ def test_frame_names_found_in_the_names_other_files_use():
     assert get_benchmark("FLIR").name == "flir-aligned" and get_benchmark("cvc14") is CVC14
     with pytest.raises(ValueError, match="unknown benchmark 'kitti'; choose from kaist, flir-aligned"):
         get_benchmark("kitti")
+
+
+def test_numbered_frames_are_found_whole_and_named_as_written():
+    flir, six = numbered(5, prefix="FLIR_"), numbered(6)
+    assert flir.format == "FLIR_{number}" and six.format == "{number}"
+    assert [m.group(0) for m in flir.pattern.finditer("a/FLIR_00002_RGB.jpg FLIR_12345.xml")] == [
+        "FLIR_00002",
+        "FLIR_12345",
+    ]
+    # A longer name is not a frame's: a letter or digit before the prefix, a digit after the number.
+    assert not any(flir.pattern.search(t) for t in ("XFLIR_00002", "2FLIR_00002", "FLIR_000021", "FLIR_0002"))
+    assert six.pattern.search("infrared/test/190001.jpg").group("number") == "190001"
+    assert not any(six.pattern.search(t) for t in ("1900012", "2190001", "19000"))
+    assert six.pattern.search("set190001").group(0) == "190001"  # a letter may stand before a bare number
+    assert cameras((640, 512), visible="v/{number}.jpg", lwir="l/{number}.jpg") == (
+        Modality("visible", "v/{number}.jpg", (640, 512)),
+        Modality("lwir", "l/{number}.jpg", (640, 512)),
+    )
 
 
 def test_recognised_from_the_ground_truth():

@@ -32,6 +32,7 @@ from kaist_kit.diagnosis import (
 )
 from kaist_kit.errors import KitWarning
 from kaist_kit.metrics.bootstrap import (
+    Resampling,
     WeightedCurve,
     bootstrap_lamrs,
     fp_limits,
@@ -524,14 +525,14 @@ def test_compare_paired_test_on_shared_results(leaderboard_gt, shared):
             list(shared.items()),
             settings=["reasonable", "reasonable-small"],
             splits=["night"],
-            resamples=300,
+            resampling=Resampling(300),
         )
         same = compare(
             leaderboard_gt,
             [("A", shared["MLPD"]), ("B", shared["MLPD"])],
             settings=["reasonable"],
             splits=["all"],
-            resamples=50,
+            resampling=Resampling(50),
         )
     by_setting = {d.setting: d for d in found.differences}
     assert [(d.a, d.b) for d in found.differences] == [("MBNet", "MLPD")] * 2
@@ -557,10 +558,14 @@ def test_compare_of_three_methods_adjusts_p_values(leaderboard_gt, shared):
             [("MBNet", shared["MBNet"]), ("MLPD", shared["MLPD"]), ("MLPD again", shared["MLPD"])],
             settings=["reasonable-small"],
             splits=["night", "all"],
-            resamples=300,
+            resampling=Resampling(300),
         )
         two = compare(
-            leaderboard_gt, list(shared.items()), settings=["reasonable-small"], splits=["night", "all"], resamples=300
+            leaderboard_gt,
+            list(shared.items()),
+            settings=["reasonable-small"],
+            splits=["night", "all"],
+            resampling=Resampling(300),
         )
     assert three.adjusted and not two.adjusted
     assert [d.holm_p_value for d in two.differences] == [d.test.p_value for d in two.differences]

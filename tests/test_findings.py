@@ -16,7 +16,7 @@ from kaist_kit.data.results import load_detections
 from kaist_kit.datasets.kaist_truth import load_ground_truth
 from kaist_kit.errors import InputError
 from kaist_kit.io.text import json_line
-from kaist_kit.metrics.evaluate import evaluate
+from kaist_kit.metrics.evaluate import ResultFiles, evaluate
 from kaist_kit.scoring.findings import CHANCE_RATIO, KINDS, LEVELS, evaluate_inspected, inspect, readings, refuse_errors
 from kaist_kit.tools.simulate import DEMO_METHODS, simulate
 from kaist_kit.tools.synth import SynthConfig, generate
@@ -199,8 +199,8 @@ def test_boxes_elsewhere_found_whatever_the_chance_baseline(kaist, leaderboard_g
     # the chance rule alone would not always catch it: its random placements overlap 5 pedestrians or fewer
     assert "fewer than 1.5 % of the pedestrians" in found.message or measured.chance <= 5
     with pytest.raises(InputError, match=r"\[wrong-gt\]"):
-        evaluate_inspected([kaist / "results" / name], moved)
-    as_is = evaluate_inspected([kaist / "results" / name], moved, options=ReadOptions(as_is=True))
+        evaluate_inspected(ResultFiles((kaist / "results" / name,)), moved)
+    as_is = evaluate_inspected(ResultFiles((kaist / "results" / name,), options=ReadOptions(as_is=True)), moved)
     assert min(100 * r.lamr for r in as_is.results) > 95  # the silent 100.00 it would be
 
 
@@ -248,13 +248,13 @@ def test_errors_stop_unless_as_is(kaist, leaderboard_gt, tmp_path):
         )
     )
     with pytest.raises(InputError, match=r"\[corners\].*rerun with --corners; or pass --as-is") as info:
-        evaluate_inspected([path], leaderboard_gt)
+        evaluate_inspected(ResultFiles((path,)), leaderboard_gt)
     assert info.value.path == str(path) and "\n" not in str(info.value)
-    as_is = evaluate_inspected([path], leaderboard_gt, options=ReadOptions(as_is=True))
+    as_is = evaluate_inspected(ResultFiles((path,), options=ReadOptions(as_is=True)), leaderboard_gt)
     assert [round(100 * r.lamr, 2) for r in as_is.results] == [100.0] * 3
     (kept,) = [f for f in as_is.findings if f.code == "corners"]
     assert kept.level == "warning" and kept.message.endswith("(scored as read: --as-is)")
-    fixed = evaluate_inspected([path], leaderboard_gt, options=ReadOptions(corners=True))
+    fixed = evaluate_inspected(ResultFiles((path,), options=ReadOptions(corners=True)), leaderboard_gt)
     assert [round(100 * r.lamr, 2) for r in fixed.results] == [7.58, 7.96, 6.95]
     assert not CONFIDENT & {f.code for f in fixed.findings}
     assert refuse_errors(fixed.findings) == fixed.findings

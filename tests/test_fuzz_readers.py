@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from kaist_kit.data.detections import ReadOptions
 from kaist_kit.data.results import load_detections
 from kaist_kit.errors import InputError
+from kaist_kit.metrics.evaluate import ResultFiles, ScoreGrid
 from kaist_kit.scoring.findings import evaluate_inspected, inspect
 from kaist_kit.submission import check, package
 
@@ -88,7 +89,9 @@ def run_everything(path: Path) -> None:
         event(f"{on_invalid}: read, {'some' if len(dets) else 'no'} detections")
         inspect(dets, GT, ["reasonable", "all-pedestrians"], ["all", "day", "night"], ["leaderboard", "matlab"])
     for call in (
-        lambda: evaluate_inspected([path], GT, protocols=["leaderboard", "matlab"], options=AS_IS),
+        lambda: evaluate_inspected(
+            ResultFiles((path,), options=AS_IS), GT, ScoreGrid(protocols=("leaderboard", "matlab"))
+        ),
         lambda: check(path, GT),
     ):
         try:

@@ -105,7 +105,7 @@ def test_modules_read_the_spec():
     from kaist_kit.submission import checks, evaluators
 
     assert settings.KAIST_FRAME_SIZE is KAIST.image_size and settings.BORDER_MARGIN == KAIST.border
-    assert frames.FRAME_IN_TEXT is KAIST.frame_pattern
+    assert frames.FRAME_IN_TEXT is KAIST.frames.pattern
     assert results._frame_file(ground_truth_from_coco({"images": []})).pattern.startswith(KAIST.flat_pattern.pattern)
     assert checks.TEST_IMAGES == evaluators.TEST_IMAGES == KAIST.test_images == 2252
     assert evaluators.DAY_IMAGES == KAIST.split("day").images == 1455

@@ -7,6 +7,7 @@ import pytest
 from conftest import det, frames, make_dets, make_gt, person
 from test_inputs import run_cli
 
+from kaist_kit.metrics.evaluate import ResultFiles, ScoreGrid
 from kaist_kit.metrics.spec import iou_conflict as metric_iou_conflict
 from kaist_kit.scoring.findings import evaluate_inspected, inspect
 
@@ -34,7 +35,9 @@ def test_a_ground_truth_without_pedestrians_is_said(flags):
 
 
 def test_a_custom_setting_that_excludes_everything_is_said(leaderboard_gt, kaist):
-    found = evaluate_inspected([kaist / "results" / "MLPD_result.txt"], leaderboard_gt, ["height=1000:inf"], ["all"])
+    found = evaluate_inspected(
+        ResultFiles((kaist / "results" / "MLPD_result.txt",)), leaderboard_gt, ScoreGrid(("height=1000:inf",), ("all",))
+    )
     assert "height=1000:inf all (leaderboard: the ground truth has none there)" in no_pedestrians(found.findings)
     assert [r.n_gt for r in found.results] == [0]
 

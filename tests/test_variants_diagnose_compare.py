@@ -13,6 +13,7 @@ from test_diagnosis import error_case, error_types_by_record, run_cli, small_fil
 from kaist_kit.diagnosis import FP_TYPES, DiagnosisParams, diagnose, type_false_positives
 from kaist_kit.diagnosis.compute import OUTCOMES, intersecting_pairs
 from kaist_kit.errors import KitWarning
+from kaist_kit.metrics.bootstrap import Resampling
 from kaist_kit.metrics.evaluate import Evaluation
 from kaist_kit.metrics.settings import LEADERBOARD, MATLAB, SETTINGS, get_protocol, with_fppi_range
 from kaist_kit.scoring.comparison import compare
@@ -95,7 +96,7 @@ def test_diagnose_and_compare_score_as_eval(kaist, leaderboard_gt):
         mr4,
         ["reasonable-h50", "reasonable,squarify"],
         ["campus-night", "set07"],
-        resamples=20,
+        resampling=Resampling(20),
         iou=0.6,
     )
     assert found.settings == ["reasonable-h50", SQUARE_NAME] and found.to_dict()["iou"] == 0.6

@@ -316,12 +316,12 @@ def show_command(
             f"{bench.title}'s ground truth: give its COCO file (kaist-kit convert writes one)", param_hint="--gt"
         )
     gt_path = locate_gt(gt, bench)
-    roots = images or [gt_path.parent / "images", gt_path.parent, gt_path.parent.parent]
     from ..data.groundtruth import read_ground_truth
-    from ..output.show import show_benchmark_frames
+    from ..output.show import Drawing, show_benchmark_frames
 
+    roots = images or [gt_path.parent / "images", gt_path.parent, gt_path.parent.parent]
+    drawing = Drawing(tuple(frames), tuple(det or ()), tuple(roots), out, score_threshold)
     truth = rules.read(gt_path) if rules is not None else read_ground_truth(gt_path, bench)
-    draw = bench.own_drawing or show_benchmark_frames
-    drawn = draw(truth, frames, det or [], roots, out, score_threshold)
+    drawn = (bench.own_drawing or show_benchmark_frames)(truth, drawing)
     for name, target in drawn:
         say(f"{name} drawn to {target}")

@@ -178,7 +178,7 @@ def test_command(
     """Run a checkpoint on the config's test set, write the results and print the miss rates (another
     benchmark's: COCO's AP per class)."""
     from ..datasets.kaist_truth import load_ground_truth
-    from ..metrics.evaluate import evaluate_files
+    from ..metrics.evaluate import ResultFiles, ScoreGrid, evaluate_files
     from ..scoring.report import EvalReport
 
     shift = parse_shift(shift_lwir)
@@ -196,7 +196,9 @@ def test_command(
     if not (~gt.ignore).any():
         say(f"{run.ground_truth} has no pedestrians to score against: no miss rates")
         return
-    found = evaluate_files([run.results], gt, run.settings, protocols=[run.protocol], names=[config.stem])
+    found = evaluate_files(
+        ResultFiles((run.results,), (config.stem,)), gt, ScoreGrid(tuple(run.settings), protocols=(run.protocol,))
+    )
     render(EvalReport(found, ground_truth=gt.describe()), OutputFormat.table)
 
 

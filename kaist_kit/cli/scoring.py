@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from ..diagnosis.params import DiagnosisParams
-from ..metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ..metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Resampling
 from .app import app, say, show_findings
 from .command import Real, whole_option
 from .options import (
@@ -250,7 +250,7 @@ def compare_command(
         _compare_zoo(results, asked, plot, name, format)
         return
     request = asked.request(setting, method_names(name, results))
-    found = compare_files(request, results, resamples, seed, plot)
+    found = compare_files(request, results, Resampling(resamples, seed), plot)
     show_findings(found.findings)
     render(found, format)
     if plot is not None:

@@ -11,7 +11,7 @@ from ..datasets import KAIST, KAIST_NIGHT_SETS, KAIST_SCENES, kaist_period, kais
 
 # A frame in an im_name (set06/V000/I00019), a flat file name (set06_V000_I00019.txt) or a picture's
 # path in KAIST's tree (images/set06/V000/visible/I00019.jpg).
-FRAME_IN_TEXT = KAIST.frame_pattern
+FRAME_IN_TEXT = KAIST.frames.pattern
 NIGHT_SETS = KAIST_NIGHT_SETS
 SCENES = KAIST_SCENES
 

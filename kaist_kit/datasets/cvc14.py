@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import InputError, quantity
 from ..metrics.spec import LAMR
-from .spec import Benchmark, Citation, Modality, Split, SynthLayout
+from .spec import Benchmark, Citation, FrameNames, Modality, Split, SynthLayout
 
 CVC14_FIELDS = 11  # x y w h mandatory 0 0 0 0 track_id 0
 
@@ -119,11 +119,13 @@ CVC14 = Benchmark(
     name="cvc-14",
     aliases=("cvc14",),
     title="CVC-14",
-    frame_pattern=re.compile(
-        r"(?i:(?P<period>day|night))[/_](?:(?:Visible|FIR)/(?:Train|NewTest)/"
-        r"(?:Annotations|FramesPos)/)?(?P<stem>\d{4}(?:_\d\d){5}_\d+)"
+    frames=FrameNames(
+        re.compile(
+            r"(?i:(?P<period>day|night))[/_](?:(?:Visible|FIR)/(?:Train|NewTest)/"
+            r"(?:Annotations|FramesPos)/)?(?P<stem>\d{4}(?:_\d\d){5}_\d+)"
+        ),
+        "{period}/{stem}",
     ),
-    frame_format="{period}/{stem}",
     modalities=(
         Modality("visible", "{period}/Visible/{split}/FramesPos/{stem}.tif", (640, 471)),
         Modality("fir", "{period}/FIR/{split}/FramesPos/{stem}.tif", None),

@@ -4,10 +4,9 @@ synthetic layout."""
 from __future__ import annotations
 
 import os
-import re
 
 from ..metrics.spec import AP, AP50, AP75
-from .spec import Benchmark, Category, Citation, Modality, PinnedFile, Split, SynthLayout
+from .spec import Benchmark, Category, Citation, PinnedFile, Split, SynthLayout, cameras, numbered
 
 
 def read_flir_aligned(root: str | os.PathLike, split: str = "test", voc_boxes: str | None = None):
@@ -54,11 +53,11 @@ FLIR_ALIGNED = Benchmark(
     name="flir-aligned",
     aliases=("flir",),
     title="FLIR-aligned",
-    frame_pattern=re.compile(r"(?<![A-Za-z0-9])FLIR_(?P<number>\d{5})(?!\d)"),
-    frame_format="FLIR_{number}",
-    modalities=(
-        Modality("visible", "align/JPEGImages/FLIR_{number}_RGB.jpg", (640, 512)),
-        Modality("thermal", "align/JPEGImages/FLIR_{number}_PreviewData.jpeg", (640, 512)),
+    frames=numbered(5, prefix="FLIR_"),
+    modalities=cameras(
+        (640, 512),
+        visible="align/JPEGImages/FLIR_{number}_RGB.jpg",
+        thermal="align/JPEGImages/FLIR_{number}_PreviewData.jpeg",
     ),
     annotation_format="voc",
     annotation_path="align/Annotations/FLIR_{number}_PreviewData.xml",

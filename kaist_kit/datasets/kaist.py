@@ -8,7 +8,18 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..metrics.spec import LAMR
-from .spec import KAIST_RULES, Benchmark, Citation, DataChecks, Deferred, Modality, PinnedFile, PinnedRules, Split
+from .spec import (
+    KAIST_RULES,
+    Benchmark,
+    Citation,
+    DataChecks,
+    Deferred,
+    FrameNames,
+    PinnedFile,
+    PinnedRules,
+    Split,
+    cameras,
+)
 
 # Each KAIST set was recorded in one scene, in this order by day and again by night: set00/03/06/09
 # campus, set01/04/07/10 road, set02/05/08/11 downtown; set00-02 and set06-08 are day.
@@ -111,15 +122,16 @@ def _period_mask(split: str, periods: Sequence[str]) -> np.ndarray:
 KAIST = Benchmark(
     name="kaist",
     title="KAIST Multispectral Pedestrian",
-    frame_pattern=re.compile(
-        rf"(?P<set>{KAIST_SET})[/_](?P<video>{KAIST_VIDEO})[/_](?:(?:visible|lwir)/)?"
-        rf"(?P<image>{KAIST_IMAGE})"
+    frames=FrameNames(
+        re.compile(
+            rf"(?P<set>{KAIST_SET})[/_](?P<video>{KAIST_VIDEO})[/_](?:(?:visible|lwir)/)?"
+            rf"(?P<image>{KAIST_IMAGE})"
+        ),
+        "{set}/{video}/{image}",
     ),
-    frame_format="{set}/{video}/{image}",
     # Every frame, visible and lwir, is 640 x 512 (the often quoted 640 x 480 is wrong).
-    modalities=(
-        Modality("visible", "images/{set}/{video}/visible/{image}.jpg", (640, 512)),
-        Modality("lwir", "images/{set}/{video}/lwir/{image}.jpg", (640, 512)),
+    modalities=cameras(
+        (640, 512), visible="images/{set}/{video}/visible/{image}.jpg", lwir="images/{set}/{video}/lwir/{image}.jpg"
     ),
     annotation_format="kaist",
     annotation_path="annotations-xml-new/{set}/{video}/{image}.xml",

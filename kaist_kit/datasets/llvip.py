@@ -4,12 +4,11 @@ annotation releases (which one a ground truth is, said when it is read)."""
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 
 from ..errors import quantity
 from ..metrics.spec import AP, AP50, AP75, LAMR
-from .spec import Benchmark, Citation, Modality, Split, SynthLayout
+from .spec import Benchmark, Citation, Split, SynthLayout, cameras, numbered
 
 
 @dataclass(frozen=True)
@@ -85,19 +84,12 @@ def _write_synthetic(root, bench, frames) -> dict:
 
 
 LLVIP = Benchmark(
-    synth=SynthLayout(
-        frame_name=_synthetic_name,
-        writer=_write_synthetic,
-    ),
+    synth=SynthLayout(frame_name=_synthetic_name, writer=_write_synthetic),
     read_native=read_llvip,
     name="llvip",
     title="LLVIP",
-    frame_pattern=re.compile(r"(?<![0-9])(?P<number>\d{6})(?![0-9])"),
-    frame_format="{number}",
-    modalities=(
-        Modality("visible", "visible/{split}/{number}.jpg", (1280, 1024)),
-        Modality("infrared", "infrared/{split}/{number}.jpg", (1280, 1024)),
-    ),
+    frames=numbered(6),
+    modalities=cameras((1280, 1024), visible="visible/{split}/{number}.jpg", infrared="infrared/{split}/{number}.jpg"),
     annotation_format="voc",
     annotation_path="Annotations/{number}.xml",
     splits=(

@@ -4,10 +4,9 @@ official split) and its synthetic layout (frames of mixed sizes)."""
 from __future__ import annotations
 
 import os
-import re
 
 from ..metrics.spec import AP, AP50
-from .spec import Benchmark, Category, Citation, Modality, PinnedFile, Split, SynthLayout
+from .spec import Benchmark, Category, Citation, PinnedFile, Split, SynthLayout, cameras, numbered
 
 
 def read_m3fd(root: str | os.PathLike, split: str | os.PathLike | None = None, voc_boxes: str | None = None):
@@ -70,10 +69,9 @@ M3FD = Benchmark(
     read_native=read_m3fd,
     name="m3fd",
     title="M3FD",
-    frame_pattern=re.compile(r"(?<![0-9])(?P<number>\d{5})(?![0-9])"),
-    frame_format="{number}",
+    frames=numbered(5),
     # Sizes vary: mostly 1024 x 768; some sequences are smaller (480 x 360 ... 880 x 520).
-    modalities=(Modality("visible", "Vis/{number}.png", None), Modality("infrared", "Ir/{number}.png", None)),
+    modalities=cameras(None, visible="Vis/{number}.png", infrared="Ir/{number}.png"),
     annotation_format="voc",
     annotation_path="Annotation/{number}.xml",
     # The ids of the public COCO conversion (ganlumomo/voc2coco).

@@ -16,7 +16,7 @@ module's (`Benchmark.read_native`); `read_benchmark` reads any benchmark's folde
 VOC boxes are read with the benchmark's pixel convention (`Benchmark.voc_boxes`): FLIR-aligned and
 M3FD as the COCO conversions in circulation read them (x = xmin - 1, w = xmax - xmin + 1), LLVIP as
 its authors' own converters do (x = xmin, w = xmax - xmin). Every file is read through
-`kaist_kit.io.files`.
+the opener, `kaist_kit.io.read`.
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def frames_of_list(bench: Benchmark, text: str, path: str | os.PathLike) -> list
             continue
         frame = bench.frame(item)
         if frame is None:
-            example = bench.frame_format.format(**{k: "N" * 5 for k in bench.frame_pattern.groupindex})
+            example = bench.frames.format.format(**{k: "N" * 5 for k in bench.frames.pattern.groupindex})
             raise InputError(f"{item!r} is not a {bench.title} frame name ({example})", path, number)
         frames.append(frame)
     if not frames:

@@ -32,6 +32,25 @@ class Category:
 
 
 @dataclass(frozen=True)
+class FrameNames:
+    """How a benchmark names its frames: a pattern that finds a frame's name in any text (a file name, a
+    path, an image id), whose named groups give its parts, and the format that joins them into the kit's
+    frame name."""
+
+    pattern: re.Pattern[str]
+    format: str
+
+
+def numbered(digits: int, prefix: str = "") -> FrameNames:
+    """Frames named by a number of ``digits`` digits after ``prefix`` (FLIR_01234, 012345), found wherever
+    no letter or digit stands before the name (no digit, where the name starts with one) and no digit after it."""
+    before = "[A-Za-z0-9]" if prefix else "[0-9]"
+    return FrameNames(
+        re.compile(rf"(?<!{before}){re.escape(prefix)}(?P<number>\d{{{digits}}})(?![0-9])"), prefix + "{number}"
+    )
+
+
+@dataclass(frozen=True)
 class Modality:
     """One camera: its name in the kit, where its pictures lie (relative to the dataset's root, with
     the frame's named parts, ``{split}`` and ``{frame}`` as placeholders) and its frame size."""
@@ -39,6 +58,12 @@ class Modality:
     name: str
     picture: str
     size: tuple[int, int] | None  # width, height; None where sizes vary
+
+
+def cameras(size: tuple[int, int] | None, **pictures: str) -> tuple[Modality, ...]:
+    """The modalities of cameras that share a frame size (None where sizes vary), in the order given:
+    each camera's name and where its pictures lie."""
+    return tuple(Modality(name, picture, size) for name, picture in pictures.items())
 
 
 @dataclass(frozen=True)
@@ -184,10 +209,7 @@ class Benchmark:
 
     name: str  # the name of --benchmark
     title: str
-    # A frame's name found in any text (a file name, a path, an image id): named groups give its parts,
-    # `frame_format` joins them into the kit's frame name.
-    frame_pattern: re.Pattern[str]
-    frame_format: str
+    frames: FrameNames
     modalities: tuple[Modality, ...]
     annotation_format: str  # 'kaist', 'voc', 'cvc-14' or 'coco'
     annotation_path: str  # where a frame's annotation file lies, relative to the root
@@ -278,11 +300,11 @@ class Benchmark:
 
     def frame(self, text: str) -> str | None:
         """The benchmark's name of the frame that ``text`` names (a path, a file name, an image id)."""
-        match = self.frame_pattern.search(str(text).replace("\\", "/"))
-        return self.frame_format.format(**_parts(match)) if match else None
+        match = self.frames.pattern.search(str(text).replace("\\", "/"))
+        return self.frames.format.format(**_parts(match)) if match else None
 
     def frame_parts(self, frame: str) -> dict[str, str]:
-        match = self.frame_pattern.fullmatch(frame) or self.frame_pattern.search(frame)
+        match = self.frames.pattern.fullmatch(frame) or self.frames.pattern.search(frame)
         if match is None:
             raise ValueError(f"{frame!r} is not a {self.title} frame name")
         return _parts(match)
@@ -353,8 +375,7 @@ def _parts(match: re.Match) -> dict[str, str]:
 UNNAMED = Benchmark(
     name="unnamed",
     title="a COCO file",
-    frame_pattern=re.compile(r"(?!)"),
-    frame_format="",
+    frames=FrameNames(re.compile(r"(?!)"), ""),
     modalities=(),
     annotation_format="coco",
     annotation_path="",

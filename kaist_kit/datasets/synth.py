@@ -17,7 +17,7 @@ format and convention, so that each dataset's reader (`Benchmark.read_native`) r
                   meta/{train,test}.txt; mostly 1024 x 768, some frames 880 x 520
 
 Everything follows from the seed. Files are written in a staging folder of the writer's
-(`kaist_kit.io.files.atomic_folder`) that becomes ``out`` only when whole, so that an interrupted run
+(`kaist_kit.io.write.atomic_folder`) that becomes ``out`` only when whole, so that an interrupted run
 leaves nothing behind, and a folder that holds anything is never written into nor removed.
 """
 

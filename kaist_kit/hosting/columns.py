@@ -80,6 +80,12 @@ class ColumnSpec:
     def from_dict(cls, data: dict) -> ColumnSpec:
         return cls(tuple(data["metrics"]), tuple(data["settings"]), tuple(data["splits"]), tuple(data["protocols"]))
 
+    def grid(self):
+        """What a result is scored on to fill these columns (a `kaist_kit.metrics.evaluate.ScoreGrid`)."""
+        from ..metrics.evaluate import ScoreGrid
+
+        return ScoreGrid(self.settings, self.splits, self.protocols, metrics=self.metrics)
+
     def columns(self) -> list[Column]:
         columns = []
         for protocol in self.protocols:

@@ -28,6 +28,7 @@ from ..io.archives import read_archive
 from ..io.read import load_json, read_bytes
 from ..io.text import decode_text, parse_json
 from ..io.write import check_outputs, check_writable, recording_outputs, remove_outputs, write_json_atomic
+from ..metrics.evaluate import ResultFiles
 from ..metrics.settings import SPLITS
 from ..metrics.spec import LAMR
 from ..scoring.findings import evaluate_inspected
@@ -133,9 +134,7 @@ def score_entry(
             verdict = check(path, gt)
             target = verdict.target.description if verdict.target is not None else "no evaluator"
             entry.verdict, entry.verdict_text = verdict.verdict, f"{target}: {VERDICTS[verdict.verdict]}"
-        inspected = evaluate_inspected(
-            [path], gt, spec.settings, spec.splits, spec.protocols, names=[name], metrics=spec.metrics
-        )
+        inspected = evaluate_inspected(ResultFiles((path,), (name,)), gt, spec.grid())
     except InputError as exc:
         entry.refused = printable(str(exc).replace(str(path.parent) + os.sep, ""))
         entry.verdict = entry.verdict or "refused"

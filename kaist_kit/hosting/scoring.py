@@ -25,7 +25,7 @@ from ..datasets.kaist_truth import load_ground_truth
 from ..errors import InputError, where
 from ..io.read import load_json, read_bytes
 from ..io.write import scratch_folder, write_bytes_atomic, write_text_atomic
-from ..metrics.evaluate import Result
+from ..metrics.evaluate import Result, ResultFiles
 from ..scoring.findings import NO_PEDESTRIANS, Finding, evaluate_inspected
 from .columns import ColumnSpec
 from .platforms import STORAGE_NAME
@@ -51,15 +51,7 @@ def score_upload(gt: GroundTruth, path: str | os.PathLike, spec: ColumnSpec, met
     """Score a result file (or per-image folder, or archive) as `kaist-kit eval` does, for every column
     of ``spec``. An `InputError` when the kit refuses the file, or when no pedestrian counts in a
     column (its number would mean nothing)."""
-    inspected = evaluate_inspected(
-        [path],
-        gt,
-        spec.settings,
-        spec.splits,
-        spec.protocols,
-        names=[method or method_name(path)],
-        metrics=spec.metrics,
-    )
+    inspected = evaluate_inspected(ResultFiles((path,), (method or method_name(path),)), gt, spec.grid())
     empty = [f for f in inspected.findings if f.kind is NO_PEDESTRIANS]
     if empty:
         raise InputError(f"[{NO_PEDESTRIANS.code}] {empty[0].message}", path)

@@ -33,6 +33,19 @@ from .settings import Protocol
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0
 LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class Resampling:
+    """How intervals and paired tests resample the images: how many times, from which seed, and the
+    intervals' confidence level."""
+
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+    level: float = LEVEL
+
+
+RESAMPLING = Resampling()  # the defaults
 # Resamples are processed in chunks so that a chunk's weighted curve stays near this many entries.
 _CHUNK_ENTRIES = 4_000_000
 

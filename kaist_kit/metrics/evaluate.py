@@ -597,28 +597,48 @@ def evaluate(
     return results
 
 
-def evaluate_files(
-    paths: Sequence[str | os.PathLike],
-    gt: GroundTruth,
-    settings: Iterable[str | Setting] = ("reasonable",),
-    splits: Iterable[SplitSpec] = SPLITS,
-    protocols: Iterable[str] = ("leaderboard",),
-    names: Sequence[str] | None = None,
-    options: ReadOptions | None = None,
-    ious: Iterable[float] = (MATCH_THRESHOLD,),
-    metrics: Iterable[str] = (LAMR.name,),
-    fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE,
-) -> list[Result]:
-    """Read (as ``options`` say) and score several result files; method names default to the file
-    names."""
-    names = list(names) if names else unique_method_names(paths)
-    settings, splits, protocols = list(settings), list(splits), list(protocols)
-    ious, metrics = list(ious), list(metrics)
-    results = []
-    for path, name in zip(paths, names):
-        dets = load_detections(path, gt, options)
-        results += evaluate(gt, dets, settings, splits, protocols, name, ious, metrics, fppi_range)
-    return results
+@dataclass(frozen=True)
+class ScoreGrid:
+    """What `evaluate` scores each result file on: every protocol, setting, IoU and split, each result
+    holding the metrics, read at the reference FPPI range."""
+
+    settings: tuple[str | Setting, ...] = ("reasonable",)
+    splits: tuple[SplitSpec, ...] = SPLITS
+    protocols: tuple[str, ...] = ("leaderboard",)
+    ious: tuple[float, ...] = (MATCH_THRESHOLD,)
+    metrics: tuple[str, ...] = (LAMR.name,)
+    fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE
+
+    def score(self, gt: GroundTruth, dets: Detections, method: str) -> list[Result]:
+        return evaluate(
+            gt, dets, self.settings, self.splits, self.protocols, method, self.ious, self.metrics, self.fppi_range
+        )
+
+
+GRID = ScoreGrid()  # the leaderboard's reasonable miss rate on all, day and night
+
+
+@dataclass(frozen=True)
+class ResultFiles:
+    """Result files to score: their paths, their methods' names (default: the files' names, told apart
+    where two are alike) and how they are read."""
+
+    paths: tuple[str | os.PathLike, ...]
+    names: tuple[str, ...] | None = None
+    options: ReadOptions | None = None
+
+    def named(self) -> list[tuple[str | os.PathLike, str]]:
+        """Each file's path and its method's name."""
+        return list(zip(self.paths, self.names or unique_method_names(self.paths)))
+
+
+def evaluate_files(files: ResultFiles, gt: GroundTruth, grid: ScoreGrid = GRID) -> list[Result]:
+    """Read and score several result files."""
+    return [
+        result
+        for path, name in files.named()
+        for result in grid.score(gt, load_detections(path, gt, files.options), name)
+    ]
 
 
 def unique_method_names(paths: Sequence[str | os.PathLike]) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -215,40 +216,50 @@ def _picture(path: str | os.PathLike) -> np.ndarray:
         raise InputError(f"cannot read the picture: {exc}", path) from None
 
 
-def show_frames(
-    gt: GroundTruth,
-    frames: Sequence[str],
-    results: Sequence[str | os.PathLike],
-    roots: Sequence[str | os.PathLike],
-    out: str | os.PathLike,
-    score_threshold: float = 0.0,
-) -> list[tuple[str, Path]]:
+@dataclass(frozen=True)
+class Drawing:
+    """What `show` draws, on any benchmark: the frames (names or image ids), the result files whose
+    detections are drawn on them, the folders their pictures are looked for under, and where the figure
+    goes (one frame to ``out``, several to ``out`` with each frame's name added), from which score on."""
+
+    frames: tuple[str, ...]
+    results: tuple[str | os.PathLike, ...]
+    roots: tuple[str | os.PathLike, ...]
+    out: str | os.PathLike
+    score_threshold: float = 0.0
+
+    def target(self, name: str, several: bool) -> Path:
+        """Where the figure of the frame ``name`` goes."""
+        out = Path(self.out)
+        return out.with_name(f"{out.stem}_{name.replace('/', '_')}{out.suffix}") if several else out
+
+
+def show_frames(gt: GroundTruth, drawing: Drawing) -> list[tuple[str, Path]]:
     """Draw each frame (a setXX/VYYY/IZZZZZ name or an image id) with the detections of each result
-    file; one frame is drawn to ``out``, several to ``out`` with each frame's name added. Returns each
-    frame's name and its figure."""
+    file. Returns each frame's name and its figure."""
     from ..data.detections import method_name
     from ..data.results import load_detections
 
+    frames = drawing.frames
     for frame in frames:
         if not frame.isdigit() and frame.replace("_", "/") not in gt.index_of_name and Path(frame).exists():
             raise InputError(
                 f"{frame!r} is a file, not a frame: give each result its own --det "
                 "(--det A_result.txt --det B_result.json)"
             )
-    out = Path(out)
-    drawn = [(method_name(p), load_detections(p, gt)) for p in results]
+    drawn = [(method_name(p), load_detections(p, gt)) for p in drawing.results]
     planned = []
     for frame in frames:
         index = gt.image_index(int(frame) if frame.isdigit() else frame)
         name = gt.image_names[index]
-        target = out if len(frames) == 1 else out.with_name(f"{out.stem}_{name.replace('/', '_')}{out.suffix}")
-        pictures = find_pictures(name, roots, gt.path)
+        target = drawing.target(name, several=len(frames) > 1)
+        pictures = find_pictures(name, drawing.roots, gt.path)
         for picture in pictures:
             note_input(picture)
         planned.append((index, name, target, pictures))
     check_outputs(target for _, _, target, _ in planned)  # every input known, before the first is drawn
     for index, _, target, (visible, lwir) in planned:
-        draw_frame(gt, index, visible, lwir, target, drawn, score_threshold)
+        draw_frame(gt, index, visible, lwir, target, drawn, drawing.score_threshold)
     return [(name, target) for _, name, target, _ in planned]
 
 
@@ -288,14 +299,7 @@ def find_benchmark_pictures(bench, frame: str, roots: Sequence[str | os.PathLike
     )
 
 
-def show_benchmark_frames(
-    annotations,
-    frames: Sequence[str],
-    results: Sequence[str | os.PathLike],
-    roots: Sequence[str | os.PathLike],
-    out: str | os.PathLike,
-    score_threshold: float = 0.0,
-) -> list[tuple[str, Path]]:
+def show_benchmark_frames(annotations, drawing: Drawing) -> list[tuple[str, Path]]:
     """`show_frames` for another benchmark's ground truth (`kaist_kit.data.groundtruth.GroundTruth`): each frame
     (its name, or an image id as the file writes it) with its boxes in their classes' colours and the
     detections of each COCO result file (with their class names), on both pictures side by side."""
@@ -304,11 +308,10 @@ def show_benchmark_frames(
     from .plots import save_figure
 
     bench = annotations.benchmark
-    out = Path(out)
     by_name = {name: k for k, name in enumerate(annotations.image_names)}
     by_id = {str(image_id): k for k, image_id in enumerate(annotations.image_ids)}
     chosen = []
-    for frame in frames:
+    for frame in drawing.frames:
         k = by_name.get(bench.frame(frame) or frame, by_id.get(frame))
         if k is None:
             kind = (
@@ -318,15 +321,15 @@ def show_benchmark_frames(
             )
             raise InputError(f"{frame!r} is {kind}")
         chosen.append(k)
-    results = [(method_name(path), load_detections(path, annotations)) for path in results]
+    results = [(method_name(path), load_detections(path, annotations)) for path in drawing.results]
     colours = class_colours([c.name for c in annotations.classes])
     name_of_id = {c.id: c.name for c in annotations.classes}
     modalities = [m.name for m in bench.modalities]
     planned = []
     for k in chosen:
         name = annotations.image_names[k]
-        target = out if len(chosen) == 1 else out.with_name(f"{out.stem}_{name.replace('/', '_')}{out.suffix}")
-        pictures = find_benchmark_pictures(bench, name, roots, annotations.path)
+        target = drawing.target(name, several=len(chosen) > 1)
+        pictures = find_benchmark_pictures(bench, name, drawing.roots, annotations.path)
         for picture in pictures:
             note_input(picture)
         planned.append((k, name, target, pictures))
@@ -355,7 +358,7 @@ def show_benchmark_frames(
                 )
             )
         figure = pair_figure(
-            visible, thermal, name, truth, drawn, score_threshold, class_colours=colours, modalities=modalities
+            visible, thermal, name, truth, drawn, drawing.score_threshold, class_colours=colours, modalities=modalities
         )
         save_figure(figure, target, layout=False)
     return [(name, target) for _, name, target, _ in planned]

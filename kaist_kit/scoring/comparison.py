@@ -16,10 +16,9 @@ import numpy as np
 from ..data.detections import Detections, ReadOptions
 from ..data.groundtruth import GroundTruth
 from ..metrics.bootstrap import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    LEVEL,
+    RESAMPLING,
     PairedTest,
+    Resampling,
     bootstrap_intervals,
     holm,
     paired_test,
@@ -160,9 +159,7 @@ def compare(
     protocol: str | Protocol = "leaderboard",
     settings: Iterable[str] | None = None,
     splits: Iterable[str] = SPLITS,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    level: float = LEVEL,
+    resampling: Resampling = RESAMPLING,
     iou: float = MATCH_THRESHOLD,
 ) -> Comparison:
     """Score each method with an interval per setting and split, and test every pair of methods;
@@ -179,6 +176,7 @@ def compare(
         evaluations.append(evaluation)
 
     scores: dict[tuple[str, str, str], Scored] = {}
+    resamples, seed, level = resampling.resamples, resampling.seed, resampling.level
     bootstraps = bootstrap_intervals(evaluations, settings, splits, proto, resamples, seed, level)
     for split in splits:
         for evaluation, bootstrap in zip(evaluations, bootstraps):
@@ -333,8 +331,7 @@ def compare_files(
     protocol: str | Protocol = "leaderboard",
     settings: Iterable[str] | None = None,
     splits: Iterable[str] = SPLITS,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    resampling: Resampling = RESAMPLING,
     iou: float = MATCH_THRESHOLD,
     options: ReadOptions | None = None,
 ) -> ComparedFiles:
@@ -352,9 +349,7 @@ def compare_files(
     for split in splits:
         gt.split_mask(split)  # before any result is read
     read = [read_inspected(path, gt, settings, splits, [proto.name], options) for path in paths]
-    found = compare(
-        gt, [(n, dets) for n, (dets, _) in zip(names, read)], proto, settings, splits, resamples, seed, iou=iou
-    )
+    found = compare(gt, [(n, dets) for n, (dets, _) in zip(names, read)], proto, settings, splits, resampling, iou)
     scored = found.results()
     findings = ground_truth_notes(gt) + [
         f

@@ -25,12 +25,12 @@ from ..data.detections import FAR_LIMIT, GT_IDS, Detections, ReadOptions
 from ..data.groundtruth import GroundTruth, switch_origin
 from ..data.results import load_detections
 from ..errors import InputError, percent, quantity
-from ..metrics.evaluate import Result, SplitSpec, _split, evaluate, unique_method_names
-from ..metrics.matching import MATCH_THRESHOLD, ignore_masks, overlaps_by_image
+from ..metrics.evaluate import GRID, Result, ResultFiles, ScoreGrid, SplitSpec, _split
+from ..metrics.matching import ignore_masks, overlaps_by_image
 from ..metrics.per_class import MEAN, as_printed, benchmark_protocol, benchmark_setting, evaluate_benchmark
-from ..metrics.settings import DEFAULT_FPPI_RANGE, SPLITS, Protocol, get_protocol
+from ..metrics.settings import SPLITS, Protocol, get_protocol
 from ..metrics.sort_orders import describe_order
-from ..metrics.spec import LAMR, label
+from ..metrics.spec import label
 
 ERROR, WARNING, NOTE = "error", "warning", "note"
 LEVELS = (ERROR, WARNING, NOTE)
@@ -549,27 +549,14 @@ class Inspected:
     findings: list[Finding]
 
 
-def evaluate_inspected(
-    paths: Sequence[str | os.PathLike],
-    gt: GroundTruth,
-    settings: Iterable[str] = ("reasonable",),
-    splits: Iterable[SplitSpec] = SPLITS,
-    protocols: Iterable[str] = ("leaderboard",),
-    names: Sequence[str] | None = None,
-    *,
-    options: ReadOptions | None = None,
-    ious: Iterable[float] = (MATCH_THRESHOLD,),
-    metrics: Iterable[str] = (LAMR.name,),
-    fppi_range: tuple[float, float] = DEFAULT_FPPI_RANGE,
-) -> Inspected:
+def evaluate_inspected(files: ResultFiles, gt: GroundTruth, grid: ScoreGrid = GRID) -> Inspected:
     """`evaluate_files` with the inspection: every file is read and inspected before any is scored,
     so that an error finding stops the call before the work (see `refuse_errors`)."""
-    names = list(names) if names else unique_method_names(paths)
-    settings, splits, protocols = list(settings), list(splits), list(protocols)
-    read = [read_inspected(path, gt, settings, splits, protocols, options) for path in paths]
+    named = files.named()
+    read = [read_inspected(path, gt, grid.settings, grid.splits, grid.protocols, files.options) for path, _ in named]
     results, findings = [], ground_truth_notes(gt)
-    for name, (dets, found) in zip(names, read):
-        scored = evaluate(gt, dets, settings, splits, protocols, name, ious, metrics, fppi_range)
+    for (_, name), (dets, found) in zip(named, read):
+        scored = grid.score(gt, dets, name)
         results += scored
         findings += found + inspect_scores(scored, dets)
     return Inspected(results, findings)

@@ -33,7 +33,7 @@ from ..errors import InputError, percent, quantity
 from ..io.download import Progress
 from ..io.read import read_bytes
 from ..io.text import decode_text, parse_json
-from ..metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ..metrics.bootstrap import RESAMPLING, Resampling
 from ..metrics.evaluate import unique_method_names
 from ..metrics.per_class import BenchmarkProtocol, ClassRow, ScoringOptions, benchmark_protocol, evaluate_benchmark
 from ..metrics.settings import DEFAULT_FPPI_RANGE, get_protocol, with_fppi_range
@@ -545,17 +545,16 @@ def _classes_report(request: ScoringRequest, rows: Sequence[ClassRow], findings:
 def compare_files(
     request: ScoringRequest,
     paths: Sequence[str | os.PathLike],
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    resampling: Resampling = RESAMPLING,
     plot: str | os.PathLike | None = None,
 ):
     """`compare`: two or more methods side by side, with bootstrap intervals and paired tests of their
-    miss rates where the benchmark's layout offers them (``resamples``, ``seed``; ``plot``: the curves),
+    miss rates where the benchmark's layout offers them (``resampling``; ``plot``: the curves),
     else their rows side by side."""
     from . import comparison
 
     layout = request.layout
-    changed = resamples != DEFAULT_RESAMPLES or seed != DEFAULT_SEED
+    changed = resampling != RESAMPLING
     analysis_options(layout, **{"--resamples/--seed": (changed, "intervals"), "--plot": (plot is not None, "curves")})
     if len(paths) < 2:
         raise OptionError("RESULT", "give at least two results to compare")
@@ -576,7 +575,7 @@ def compare_files(
     protocol = with_fppi_range(get_protocol(request.protocols[0].kaist()), request.scoring.fppi_range)
     splits = [split for split in request.splits if isinstance(split, str)]
     found = comparison.compare_files(
-        paths, request.truth.annotations, names, protocol, request.scoring.settings, splits, resamples, seed,
+        paths, request.truth.annotations, names, protocol, request.scoring.settings, splits, resampling,
         request.scoring.ious[0], request.read,
     )  # fmt: skip
     if plot is not None:

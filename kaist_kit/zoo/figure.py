@@ -13,7 +13,7 @@ import numpy as np
 
 from ..data.detections import method_name
 from ..data.groundtruth import GroundTruth
-from ..metrics.evaluate import Result
+from ..metrics.evaluate import Result, ResultFiles, ScoreGrid
 from ..metrics.spec import LAMR
 from ..output.plots import LINE_STYLES, MISS_TICKS, PALETTE, check_figure_path, new_figure, save_figure
 from ..output.tables import Table, markdown_sections
@@ -157,7 +157,7 @@ def compare_with_zoo(
     labels = _unique(own + [e.label for e in entries])
     arguments = list(files) + [PREFIX + e.name for e in entries]
     found = evaluate_inspected(
-        arguments, gt, ["reasonable"], list(SPLITS), list(PROTOCOLS), names=labels, options=options
+        ResultFiles(tuple(arguments), tuple(labels), options), gt, ScoreGrid(("reasonable",), SPLITS, tuple(PROTOCOLS))
     )
     methods = [Compared(label, f, None) for label, f in zip(labels, files)]
     methods += [Compared(label, e.file.where, e) for label, e in zip(labels[len(files) :], entries)]
