@@ -3,6 +3,7 @@
 conversion and its data check are KAIST's, byte for byte."""
 
 import dataclasses
+import importlib
 import json
 
 import pytest
@@ -10,7 +11,7 @@ from typer.testing import CliRunner
 
 from kaist_kit.cli import app
 from kaist_kit.converters import convert
-from kaist_kit.datasets import KAIST, register, unregister
+from kaist_kit.datasets import BENCHMARKS, KAIST, Deferred, register, unregister
 from kaist_kit.tools.datacheck import DatasetFiles, check_data, check_lines
 from kaist_kit.tools.stats import per_label
 
@@ -68,3 +69,27 @@ def test_it_converts_and_checks_as_kaist(shaped, synthesised, tmp_path):
         lines[bench.name] = check_lines(check_data(root, files, roles_needed=("test",), benchmark=bench.name))
     assert lines["kaist"] == lines[shaped.name]
     assert "with ped." in lines["kaist"][1] and per_label(shaped)
+
+
+def _deferred_in(value, where: str):
+    """Every `Deferred` a spec holds, in its fields and in the fields of the rules it holds, with where."""
+    if isinstance(value, Deferred):
+        yield where, value
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for item in dataclasses.fields(value):
+            yield from _deferred_in(getattr(value, item.name), f"{where}.{item.name}")
+
+
+def test_every_function_a_spec_names_exists():
+    """A spec's adapter functions are named as text (their modules import the spec's module): each name must
+    lead to a function, found here rather than when a user first runs the verb that calls it."""
+    found = [pair for bench in BENCHMARKS.values() for pair in _deferred_in(bench, bench.name)]
+    assert len(found) >= 7  # KAIST's: its pinned file's rules, its synthesis, its checks, its drawing
+    for where, deferred in found:
+        module, _, name = deferred.target.partition(":")
+        assert callable(getattr(importlib.import_module(module), name, None)), f"{where}: {deferred.target}"
+
+
+def test_a_misnamed_function_fails_when_called():
+    with pytest.raises(AttributeError):
+        Deferred("kaist_kit.tools.synth:no_such_function")()
